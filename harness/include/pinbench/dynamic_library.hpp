@@ -1,0 +1,29 @@
+// A shared library loaded at run time (dlopen / LoadLibrary). Platform code lives in
+// harness/src/platform/dynamic_library_{posix,win32}.cpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pinbench {
+
+class DynamicLibrary {
+public:
+    // Tries each name in turn; nullptr with *why listing every failure when none loads.
+    static std::unique_ptr<DynamicLibrary> open(const std::vector<std::string>& names, std::string* why);
+    ~DynamicLibrary();
+    DynamicLibrary(const DynamicLibrary&) = delete;
+    DynamicLibrary& operator=(const DynamicLibrary&) = delete;
+
+    // nullptr when the symbol is absent (an older driver): callers report "not available".
+    void* symbol(const char* name) const;
+    const std::string& loaded_name() const { return name_; }
+
+private:
+    DynamicLibrary(void* handle, std::string name) : handle_(handle), name_(std::move(name)) {}
+    void* handle_;
+    std::string name_;
+};
+
+}  // namespace pinbench

@@ -1,0 +1,57 @@
+// Replay backend scripts: how a real results file is transformed into labelled, replayed
+// results (relabel the driver, shift or scale a metric, inject a crash, a hang or a CUDA
+// error). Format: docs/replay.md. Replayed output is never a measurement.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pinbench/results.hpp"
+
+namespace pinbench {
+
+inline constexpr int replay_script_version = 1;
+
+struct ReplayTransform {
+    enum class Op { offset, scale } op = Op::offset;
+    std::string runs;   // glob over run ids ('*' and '?'), e.g. "quick/cudaMallocHost/*"
+    std::string probe;  // probe key whose cost changes ("cuda.free", "nvml.0.used") or a timing ("alloc")
+    double value = 0;   // offset: bytes (or ms) added to the cost; scale: factor on the cost
+};
+
+struct ReplayInjection {
+    enum class What { crash, hang, cuda_error } what = What::crash;
+    std::string runs;  // glob over run ids
+    int repeat = -1;   // -1: every repeat of the matching runs
+};
+
+struct ReplayScript {
+    std::string path;
+    std::optional<std::string> driver_release;  // relabel environment.driver.release
+    std::optional<std::string> driver_model;    // relabel environment.devices[*].driver_model.current
+    std::vector<ReplayTransform> transforms;
+    std::vector<ReplayInjection> injections;
+};
+
+// Parses a YAML script; throws InputError "FILE:LINE:COL: message" on bad input.
+ReplayScript load_replay_script(const std::string& path);
+ReplayScript parse_replay_script(const std::string& text, const std::string& path_for_messages);
+
+bool glob_match(const std::string& pattern, const std::string& text);
+
+// Applies every matching transform to one repeat. Cost transforms move the probe key's
+// readings in every snapshot after "after_context" except "after_free" (offset: the cost grows by `value`
+// bytes, respecting the key's direction; scale: cost' = value * cost), so metrics recomputed
+// from the snapshots shift exactly. Timing transforms change timings_ms[probe].
+void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat);
+
+// The injection for this repeat, if any (first match wins).
+std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id, int repeat);
+
+// Relabels the environment record (driver release / model) and returns it.
+nlohmann::json relabel_environment(const ReplayScript& script, nlohmann::json environment);
+
+}  // namespace pinbench

@@ -1,0 +1,76 @@
+// The results file: one JSON document per invocation of `pinbench run` (schema in
+// docs/results-schema.md; version constant below, mirrored by reports/pinreport/schema.py).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pinbench/plan.hpp"
+#include "pinbench/snapshot.hpp"
+#include "pinbench/statistics.hpp"
+
+namespace pinbench {
+
+inline constexpr const char* results_schema_name = "pinbench.results";
+inline constexpr int results_schema_version = 1;
+
+// Every planned run and every repeat ends with one of these; "not measured" is never 0.
+enum class Status { ok, waived, failed, timeout };
+std::string to_string(Status s);
+Status status_from_string(const std::string& s);  // throws InputError
+
+struct RepeatRecord {
+    int index = 0;
+    Status status = Status::ok;
+    std::string error;  // failed/timeout: what happened (CUDA API + error name, signal, ...)
+    std::uint32_t pid = 0;
+    std::string nonce;  // ties the child's report to this repeat
+    double wall_ms = 0;
+    double parent_wait_ms = 0;         // how long the parent waited for the device to settle
+    bool parent_settled = true;        // false when usage never returned to its pre-run level
+    std::vector<Snapshot> snapshots;
+    std::map<std::string, double> timings_ms;  // "context", "alloc", "first_use", "free"
+    std::string output_tail;           // child's output when it did not end cleanly
+};
+
+struct MetricSummary {
+    std::string unit;              // "bytes" or "ms"
+    Summary stats;                 // over the ok repeats
+    std::optional<std::int64_t> granule;  // bytes metrics: the probe key's granule (null control)
+};
+
+struct RunRecord {
+    PlannedRun run;
+    Status status = Status::ok;  // ok when every repeat is ok; else the worst repeat's status
+    std::string reason;          // waived/failed: why
+    std::vector<RepeatRecord> repeats;
+    std::map<std::string, MetricSummary> metrics;  // e.g. "cost.after_first_use.cuda.free"
+};
+
+struct ResultsDocument {
+    int schema_version = results_schema_version;
+    std::string backend = "cuda";        // "cuda" or "replay"
+    nlohmann::json replay;               // backend replay: {"source":..., "script":..., "source_backend":...}
+    nlohmann::json tool;                 // name, version, built_with (CUDA toolkit), compiler
+    std::vector<std::string> command;
+    std::string started_at, finished_at; // ISO 8601 UTC
+    bool complete = false;               // false while running / when interrupted
+    nlohmann::json environment;
+    nlohmann::json controls;             // null control (noise, granule per key), positive control
+    nlohmann::json scenario;             // the scenario file as parsed (path, scenarios)
+    std::vector<RunRecord> runs;
+};
+
+nlohmann::json to_json(const ResultsDocument& doc);
+nlohmann::json to_json(const RepeatRecord& r);
+RepeatRecord repeat_from_json(const nlohmann::json& j);
+// Rejects documents with another schema name or version, naming the file and what it found.
+ResultsDocument results_from_json(const nlohmann::json& j, const std::string& path_for_messages);
+ResultsDocument load_results(const std::string& path);
+
+}  // namespace pinbench

@@ -1,0 +1,51 @@
+// Scenario files (scenarios/*.yaml, schema version 1): a declarative list of experiments.
+// Format: docs/scenario-format.md and scenarios/schema.json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pinbench/api_variant.hpp"
+
+namespace pinbench {
+
+inline constexpr int scenario_schema_version = 1;
+
+struct SourceLocation {
+    std::string file;
+    int line = 0;    // 1-based
+    int column = 0;  // 1-based
+};
+
+struct Scenario {
+    std::string name;
+    std::string kind;                    // "overhead" (more kinds in later versions)
+    std::vector<ApiVariant> apis;        // one or more
+    std::vector<std::uint64_t> sizes;    // bytes, one or more
+    std::vector<int> counts{1};          // buffers held at once
+    std::vector<int> gpus{1};            // number of GPUs
+    int repeats = 7;
+    std::vector<std::string> driver_models;  // empty: every model; else "WDDM", "TCC", "MCDM", "linux"
+    nlohmann::json expect = nlohmann::json::object();  // per driver model, checked by the verdict stage
+    double timeout_s = 120;              // per repeat
+    SourceLocation where;
+};
+
+struct ScenarioFile {
+    std::string path;
+    int schema_version = scenario_schema_version;
+    std::vector<Scenario> scenarios;
+};
+
+// Parses and validates a scenario file. Throws InputError ("FILE:LINE:COL: message") on YAML
+// syntax errors, unknown keys, unknown apis or flags, bad units, zero/negative values,
+// duplicate names and unsupported schema versions. Machine-dependent limits are not checked.
+ScenarioFile load_scenario_file(const std::string& path);
+ScenarioFile parse_scenario_text(const std::string& text, const std::string& path_for_messages);
+
+nlohmann::json to_json(const Scenario& s);
+
+}  // namespace pinbench

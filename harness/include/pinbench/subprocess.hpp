@@ -1,0 +1,52 @@
+// A child process with its standard output captured, waited for with a timeout.
+// Platform code: harness/src/platform/subprocess_{posix,win32}.cpp (pimpl keeps OS types out).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pinbench {
+
+struct ProcessOutcome {
+    enum class Kind { exited, signalled, timed_out } kind = Kind::exited;
+    int exit_code = 0;   // when exited
+    int signal = 0;      // when signalled (POSIX) / NTSTATUS code (Windows crash)
+    std::string output;  // stdout and stderr together, last 64 KiB
+    double wall_ms = 0;
+};
+
+class Subprocess {
+public:
+    // Starts argv[0] with the given arguments; `env` entries are added to (or override) the
+    // parent's environment. Throws SystemError when the process cannot start.
+    Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+    ~Subprocess();  // kills and reaps the child if still running
+    Subprocess(const Subprocess&) = delete;
+    Subprocess& operator=(const Subprocess&) = delete;
+
+    // Waits until the child exits or `timeout` passes; on timeout the child (and its process
+    // group / job) is killed and reaped before returning.
+    ProcessOutcome wait(std::chrono::milliseconds timeout);
+
+    // Reads one line of the child's stdout if one arrives within `timeout` (for handshakes
+    // such as "holding"); the line is also kept in the outcome's output.
+    std::optional<std::string> read_line(std::chrono::milliseconds timeout);
+    // Writes one line to the child's stdin.
+    void write_line(const std::string& line);
+
+    std::uint32_t pid() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// Path of the running executable (/proc/self/exe, GetModuleFileNameW).
+std::string current_executable_path();
+
+}  // namespace pinbench
