@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "pinbench/probe.hpp"
 
 namespace pinbench {
@@ -73,6 +75,12 @@ private:
     explicit Nvml(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
+
+// The NVML part of a device's environment record (name, uuid, pci_bus_id, architecture, pcie
+// {gen_current, gen_max, width_current, width_max}, numa_node, persistence_mode, compute_mode,
+// display_active, ecc, mig, driver_model {current, pending}, memory_total): each value, or
+// {"unavailable": "reason"} when it cannot be read.
+nlohmann::json describe_device(const Nvml& nvml, unsigned index);
 
 // Probe over NVML for the given device indices; keys nvml.<i>.used, nvml.<i>.reserved,
 // nvml.<i>.total, nvml.<i>.free, and nvml.<i>.process_used for `pid` (0: no per-process key).

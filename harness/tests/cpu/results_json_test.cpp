@@ -1,0 +1,1 @@
+// placeholder: tests come in a later commit
