@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <array>
+#include <optional>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/probe.hpp"
@@ -48,18 +52,40 @@ private:
     std::size_t size_ = 0;
 };
 
-// "First GPU use" of a host buffer: one H2D copy from it (into a scratch device buffer of at
-// most `chunk` bytes, reused), and for mapped memory also a kernel that reads every byte
-// through the device pointer. WDDM may build mappings only at the first submission.
-void first_gpu_use(const HostBuffer& buffer, std::size_t chunk = std::size_t{64} << 20);
+// Device memory a GPU-use step needs, allocated up front (before the baseline snapshot) so
+// that the measured cost never includes it: a copy target and a small result word.
+class GpuUseWorkspace {
+public:
+    explicit GpuUseWorkspace(std::size_t copy_chunk = std::size_t{64} << 20);
+    const DeviceBuffer& copy_target() const { return copy_target_; }
+    const DeviceBuffer& result() const { return result_; }
 
-// Fills the buffer with a pattern derived from `seed`, moves it host -> device -> host
-// (through a device buffer; for mapped memory also through a kernel reading the device
-// pointer) and returns true when every byte came back unchanged.
-bool verify_round_trip(const HostBuffer& buffer, std::uint32_t seed);
+private:
+    DeviceBuffer copy_target_;
+    DeviceBuffer result_;
+};
+
+// "First GPU use" of a host buffer: H2D copies of the whole buffer (chunked through the
+// workspace), and for memory with a device pointer also a kernel that reads every byte
+// through it. WDDM may build mappings only at the first submission. Synchronizes.
+void first_gpu_use(const HostBuffer& buffer, const GpuUseWorkspace& ws);
+
+// Fills the buffer with a pattern derived from `seed`, copies it to the device and back into
+// separate host memory, compares every byte, and for memory with a device pointer compares a
+// checksum computed by a kernel reading through that pointer with the host's. Returns an
+// empty string when everything matched, else what differed.
+std::string verify_round_trip(const HostBuffer& buffer, const GpuUseWorkspace& ws, std::uint32_t seed);
 
 // Number of CUDA devices the runtime sees (0 when no driver/GPU; never throws).
 int cuda_device_count(std::string* why);
+
+// CUDA's view of the environment: driver and runtime versions, and for `device` the name,
+// compute capability, UUID, LUID (Windows), TCC flag, unified addressing, PCI location,
+// CUDA_MODULE_LOADING and the context's stack limit. Values or {"unavailable": reason}.
+nlohmann::json describe_cuda(int device);
+
+// The device's LUID (Windows WDDM/MCDM); nullopt elsewhere.
+std::optional<std::array<std::uint8_t, 8>> device_luid(int device);
 
 // In-process cudaMemGetInfo probe for the current device: keys cuda.free, cuda.total.
 std::unique_ptr<Probe> make_cuda_meminfo_probe(int device);

@@ -1,1 +1,152 @@
-// placeholder: implemented in a later commit
+// One HostBuffer implementation per API family. Each frees through the API that allocated it.
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "cuda/cuda_check.hpp"
+#include "pinbench/host_buffer.hpp"
+
+namespace pinbench {
+namespace {
+
+// 4 KiB is the smallest page on every platform we support; the real size only matters for
+// touching (one write per page) and register alignment, where a smaller step is still correct.
+std::size_t page_size_guess() { return 4096; }
+
+unsigned host_alloc_flags(unsigned flags) {
+    unsigned f = cudaHostAllocDefault;
+    if (flags & flag_portable) f |= cudaHostAllocPortable;
+    if (flags & flag_mapped) f |= cudaHostAllocMapped;
+    if (flags & flag_write_combined) f |= cudaHostAllocWriteCombined;
+    return f;
+}
+
+unsigned host_register_flags(unsigned flags) {
+    unsigned f = cudaHostRegisterDefault;
+    if (flags & flag_portable) f |= cudaHostRegisterPortable;
+    if (flags & flag_mapped) f |= cudaHostRegisterMapped;
+    return f;
+}
+
+void* mapped_device_pointer(void* host, ApiVariant api) {
+    if (!has_device_pointer(api)) return nullptr;
+    void* dev = nullptr;
+    PINBENCH_CUDA(cudaHostGetDevicePointer(&dev, host, 0));
+    return dev;
+}
+
+// Writes one byte per page so the OS backs every page before the driver sees the memory:
+// first touch is the OS's cost, not the driver's (and is slow on some VMs).
+void touch_pages(std::byte* p, std::size_t bytes) {
+    const std::size_t step = page_size_guess();
+    for (std::size_t off = 0; off < bytes; off += step) p[off] = std::byte{1};
+    if (bytes > 0) p[bytes - 1] = std::byte{1};
+}
+
+// Page-aligned ordinary memory, touched. RAII over aligned operator new.
+class AlignedMemory {
+public:
+    explicit AlignedMemory(std::size_t bytes)
+        : size_(bytes),
+          ptr_(static_cast<std::byte*>(::operator new(bytes == 0 ? 1 : bytes, std::align_val_t{page_size_guess()}))) {
+        touch_pages(ptr_, size_);
+    }
+    ~AlignedMemory() { ::operator delete(ptr_, std::align_val_t{page_size_guess()}); }
+    AlignedMemory(const AlignedMemory&) = delete;
+    AlignedMemory& operator=(const AlignedMemory&) = delete;
+    std::byte* data() const { return ptr_; }
+
+private:
+    std::size_t size_;
+    std::byte* ptr_;
+};
+
+class PageableBuffer final : public HostBuffer {
+public:
+    explicit PageableBuffer(std::size_t bytes) : memory_(bytes), size_(bytes) {}
+    ApiVariant api() const override { return {ApiFamily::pageable, flag_none}; }
+    std::byte* data() const override { return memory_.data(); }
+    std::size_t size() const override { return size_; }
+    void* device_pointer() const override { return nullptr; }
+
+private:
+    AlignedMemory memory_;
+    std::size_t size_;
+};
+
+// cudaMallocHost and cudaHostAlloc: the driver allocates and pins.
+class DriverPinnedBuffer final : public HostBuffer {
+public:
+    DriverPinnedBuffer(ApiVariant api, std::size_t bytes) : api_(api), size_(bytes) {
+        void* p = nullptr;
+        if (api.family == ApiFamily::malloc_host) {
+            PINBENCH_CUDA(cudaMallocHost(&p, bytes));
+        } else {
+            PINBENCH_CUDA(cudaHostAlloc(&p, bytes, host_alloc_flags(api.flags)));
+        }
+        ptr_ = static_cast<std::byte*>(p);
+        try {
+            device_ptr_ = mapped_device_pointer(p, api);
+        } catch (...) {
+            cudaFreeHost(p);
+            throw;
+        }
+    }
+    ~DriverPinnedBuffer() override { cudaFreeHost(ptr_); }
+    ApiVariant api() const override { return api_; }
+    std::byte* data() const override { return ptr_; }
+    std::size_t size() const override { return size_; }
+    void* device_pointer() const override { return device_ptr_; }
+
+private:
+    ApiVariant api_;
+    std::size_t size_;
+    std::byte* ptr_ = nullptr;
+    void* device_ptr_ = nullptr;
+};
+
+// cudaHostRegister on page-aligned, pre-touched ordinary memory.
+class RegisteredBuffer final : public HostBuffer {
+public:
+    RegisteredBuffer(ApiVariant api, std::size_t bytes) : api_(api), memory_(bytes), size_(bytes) {
+        PINBENCH_CUDA(cudaHostRegister(memory_.data(), bytes, host_register_flags(api.flags)));
+        try {
+            device_ptr_ = mapped_device_pointer(memory_.data(), api);
+        } catch (...) {
+            cudaHostUnregister(memory_.data());
+            throw;
+        }
+    }
+    ~RegisteredBuffer() override { cudaHostUnregister(memory_.data()); }
+    ApiVariant api() const override { return api_; }
+    std::byte* data() const override { return memory_.data(); }
+    std::size_t size() const override { return size_; }
+    void* device_pointer() const override { return device_ptr_; }
+
+private:
+    ApiVariant api_;
+    AlignedMemory memory_;
+    std::size_t size_;
+    void* device_ptr_ = nullptr;
+};
+
+}  // namespace
+
+std::size_t host_page_size() { return page_size_guess(); }
+
+std::unique_ptr<HostBuffer> allocate_host_buffer(ApiVariant api, std::size_t bytes) {
+    switch (api.family) {
+        case ApiFamily::pageable:
+            return std::make_unique<PageableBuffer>(bytes);
+        case ApiFamily::malloc_host:
+        case ApiFamily::host_alloc:
+            return std::make_unique<DriverPinnedBuffer>(api, bytes);
+        case ApiFamily::host_register:
+            return std::make_unique<RegisteredBuffer>(api, bytes);
+    }
+    throw std::invalid_argument("unknown api family");
+}
+
+}  // namespace pinbench
