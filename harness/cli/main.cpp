@@ -1,1 +1,144 @@
-int main() { return 0; }
+// pinbench: measures what pinned host memory costs in GPU memory. See README.md.
+//   pinbench plan FILE            expand a scenario file, touch no GPU
+//   pinbench run FILE -o OUT      run it, each repeat in a fresh process; write results JSON
+//   pinbench run --backend replay --from RESULTS [--script S] -o OUT
+//   pinbench doctor               environment + controls; exits non-zero when a control fails
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "controls/doctor.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/plan.hpp"
+#include "pinbench/results.hpp"
+#include "pinbench/scenario.hpp"
+#include "pinbench/subprocess.hpp"
+#include "pinbench/units.hpp"
+#include "run/child.hpp"
+#include "run/repeat_runner.hpp"
+
+namespace {
+
+using namespace pinbench;
+
+// CLI11 validator for sizes with units.
+struct SizeValidator : CLI::Validator {
+    SizeValidator() {
+        name_ = "SIZE";
+        func_ = [](std::string& s) -> std::string {
+            try {
+                (void)parse_size(s);
+                return {};
+            } catch (const std::exception& e) {
+                return e.what();
+            }
+        };
+    }
+};
+
+nlohmann::json scenario_record(const ScenarioFile& file) {
+    nlohmann::json scenarios = nlohmann::json::array();
+    for (const auto& s : file.scenarios) scenarios.push_back(to_json(s));
+    return {{"path", file.path}, {"schema_version", file.schema_version}, {"scenarios", scenarios}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "pinbench 0.1.0");
+
+    std::string scenario_path;
+    auto* plan_cmd = app.add_subcommand("plan", "Expand a scenario file into runs and print them (no GPU is touched)");
+    plan_cmd->add_option("FILE", scenario_path, "Scenario file (YAML)")->required();
+
+    std::string results_path = "pinbench-results.json";
+    std::string backend = "cuda";
+    std::string replay_from, replay_script;
+    std::string positive = "256MiB", tolerance = "2MiB";
+    auto* run_cmd = app.add_subcommand("run", "Run a scenario file; each repeat in a fresh process; write one results file");
+    run_cmd->add_option("FILE", scenario_path, "Scenario file (YAML); optional with --backend replay");
+    run_cmd->add_option("-o,--output", results_path, "Results file (written atomically after every run)")
+        ->capture_default_str();
+    run_cmd->add_option("--backend", backend, "cuda (measure) or replay (transform a real results file)")
+        ->check(CLI::IsMember({"cuda", "replay"}))
+        ->capture_default_str();
+    run_cmd->add_option("--from", replay_from, "Replay: the real results file to replay")->check(CLI::ExistingFile);
+    run_cmd->add_option("--script", replay_script, "Replay: the transformation script (YAML)")->check(CLI::ExistingFile);
+    run_cmd->add_option("--control-size", positive, "Positive control allocation")->check(SizeValidator())->capture_default_str();
+    run_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
+        ->check(SizeValidator())
+        ->capture_default_str();
+
+    std::string bundle = "pinbench-doctor.json";
+    std::string doctor_size = "1GiB";
+    auto* doctor_cmd = app.add_subcommand("doctor", "Print the environment and run every control; write a JSON bundle");
+    doctor_cmd->add_option("--bundle", bundle, "Where to write the JSON bundle")->capture_default_str();
+    doctor_cmd->add_option("--control-size", doctor_size, "Positive control allocation")->check(SizeValidator())->capture_default_str();
+    doctor_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
+        ->check(SizeValidator())
+        ->capture_default_str();
+
+    std::string request_path;
+    auto* child_cmd = app.add_subcommand("__child", "");  // internal: one isolated measurement
+    child_cmd->group("");
+    child_cmd->add_option("--request", request_path)->required();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        (void)app.exit(e);
+        return exit_code::bad_input;
+    }
+
+    try {
+        if (*child_cmd) return child_main(request_path);
+        if (*plan_cmd) {
+            const ScenarioFile file = load_scenario_file(scenario_path);
+            std::cout << describe(expand(file));
+            return exit_code::ok;
+        }
+        if (*doctor_cmd) {
+            DoctorOptions options;
+            options.executable = current_executable_path();
+            options.bundle_path = bundle;
+            options.controls.positive_bytes = parse_size(doctor_size);
+            options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance));
+            return run_doctor(options, std::cout);
+        }
+        if (*run_cmd) {
+            RunOptions options;
+            options.executable = current_executable_path();
+            options.results_path = results_path;
+            options.command.assign(argv, argv + argc);
+            options.controls.positive_bytes = parse_size(positive);
+            options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance));
+            options.progress = &std::cerr;
+            if (backend == "replay") {
+                if (replay_from.empty()) throw InputError("--backend replay needs --from RESULTS");
+                options.replay_source = replay_from;
+                options.replay_script = replay_script;
+                const ResultsDocument source = load_results(replay_from);
+                return run_plan(plan_from_results(source), source.scenario, options);
+            }
+            if (scenario_path.empty()) throw InputError("run: a scenario FILE is required with --backend cuda");
+            if (!replay_from.empty() || !replay_script.empty()) {
+                throw InputError("--from and --script belong to --backend replay");
+            }
+            const ScenarioFile file = load_scenario_file(scenario_path);
+            return run_plan(expand(file), scenario_record(file), options);
+        }
+    } catch (const InputError& e) {
+        std::cerr << e.what() << "\n";
+        return exit_code::bad_input;
+    } catch (const std::exception& e) {
+        std::cerr << "pinbench: " << e.what() << "\n";
+        return exit_code::infrastructure;
+    }
+    return exit_code::ok;
+}

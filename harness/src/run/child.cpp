@@ -1,1 +1,255 @@
-// placeholder: implemented in a later commit
+// One isolated measurement per process. Each mode creates its context, runs the fixed
+// warm-up, snapshots after settling, and reports through an atomically written response.
+#include "run/child.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/device.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/host_buffer.hpp"
+#include "pinbench/nvml.hpp"
+#include "pinbench/plan.hpp"
+#include "pinbench/platform_probes.hpp"
+#include "pinbench/results.hpp"
+#include "run/environment.hpp"
+#include "run/measuring_probes.hpp"
+#include "run/protocol.hpp"
+#include "run/replay_child.hpp"
+#include "run/settle.hpp"
+
+namespace pinbench {
+namespace {
+
+double ms_between(SteadyClock::time_point a, SteadyClock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// What a mode produces: the repeat's status, snapshots and timings, plus mode-specific data.
+struct Outcome {
+    RepeatRecord record;
+    nlohmann::json data = nlohmann::json::object();
+};
+
+struct Devices {
+    std::vector<int> ids;
+    std::vector<std::unique_ptr<DeviceContext>> contexts;
+    std::vector<std::unique_ptr<GpuUseWorkspace>> workspaces;
+
+    void synchronize() const {
+        for (const auto& c : contexts) c->synchronize();
+    }
+};
+
+// Contexts (and, when asked, GPU-use workspaces) on devices 0..n-1; device 0 ends current.
+Devices open_devices(int n, bool with_workspaces) {
+    Devices d;
+    for (int i = n - 1; i >= 0; --i) {
+        d.ids.insert(d.ids.begin(), i);
+        d.contexts.insert(d.contexts.begin(), std::make_unique<DeviceContext>(i));
+        if (with_workspaces) d.workspaces.insert(d.workspaces.begin(), std::make_unique<GpuUseWorkspace>());
+    }
+    return d;
+}
+
+std::string waive_reason_for_gpus(int wanted) {
+    std::string why;
+    const int have = cuda_device_count(&why);
+    if (have >= wanted) return {};
+    return "needs " + std::to_string(wanted) + " GPU(s), this machine has " + std::to_string(have) +
+           (why.empty() ? "" : " (" + why + ")");
+}
+
+Outcome run_overhead(const nlohmann::json& request, const Nvml* nvml) {
+    Outcome out;
+    const PlannedRun run = planned_run_from_json(request.at("run"));
+    if (auto why = waive_reason_for_gpus(run.gpus); !why.empty()) {
+        out.record.status = Status::waived;
+        out.record.error = why;
+        return out;
+    }
+    const auto start = SteadyClock::now();
+    auto t = SteadyClock::now();
+    Devices devices = open_devices(run.gpus, true);
+    out.record.timings_ms["context"] = ms_between(t, SteadyClock::now());
+    const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "after_context", start));
+
+    std::vector<std::unique_ptr<HostBuffer>> buffers;
+    t = SteadyClock::now();
+    try {
+        for (int i = 0; i < run.count; ++i) buffers.push_back(allocate_host_buffer(run.api, run.size));
+    } catch (const CudaError& e) {
+        if (!e.is_out_of_memory()) throw;
+        out.record.status = Status::waived;
+        out.record.error = std::string(e.what()) + " at buffer " + std::to_string(buffers.size() + 1) + " of " +
+                           std::to_string(run.count) + ": more than this machine can pin";
+        return out;
+    } catch (const std::bad_alloc&) {
+        out.record.status = Status::waived;
+        out.record.error = "host allocation failed at buffer " + std::to_string(buffers.size() + 1) +
+                           ": more memory than this machine has";
+        return out;
+    }
+    out.record.timings_ms["alloc"] = ms_between(t, SteadyClock::now());
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "after_alloc", start));
+
+    t = SteadyClock::now();
+    for (std::size_t d = 0; d < devices.contexts.size(); ++d) {
+        devices.contexts[d]->synchronize();  // makes device d current for its copies
+        for (const auto& b : buffers) first_gpu_use(*b, *devices.workspaces[d]);
+    }
+    out.record.timings_ms["first_use"] = ms_between(t, SteadyClock::now());
+    devices.contexts.front()->synchronize();
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "after_first_use", start));
+
+    t = SteadyClock::now();
+    buffers.clear();
+    out.record.timings_ms["free"] = ms_between(t, SteadyClock::now());
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    return out;
+}
+
+Outcome run_null_control(const nlohmann::json& request, const Nvml* nvml) {
+    Outcome out;
+    const int samples = request.value("samples", 20);
+    const auto start = SteadyClock::now();
+    Devices devices = open_devices(1, false);
+    const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
+    devices.synchronize();
+    for (int i = 0; i < samples; ++i) {
+        Snapshot s;
+        s.label = "sample_" + std::to_string(i);
+        s.readings = probes.read_all();
+        s.t_ms = ms_between(start, SteadyClock::now());
+        out.record.snapshots.push_back(std::move(s));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return out;
+}
+
+Outcome run_positive(const nlohmann::json& request, const Nvml* nvml, bool device_memory) {
+    Outcome out;
+    const std::uint64_t bytes = request.at("bytes").get<std::uint64_t>();
+    const auto start = SteadyClock::now();
+    Devices devices = open_devices(1, !device_memory);
+    const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "before", start));
+    {
+        std::unique_ptr<DeviceBuffer> dev;
+        std::unique_ptr<HostBuffer> host;
+        if (device_memory) {
+            dev = std::make_unique<DeviceBuffer>(bytes);
+        } else {
+            host = allocate_host_buffer({ApiFamily::malloc_host, flag_none}, bytes);
+            first_gpu_use(*host, *devices.workspaces.front());
+        }
+        devices.synchronize();
+        out.record.snapshots.push_back(settled_snapshot(probes, "holding", start));
+    }
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    return out;
+}
+
+// Cross-check: the parent reads NVML while this process holds S bytes; the lines on stdout
+// and stdin are the handshake.
+Outcome run_hold(const nlohmann::json& request, const Nvml* nvml) {
+    Outcome out;
+    const std::uint64_t bytes = request.at("bytes").get<std::uint64_t>();
+    const auto start = SteadyClock::now();
+    Devices devices = open_devices(1, false);
+    const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "before", start));
+    std::string line;
+    std::cout << "ready" << std::endl;
+    if (!std::getline(std::cin, line) || line != "go") throw std::runtime_error("hold: expected 'go' from the parent");
+    {
+        DeviceBuffer dev(bytes);
+        devices.synchronize();
+        out.record.snapshots.push_back(settled_snapshot(probes, "holding", start));
+        std::cout << "holding" << std::endl;
+        if (!std::getline(std::cin, line) || line != "release") {
+            throw std::runtime_error("hold: expected 'release' from the parent");
+        }
+    }
+    devices.synchronize();
+    out.record.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    return out;
+}
+
+nlohmann::json make_response(const nlohmann::json& request, const Outcome& outcome) {
+    nlohmann::json r;
+    r["protocol"] = child_protocol;
+    r["nonce"] = request.value("nonce", "");
+    r["run_id"] = request.value("run_id", "");
+    r["repeat"] = request.value("repeat", -1);
+    r["record"] = to_json(outcome.record);
+    r["data"] = outcome.data;
+    return r;
+}
+
+}  // namespace
+
+int child_main(const std::string& request_path) {
+    nlohmann::json request;
+    try {
+        request = nlohmann::json::parse(read_file(request_path));
+    } catch (const std::exception& e) {
+        std::cerr << "pinbench __child: cannot read request " << request_path << ": " << e.what() << "\n";
+        return exit_code::bad_input;
+    }
+    const std::string mode = request.value("mode", "");
+    Outcome outcome;
+    outcome.record.index = request.value("repeat", -1);
+    outcome.record.nonce = request.value("nonce", "");
+    outcome.record.pid = current_process_id();
+    try {
+        if (mode == child_mode::replay) {
+            outcome.record = replay_repeat(request);  // may crash or hang on purpose
+        } else {
+            std::string nvml_why;
+            const auto nvml = Nvml::open(&nvml_why);
+            if (mode == child_mode::environment) {
+                outcome.data = collect_environment(nvml.get(), nvml_why, request.value("gpus", 1));
+            } else if (mode == child_mode::overhead) {
+                outcome = run_overhead(request, nvml.get());
+            } else if (mode == child_mode::null_control) {
+                outcome = run_null_control(request, nvml.get());
+            } else if (mode == child_mode::positive_device || mode == child_mode::positive_host) {
+                outcome = run_positive(request, nvml.get(), mode == child_mode::positive_device);
+            } else if (mode == child_mode::hold_device) {
+                outcome = run_hold(request, nvml.get());
+            } else {
+                std::cerr << "pinbench __child: unknown mode '" << mode << "'\n";
+                return exit_code::bad_input;
+            }
+        }
+    } catch (const std::exception& e) {
+        // A CUDA error (or any other) ends this repeat as failed; the run goes on.
+        outcome.record.status = Status::failed;
+        outcome.record.error = e.what();
+    }
+    outcome.record.index = request.value("repeat", -1);
+    outcome.record.nonce = request.value("nonce", "");
+    outcome.record.pid = current_process_id();
+    try {
+        write_file_atomically(request.at("response_path").get<std::string>(), make_response(request, outcome).dump());
+    } catch (const std::exception& e) {
+        std::cerr << "pinbench __child: cannot write response: " << e.what() << "\n";
+        return exit_code::infrastructure;
+    }
+    return 0;
+}
+
+}  // namespace pinbench

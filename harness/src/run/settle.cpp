@@ -1,1 +1,86 @@
-// placeholder: implemented in a later commit
+#include "run/settle.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+namespace pinbench {
+namespace {
+
+double ms_since(SteadyClock::time_point t) {
+    return std::chrono::duration<double, std::milli>(SteadyClock::now() - t).count();
+}
+
+bool same_available_values(const Readings& a, const Readings& b) {
+    for (const auto& [key, r] : a) {
+        auto it = b.find(key);
+        if (it == b.end() || it->second.bytes != r.bytes) return false;
+    }
+    return a.size() == b.size();
+}
+
+}  // namespace
+
+Snapshot settled_snapshot(const ProbeSet& probes, std::string label, SteadyClock::time_point start,
+                          const SettleOptions& options) {
+    const auto begin = SteadyClock::now();
+    Readings last = probes.read_all();
+    int equal = 1;
+    bool stable = options.equal_reads <= 1;
+    while (!stable) {
+        if (SteadyClock::now() - begin >= options.limit) break;
+        std::this_thread::sleep_for(options.interval);
+        Readings next = probes.read_all();
+        equal = same_available_values(last, next) ? equal + 1 : 1;
+        last = std::move(next);
+        stable = equal >= options.equal_reads;
+    }
+    Snapshot s;
+    s.label = std::move(label);
+    s.settle_ms = ms_since(begin);
+    s.t_ms = ms_since(start);
+    s.stable = stable;
+    s.readings = std::move(last);
+    return s;
+}
+
+DeviceLevel read_device_level(const Nvml& nvml, const std::vector<unsigned>& devices) {
+    DeviceLevel level;
+    for (unsigned d : devices) {
+        const auto mem = nvml.memory(d);
+        level.used.push_back(mem.used.value ? static_cast<std::int64_t>(*mem.used.value) : -1);
+        const auto procs = nvml.compute_processes(d);
+        if (procs.value) {
+            for (const auto& p : *procs.value) level.processes.push_back(p.pid);
+        }
+    }
+    std::sort(level.processes.begin(), level.processes.end());
+    level.processes.erase(std::unique(level.processes.begin(), level.processes.end()), level.processes.end());
+    return level;
+}
+
+DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& devices, const DeviceLevel& baseline,
+                                 std::int64_t tolerance, std::chrono::milliseconds limit) {
+    const auto begin = SteadyClock::now();
+    DeviceWait wait;
+    for (;;) {
+        const DeviceLevel now = read_device_level(nvml, devices);
+        bool back = now.processes == baseline.processes && now.used.size() == baseline.used.size();
+        for (std::size_t i = 0; back && i < now.used.size(); ++i) {
+            if (now.used[i] >= 0 && baseline.used[i] >= 0 && std::llabs(now.used[i] - baseline.used[i]) > tolerance) {
+                back = false;
+            }
+        }
+        wait.waited_ms = ms_since(begin);
+        if (back) return wait;
+        if (SteadyClock::now() - begin >= limit) {
+            wait.settled = false;
+            wait.note = "device usage or compute process list did not return to the pre-run level within " +
+                        std::to_string(limit.count()) + " ms";
+            return wait;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+}  // namespace pinbench

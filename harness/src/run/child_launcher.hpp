@@ -1,0 +1,46 @@
+// Starts `pinbench __child` processes: writes the request, waits with a timeout, accepts only
+// the response that carries the request's nonce. Owns a private work directory (RAII).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pinbench/subprocess.hpp"
+
+namespace pinbench {
+
+class ChildLauncher {
+public:
+    explicit ChildLauncher(std::string executable);
+    ~ChildLauncher();  // removes the work directory
+    ChildLauncher(const ChildLauncher&) = delete;
+    ChildLauncher& operator=(const ChildLauncher&) = delete;
+
+    struct Result {
+        std::optional<nlohmann::json> response;  // present when a matching response arrived
+        ProcessOutcome outcome;
+        std::string problem;  // why there is no response (crash, timeout, mismatch, exit code)
+    };
+
+    // Runs one request to completion. Fills in nonce, response_path and protocol.
+    Result run(nlohmann::json request, std::chrono::milliseconds timeout);
+
+    // For handshakes: prepares the request and starts the child; collect() reads the response
+    // after the caller waited for the process.
+    std::unique_ptr<Subprocess> start(nlohmann::json& request);
+    Result collect(const nlohmann::json& request, ProcessOutcome outcome);
+
+private:
+    std::string executable_;
+    std::string work_dir_;
+    int counter_ = 0;
+};
+
+// Environment every child gets: CUDA device indices in PCI order, so they match NVML's.
+std::map<std::string, std::string> child_environment();
+
+}  // namespace pinbench

@@ -1,0 +1,37 @@
+// The parent side of `pinbench run`: controls first, then every planned run, each repeat in a
+// fresh child process; the results file is rewritten atomically after every run, so an
+// interrupted invocation keeps every finished run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "controls/controls.hpp"
+#include "pinbench/plan.hpp"
+
+namespace pinbench {
+
+struct RunOptions {
+    std::string executable;              // this program, for the children
+    std::string results_path;
+    std::vector<std::string> command;    // as typed, for the record
+    std::string replay_source;           // non-empty: replay backend
+    std::string replay_script;           // optional with replay
+    ControlOptions controls;
+    std::chrono::milliseconds device_wait_limit{15000};
+    std::ostream* progress = nullptr;    // stderr in the CLI
+};
+
+// Returns the exit code: 0 when every run ended ok or waived and every control passed,
+// exit_code::infrastructure when a control failed or a run failed or timed out.
+int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions& options);
+
+// The plan recorded in a results file (the replay backend runs it again).
+Plan plan_from_results(const ResultsDocument& doc);
+
+}  // namespace pinbench

@@ -1,0 +1,15 @@
+// The replay backend's child: re-emits one recorded repeat of a real results file, transformed
+// by a script. Injected crashes and hangs really happen in this process, so the parent's
+// handling of them is exercised exactly as for a real measurement.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "pinbench/results.hpp"
+
+namespace pinbench {
+
+// request["replay"] = {"source": results path, "script": script path or ""}; run_id, repeat.
+RepeatRecord replay_repeat(const nlohmann::json& request);
+
+}  // namespace pinbench

@@ -1,0 +1,45 @@
+// Waiting for memory readings to stop moving, instead of fixed sleeps.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pinbench/nvml.hpp"
+#include "pinbench/probe.hpp"
+#include "pinbench/snapshot.hpp"
+
+namespace pinbench {
+
+using SteadyClock = std::chrono::steady_clock;
+
+struct SettleOptions {
+    std::chrono::milliseconds interval{5};
+    int equal_reads = 3;                  // consecutive identical reads that count as stable
+    std::chrono::milliseconds limit{2000};
+};
+
+// Reads every probe until `equal_reads` consecutive reads agree on every available key (or the
+// limit passes: stable = false). Records the time since `start` and how long settling took.
+Snapshot settled_snapshot(const ProbeSet& probes, std::string label, SteadyClock::time_point start,
+                          const SettleOptions& options = {});
+
+// The parent's view of the devices between repeats, through NVML only (no CUDA context).
+struct DeviceLevel {
+    std::vector<std::int64_t> used;       // per device, bytes (-1 unknown)
+    std::vector<std::uint32_t> processes; // pids of compute processes on those devices, sorted
+};
+DeviceLevel read_device_level(const Nvml& nvml, const std::vector<unsigned>& devices);
+
+struct DeviceWait {
+    double waited_ms = 0;
+    bool settled = true;
+    std::string note;  // why not settled
+};
+// Waits until every device's used memory is within `tolerance` of `baseline` and the list of
+// compute processes equals the baseline's, polling up to `limit`.
+DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& devices, const DeviceLevel& baseline,
+                                 std::int64_t tolerance, std::chrono::milliseconds limit);
+
+}  // namespace pinbench
