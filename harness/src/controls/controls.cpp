@@ -147,6 +147,12 @@ nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::
         const auto b = before->readings.find(key);
         if (b == before->readings.end()) continue;
         const auto cost = cost_between(key, b->second, r);
+        if (key.ends_with(".reserved")) {
+            // The driver's own reservation: recorded as a cost elsewhere, not expected to hold S.
+            keys[key] = {{"verdict", "NOT JUDGED"}, {"why", "driver reservation, not an allocation counter"}};
+            if (cost) keys[key]["delta"] = *cost;
+            continue;
+        }
         if (!cost) {
             keys[key] = {{"verdict", "NOT AVAILABLE"}, {"why", r.available() ? b->second.unavailable : r.unavailable}};
             continue;

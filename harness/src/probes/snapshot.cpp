@@ -1,1 +1,92 @@
-// placeholder: implemented in a later commit
+#include "pinbench/snapshot.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "probes/snapshot_json.hpp"
+
+namespace pinbench {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+KeyInfo describe_key(std::string_view key) {
+    KeyInfo info{Direction::usage, Budget::dedicated};
+    if (ends_with(key, ".free")) {
+        info.direction = Direction::available;
+    } else if (ends_with(key, ".total") || ends_with(key, ".budget")) {
+        info.direction = Direction::fixed;
+    }
+    if (key.starts_with("dxgi.nonlocal.") || ends_with(key, ".shared")) info.budget = Budget::shared;
+    return info;
+}
+
+std::optional<std::int64_t> cost_between(std::string_view key, const Reading& before, const Reading& after) {
+    if (!before.available() || !after.available()) return std::nullopt;
+    switch (describe_key(key).direction) {
+        case Direction::usage:
+            return *after.bytes - *before.bytes;
+        case Direction::available:
+            return *before.bytes - *after.bytes;
+        case Direction::fixed:
+            break;
+    }
+    return std::nullopt;
+}
+
+void to_json(nlohmann::json& j, const Reading& r) {
+    if (r.available()) {
+        j = *r.bytes;
+    } else {
+        j = nlohmann::json{{"unavailable", r.unavailable}};
+    }
+}
+
+void to_json(nlohmann::json& j, const Snapshot& s) {
+    nlohmann::json readings = nlohmann::json::object();
+    for (const auto& [key, reading] : s.readings) readings[key] = reading;
+    j = nlohmann::json{{"label", s.label},
+                       {"t_ms", s.t_ms},
+                       {"settle_ms", s.settle_ms},
+                       {"stable", s.stable},
+                       {"readings", std::move(readings)}};
+}
+
+namespace detail {
+
+Reading reading_from(const JsonAt& at) {
+    if (at.json().is_number_integer()) return Reading::of(at.integer());
+    if (at.json().is_object() && at.has("unavailable")) {
+        return Reading::not_available(at.field("unavailable").string());
+    }
+    at.fail("expected an integer (bytes) or {\"unavailable\": reason}, found " + at.type());
+}
+
+Snapshot snapshot_from(const JsonAt& at) {
+    at.require_object();
+    Snapshot s;
+    s.label = at.field("label").string();
+    s.t_ms = at.field("t_ms").number();
+    s.settle_ms = at.field("settle_ms").number();
+    s.stable = at.field("stable").boolean();
+    at.field("readings").for_each_member([&](const std::string& key, const JsonAt& value) {
+        s.readings[key] = reading_from(value);
+    });
+    return s;
+}
+
+}  // namespace detail
+
+void from_json(const nlohmann::json& j, Reading& r) {
+    r = detail::reading_from(detail::JsonAt(j, "", "reading"));
+}
+
+void from_json(const nlohmann::json& j, Snapshot& s) {
+    s = detail::snapshot_from(detail::JsonAt(j, "", "snapshot"));
+}
+
+}  // namespace pinbench

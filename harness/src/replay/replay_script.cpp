@@ -1,1 +1,359 @@
-// placeholder: implemented in a later commit
+// Replay scripts (docs/replay.md): YAML in, a validated ReplayScript out; then the pure
+// transformations the replay backend applies to a real results file's repeats.
+#include "pinbench/replay_script.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string_view>
+
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/units.hpp"
+
+namespace pinbench {
+
+namespace {
+
+constexpr std::string_view baseline_label = "after_context";
+constexpr std::string_view freed_label = "after_free";
+
+bool is_probe_key(const std::string& probe) { return probe.find('.') != std::string::npos; }
+
+bool is_timing_name(const std::string& name) {
+    return name == "alloc" || name == "free" || name == "first_use" || name == "context";
+}
+
+std::string join(std::initializer_list<std::string_view> words) {
+    std::string out;
+    for (auto w : words) out += (out.empty() ? "" : ", ") + std::string(w);
+    return out;
+}
+
+// Parses one script; every error carries the position of the node it is about.
+class ScriptParser {
+public:
+    explicit ScriptParser(std::string file) : file_(std::move(file)) {}
+
+    ReplayScript parse(const std::string& text) {
+        YAML::Node root;
+        try {
+            root = YAML::Load(text);
+        } catch (const YAML::Exception& e) {
+            throw InputError(file_, e.mark.line + 1, e.mark.column + 1, e.msg);
+        }
+        if (!root.IsDefined() || root.IsNull()) {
+            throw InputError(file_, 1, 1,
+                             "empty replay script (expected a mapping with replay_script_version)");
+        }
+        ReplayScript script;
+        script.path = file_;
+        const auto top =
+            entries(root, "replay script", {"replay_script_version", "relabel", "transforms", "inject"});
+        const Entry& version = require(top, root, "replay script", "replay_script_version");
+        const long long v = integer(version, "replay_script_version");
+        if (v != replay_script_version) {
+            fail(version.where(), "replay_script_version " + std::to_string(v) +
+                                      " is not supported (this build reads version " +
+                                      std::to_string(replay_script_version) + ")");
+        }
+        if (const auto it = top.find("relabel"); it != top.end()) parse_relabel(it->second, script);
+        if (const auto it = top.find("transforms"); it != top.end()) {
+            for (const YAML::Node& t : sequence(it->second, "transforms")) {
+                script.transforms.push_back(parse_transform(t));
+            }
+        }
+        if (const auto it = top.find("inject"); it != top.end()) {
+            for (const YAML::Node& i : sequence(it->second, "inject")) {
+                script.injections.push_back(parse_injection(i));
+            }
+        }
+        return script;
+    }
+
+private:
+    struct Entry {
+        YAML::Node key;
+        YAML::Node value;
+        // An empty value ("key:" and nothing) has no useful position of its own: point at the key.
+        const YAML::Node& where() const { return value.IsNull() ? key : value; }
+    };
+    using Entries = std::map<std::string, Entry>;
+
+    [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
+        const YAML::Mark m = node.Mark();
+        throw InputError(file_, m.line + 1, m.column + 1, message);
+    }
+
+    // A mapping's entries, each key at most once and only from `allowed`.
+    Entries entries(const YAML::Node& map, const std::string& what,
+                    std::initializer_list<std::string_view> allowed) {
+        if (!map.IsMap()) fail(map, what + ": expected a mapping");
+        Entries out;
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            const YAML::Node& key = it->first;
+            if (!key.IsScalar()) fail(key, what + ": keys must be plain names");
+            const std::string name = key.Scalar();
+            bool known = false;
+            for (auto a : allowed) known = known || name == a;
+            if (!known)
+                fail(key, "unknown key '" + name + "' in " + what + " (expected " + join(allowed) + ")");
+            if (out.count(name) != 0) fail(key, "duplicate key '" + name + "' in " + what);
+            out.emplace(name, Entry{key, it->second});
+        }
+        return out;
+    }
+
+    const Entry& require(const Entries& e, const YAML::Node& map, const std::string& what,
+                         const std::string& key) const {
+        const auto it = e.find(key);
+        if (it == e.end()) fail(map, what + ": missing required key '" + key + "'");
+        return it->second;
+    }
+
+    std::vector<YAML::Node> sequence(const Entry& e, const std::string& what) const {
+        if (!e.value.IsSequence()) fail(e.where(), what + ": expected a list");
+        return {e.value.begin(), e.value.end()};
+    }
+
+    std::string text(const Entry& e, const std::string& what) const {
+        if (!e.value.IsScalar() || e.value.Scalar().empty())
+            fail(e.where(), what + ": expected a non-empty string");
+        return e.value.Scalar();
+    }
+
+    long long integer(const Entry& e, const std::string& what) const {
+        long long v = 0;
+        if (!e.value.IsScalar() || !YAML::convert<long long>::decode(e.value, v)) {
+            fail(e.where(), what + ": expected an integer");
+        }
+        return v;
+    }
+
+    double number(const Entry& e, const std::string& what) const {
+        double v = 0;
+        if (!e.value.IsScalar() || !YAML::convert<double>::decode(e.value, v) || !std::isfinite(v)) {
+            fail(e.where(), what + ": expected a finite number");
+        }
+        return v;
+    }
+
+    // An integer (may be negative) or a size string ("8MiB", "-8MiB").
+    double bytes(const Entry& entry) const {
+        const YAML::Node& node = entry.value;
+        long long v = 0;
+        if (node.IsScalar() && YAML::convert<long long>::decode(node, v)) return static_cast<double>(v);
+        std::string s = text(entry, "bytes");
+        const bool negative = s.front() == '-';
+        if (negative) s.erase(0, 1);
+        std::uint64_t size = 0;
+        try {
+            size = parse_size(s);
+        } catch (const std::invalid_argument& e) {
+            fail(node, std::string("bytes: ") + e.what());
+        }
+        if (size > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            fail(node, "bytes: too large");
+        const double value = static_cast<double>(size);
+        return negative ? -value : value;
+    }
+
+    void parse_relabel(const Entry& entry, ReplayScript& script) {
+        if (!entry.value.IsMap()) fail(entry.where(), "relabel: expected a mapping");
+        const auto e = entries(entry.value, "relabel", {"driver_release", "driver_model"});
+        if (const auto it = e.find("driver_release"); it != e.end()) {
+            script.driver_release = text(it->second, "driver_release");
+        }
+        if (const auto it = e.find("driver_model"); it != e.end()) {
+            const std::string model = text(it->second, "driver_model");
+            if (model != "WDDM" && model != "TCC" && model != "MCDM" && model != "linux") {
+                fail(it->second.value,
+                     "unknown driver_model '" + model + "' (expected WDDM, TCC, MCDM or linux)");
+            }
+            script.driver_model = model;
+        }
+    }
+
+    ReplayTransform parse_transform(const YAML::Node& node) {
+        const std::string what = "transform";
+        const auto e = entries(node, what, {"op", "runs", "probe", "bytes", "ms", "factor"});
+        ReplayTransform t;
+        const Entry& op = require(e, node, what, "op");
+        const std::string op_name = text(op, "op");
+        if (op_name == "offset") {
+            t.op = ReplayTransform::Op::offset;
+        } else if (op_name == "scale") {
+            t.op = ReplayTransform::Op::scale;
+        } else {
+            fail(op.value, "unknown op '" + op_name + "' (expected offset or scale)");
+        }
+        t.runs = text(require(e, node, what, "runs"), "runs");
+        const Entry& probe = require(e, node, what, "probe");
+        t.probe = text(probe, "probe");
+        const bool key = is_probe_key(t.probe);
+        if (key && describe_key(t.probe).direction == Direction::fixed) {
+            fail(probe.value,
+                 "probe '" + t.probe + "' is a capacity (total or budget): it has no cost to transform");
+        }
+        if (!key && !is_timing_name(t.probe)) {
+            fail(probe.value, "unknown timing '" + t.probe +
+                                  "' (expected alloc, free, first_use or context; a probe key contains '.')");
+        }
+
+        // Exactly the one value field that fits the op and the probe's kind.
+        const auto misplaced = [&](const char* field, const std::string& why) {
+            if (const auto it = e.find(field); it != e.end()) fail(it->second.key, why);
+        };
+        if (t.op == ReplayTransform::Op::scale) {
+            misplaced("bytes", "bytes is for op offset; op scale takes factor");
+            misplaced("ms", "ms is for op offset; op scale takes factor");
+            const Entry& factor = require(e, node, what, "factor");
+            t.value = number(factor, "factor");
+            if (t.value < 0) fail(factor.value, "factor must not be negative");
+        } else if (key) {
+            misplaced("factor", "factor is for op scale; op offset takes bytes or ms");
+            misplaced("ms", "ms offsets a timing; '" + t.probe + "' is a probe key (use bytes)");
+            t.value = bytes(require(e, node, what, "bytes"));
+        } else {
+            misplaced("factor", "factor is for op scale; op offset takes bytes or ms");
+            misplaced("bytes", "bytes offsets a probe key; '" + t.probe + "' is a timing (use ms)");
+            t.value = number(require(e, node, what, "ms"), "ms");
+        }
+        return t;
+    }
+
+    ReplayInjection parse_injection(const YAML::Node& node) {
+        const std::string what = "inject entry";
+        const auto e = entries(node, what, {"what", "runs", "repeat"});
+        ReplayInjection inj;
+        const Entry& w = require(e, node, what, "what");
+        const std::string name = text(w, "what");
+        if (name == "crash") {
+            inj.what = ReplayInjection::What::crash;
+        } else if (name == "hang") {
+            inj.what = ReplayInjection::What::hang;
+        } else if (name == "cuda_error") {
+            inj.what = ReplayInjection::What::cuda_error;
+        } else {
+            fail(w.value, "unknown injection '" + name + "' (expected crash, hang or cuda_error)");
+        }
+        inj.runs = text(require(e, node, what, "runs"), "runs");
+        if (const auto it = e.find("repeat"); it != e.end()) {
+            const long long r = integer(it->second, "repeat");
+            if (r < 0 || r > std::numeric_limits<int>::max())
+                fail(it->second.value, "repeat must be a repeat index >= 0");
+            inj.repeat = static_cast<int>(r);
+        }
+        return inj;
+    }
+
+    std::string file_;
+};
+
+// Moves one probe key's readings so that its cost (against the baseline) changes by `t`.
+void transform_probe(const ReplayTransform& t, RepeatRecord& repeat) {
+    const auto base_it = std::find_if(repeat.snapshots.begin(), repeat.snapshots.end(),
+                                      [](const Snapshot& s) { return s.label == baseline_label; });
+    if (base_it == repeat.snapshots.end()) return;
+    const auto base_reading = base_it->readings.find(t.probe);
+    const std::optional<std::int64_t> base =
+        base_reading == base_it->readings.end() ? std::nullopt : base_reading->second.bytes;
+    // +1 for usage keys (cost = after - before), -1 for available keys (cost = before - after).
+    const double sign = describe_key(t.probe).direction == Direction::available ? -1.0 : 1.0;
+
+    for (auto it = std::next(base_it); it != repeat.snapshots.end(); ++it) {
+        if (it->label == freed_label) continue;  // freeing releases what the transform added
+        const auto r = it->readings.find(t.probe);
+        if (r == it->readings.end() || !r->second.available()) continue;  // never invent a reading
+        std::int64_t& bytes = *r->second.bytes;
+        if (t.op == ReplayTransform::Op::offset) {
+            bytes += std::llround(sign * t.value);
+        } else if (base) {
+            bytes = *base + std::llround(t.value * static_cast<double>(bytes - *base));
+        }
+    }
+}
+
+}  // namespace
+
+ReplayScript parse_replay_script(const std::string& text, const std::string& path_for_messages) {
+    return ScriptParser(path_for_messages).parse(text);
+}
+
+ReplayScript load_replay_script(const std::string& path) {
+    std::string text;
+    try {
+        text = read_file(path);
+    } catch (const SystemError& e) {
+        throw InputError(std::string("cannot read replay script: ") + e.what());
+    }
+    return parse_replay_script(text, path);
+}
+
+bool glob_match(const std::string& pattern, const std::string& text) {
+    // Iterative matcher: on a mismatch, let the last '*' swallow one more character.
+    std::size_t p = 0, t = 0;
+    std::size_t star = std::string::npos, star_t = 0;
+    while (t < text.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+            ++p;
+            ++t;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            star_t = t;
+        } else if (star != std::string::npos) {
+            p = star + 1;
+            t = ++star_t;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') ++p;
+    return p == pattern.size();
+}
+
+void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat) {
+    for (const ReplayTransform& t : script.transforms) {
+        if (!glob_match(t.runs, run_id)) continue;
+        if (is_probe_key(t.probe)) {
+            transform_probe(t, repeat);
+            continue;
+        }
+        const auto it = repeat.timings_ms.find(t.probe);
+        if (it == repeat.timings_ms.end()) continue;  // a timing that was not taken stays absent
+        if (t.op == ReplayTransform::Op::offset) {
+            it->second += t.value;
+        } else {
+            it->second *= t.value;
+        }
+    }
+}
+
+std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,
+                                             int repeat) {
+    for (const ReplayInjection& inj : script.injections) {
+        if ((inj.repeat == -1 || inj.repeat == repeat) && glob_match(inj.runs, run_id)) return inj;
+    }
+    return std::nullopt;
+}
+
+nlohmann::json relabel_environment(const ReplayScript& script, nlohmann::json environment) {
+    if (script.driver_release) environment["driver"]["release"] = *script.driver_release;
+    if (script.driver_model && environment.contains("devices") && environment["devices"].is_array()) {
+        for (auto& device : environment["devices"]) {
+            if (!device.is_object()) continue;
+            device["driver_model"]["current"] = *script.driver_model;
+            device["driver_model"]["pending"] = *script.driver_model;
+        }
+    }
+    environment["replayed"] = true;
+    return environment;
+}
+
+}  // namespace pinbench

@@ -1,1 +1,286 @@
-// placeholder: implemented in a later commit
+// The results file, schema "pinbench.results" version 1 (docs/results-schema.md). The writer
+// emits every field; the reader requires every field and names the file and JSON path of the
+// first problem, so a hand-edited or truncated file is rejected rather than half-read.
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/results.hpp"
+#include "probes/snapshot_json.hpp"
+#include "results/json_reader.hpp"
+
+namespace pinbench {
+
+namespace {
+
+using detail::JsonAt;
+using nlohmann::json;
+
+// Written into every replayed document so that no reader can mistake it for a measurement.
+constexpr const char* replay_note = "REPLAYED DATA derived from a real results file; not a measurement";
+
+json object_or_empty(const json& j) { return j.is_null() ? json::object() : j; }
+
+std::string cleaned(const json::exception& e) {
+    // nlohmann prefixes "[json.exception.parse_error.101] "; the id helps nobody reading a CLI message.
+    const std::string what = e.what();
+    const auto pos = what.find("] ");
+    return pos == std::string::npos ? what : what.substr(pos + 2);
+}
+
+Status status_at(const JsonAt& at) {
+    const std::string s = at.string();
+    try {
+        return status_from_string(s);
+    } catch (const InputError& e) {
+        at.fail(e.what());
+    }
+}
+
+json to_json(const MetricSummary& m) {
+    json j = m.stats;
+    j["unit"] = m.unit;
+    j["granule"] = m.granule ? json(*m.granule) : json(nullptr);
+    return j;
+}
+
+MetricSummary metric_from(const JsonAt& at) {
+    at.require_object();
+    MetricSummary m;
+    const JsonAt unit = at.field("unit");
+    m.unit = unit.string();
+    if (m.unit != "bytes" && m.unit != "ms")
+        unit.fail("unknown unit '" + m.unit + "' (expected bytes or ms)");
+    const JsonAt n = at.field("n");
+    const std::int64_t count = n.integer();
+    if (count < 0) n.fail("must not be negative");
+    m.stats.n = static_cast<std::size_t>(count);
+    m.stats.median = at.field("median").number();
+    m.stats.min = at.field("min").number();
+    m.stats.max = at.field("max").number();
+    m.stats.mad = at.field("mad").number();
+    const JsonAt granule = at.field("granule");
+    if (!granule.json().is_null()) m.granule = granule.integer();
+    return m;
+}
+
+RepeatRecord repeat_from(const JsonAt& at) {
+    at.require_object();
+    RepeatRecord r;
+    const JsonAt index = at.field("index");
+    const std::int64_t i = index.integer();
+    if (i < 0 || i > std::numeric_limits<int>::max()) index.fail("out of range");
+    r.index = static_cast<int>(i);
+    r.status = status_at(at.field("status"));
+    r.error = at.field("error").string();
+    const JsonAt pid = at.field("pid");
+    const std::int64_t p = pid.integer();
+    if (p < 0 || p > std::numeric_limits<std::uint32_t>::max()) pid.fail("out of range");
+    r.pid = static_cast<std::uint32_t>(p);
+    r.nonce = at.field("nonce").string();
+    r.wall_ms = at.field("wall_ms").number();
+    r.parent_wait_ms = at.field("parent_wait_ms").number();
+    r.parent_settled = at.field("parent_settled").boolean();
+    at.field("timings_ms").for_each_member([&](const std::string& name, const JsonAt& v) {
+        r.timings_ms[name] = v.number();
+    });
+    at.field("snapshots").for_each_element([&](const JsonAt& s) {
+        r.snapshots.push_back(detail::snapshot_from(s));
+    });
+    r.output_tail = at.field("output_tail").string();
+    return r;
+}
+
+json to_json(const RunRecord& run) {
+    json repeats = json::array();
+    for (const auto& r : run.repeats) repeats.push_back(to_json(r));
+    json metrics = json::object();
+    for (const auto& [name, m] : run.metrics) metrics[name] = to_json(m);
+    return json{{"id", run.run.id},     {"plan", to_json(run.run)},      {"status", to_string(run.status)},
+                {"reason", run.reason}, {"repeats", std::move(repeats)}, {"metrics", std::move(metrics)}};
+}
+
+RunRecord run_from(const JsonAt& at) {
+    at.require_object();
+    RunRecord run;
+    const JsonAt id = at.field("id");
+    const std::string id_text = id.string();
+    const JsonAt plan = at.field("plan");
+    try {
+        run.run = planned_run_from_json(plan.json());
+    } catch (const InputError& e) {
+        plan.fail(e.what());
+    } catch (const json::exception& e) {
+        plan.fail(cleaned(e));
+    }
+    if (run.run.id != id_text) id.fail("'" + id_text + "' differs from plan.id '" + run.run.id + "'");
+    run.status = status_at(at.field("status"));
+    run.reason = at.field("reason").string();
+    at.field("repeats").for_each_element([&](const JsonAt& r) { run.repeats.push_back(repeat_from(r)); });
+    at.field("metrics").for_each_member(
+        [&](const std::string& name, const JsonAt& m) { run.metrics[name] = metric_from(m); });
+    return run;
+}
+
+json replay_block(const ResultsDocument& doc) {
+    if (doc.backend == "cuda") {
+        if (!doc.replay.is_null()) throw std::invalid_argument("results: backend cuda with a replay block");
+        return nullptr;
+    }
+    if (doc.backend != "replay")
+        throw std::invalid_argument("results: unknown backend '" + doc.backend + "'");
+    if (!doc.replay.is_object()) throw std::invalid_argument("results: backend replay needs a replay block");
+    json replay = doc.replay;
+    if (!replay.contains("note")) replay["note"] = replay_note;
+    return replay;
+}
+
+void check_replay_block(const JsonAt& at) {
+    at.require_object();
+    for (const char* key : {"source", "source_backend", "script", "note"}) at.field(key).string();
+}
+
+}  // namespace
+
+std::string to_string(Status s) {
+    switch (s) {
+        case Status::ok:
+            return "ok";
+        case Status::waived:
+            return "waived";
+        case Status::failed:
+            return "failed";
+        case Status::timeout:
+            return "timeout";
+    }
+    return "failed";  // unreachable for valid enum values
+}
+
+Status status_from_string(const std::string& s) {
+    if (s == "ok") return Status::ok;
+    if (s == "waived") return Status::waived;
+    if (s == "failed") return Status::failed;
+    if (s == "timeout") return Status::timeout;
+    throw InputError("unknown status '" + s + "' (expected ok, waived, failed or timeout)");
+}
+
+json to_json(const RepeatRecord& r) {
+    json snapshots = json::array();
+    for (const auto& s : r.snapshots) snapshots.push_back(s);
+    json timings = json::object();
+    for (const auto& [name, ms] : r.timings_ms) timings[name] = ms;
+    return json{{"index", r.index},
+                {"status", to_string(r.status)},
+                {"error", r.error},
+                {"pid", r.pid},
+                {"nonce", r.nonce},
+                {"wall_ms", r.wall_ms},
+                {"parent_wait_ms", r.parent_wait_ms},
+                {"parent_settled", r.parent_settled},
+                {"timings_ms", std::move(timings)},
+                {"snapshots", std::move(snapshots)},
+                {"output_tail", r.output_tail}};
+}
+
+RepeatRecord repeat_from_json(const json& j) { return repeat_from(JsonAt(j, "", "repeat")); }
+
+json to_json(const ResultsDocument& doc) {
+    json runs = json::array();
+    for (const auto& run : doc.runs) runs.push_back(to_json(run));
+    // The version written is always this build's: a document is only ever written in the
+    // format this code reads back.
+    return json{{"schema", results_schema_name},
+                {"schema_version", results_schema_version},
+                {"backend", doc.backend},
+                {"replay", replay_block(doc)},
+                {"tool", object_or_empty(doc.tool)},
+                {"command", doc.command},
+                {"started_at", doc.started_at},
+                {"finished_at", doc.finished_at},
+                {"complete", doc.complete},
+                {"environment", object_or_empty(doc.environment)},
+                {"controls", object_or_empty(doc.controls)},
+                {"scenario", object_or_empty(doc.scenario)},
+                {"runs", std::move(runs)}};
+}
+
+ResultsDocument results_from_json(const json& j, const std::string& path_for_messages) {
+    const std::string& file = path_for_messages;
+    const JsonAt root(j, file, "");
+    root.require_object();
+
+    // Name and version first: a document of another kind or version is reported as such,
+    // not as a list of missing fields.
+    if (!j.contains("schema")) {
+        throw InputError(file + ": not a pinbench results file (no \"schema\" field)");
+    }
+    if (!j["schema"].is_string() || j["schema"].get<std::string>() != results_schema_name) {
+        throw InputError(file + ": not a pinbench results file (schema is " + j["schema"].dump() +
+                         ", expected \"" + results_schema_name + "\")");
+    }
+    const std::int64_t version = root.field("schema_version").integer();
+    if (version != results_schema_version) {
+        throw InputError(file + ": results schema version " + std::to_string(version) +
+                         " is not supported (this build reads version " +
+                         std::to_string(results_schema_version) + ")");
+    }
+
+    ResultsDocument doc;
+    doc.schema_version = static_cast<int>(version);
+    const JsonAt backend = root.field("backend");
+    doc.backend = backend.string();
+    if (doc.backend != "cuda" && doc.backend != "replay") {
+        backend.fail("unknown backend '" + doc.backend + "' (expected cuda or replay)");
+    }
+    const JsonAt replay = root.field("replay");
+    if (doc.backend == "replay") {
+        check_replay_block(replay);
+    } else if (!replay.json().is_null()) {
+        replay.fail("must be null when backend is cuda (a replayed document says backend \"replay\")");
+    }
+    doc.replay = replay.json();
+
+    const JsonAt tool = root.field("tool");
+    tool.require_object();
+    doc.tool = tool.json();
+    root.field("command").for_each_element([&](const JsonAt& arg) { doc.command.push_back(arg.string()); });
+    doc.started_at = root.field("started_at").string();
+    doc.finished_at = root.field("finished_at").string();
+    doc.complete = root.field("complete").boolean();
+    for (const auto& [name, target] :
+         {std::pair{"environment", &doc.environment}, std::pair{"controls", &doc.controls},
+          std::pair{"scenario", &doc.scenario}}) {
+        const JsonAt at = root.field(name);
+        at.require_object();
+        *target = at.json();
+    }
+
+    std::set<std::string> ids;
+    root.field("runs").for_each_element([&](const JsonAt& at) {
+        RunRecord run = run_from(at);
+        if (!ids.insert(run.run.id).second) at.field("id").fail("duplicate run id '" + run.run.id + "'");
+        doc.runs.push_back(std::move(run));
+    });
+    return doc;
+}
+
+ResultsDocument load_results(const std::string& path) {
+    std::string text;
+    try {
+        text = read_file(path);
+    } catch (const SystemError& e) {
+        // An unreadable input file is bad input (exit code 2), like an invalid one.
+        throw InputError(std::string("cannot read results file: ") + e.what());
+    }
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw InputError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + cleaned(e));
+    }
+    return results_from_json(j, path);
+}
+
+}  // namespace pinbench

@@ -1,1 +1,116 @@
-// placeholder: implemented in a later commit
+#include "pinbench/run_metrics.hpp"
+
+#include <array>
+#include <set>
+#include <vector>
+
+namespace pinbench {
+
+namespace {
+
+constexpr const char* baseline_label = "after_context";
+
+struct Target {
+    const char* label;
+    const char* prefix;
+};
+// What a run's memory metrics compare against the baseline, and under which name.
+constexpr std::array<Target, 3> targets{{
+    {"after_alloc", "cost"},
+    {"after_first_use", "cost"},
+    {"after_free", "residual"},
+}};
+
+const Snapshot* find_snapshot(const RepeatRecord& r, const std::string& label) {
+    for (const auto& s : r.snapshots) {
+        if (s.label == label) return &s;
+    }
+    return nullptr;
+}
+
+const Reading* find_reading(const Snapshot& s, const std::string& key) {
+    const auto it = s.readings.find(key);
+    return it == s.readings.end() ? nullptr : &it->second;
+}
+
+// Costs of `key` from the baseline to `label`, one per repeat; empty when any repeat lacks
+// either snapshot or either reading (a metric over fewer repeats would hide that).
+std::optional<std::vector<double>> costs(const std::vector<const RepeatRecord*>& repeats,
+                                         const std::string& label, const std::string& key) {
+    std::vector<double> out;
+    for (const RepeatRecord* r : repeats) {
+        const Snapshot* before = find_snapshot(*r, baseline_label);
+        const Snapshot* after = find_snapshot(*r, label);
+        if (before == nullptr || after == nullptr) return std::nullopt;
+        const Reading* b = find_reading(*before, key);
+        const Reading* a = find_reading(*after, key);
+        if (b == nullptr || a == nullptr) return std::nullopt;
+        const auto cost = cost_between(key, *b, *a);
+        if (!cost) return std::nullopt;
+        out.push_back(static_cast<double>(*cost));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, const Granules& granules) {
+    std::vector<const RepeatRecord*> ok;
+    for (const auto& r : run.repeats) {
+        if (r.status == Status::ok) ok.push_back(&r);
+    }
+    std::map<std::string, MetricSummary> metrics;
+    if (ok.empty()) return metrics;
+
+    // Candidate keys: any key seen in any ok repeat; costs() drops those missing somewhere.
+    std::set<std::string> keys;
+    std::set<std::string> timing_names;
+    for (const RepeatRecord* r : ok) {
+        for (const auto& s : r->snapshots) {
+            for (const auto& [key, reading] : s.readings) keys.insert(key);
+        }
+        for (const auto& [name, ms] : r->timings_ms) timing_names.insert(name);
+    }
+
+    for (const Target& t : targets) {
+        for (const std::string& key : keys) {
+            if (describe_key(key).direction == Direction::fixed) continue;
+            auto samples = costs(ok, t.label, key);
+            if (!samples) continue;
+            MetricSummary m;
+            m.unit = "bytes";
+            m.stats = *summarize(std::move(*samples));
+            if (const auto g = granules.find(key); g != granules.end()) m.granule = g->second;
+            metrics[std::string(t.prefix) + "." + t.label + "." + key] = std::move(m);
+        }
+    }
+
+    for (const std::string& name : timing_names) {
+        std::vector<double> samples;
+        for (const RepeatRecord* r : ok) {
+            const auto it = r->timings_ms.find(name);
+            if (it == r->timings_ms.end()) break;
+            samples.push_back(it->second);
+        }
+        if (samples.size() != ok.size()) continue;  // missing in a repeat: no metric, never a 0
+        metrics["time." + name + "_ms"] = MetricSummary{"ms", *summarize(std::move(samples)), std::nullopt};
+    }
+    return metrics;
+}
+
+Status run_status(const RunRecord& run) {
+    // No repeats: nothing to derive from, so the status the caller set (e.g. waived) stands.
+    if (run.repeats.empty()) return run.status;
+    bool failed = false, timeout = false, waived = false;
+    for (const auto& r : run.repeats) {
+        failed = failed || r.status == Status::failed;
+        timeout = timeout || r.status == Status::timeout;
+        waived = waived || r.status == Status::waived;
+    }
+    if (failed) return Status::failed;
+    if (timeout) return Status::timeout;
+    if (waived) return Status::waived;
+    return Status::ok;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,13 @@
+// Snapshot readers that report errors at a JSON path inside a larger document (the results
+// file). The public from_json overloads in pinbench/snapshot.hpp use them with a short path.
+#pragma once
+
+#include "pinbench/snapshot.hpp"
+#include "results/json_reader.hpp"
+
+namespace pinbench::detail {
+
+Reading reading_from(const JsonAt& at);
+Snapshot snapshot_from(const JsonAt& at);
+
+}  // namespace pinbench::detail

@@ -1,0 +1,117 @@
+// Reading a JSON document with messages that say where the problem is:
+//   "FILE: runs[3].repeats[0].status: expected a string, found number"
+// Private to the harness: used by the results reader and the snapshot reader.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pinbench/errors.hpp"
+
+namespace pinbench::detail {
+
+// A JSON value plus its file and path. Every accessor checks the type and throws InputError
+// naming both; nothing is defaulted silently.
+class JsonAt {
+public:
+    JsonAt(const nlohmann::json& value, std::string file, std::string path)
+        : value_(&value), file_(std::move(file)), path_(std::move(path)) {}
+
+    const nlohmann::json& json() const { return *value_; }
+    const std::string& file() const { return file_; }
+    const std::string& path() const { return path_; }
+
+    [[noreturn]] void fail(const std::string& what) const { throw InputError(prefix() + what); }
+
+    // "FILE: PATH: " (or "PATH: " without a file), for messages built elsewhere.
+    std::string prefix() const {
+        const std::string where = path_.empty() ? std::string("(document)") : path_;
+        return file_.empty() ? where + ": " : file_ + ": " + where + ": ";
+    }
+
+    bool has(std::string_view key) const { return value_->is_object() && value_->contains(key); }
+
+    // A required member of an object.
+    JsonAt field(std::string_view key) const {
+        require_object();
+        const auto it = value_->find(key);
+        if (it == value_->end()) JsonAt(*value_, file_, child_path(key)).fail("missing required field");
+        return {*it, file_, child_path(key)};
+    }
+
+    JsonAt element(std::size_t i) const {
+        return {value_->at(i), file_, path_ + "[" + std::to_string(i) + "]"};
+    }
+
+    void require_object() const {
+        if (!value_->is_object()) fail("expected an object, found " + type());
+    }
+    void require_array() const {
+        if (!value_->is_array()) fail("expected an array, found " + type());
+    }
+
+    std::string string() const {
+        if (!value_->is_string()) fail("expected a string, found " + type());
+        return value_->get<std::string>();
+    }
+    bool boolean() const {
+        if (!value_->is_boolean()) fail("expected true or false, found " + type());
+        return value_->get<bool>();
+    }
+    std::int64_t integer() const {
+        if (value_->is_number_unsigned()) {
+            const auto u = value_->get<std::uint64_t>();
+            if (u > static_cast<std::uint64_t>(INT64_MAX)) fail("integer out of range");
+            return static_cast<std::int64_t>(u);
+        }
+        if (!value_->is_number_integer()) fail("expected an integer, found " + type());
+        return value_->get<std::int64_t>();
+    }
+    double number() const {
+        if (!value_->is_number()) fail("expected a number, found " + type());
+        return value_->get<double>();
+    }
+
+    // Calls f(key, JsonAt) for each member of an object, in key order.
+    template <class F>
+    void for_each_member(F&& f) const {
+        require_object();
+        for (auto it = value_->begin(); it != value_->end(); ++it) {
+            f(it.key(), JsonAt(it.value(), file_, child_path(it.key())));
+        }
+    }
+    // Calls f(JsonAt) for each element of an array, in order.
+    template <class F>
+    void for_each_element(F&& f) const {
+        require_array();
+        for (std::size_t i = 0; i < value_->size(); ++i) f(element(i));
+    }
+
+    std::string type() const {
+        if (value_->is_number_integer()) return "integer";
+        return value_->type_name();
+    }
+
+private:
+    // Plain names join with '.', others (probe keys contain dots) are quoted: readings["cuda.free"].
+    std::string child_path(std::string_view key) const {
+        bool plain = !key.empty();
+        for (char c : key) {
+            const bool ok =
+                (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            plain = plain && ok;
+        }
+        if (!plain) return path_ + "[" + nlohmann::json(std::string(key)).dump() + "]";
+        return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+    }
+
+    const nlohmann::json* value_;
+    std::string file_;
+    std::string path_;
+};
+
+}  // namespace pinbench::detail
