@@ -32,6 +32,7 @@ struct Scenario {
     nlohmann::json expect = nlohmann::json::object();  // per driver model, checked by the verdict stage
     double timeout_s = 120;              // per repeat
     SourceLocation where;
+    std::string description;             // optional free text from the file
 };
 
 struct ScenarioFile {

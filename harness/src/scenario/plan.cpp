@@ -1,1 +1,169 @@
-// placeholder: implemented in a later commit
+// Plan expansion: each scenario's lists multiplied out into runs, in a documented order so that
+// run ids and result files are stable from one invocation to the next.
+#include "pinbench/plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "pinbench/errors.hpp"
+#include "pinbench/units.hpp"
+
+namespace pinbench {
+namespace {
+
+std::string run_id(const Scenario& s, ApiVariant api, std::uint64_t size, int count, int gpus) {
+    return s.name + "/" + to_string(api) + "/" + size_label(size) + "/x" + std::to_string(count) + "/g" +
+           std::to_string(gpus);
+}
+
+std::string format_seconds(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", s);
+    return buf;
+}
+
+[[noreturn]] void bad_run(const std::string& why) { throw InputError("planned run: " + why); }
+
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    if (it == j.end()) {
+        bad_run(std::string("missing key '") + key + "'");
+    }
+    return *it;
+}
+
+std::string string_member(const nlohmann::json& j, const char* key) {
+    const nlohmann::json& v = member(j, key);
+    if (!v.is_string()) {
+        bad_run(std::string("'") + key + "' must be a string");
+    }
+    return v.get<std::string>();
+}
+
+// Integers must be JSON integers in [1, max]: a fractional count is corruption, not a value to round.
+std::uint64_t positive_member(const nlohmann::json& j, const char* key, std::uint64_t max) {
+    const nlohmann::json& v = member(j, key);
+    if (!v.is_number_integer()) {
+        bad_run(std::string("'") + key + "' must be an integer, got " + v.dump());
+    }
+    const bool negative = !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
+    if (negative || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max) {
+        bad_run(std::string("'") + key + "' is out of range: " + v.dump());
+    }
+    return v.get<std::uint64_t>();
+}
+
+int positive_int_member(const nlohmann::json& j, const char* key) {
+    return static_cast<int>(positive_member(j, key, std::numeric_limits<int>::max()));
+}
+
+}  // namespace
+
+Plan expand(const ScenarioFile& file) {
+    Plan plan;
+    plan.source = file.path;
+    for (const Scenario& s : file.scenarios) {
+        for (const ApiVariant& api : s.apis) {
+            for (std::uint64_t size : s.sizes) {
+                for (int count : s.counts) {
+                    for (int gpus : s.gpus) {
+                        PlannedRun run;
+                        run.id = run_id(s, api, size, count, gpus);
+                        run.scenario = s.name;
+                        run.kind = s.kind;
+                        run.api = api;
+                        run.size = size;
+                        run.count = count;
+                        run.gpus = gpus;
+                        run.repeats = s.repeats;
+                        run.timeout_s = s.timeout_s;
+                        run.driver_models = s.driver_models;
+                        plan.runs.push_back(std::move(run));
+                    }
+                }
+            }
+        }
+    }
+    return plan;
+}
+
+std::string describe(const Plan& plan) {
+    std::size_t width = 0;
+    for (const PlannedRun& r : plan.runs) {
+        width = std::max(width, r.id.size());
+    }
+    std::ostringstream out;
+    long long repeats = 0;
+    for (const PlannedRun& r : plan.runs) {
+        std::string models;
+        for (const std::string& m : r.driver_models) {
+            models += (models.empty() ? "" : ",") + m;
+        }
+        if (models.empty()) {
+            models = "any";
+        }
+        out << r.id << std::string(width - r.id.size() + 2, ' ') << "repeats " << r.repeats << "  timeout "
+            << format_seconds(r.timeout_s) << " s  driver models " << models << '\n';
+        repeats += r.repeats;
+    }
+    out << plan.runs.size() << (plan.runs.size() == 1 ? " run, " : " runs, ") << repeats
+        << (repeats == 1 ? " repeat\n" : " repeats\n");
+    return out.str();
+}
+
+nlohmann::json to_json(const PlannedRun& run) {
+    return {
+        {"id", run.id},
+        {"scenario", run.scenario},
+        {"kind", run.kind},
+        {"api", to_string(run.api)},
+        {"size_bytes", run.size},
+        {"count", run.count},
+        {"gpus", run.gpus},
+        {"repeats", run.repeats},
+        {"timeout_s", run.timeout_s},
+        {"driver_models", run.driver_models},
+    };
+}
+
+PlannedRun planned_run_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) {
+        bad_run("expected a JSON object, got " + std::string(j.type_name()));
+    }
+    PlannedRun run;
+    run.id = string_member(j, "id");
+    run.scenario = string_member(j, "scenario");
+    run.kind = string_member(j, "kind");
+    const std::string api = string_member(j, "api");
+    std::string why;
+    const std::optional<ApiVariant> parsed = parse_api_variant(api, &why);
+    if (!parsed) {
+        bad_run("'api': " + why);
+    }
+    run.api = *parsed;
+    run.size = positive_member(j, "size_bytes", std::numeric_limits<std::uint64_t>::max());
+    run.count = positive_int_member(j, "count");
+    run.gpus = positive_int_member(j, "gpus");
+    run.repeats = positive_int_member(j, "repeats");
+    const nlohmann::json& timeout = member(j, "timeout_s");
+    if (!timeout.is_number() || !(timeout.get<double>() > 0)) {
+        bad_run("'timeout_s' must be a number > 0");
+    }
+    run.timeout_s = timeout.get<double>();
+    const nlohmann::json& models = member(j, "driver_models");
+    if (!models.is_array()) {
+        bad_run("'driver_models' must be an array of strings");
+    }
+    for (const nlohmann::json& m : models) {
+        if (!m.is_string()) {
+            bad_run("'driver_models' must be an array of strings");
+        }
+        run.driver_models.push_back(m.get<std::string>());
+    }
+    return run;
+}
+
+}  // namespace pinbench

@@ -1,1 +1,505 @@
-// placeholder: implemented in a later commit
+// Scenario files, schema version 1 (docs/scenario-format.md). Every rejection is an InputError
+// located at the offending node, so a user can jump straight to it.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "pinbench/errors.hpp"
+#include "pinbench/scenario.hpp"
+#include "pinbench/units.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr std::array<std::string_view, 3> kTopKeys{"schema_version", "defaults", "scenarios"};
+constexpr std::array<std::string_view, 11> kScenarioKeys{
+    "name", "kind",    "description", "api",           "size",  "count",
+    "gpus", "repeats", "timeout_s",   "driver_models", "expect"};
+constexpr std::array<std::string_view, 4> kDriverModels{"WDDM", "TCC", "MCDM", "linux"};
+constexpr std::array<std::string_view, 3> kExpectKeys{"max_overhead_ratio", "min_overhead_ratio",
+                                                      "max_overhead_bytes"};
+constexpr std::string_view kKinds = "overhead";
+
+template <std::size_t N>
+bool contains(const std::array<std::string_view, N>& names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+template <std::size_t N>
+std::string join(const std::array<std::string_view, N>& names) {
+    std::string out;
+    for (std::string_view n : names) {
+        out += (out.empty() ? "" : ", ") + std::string(n);
+    }
+    return out;
+}
+
+std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+// Edit distance, for "did you mean" hints on misspelt keys.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+template <std::size_t N>
+std::string unknown_key_message(std::string_view key, const std::array<std::string_view, N>& known,
+                                std::string_view where) {
+    std::string msg = "unknown key " + in_quotes(key) + std::string(where);
+    for (std::string_view k : known) {
+        if (edit_distance(key, k) <= 2) {
+            return msg + "; did you mean " + in_quotes(k) + "?";
+        }
+    }
+    return msg + " (keys: " + join(known) + ")";
+}
+
+// A mapping entry. Errors about a missing value point at the key: yaml-cpp marks an empty value
+// at the start of the next token, which may be lines away.
+struct Field {
+    std::string key;
+    YAML::Node key_node;
+    YAML::Node value;
+    YAML::Mark value_mark() const { return value.IsNull() ? key_node.Mark() : value.Mark(); }
+};
+
+std::string node_kind(const YAML::Node& n) {
+    switch (n.Type()) {
+        case YAML::NodeType::Sequence:
+            return "a list";
+        case YAML::NodeType::Map:
+            return "a mapping";
+        case YAML::NodeType::Scalar:
+            return in_quotes(n.Scalar());
+        default:
+            return "no value";
+    }
+}
+
+// Plain (unquoted, untagged) scalars are the only ones YAML would read as numbers.
+bool is_plain(const YAML::Node& n) { return n.Tag() == "?"; }
+
+// Per-scenario state while reading: the values, which keys were given, and where the expect
+// entries were (checked against driver_models once both are known).
+struct Draft {
+    Scenario s;
+    YAML::Mark name_mark;
+    std::set<std::string> given;
+    std::map<std::string, YAML::Mark> expect_marks;
+};
+
+class Reader {
+public:
+    explicit Reader(std::string path) : path_(std::move(path)) {}
+
+    [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) const {
+        // Null marks (-1) happen for synthesized nodes; 1:1 is the honest fallback.
+        throw InputError(path_, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1, message);
+    }
+
+    ScenarioFile read(const std::string& text) const {
+        std::vector<YAML::Node> docs;
+        try {
+            docs = YAML::LoadAll(text);
+        } catch (const YAML::Exception& e) {
+            fail(e.mark, "YAML syntax error: " + e.msg);
+        }
+        if (docs.empty()) {
+            fail(YAML::Mark(), "the file is empty; expected 'schema_version: 1' and 'scenarios'");
+        }
+        if (docs.size() > 1) {
+            fail(docs[1].Mark(), "more than one YAML document; a scenario file holds one");
+        }
+        const YAML::Node& root = docs[0];
+        if (!root.IsMap()) {
+            fail(root.Mark(), "the top level must be a mapping with 'schema_version' and 'scenarios'");
+        }
+
+        const std::vector<Field> fields = fields_of(root);
+        // The version first: a newer file's keys are better explained by its version than as unknown.
+        const Field* version = find(fields, "schema_version");
+        if (version == nullptr) {
+            fail(root.Mark(), "missing required key 'schema_version' (this pinbench reads version 1)");
+        }
+        const int v = integer(*version, "schema_version", std::numeric_limits<int>::min());
+        if (v != scenario_schema_version) {
+            fail(version->value_mark(), "unsupported schema_version " + std::to_string(v) +
+                                            " (this pinbench reads version " +
+                                            std::to_string(scenario_schema_version) + ")");
+        }
+        for (const Field& f : fields) {
+            if (!contains(kTopKeys, f.key)) {
+                fail(f.key_node.Mark(), unknown_key_message(f.key, kTopKeys, " at the top level"));
+            }
+        }
+
+        Draft defaults;
+        if (const Field* d = find(fields, "defaults")) {
+            if (!d->value.IsMap()) {
+                fail(d->value_mark(),
+                     "'defaults' must be a mapping of scenario keys, got " + node_kind(d->value));
+            }
+            for (const Field& f : fields_of(d->value)) {
+                if (f.key == "name") {
+                    fail(f.key_node.Mark(), "'name' cannot have a default; each scenario names itself");
+                }
+                apply(defaults, f, " in defaults");
+            }
+        }
+
+        const Field* list = find(fields, "scenarios");
+        if (list == nullptr) {
+            fail(root.Mark(), "missing required key 'scenarios'");
+        }
+        if (!list->value.IsSequence()) {
+            fail(list->value_mark(),
+                 "'scenarios' must be a list of scenarios, got " + node_kind(list->value));
+        }
+        if (list->value.size() == 0) {
+            fail(list->value_mark(), "'scenarios' is empty; at least one scenario is required");
+        }
+
+        ScenarioFile file;
+        file.path = path_;
+        file.schema_version = v;
+        std::map<std::string, YAML::Mark> names;
+        for (const YAML::Node& item : list->value) {
+            Draft d = scenario(item, defaults);
+            if (const auto first = names.find(d.s.name); first != names.end()) {
+                fail(d.name_mark, "duplicate scenario name " + in_quotes(d.s.name) + " (first used at line " +
+                                      std::to_string(first->second.line + 1) + ")");
+            }
+            names.emplace(d.s.name, d.name_mark);
+            file.scenarios.push_back(std::move(d.s));
+        }
+        return file;
+    }
+
+private:
+    std::string path_;
+
+    std::vector<Field> fields_of(const YAML::Node& map) const {
+        std::vector<Field> fields;
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            if (!it->first.IsScalar()) {
+                fail(it->first.Mark(), "keys must be plain names, got " + node_kind(it->first));
+            }
+            Field f{it->first.Scalar(), it->first, it->second};
+            if (find(fields, f.key) != nullptr) {
+                fail(f.key_node.Mark(), "duplicate key " + in_quotes(f.key));
+            }
+            fields.push_back(std::move(f));
+        }
+        return fields;
+    }
+
+    static const Field* find(const std::vector<Field>& fields, std::string_view key) {
+        for (const Field& f : fields) {
+            if (f.key == key) {
+                return &f;
+            }
+        }
+        return nullptr;
+    }
+
+    // ---- scalars ------------------------------------------------------------------------
+
+    const std::string& text(const YAML::Node& n, const YAML::Mark& m, std::string_view what) const {
+        if (!n.IsScalar()) {
+            fail(m, std::string(what) + " must be text, got " + node_kind(n));
+        }
+        return n.Scalar();
+    }
+
+    int integer(const YAML::Node& n, const YAML::Mark& m, std::string_view what, int min) const {
+        if (!n.IsScalar()) {
+            fail(m, std::string(what) + " must be an integer, got " + node_kind(n));
+        }
+        const std::string& s = n.Scalar();
+        if (!is_plain(n)) {
+            fail(m, std::string(what) + " must be an integer, not a string (remove the quotes around " +
+                        in_quotes(s) + ")");
+        }
+        int value = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+        if (ec == std::errc::result_out_of_range) {
+            fail(m, std::string(what) + " " + s + " is too large");
+        }
+        if (ec != std::errc() || end != s.data() + s.size()) {
+            fail(m, std::string(what) + " must be an integer, got " + in_quotes(s));
+        }
+        if (value < min) {
+            fail(m, std::string(what) + " must be at least " + std::to_string(min) + ", got " + s);
+        }
+        return value;
+    }
+    int integer(const Field& f, std::string_view what, int min) const {
+        return integer(f.value, f.value_mark(), what, min);
+    }
+
+    double number(const YAML::Node& n, const YAML::Mark& m, std::string_view what) const {
+        if (!n.IsScalar()) {
+            fail(m, std::string(what) + " must be a number, got " + node_kind(n));
+        }
+        const std::string& s = n.Scalar();
+        if (!is_plain(n)) {
+            fail(m, std::string(what) + " must be a number, not a string (remove the quotes around " +
+                        in_quotes(s) + ")");
+        }
+        double value = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+        if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
+            fail(m, std::string(what) + " must be a number, got " + in_quotes(s));
+        }
+        return value;
+    }
+
+    std::uint64_t size(const YAML::Node& n, const YAML::Mark& m, std::string_view what) const {
+        const std::string& s = text(n, m, what);
+        try {
+            return parse_size(s);
+        } catch (const std::invalid_argument& e) {
+            fail(m, e.what());
+        }
+    }
+
+    // "One value or a list": the nodes to read, each with where to point on error.
+    std::vector<std::pair<YAML::Node, YAML::Mark>> one_or_list(const Field& f) const {
+        std::vector<std::pair<YAML::Node, YAML::Mark>> items;
+        if (f.value.IsSequence()) {
+            if (f.value.size() == 0) {
+                fail(f.value_mark(), in_quotes(f.key) + " list is empty; give at least one value");
+            }
+            for (const YAML::Node& item : f.value) {
+                items.emplace_back(item, item.IsNull() ? f.value.Mark() : item.Mark());
+            }
+        } else if (f.value.IsScalar()) {
+            items.emplace_back(f.value, f.value.Mark());
+        } else {
+            fail(f.value_mark(),
+                 in_quotes(f.key) + " must be one value or a list, got " + node_kind(f.value));
+        }
+        return items;
+    }
+
+    // Rejects a repeated value in a list: it would plan the same run twice.
+    template <typename T>
+    void push_unique(std::vector<T>& out, T value, const YAML::Mark& m, std::string_view key,
+                     const std::string& shown) const {
+        if (std::find(out.begin(), out.end(), value) != out.end()) {
+            fail(m, "duplicate value " + in_quotes(shown) + " in " + in_quotes(key));
+        }
+        out.push_back(std::move(value));
+    }
+
+    // ---- scenarios ----------------------------------------------------------------------
+
+    Draft scenario(const YAML::Node& item, const Draft& defaults) const {
+        if (!item.IsMap()) {
+            fail(item.Mark(),
+                 "each scenario must be a mapping (name: ..., kind: ...), got " + node_kind(item));
+        }
+        Draft d = defaults;
+        d.s.where = SourceLocation{path_, item.Mark().line + 1, item.Mark().column + 1};
+        for (const Field& f : fields_of(item)) {
+            apply(d, f, " in scenario");
+        }
+        for (std::string_view key : {"name", "kind", "api", "size"}) {
+            if (d.given.count(std::string(key)) == 0) {
+                fail(item.Mark(), "missing required key " + in_quotes(key) + " in scenario");
+            }
+        }
+        if (!d.s.driver_models.empty()) {
+            for (const auto& [model, mark] : d.expect_marks) {
+                if (std::find(d.s.driver_models.begin(), d.s.driver_models.end(), model) ==
+                    d.s.driver_models.end()) {
+                    fail(mark, "expect for " + in_quotes(model) +
+                                   ", which is not in this scenario's driver_models");
+                }
+            }
+        }
+        return d;
+    }
+
+    void apply(Draft& d, const Field& f, std::string_view where) const {
+        Scenario& s = d.s;
+        const YAML::Mark m = f.value_mark();
+        if (f.key == "name") {
+            s.name = text(f.value, m, "name");
+            const bool ok = !s.name.empty() && std::all_of(s.name.begin(), s.name.end(), [](char c) {
+                return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '_' || c == '.' || c == '-';
+            });
+            if (!ok) {
+                fail(m, "scenario name " + in_quotes(s.name) +
+                            " may use only letters, digits, '_', '.' and '-'");
+            }
+            d.name_mark = m;
+        } else if (f.key == "kind") {
+            s.kind = text(f.value, m, "kind");
+            if (s.kind != kKinds) {
+                fail(m, "unknown kind " + in_quotes(s.kind) + " (schema version 1 has only 'overhead')");
+            }
+        } else if (f.key == "description") {
+            s.description = text(f.value, m, "description");
+        } else if (f.key == "api") {
+            s.apis.clear();
+            for (const auto& [n, nm] : one_or_list(f)) {
+                const std::string& spelling = text(n, nm, "api");
+                std::string why;
+                const std::optional<ApiVariant> api = parse_api_variant(spelling, &why);
+                if (!api) {
+                    fail(nm, why);
+                }
+                push_unique(s.apis, *api, nm, "api", spelling);
+            }
+        } else if (f.key == "size") {
+            s.sizes.clear();
+            for (const auto& [n, nm] : one_or_list(f)) {
+                push_unique(s.sizes, size(n, nm, "size"), nm, "size", n.Scalar());
+            }
+        } else if (f.key == "count" || f.key == "gpus") {
+            std::vector<int>& out = f.key == "count" ? s.counts : s.gpus;
+            out.clear();
+            for (const auto& [n, nm] : one_or_list(f)) {
+                push_unique(out, integer(n, nm, f.key, 1), nm, f.key, n.Scalar());
+            }
+        } else if (f.key == "repeats") {
+            s.repeats = integer(f, "repeats", 1);
+        } else if (f.key == "timeout_s") {
+            s.timeout_s = number(f.value, m, "timeout_s");
+            if (s.timeout_s <= 0) {
+                fail(m, "timeout_s must be greater than 0, got " + f.value.Scalar());
+            }
+        } else if (f.key == "driver_models") {
+            s.driver_models.clear();
+            for (const auto& [n, nm] : one_or_list(f)) {
+                const std::string& model = text(n, nm, "driver model");
+                if (!contains(kDriverModels, model)) {
+                    fail(nm, "unknown driver model " + in_quotes(model) + " (models: " + join(kDriverModels) +
+                                 ")");
+                }
+                push_unique(s.driver_models, model, nm, "driver_models", model);
+            }
+        } else if (f.key == "expect") {
+            read_expect(d, f);
+        } else {
+            fail(f.key_node.Mark(), unknown_key_message(f.key, kScenarioKeys, where));
+        }
+        d.given.insert(f.key);
+    }
+
+    // expect: {MODEL: {max_overhead_ratio: x, min_overhead_ratio: y, max_overhead_bytes: SIZE}}
+    void read_expect(Draft& d, const Field& f) const {
+        if (!f.value.IsMap()) {
+            fail(f.value_mark(),
+                 "'expect' must be a mapping of driver model to limits, got " + node_kind(f.value));
+        }
+        d.s.expect = nlohmann::json::object();
+        d.expect_marks.clear();
+        for (const Field& model : fields_of(f.value)) {
+            if (!contains(kDriverModels, model.key)) {
+                fail(model.key_node.Mark(), "unknown driver model " + in_quotes(model.key) +
+                                                " in expect (models: " + join(kDriverModels) + ")");
+            }
+            if (!model.value.IsMap() || model.value.size() == 0) {
+                fail(model.value_mark(), "expect for " + in_quotes(model.key) +
+                                             " must be a non-empty mapping of limits (" + join(kExpectKeys) +
+                                             ")");
+            }
+            nlohmann::json limits = nlohmann::json::object();
+            const std::vector<Field> limit_fields = fields_of(model.value);
+            for (const Field& limit : limit_fields) {
+                const YAML::Mark m = limit.value_mark();
+                if (limit.key == "max_overhead_bytes") {
+                    limits[limit.key] = size(limit.value, m, "max_overhead_bytes");
+                } else if (limit.key == "max_overhead_ratio" || limit.key == "min_overhead_ratio") {
+                    const double ratio = number(limit.value, m, limit.key);
+                    if (ratio < 0) {
+                        fail(m, limit.key + " must be 0 or more, got " + limit.value.Scalar());
+                    }
+                    limits[limit.key] = ratio;
+                } else {
+                    fail(limit.key_node.Mark(), unknown_key_message(limit.key, kExpectKeys, " in expect"));
+                }
+            }
+            if (limits.contains("min_overhead_ratio") && limits.contains("max_overhead_ratio") &&
+                limits["min_overhead_ratio"].get<double>() > limits["max_overhead_ratio"].get<double>()) {
+                fail(find(limit_fields, "min_overhead_ratio")->value_mark(),
+                     "min_overhead_ratio is greater than max_overhead_ratio for " + in_quotes(model.key));
+            }
+            d.s.expect[model.key] = std::move(limits);
+            d.expect_marks[model.key] = model.key_node.Mark();
+        }
+    }
+};
+
+}  // namespace
+
+ScenarioFile parse_scenario_text(const std::string& text, const std::string& path_for_messages) {
+    return Reader(path_for_messages).read(text);
+}
+
+ScenarioFile load_scenario_file(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw InputError("cannot read " + path + ": is a directory");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw InputError("cannot read " + path + ": " + std::generic_category().message(errno));
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) {
+        throw InputError("cannot read " + path + ": read failed");
+    }
+    return parse_scenario_text(buffer.str(), path);
+}
+
+nlohmann::json to_json(const Scenario& s) {
+    nlohmann::json apis = nlohmann::json::array();
+    for (const ApiVariant& a : s.apis) {
+        apis.push_back(to_string(a));
+    }
+    return {
+        {"name", s.name},
+        {"kind", s.kind},
+        {"description", s.description},
+        {"api", apis},
+        {"size_bytes", s.sizes},
+        {"count", s.counts},
+        {"gpus", s.gpus},
+        {"repeats", s.repeats},
+        {"timeout_s", s.timeout_s},
+        {"driver_models", s.driver_models},
+        {"expect", s.expect},
+        {"where", {{"file", s.where.file}, {"line", s.where.line}, {"column", s.where.column}}},
+    };
+}
+
+}  // namespace pinbench

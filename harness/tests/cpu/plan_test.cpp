@@ -1,1 +1,236 @@
-// placeholder: tests come in a later commit
+#include "pinbench/plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pinbench/errors.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr std::uint64_t MiB = std::uint64_t{1024} * 1024;
+constexpr std::uint64_t GiB = 1024 * MiB;
+
+std::vector<std::string> ids(const Plan& plan) {
+    std::vector<std::string> out;
+    for (const PlannedRun& r : plan.runs) {
+        out.push_back(r.id);
+    }
+    return out;
+}
+
+void expect_same_run(const PlannedRun& a, const PlannedRun& b) {
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.scenario, b.scenario);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.api, b.api);
+    EXPECT_EQ(a.size, b.size);
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.gpus, b.gpus);
+    EXPECT_EQ(a.repeats, b.repeats);
+    EXPECT_EQ(a.timeout_s, b.timeout_s);
+    EXPECT_EQ(a.driver_models, b.driver_models);
+}
+
+const char* const kTwoScenarios =
+    "schema_version: 1\n"
+    "scenarios:\n"
+    "  - name: sweep\n"
+    "    kind: overhead\n"
+    "    api: [pageable, \"cudaHostAlloc:mapped+portable\"]\n"
+    "    size: [1GiB, 1536KiB]\n"
+    "    count: [1, 64]\n"
+    "    gpus: [1, 2]\n"
+    "    repeats: 3\n"
+    "    timeout_s: 2.5\n"
+    "    driver_models: [WDDM, linux]\n"
+    "  - name: one\n"
+    "    kind: overhead\n"
+    "    api: cudaMallocHost\n"
+    "    size: 1000B\n";
+
+TEST(Plan, ExpandsInFileApiSizeCountGpusOrder) {
+    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml"));
+    EXPECT_EQ(plan.source, "two.yaml");
+    const std::vector<std::string> expected{
+        "sweep/pageable/1GiB/x1/g1",
+        "sweep/pageable/1GiB/x1/g2",
+        "sweep/pageable/1GiB/x64/g1",
+        "sweep/pageable/1GiB/x64/g2",
+        "sweep/pageable/1536KiB/x1/g1",
+        "sweep/pageable/1536KiB/x1/g2",
+        "sweep/pageable/1536KiB/x64/g1",
+        "sweep/pageable/1536KiB/x64/g2",
+        "sweep/cudaHostAlloc:portable+mapped/1GiB/x1/g1",
+        "sweep/cudaHostAlloc:portable+mapped/1GiB/x1/g2",
+        "sweep/cudaHostAlloc:portable+mapped/1GiB/x64/g1",
+        "sweep/cudaHostAlloc:portable+mapped/1GiB/x64/g2",
+        "sweep/cudaHostAlloc:portable+mapped/1536KiB/x1/g1",
+        "sweep/cudaHostAlloc:portable+mapped/1536KiB/x1/g2",
+        "sweep/cudaHostAlloc:portable+mapped/1536KiB/x64/g1",
+        "sweep/cudaHostAlloc:portable+mapped/1536KiB/x64/g2",
+        "one/cudaMallocHost/1000B/x1/g1",
+    };
+    EXPECT_EQ(ids(plan), expected);
+}
+
+TEST(Plan, RunsCarryTheirScenariosSettings) {
+    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml"));
+    ASSERT_EQ(plan.runs.size(), 17u);
+    const PlannedRun& r = plan.runs[11];  // sweep/cudaHostAlloc:portable+mapped/1GiB/x64/g2
+    EXPECT_EQ(r.scenario, "sweep");
+    EXPECT_EQ(r.kind, "overhead");
+    EXPECT_EQ(r.api, (ApiVariant{ApiFamily::host_alloc, flag_portable | flag_mapped}));
+    EXPECT_EQ(r.size, GiB);
+    EXPECT_EQ(r.count, 64);
+    EXPECT_EQ(r.gpus, 2);
+    EXPECT_EQ(r.repeats, 3);
+    EXPECT_DOUBLE_EQ(r.timeout_s, 2.5);
+    EXPECT_EQ(r.driver_models, (std::vector<std::string>{"WDDM", "linux"}));
+    const PlannedRun& last = plan.runs.back();
+    EXPECT_EQ(last.scenario, "one");
+    EXPECT_EQ(last.api, (ApiVariant{ApiFamily::malloc_host, flag_none}));
+    EXPECT_EQ(last.size, 1000u);
+    EXPECT_EQ(last.repeats, 7);
+    EXPECT_DOUBLE_EQ(last.timeout_s, 120.0);
+    EXPECT_TRUE(last.driver_models.empty());
+}
+
+TEST(Plan, QuickScenarioHasUniqueIds) {
+    const Plan plan = expand(load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml"));
+    EXPECT_EQ(plan.runs.size(), 6u * 4 + 2u * 2);
+    const std::vector<std::string> all = ids(plan);
+    EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size());
+    EXPECT_EQ(plan.runs.front().id, "quick-overhead/pageable/64MiB/x1/g1");
+    EXPECT_EQ(plan.runs.back().id, "quick-count/cudaHostRegister/64MiB/x64/g1");
+    const std::string text = describe(plan);
+    EXPECT_NE(text.find("\n28 runs, 196 repeats\n"), std::string::npos) << text;
+}
+
+TEST(Plan, DescribeListsEachRunThenTotals) {
+    ScenarioFile file;
+    file.path = "x.yaml";
+    Scenario a;
+    a.name = "a";
+    a.kind = "overhead";
+    a.apis = {ApiVariant{ApiFamily::host_register, flag_mapped}};
+    a.sizes = {64 * MiB};
+    a.repeats = 3;
+    a.timeout_s = 2.5;
+    a.driver_models = {"WDDM", "TCC"};
+    Scenario b;
+    b.name = "bb";
+    b.kind = "overhead";
+    b.apis = {ApiVariant{}};
+    b.sizes = {4096};
+    b.gpus = {8};
+    file.scenarios = {a, b};
+    EXPECT_EQ(describe(expand(file)),
+              "a/cudaHostRegister:mapped/64MiB/x1/g1  repeats 3  timeout 2.5 s  driver models WDDM,TCC\n"
+              "bb/pageable/4KiB/x1/g8                 repeats 7  timeout 120 s  driver models any\n"
+              "2 runs, 10 repeats\n");
+}
+
+TEST(Plan, DescribeAnEmptyPlan) { EXPECT_EQ(describe(Plan{}), "0 runs, 0 repeats\n"); }
+
+TEST(Plan, JsonRoundTripKeepsEveryField) {
+    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml"));
+    for (const PlannedRun& run : plan.runs) {
+        SCOPED_TRACE(run.id);
+        // Through text too, as the run is passed to a child process.
+        const nlohmann::json j = nlohmann::json::parse(to_json(run).dump());
+        expect_same_run(planned_run_from_json(j), run);
+    }
+}
+
+TEST(Plan, JsonUsesCanonicalApiAndSizeBytes) {
+    PlannedRun run;
+    run.id = "s/cudaHostAlloc:portable+mapped/4GiB/x2/g3";
+    run.scenario = "s";
+    run.kind = "overhead";
+    run.api = ApiVariant{ApiFamily::host_alloc, flag_mapped | flag_portable};
+    run.size = 4 * GiB;
+    run.count = 2;
+    run.gpus = 3;
+    run.repeats = 5;
+    run.timeout_s = 90;
+    run.driver_models = {"linux"};
+    const nlohmann::json expected = {
+        {"id", "s/cudaHostAlloc:portable+mapped/4GiB/x2/g3"},
+        {"scenario", "s"},
+        {"kind", "overhead"},
+        {"api", "cudaHostAlloc:portable+mapped"},
+        {"size_bytes", 4 * GiB},
+        {"count", 2},
+        {"gpus", 3},
+        {"repeats", 5},
+        {"timeout_s", 90.0},
+        {"driver_models", {"linux"}},
+    };
+    EXPECT_EQ(to_json(run), expected);
+    // The largest size survives the trip through text.
+    run.size = std::numeric_limits<std::uint64_t>::max();
+    EXPECT_EQ(planned_run_from_json(nlohmann::json::parse(to_json(run).dump())).size, run.size);
+}
+
+TEST(Plan, FromJsonRejectsBadInput) {
+    PlannedRun run;
+    run.id = "s/pageable/1MiB/x1/g1";
+    run.scenario = "s";
+    run.kind = "overhead";
+    run.size = MiB;
+    const nlohmann::json good = to_json(run);
+    ASSERT_NO_THROW(planned_run_from_json(good));
+
+    struct Case {
+        const char* what;
+        nlohmann::json j;
+        const char* reason;
+    };
+    auto with = [&](const char* key, nlohmann::json value) {
+        nlohmann::json j = good;
+        j[key] = std::move(value);
+        return j;
+    };
+    auto without = [&](const char* key) {
+        nlohmann::json j = good;
+        j.erase(key);
+        return j;
+    };
+    const std::vector<Case> cases{
+        {"not an object", nlohmann::json::array(), "expected a JSON object"},
+        {"missing id", without("id"), "missing key 'id'"},
+        {"missing size", without("size_bytes"), "missing key 'size_bytes'"},
+        {"missing driver models", without("driver_models"), "missing key 'driver_models'"},
+        {"id not a string", with("id", 3), "'id' must be a string"},
+        {"unknown api", with("api", "cudaMalloc"), "unknown api 'cudaMalloc'"},
+        {"fractional count", with("count", 1.5), "'count' must be an integer"},
+        {"count as a string", with("count", "1"), "'count' must be an integer"},
+        {"zero count", with("count", 0), "'count' is out of range"},
+        {"negative gpus", with("gpus", -1), "'gpus' is out of range"},
+        {"repeats beyond int", with("repeats", 1LL << 40), "'repeats' is out of range"},
+        {"zero size", with("size_bytes", 0), "'size_bytes' is out of range"},
+        {"negative size", with("size_bytes", -4096), "'size_bytes' is out of range"},
+        {"zero timeout", with("timeout_s", 0), "'timeout_s' must be a number > 0"},
+        {"timeout as a string", with("timeout_s", "120"), "'timeout_s' must be a number > 0"},
+        {"driver models not a list", with("driver_models", "WDDM"), "'driver_models' must be an array"},
+        {"driver model not a string", with("driver_models", nlohmann::json::array({1})),
+         "'driver_models' must be an array"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        try {
+            planned_run_from_json(c.j);
+            ADD_FAILURE() << "accepted " << c.j.dump();
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(c.reason), std::string::npos) << e.what();
+        }
+    }
+}
+
+}  // namespace
+}  // namespace pinbench

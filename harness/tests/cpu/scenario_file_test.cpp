@@ -1,1 +1,285 @@
-// placeholder: tests come in a later commit
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pinbench/errors.hpp"
+#include "pinbench/scenario.hpp"
+
+namespace pinbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t MiB = std::uint64_t{1024} * 1024;
+constexpr std::uint64_t GiB = 1024 * MiB;
+
+const std::string kGood = std::string(PINBENCH_FIXTURES) + "/scenarios/good/";
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+ApiVariant api(const char* spelling) {
+    const auto v = parse_api_variant(spelling, nullptr);
+    if (!v) {
+        throw std::logic_error(std::string("bad api in test: ") + spelling);
+    }
+    return *v;
+}
+
+// The location part of an InputError, for asserting where a message points.
+std::string location_of(const std::string& text) {
+    try {
+        parse_scenario_text(text, "mem.yaml");
+    } catch (const InputError& e) {
+        return std::to_string(e.line()) + ":" + std::to_string(e.column());
+    }
+    return "accepted";
+}
+
+TEST(ScenarioFile, MinimalFileTakesEveryDefault) {
+    const std::string path = kGood + "minimal.yaml";
+    const ScenarioFile f = load_scenario_file(path);
+    EXPECT_EQ(f.path, path);
+    EXPECT_EQ(f.schema_version, 1);
+    ASSERT_EQ(f.scenarios.size(), 1u);
+    const Scenario& s = f.scenarios[0];
+    EXPECT_EQ(s.name, "minimal-repro");
+    EXPECT_EQ(s.kind, "overhead");
+    EXPECT_EQ(s.description, "");
+    EXPECT_EQ(s.apis, std::vector<ApiVariant>{api("cudaMallocHost")});
+    EXPECT_EQ(s.sizes, std::vector<std::uint64_t>{64 * MiB});
+    EXPECT_EQ(s.counts, std::vector<int>{1});
+    EXPECT_EQ(s.gpus, std::vector<int>{1});
+    EXPECT_EQ(s.repeats, 7);
+    EXPECT_DOUBLE_EQ(s.timeout_s, 120.0);
+    EXPECT_TRUE(s.driver_models.empty());
+    EXPECT_EQ(s.expect, nlohmann::json::object());
+    EXPECT_EQ(s.where.file, path);
+    EXPECT_EQ(s.where.line, 4);
+    EXPECT_EQ(s.where.column, 5);
+}
+
+TEST(ScenarioFile, FullFileReadsEveryKey) {
+    const ScenarioFile f = load_scenario_file(kGood + "full.yaml");
+    ASSERT_EQ(f.scenarios.size(), 2u);
+    const Scenario& s = f.scenarios[0];
+    EXPECT_EQ(s.name, "sweep");
+    EXPECT_EQ(s.description, "Size sweep: the curve that estimates how much to reserve");
+    EXPECT_EQ(s.apis, (std::vector<ApiVariant>{api("pageable"), api("cudaMallocHost"),
+                                               api("cudaHostAlloc:portable+mapped"),
+                                               api("cudaHostRegister:mapped")}));
+    EXPECT_EQ(s.sizes, (std::vector<std::uint64_t>{64 * MiB, GiB + GiB / 2, 512'000, 4096}));
+    EXPECT_EQ(s.counts, (std::vector<int>{1, 64}));
+    EXPECT_EQ(s.gpus, (std::vector<int>{1, 2}));
+    EXPECT_EQ(s.repeats, 3);
+    EXPECT_DOUBLE_EQ(s.timeout_s, 2.5);
+    EXPECT_EQ(s.driver_models, (std::vector<std::string>{"WDDM", "TCC", "MCDM", "linux"}));
+    // The scenario's own expect replaces the default one as a whole (no 0.3 from defaults).
+    const nlohmann::json expect = {
+        {"WDDM", {{"max_overhead_ratio", 0.20}, {"min_overhead_ratio", 0.10}}},
+        {"linux", {{"max_overhead_bytes", 4 * MiB}}},
+    };
+    EXPECT_EQ(s.expect, expect);
+    EXPECT_TRUE(s.expect["linux"]["max_overhead_bytes"].is_number_integer());
+    EXPECT_EQ(s.where.line, 10);
+}
+
+TEST(ScenarioFile, DefaultsApplyAndAScenariosOwnValueWins) {
+    const ScenarioFile f = load_scenario_file(kGood + "full.yaml");
+    ASSERT_EQ(f.scenarios.size(), 2u);
+    EXPECT_EQ(f.scenarios[0].repeats, 3);  // own value
+    const Scenario& s = f.scenarios[1];
+    EXPECT_EQ(s.name, "inherits.defaults_1");
+    EXPECT_EQ(s.apis, std::vector<ApiVariant>{api("cudaHostAlloc")});
+    EXPECT_EQ(s.sizes, std::vector<std::uint64_t>{GiB});  // quoted size is fine
+    EXPECT_EQ(s.repeats, 5);
+    EXPECT_DOUBLE_EQ(s.timeout_s, 60.0);
+    EXPECT_EQ(s.driver_models, (std::vector<std::string>{"WDDM", "linux"}));
+    EXPECT_EQ(s.expect, (nlohmann::json{{"WDDM", {{"max_overhead_ratio", 0.3}}}}));
+    EXPECT_EQ(s.counts, std::vector<int>{1});
+}
+
+TEST(ScenarioFile, DefaultExpectIsCheckedAgainstEachScenariosDriverModels) {
+    const std::string text =
+        "schema_version: 1\n"
+        "defaults:\n"
+        "  expect: {WDDM: {max_overhead_ratio: 0.2}}\n"
+        "scenarios:\n"
+        "  - {name: a, kind: overhead, api: pageable, size: 1MiB}\n"
+        "  - {name: b, kind: overhead, api: pageable, size: 1MiB, driver_models: linux}\n";
+    EXPECT_EQ(location_of(text), "3:12");  // the WDDM entry in defaults
+    try {
+        parse_scenario_text(text, "mem.yaml");
+        FAIL() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("expect for 'WDDM'"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ScenarioFile, SingleValuesAndFlowListsAreAccepted) {
+    const ScenarioFile f = parse_scenario_text(
+        "schema_version: 1\n"
+        "scenarios:\n"
+        "  - name: '123'\n"
+        "    kind: overhead\n"
+        "    api: [cudaHostAlloc:portable, 'cudaHostRegister:mapped']\n"
+        "    size: 4096 B\n"
+        "    count: 8\n"
+        "    gpus: [2, 8]\n"
+        "    timeout_s: 30\n"
+        "    driver_models: TCC\n",
+        "mem.yaml");
+    const Scenario& s = f.scenarios.at(0);
+    EXPECT_EQ(s.name, "123");
+    EXPECT_EQ(s.apis,
+              (std::vector<ApiVariant>{api("cudaHostAlloc:portable"), api("cudaHostRegister:mapped")}));
+    EXPECT_EQ(s.sizes, std::vector<std::uint64_t>{4096});
+    EXPECT_EQ(s.counts, std::vector<int>{8});
+    EXPECT_EQ(s.gpus, (std::vector<int>{2, 8}));
+    EXPECT_DOUBLE_EQ(s.timeout_s, 30.0);
+    EXPECT_EQ(s.driver_models, std::vector<std::string>{"TCC"});
+}
+
+TEST(ScenarioFile, ErrorsNameThePathGivenForMessages) {
+    try {
+        parse_scenario_text("schema_version: 3\nscenarios: []\n", "some/where.yaml");
+        FAIL() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "some/where.yaml:1:17: unsupported schema_version 3 (this pinbench reads version 1)");
+        EXPECT_EQ(e.file(), "some/where.yaml");
+        EXPECT_EQ(e.line(), 1);
+        EXPECT_EQ(e.column(), 17);
+    }
+}
+
+TEST(ScenarioFile, MissingFileIsAPathOnlyInputError) {
+    const std::string path = kGood + "no-such-file.yaml";
+    try {
+        load_scenario_file(path);
+        FAIL() << "accepted";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("cannot read " + path + ": ", 0), 0u) << what;
+        EXPECT_GT(what.size(), ("cannot read " + path + ": ").size()) << "gives a reason";
+        EXPECT_EQ(e.line(), 0);
+    }
+    try {
+        load_scenario_file(kGood);
+        FAIL() << "accepted a directory";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), "cannot read " + kGood + ": is a directory");
+    }
+}
+
+TEST(ScenarioFile, EveryGoodFixtureParses) {
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator(kGood)) {
+        SCOPED_TRACE(entry.path().string());
+        EXPECT_NO_THROW(load_scenario_file(entry.path().string()));
+        ++n;
+    }
+    EXPECT_GE(n, 2);
+}
+
+TEST(ScenarioFile, QuickScenarioIsTheDocumentedMatrix) {
+    const ScenarioFile f = load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml");
+    ASSERT_EQ(f.scenarios.size(), 2u);
+    const Scenario& a = f.scenarios[0];
+    EXPECT_EQ(a.name, "quick-overhead");
+    EXPECT_EQ(a.kind, "overhead");
+    EXPECT_EQ(a.apis,
+              (std::vector<ApiVariant>{api("pageable"), api("cudaMallocHost"), api("cudaHostAlloc:portable"),
+                                       api("cudaHostAlloc:mapped"), api("cudaHostAlloc:write_combined"),
+                                       api("cudaHostRegister")}));
+    EXPECT_EQ(a.sizes, (std::vector<std::uint64_t>{64 * MiB, 256 * MiB, GiB, 4 * GiB}));
+    EXPECT_EQ(a.counts, std::vector<int>{1});
+    EXPECT_EQ(a.repeats, 7);
+    const Scenario& b = f.scenarios[1];
+    EXPECT_EQ(b.name, "quick-count");
+    EXPECT_EQ(b.apis, (std::vector<ApiVariant>{api("cudaMallocHost"), api("cudaHostRegister")}));
+    EXPECT_EQ(b.sizes, std::vector<std::uint64_t>{64 * MiB});
+    EXPECT_EQ(b.counts, (std::vector<int>{1, 64}));
+    EXPECT_EQ(b.repeats, 7);
+    // Only the brief's WDDM claim is asserted; nothing measured is written in as expected.
+    const nlohmann::json claim = {{"WDDM", {{"max_overhead_ratio", 0.20}, {"min_overhead_ratio", 0.10}}}};
+    EXPECT_EQ(a.expect, claim);
+    EXPECT_EQ(b.expect, claim);
+}
+
+// Every ```yaml block in the format document is a valid file, so the examples cannot rot.
+TEST(ScenarioFile, DocumentationExamplesParse) {
+    const std::string doc = read_text(std::string(PINBENCH_SOURCE_DIR) + "/docs/scenario-format.md");
+    ASSERT_FALSE(doc.empty());
+    int blocks = 0;
+    for (std::size_t at = doc.find("```yaml\n"); at != std::string::npos; at = doc.find("```yaml\n", at)) {
+        at += 8;
+        const std::size_t end = doc.find("```", at);
+        ASSERT_NE(end, std::string::npos);
+        const std::string block = doc.substr(at, end - at);
+        SCOPED_TRACE("block " + std::to_string(blocks + 1) + ":\n" + block);
+        EXPECT_NO_THROW(parse_scenario_text(block, "docs/scenario-format.md"));
+        ++blocks;
+        at = end + 3;
+    }
+    EXPECT_GE(blocks, 1);
+}
+
+// The editor schema must list exactly the keys the parser accepts.
+TEST(ScenarioFile, JsonSchemaListsTheParsersKeys) {
+    const nlohmann::json schema =
+        nlohmann::json::parse(read_text(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/schema.json"));
+    EXPECT_EQ(schema.at("$schema"), "https://json-schema.org/draft/2020-12/schema");
+    auto keys = [](const nlohmann::json& properties) {
+        std::set<std::string> out;
+        for (const auto& [k, v] : properties.items()) {
+            out.insert(k);
+        }
+        return out;
+    };
+    EXPECT_EQ(keys(schema.at("properties")),
+              (std::set<std::string>{"schema_version", "defaults", "scenarios"}));
+    EXPECT_EQ(schema.at("properties").at("schema_version").at("const"), scenario_schema_version);
+    const std::set<std::string> scenario_keys{"name",      "kind",          "description", "api",
+                                              "size",      "count",         "gpus",        "repeats",
+                                              "timeout_s", "driver_models", "expect"};
+    const nlohmann::json& defs = schema.at("$defs");
+    EXPECT_EQ(keys(defs.at("scenario").at("properties")), scenario_keys);
+    std::set<std::string> default_keys = scenario_keys;
+    default_keys.erase("name");
+    EXPECT_EQ(keys(defs.at("defaults").at("properties")), default_keys);
+    EXPECT_EQ(keys(defs.at("limits").at("properties")),
+              (std::set<std::string>{"max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes"}));
+}
+
+TEST(ScenarioFile, ToJsonCarriesEveryField) {
+    const ScenarioFile f = load_scenario_file(kGood + "full.yaml");
+    const nlohmann::json j = to_json(f.scenarios.at(0));
+    EXPECT_EQ(j.at("name"), "sweep");
+    EXPECT_EQ(j.at("kind"), "overhead");
+    EXPECT_EQ(j.at("description"), "Size sweep: the curve that estimates how much to reserve");
+    EXPECT_EQ(j.at("api"), (nlohmann::json{"pageable", "cudaMallocHost", "cudaHostAlloc:portable+mapped",
+                                           "cudaHostRegister:mapped"}));
+    EXPECT_EQ(j.at("size_bytes"), (nlohmann::json{64 * MiB, GiB + GiB / 2, 512'000, 4096}));
+    EXPECT_EQ(j.at("count"), (nlohmann::json{1, 64}));
+    EXPECT_EQ(j.at("gpus"), (nlohmann::json{1, 2}));
+    EXPECT_EQ(j.at("repeats"), 3);
+    EXPECT_EQ(j.at("timeout_s"), 2.5);
+    EXPECT_EQ(j.at("driver_models"), (nlohmann::json{"WDDM", "TCC", "MCDM", "linux"}));
+    EXPECT_EQ(j.at("expect").at("linux").at("max_overhead_bytes"), 4 * MiB);
+    EXPECT_EQ(j.at("where").at("file"), kGood + "full.yaml");
+    EXPECT_EQ(j.at("where").at("line"), 10);
+    EXPECT_EQ(j.at("where").at("column"), 5);
+}
+
+}  // namespace
+}  // namespace pinbench
