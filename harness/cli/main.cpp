@@ -5,11 +5,13 @@
 //   pinbench doctor               environment + controls; exits non-zero when a control fails
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "controls/doctor.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/plan.hpp"
+#include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/subprocess.hpp"
@@ -42,6 +44,20 @@ nlohmann::json scenario_record(const ScenarioFile& file) {
     return {{"path", file.path}, {"schema_version", file.schema_version}, {"scenarios", scenarios}};
 }
 
+// Applies --only and --repeat-timeout. An --only that matches nothing is bad input.
+Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeout) {
+    if (!only.empty()) {
+        std::erase_if(plan.runs, [&](const PlannedRun& r) {
+            return std::none_of(only.begin(), only.end(), [&](const std::string& g) { return glob_match(g, r.id); });
+        });
+        if (plan.runs.empty()) throw InputError("--only matches no run of " + plan.source);
+    }
+    if (repeat_timeout > 0) {
+        for (auto& r : plan.runs) r.timeout_s = repeat_timeout;
+    }
+    return plan;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,6 +73,8 @@ int main(int argc, char** argv) {
     std::string backend = "cuda";
     std::string replay_from, replay_script;
     std::string positive = "256MiB", tolerance = "2MiB";
+    std::vector<std::string> only;
+    double repeat_timeout = 0;
     auto* run_cmd = app.add_subcommand("run", "Run a scenario file; each repeat in a fresh process; write one results file");
     run_cmd->add_option("FILE", scenario_path, "Scenario file (YAML); optional with --backend replay");
     run_cmd->add_option("-o,--output", results_path, "Results file (written atomically after every run)")
@@ -66,6 +84,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     run_cmd->add_option("--from", replay_from, "Replay: the real results file to replay")->check(CLI::ExistingFile);
     run_cmd->add_option("--script", replay_script, "Replay: the transformation script (YAML)")->check(CLI::ExistingFile);
+    run_cmd->add_option("--only", only, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
+    run_cmd->add_option("--repeat-timeout", repeat_timeout, "Seconds per repeat, overriding the scenario's timeout_s")
+        ->check(CLI::PositiveNumber);
     run_cmd->add_option("--control-size", positive, "Positive control allocation")->check(SizeValidator())->capture_default_str();
     run_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
         ->check(SizeValidator())
@@ -124,14 +145,14 @@ int main(int argc, char** argv) {
                 options.replay_source = replay_from;
                 options.replay_script = replay_script;
                 const ResultsDocument source = load_results(replay_from);
-                return run_plan(plan_from_results(source), source.scenario, options);
+                return run_plan(select(plan_from_results(source), only, repeat_timeout), source.scenario, options);
             }
             if (scenario_path.empty()) throw InputError("run: a scenario FILE is required with --backend cuda");
             if (!replay_from.empty() || !replay_script.empty()) {
                 throw InputError("--from and --script belong to --backend replay");
             }
             const ScenarioFile file = load_scenario_file(scenario_path);
-            return run_plan(expand(file), scenario_record(file), options);
+            return run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options);
         }
     } catch (const InputError& e) {
         std::cerr << e.what() << "\n";

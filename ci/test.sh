@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test that needs no GPU (GPU tests skip with the reason),
+# then the CUDA 12.9 header check and the Windows (mingw-w64) compile check.
+# This is the README's test command; .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ci/setup-debian.sh
+cmake --preset ci-nogpu
+cmake --build --preset ci-nogpu -j2
+ctest --preset ci-nogpu -j2
+ci/check_cuda12_headers.sh
+ci/check_mingw.sh
