@@ -1,1 +1,32 @@
-// placeholder: implemented in a later commit
+// DynamicLibrary on POSIX: dlopen / dlsym / dlclose.
+#include <dlfcn.h>
+
+#include "pinbench/dynamic_library.hpp"
+
+namespace pinbench {
+
+std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& names,
+                                                     std::string* why) {
+    std::string failures;
+    for (const auto& name : names) {
+        // RTLD_NOW: a missing dependency fails here, not at the first call. RTLD_LOCAL: the
+        // library's symbols do not leak into later loads.
+        void* handle = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle != nullptr) return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(handle, name));
+        const char* error = ::dlerror();
+        const std::string text = error != nullptr ? error : name + ": dlopen failed";
+        if (!failures.empty()) failures += "; ";
+        // glibc's message starts with the name already ("libx.so: cannot open shared object ...").
+        failures += text.rfind(name, 0) == 0 ? text : name + ": " + text;
+    }
+    if (why != nullptr) *why = names.empty() ? std::string("no library names to try") : failures;
+    return nullptr;
+}
+
+DynamicLibrary::~DynamicLibrary() {
+    if (handle_ != nullptr) ::dlclose(handle_);
+}
+
+void* DynamicLibrary::symbol(const char* name) const { return ::dlsym(handle_, name); }
+
+}  // namespace pinbench

@@ -1,1 +1,394 @@
-// placeholder: implemented in a later commit
+// Subprocess on Windows: CreateProcessW with inherited pipe handles, the child in a job object
+// that kills its whole tree when closed or terminated, and a reader thread draining stdout so
+// the child never blocks on a full pipe.
+#include <windows.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cwchar>
+#include <mutex>
+
+#include "pinbench/errors.hpp"
+#include "pinbench/subprocess.hpp"
+#include "platform/handles_win32.hpp"
+#include "platform/windows_command_line.hpp"
+
+namespace pinbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using win32::UniqueHandle;
+
+constexpr std::size_t kOutputKeep = std::size_t{64} * 1024;
+// After the tree is dead the pipe reaches EOF at once; this only bounds the pathological case
+// of a process outside the job holding the pipe.
+constexpr DWORD kDrainGraceMs = 500;
+
+// `what` is a plain pointer so that building the message cannot run (and touch GetLastError)
+// before the caller's ::GetLastError() argument is evaluated.
+SystemError os_error(const char* what, DWORD error) {
+    return SystemError(what + (": " + win32::error_text(error)));
+}
+
+Clock::time_point deadline_after(std::chrono::milliseconds timeout) {
+    constexpr auto kMax = std::chrono::hours(24 * 365);
+    return Clock::now() + std::clamp<std::chrono::milliseconds>(timeout, std::chrono::milliseconds(0), kMax);
+}
+
+void append_tail(std::string& tail, const char* data, std::size_t n) {
+    if (n >= kOutputKeep) {
+        tail.assign(data + (n - kOutputKeep), kOutputKeep);
+        return;
+    }
+    tail.append(data, n);
+    if (tail.size() > kOutputKeep) tail.erase(0, tail.size() - kOutputKeep);
+}
+
+// Environment names are case-insensitive on Windows ("Path" and "PATH" are one variable).
+struct CaseInsensitiveLess {
+    bool operator()(const std::wstring& a, const std::wstring& b) const {
+        return ::CompareStringOrdinal(a.c_str(), static_cast<int>(a.size()), b.c_str(),
+                                      static_cast<int>(b.size()), TRUE) == CSTR_LESS_THAN;
+    }
+};
+
+struct EnvironmentStringsDeleter {
+    void operator()(wchar_t* block) const { ::FreeEnvironmentStringsW(block); }
+};
+
+// The parent's environment with `overrides` added or replacing entries, as a sorted
+// CREATE_UNICODE_ENVIRONMENT block ("NAME=value\0...\0\0").
+std::wstring environment_block(const std::map<std::string, std::string>& overrides) {
+    std::map<std::wstring, std::wstring, CaseInsensitiveLess> vars;
+    const std::unique_ptr<wchar_t, EnvironmentStringsDeleter> parent(::GetEnvironmentStringsW());
+    for (const wchar_t* entry = parent.get(); entry != nullptr && *entry != L'\0';
+         entry += std::wcslen(entry) + 1) {
+        const std::wstring text(entry);
+        // Start at 1: hidden per-drive variables are named like "=C:" ("=C:=C:\\work").
+        const auto eq = text.find(L'=', 1);
+        if (eq == std::wstring::npos) continue;
+        vars.emplace(text.substr(0, eq), text.substr(eq + 1));
+    }
+    for (const auto& [name, value] : overrides) {
+        if (name.empty() || name.find('=') != std::string::npos)
+            throw SystemError("invalid environment variable name '" + name + "'");
+        vars[win32::widen(name)] = win32::widen(value);  // an existing entry keeps its spelling
+    }
+    std::wstring block;
+    for (const auto& [name, value] : vars) {
+        block += name;
+        block += L'=';
+        block += value;
+        block += L'\0';
+    }
+    if (block.empty()) block += L'\0';
+    block += L'\0';
+    return block;
+}
+
+// A one-entry attribute list naming exactly the handles the child may inherit, so that it gets
+// only its own pipe ends even if another thread creates processes at the same time.
+class InheritedHandles {
+public:
+    explicit InheritedHandles(std::vector<HANDLE> handles) : handles_(std::move(handles)) {
+        SIZE_T size = 0;
+        ::InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
+        storage_.resize(size);
+        list_ = reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage_.data());
+        if (!::InitializeProcThreadAttributeList(list_, 1, 0, &size)) {
+            const DWORD error = ::GetLastError();
+            list_ = nullptr;
+            throw os_error("InitializeProcThreadAttributeList", error);
+        }
+        if (!::UpdateProcThreadAttribute(list_, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handles_.data(),
+                                         handles_.size() * sizeof(HANDLE), nullptr, nullptr)) {
+            const DWORD error = ::GetLastError();
+            ::DeleteProcThreadAttributeList(list_);
+            list_ = nullptr;
+            throw os_error("UpdateProcThreadAttribute(PROC_THREAD_ATTRIBUTE_HANDLE_LIST)", error);
+        }
+    }
+    ~InheritedHandles() {
+        if (list_ != nullptr) ::DeleteProcThreadAttributeList(list_);
+    }
+    InheritedHandles(const InheritedHandles&) = delete;
+    InheritedHandles& operator=(const InheritedHandles&) = delete;
+    LPPROC_THREAD_ATTRIBUTE_LIST get() const { return list_; }
+
+private:
+    std::vector<HANDLE> handles_;  // must outlive the list, which points at it
+    std::vector<unsigned char> storage_;
+    LPPROC_THREAD_ATTRIBUTE_LIST list_ = nullptr;
+};
+
+struct Pipe {
+    UniqueHandle read_end;
+    UniqueHandle write_end;
+};
+
+// Both ends start non-inheritable; the child's end is made inheritable just for CreateProcessW.
+Pipe make_pipe() {
+    HANDLE read_end = nullptr;
+    HANDLE write_end = nullptr;
+    if (!::CreatePipe(&read_end, &write_end, nullptr, 0)) throw os_error("CreatePipe", ::GetLastError());
+    return Pipe{UniqueHandle(read_end), UniqueHandle(write_end)};
+}
+
+void make_inheritable(HANDLE handle) {
+    if (!::SetHandleInformation(handle, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
+        throw os_error("SetHandleInformation", ::GetLastError());
+}
+
+}  // namespace
+
+struct Subprocess::Impl {
+    UniqueHandle job;
+    UniqueHandle process;
+    UniqueHandle stdin_write;
+    UniqueHandle stdout_read;
+    UniqueHandle reader;  // thread running read_loop()
+    DWORD pid = 0;
+    bool finished = false;  // exited (or killed) and its exit code read
+    Clock::time_point started;
+    std::optional<ProcessOutcome> outcome;
+
+    // Shared with the reader thread.
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::string tail;     // the last 64 KiB of output
+    std::string pending;  // output read_line has not returned yet
+    bool keep_pending = true;
+    bool eof = false;
+    std::atomic<bool> stop_reading{false};
+
+    Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl() {
+        if (process.valid() && !finished) {
+            terminate_tree();
+            ::WaitForSingleObject(process.get(), INFINITE);
+        } else if (job.valid()) {
+            terminate_tree();
+        }
+        stop_reader();
+    }
+
+    static DWORD WINAPI reader_main(void* self) {
+        static_cast<Impl*>(self)->read_loop();
+        return 0;
+    }
+
+    void read_loop() {
+        try {
+            std::vector<char> buffer(kOutputKeep);
+            while (!stop_reading.load()) {
+                DWORD n = 0;
+                // Fails with ERROR_BROKEN_PIPE once every writer has closed (EOF), or with
+                // ERROR_OPERATION_ABORTED after CancelSynchronousIo from stop_reader().
+                if (!::ReadFile(stdout_read.get(), buffer.data(), static_cast<DWORD>(buffer.size()), &n,
+                                nullptr))
+                    break;
+                if (n == 0) continue;  // a zero-byte write by the child, not EOF
+                {
+                    const std::lock_guard<std::mutex> lock(mutex);
+                    append_tail(tail, buffer.data(), n);
+                    if (keep_pending) pending.append(buffer.data(), n);
+                }
+                changed.notify_all();
+            }
+        } catch (...) {
+            // Out of memory: stop reading; what was collected stays.
+        }
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            eof = true;
+        }
+        changed.notify_all();
+    }
+
+    void terminate_tree() { ::TerminateJobObject(job.get(), 1); }
+
+    // Joins the reader: normally it ends by itself at EOF; otherwise its blocked read is cancelled.
+    void stop_reader() {
+        if (!reader.valid()) return;
+        if (::WaitForSingleObject(reader.get(), kDrainGraceMs) == WAIT_TIMEOUT) {
+            stop_reading.store(true);
+            // Repeat: a cancel that lands between two reads has nothing to cancel.
+            do {
+                ::CancelSynchronousIo(reader.get());
+            } while (::WaitForSingleObject(reader.get(), 50) == WAIT_TIMEOUT);
+        }
+        reader.reset();
+    }
+};
+
+Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
+    : impl_(std::make_unique<Impl>()) {
+    if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
+    Impl& p = *impl_;
+    std::wstring command_line = win32::widen(join_windows_command_line(argv));
+    std::wstring environment = environment_block(env);
+
+    Pipe stdin_pipe = make_pipe();
+    Pipe stdout_pipe = make_pipe();
+    make_inheritable(stdin_pipe.read_end.get());
+    make_inheritable(stdout_pipe.write_end.get());
+    InheritedHandles inherited({stdin_pipe.read_end.get(), stdout_pipe.write_end.get()});
+
+    // Closing the job (our destructor, or our own death) kills the child and everything it
+    // started; crashes end the process with their exception code instead of a WER dialog.
+    p.job.reset(::CreateJobObjectW(nullptr, nullptr));
+    if (!p.job.valid()) throw os_error("CreateJobObjectW", ::GetLastError());
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
+    limits.BasicLimitInformation.LimitFlags =
+        JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
+    if (!::SetInformationJobObject(p.job.get(), JobObjectExtendedLimitInformation, &limits, sizeof limits))
+        throw os_error("SetInformationJobObject", ::GetLastError());
+
+    STARTUPINFOEXW startup{};
+    startup.StartupInfo.cb = sizeof startup;
+    startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+    startup.StartupInfo.hStdInput = stdin_pipe.read_end.get();
+    startup.StartupInfo.hStdOutput = stdout_pipe.write_end.get();
+    startup.StartupInfo.hStdError = stdout_pipe.write_end.get();
+    startup.lpAttributeList = inherited.get();
+
+    // Suspended until it is in the job, so not even its first child can escape the job.
+    const DWORD flags =
+        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NO_WINDOW;
+    PROCESS_INFORMATION info{};
+    p.started = Clock::now();
+    if (!::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags, environment.data(),
+                          nullptr, &startup.StartupInfo, &info)) {
+        const DWORD error = ::GetLastError();
+        throw SystemError("cannot start '" + argv[0] + "': " + win32::error_text(error));
+    }
+    p.process.reset(info.hProcess);
+    const UniqueHandle thread(info.hThread);
+    p.pid = info.dwProcessId;
+    if (!::AssignProcessToJobObject(p.job.get(), p.process.get())) {
+        const DWORD error = ::GetLastError();
+        ::TerminateProcess(p.process.get(), 1);
+        ::WaitForSingleObject(p.process.get(), INFINITE);
+        p.finished = true;
+        throw os_error("AssignProcessToJobObject", error);
+    }
+    if (::ResumeThread(thread.get()) == static_cast<DWORD>(-1)) {
+        const DWORD error = ::GetLastError();
+        throw os_error("ResumeThread", error);  // ~Impl terminates the job
+    }
+
+    // Our copies of the child's ends close now, so EOF on stdout means every writer is gone.
+    stdin_pipe.read_end.reset();
+    stdout_pipe.write_end.reset();
+    p.stdin_write = std::move(stdin_pipe.write_end);
+    p.stdout_read = std::move(stdout_pipe.read_end);
+
+    p.reader.reset(::CreateThread(nullptr, 0, &Impl::reader_main, &p, 0, nullptr));
+    if (!p.reader.valid()) throw os_error("CreateThread", ::GetLastError());
+}
+
+Subprocess::~Subprocess() = default;  // Impl kills the job, waits, and joins the reader
+
+ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
+    Impl& p = *impl_;
+    if (p.outcome) return *p.outcome;
+    // EOF on stdin: nothing more will be written, so a child reading it cannot hang on us.
+    p.stdin_write.reset();
+    {
+        const std::lock_guard<std::mutex> lock(p.mutex);
+        p.keep_pending = false;
+        p.pending.clear();
+    }
+
+    const auto ms = std::clamp<long long>(timeout.count(), 0, static_cast<long long>(INFINITE - 1));
+    const DWORD waited = ::WaitForSingleObject(p.process.get(), static_cast<DWORD>(ms));
+    const bool timed_out = waited == WAIT_TIMEOUT;
+    if (waited != WAIT_OBJECT_0 && !timed_out) {
+        const DWORD error = ::GetLastError();
+        throw os_error("WaitForSingleObject on the child", error);  // ~Impl still cleans up
+    }
+    const auto ended = Clock::now();
+    // On a timeout this kills the child and its tree; after a normal exit it ends whatever the
+    // child left running, so nothing it started outlives wait() and the pipe reaches EOF.
+    p.terminate_tree();
+    if (timed_out) ::WaitForSingleObject(p.process.get(), INFINITE);
+    DWORD code = 0;
+    const bool have_code = ::GetExitCodeProcess(p.process.get(), &code) != 0;
+    p.finished = true;
+    p.stop_reader();
+
+    ProcessOutcome o;
+    if (timed_out) {
+        o.kind = ProcessOutcome::Kind::timed_out;
+    } else if (have_code && (code & 0x80000000u) != 0) {
+        // An NTSTATUS error such as 0xC0000005 (access violation): the process crashed.
+        o.kind = ProcessOutcome::Kind::signalled;
+        o.signal = static_cast<int>(code);
+    } else {
+        o.kind = ProcessOutcome::Kind::exited;
+        o.exit_code = have_code ? static_cast<int>(code) : -1;  // -1: exit code unknown
+    }
+    {
+        const std::lock_guard<std::mutex> lock(p.mutex);
+        o.output = p.tail;
+    }
+    o.wall_ms = std::chrono::duration<double, std::milli>(ended - p.started).count();
+    p.outcome = o;
+    return o;
+}
+
+std::optional<std::string> Subprocess::read_line(std::chrono::milliseconds timeout) {
+    Impl& p = *impl_;
+    const auto deadline = deadline_after(timeout);
+    std::unique_lock<std::mutex> lock(p.mutex);
+    if (!p.keep_pending) return std::nullopt;  // after wait(): the output is in the outcome
+    p.changed.wait_until(lock, deadline, [&] { return p.eof || p.pending.find('\n') != std::string::npos; });
+    const auto newline = p.pending.find('\n');
+    if (newline != std::string::npos) {
+        std::string line = p.pending.substr(0, newline);
+        p.pending.erase(0, newline + 1);
+        if (!line.empty() && line.back() == '\r') line.pop_back();  // text-mode stdout writes CRLF
+        return line;
+    }
+    // At EOF the last line may lack its newline; after that there is nothing more.
+    if (p.eof && !p.pending.empty()) return std::exchange(p.pending, std::string());
+    return std::nullopt;
+}
+
+void Subprocess::write_line(const std::string& line) {
+    Impl& p = *impl_;
+    if (!p.stdin_write.valid()) throw SystemError("cannot write to the child's stdin: it is closed");
+    const std::string data = line + "\n";
+    std::size_t written = 0;
+    // A blocking write cannot deadlock: the reader thread keeps draining the child's stdout.
+    while (written < data.size()) {
+        DWORD n = 0;
+        const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(data.size() - written, 1u << 30));
+        if (!::WriteFile(p.stdin_write.get(), data.data() + written, chunk, &n, nullptr)) {
+            const DWORD error = ::GetLastError();
+            throw os_error("cannot write to the child's stdin", error);
+        }
+        written += n;
+    }
+}
+
+std::uint32_t Subprocess::pid() const { return impl_->pid; }
+
+std::string current_executable_path() {
+    std::wstring path(MAX_PATH, L'\0');
+    for (;;) {
+        const DWORD n = ::GetModuleFileNameW(nullptr, path.data(), static_cast<DWORD>(path.size()));
+        if (n == 0) throw os_error("GetModuleFileNameW", ::GetLastError());
+        if (n < path.size()) {  // n == size means the name was truncated
+            path.resize(n);
+            return win32::narrow(path);
+        }
+        if (path.size() >= 32768) throw SystemError("GetModuleFileNameW: path longer than 32767 characters");
+        path.resize(path.size() * 2);
+    }
+}
+
+}  // namespace pinbench

@@ -1,1 +1,121 @@
-// placeholder: implemented in a later commit
+// Platform probes outside Windows: the DXGI and PDH keys exist but read "not available", so
+// results from every OS carry the same keys. The OS record comes from uname, sysconf and
+// /etc/os-release.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "pinbench/platform_probes.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr const char* kNotWindows = "not Windows";
+
+class UnavailableProbe final : public Probe {
+public:
+    UnavailableProbe(std::string name, std::string source, std::vector<std::string> keys, std::string why)
+        : name_(std::move(name)), source_(std::move(source)), keys_(std::move(keys)), why_(std::move(why)) {}
+    std::string name() const override { return name_; }
+    std::string source() const override { return source_; }
+    void read(Readings& out) override {
+        for (const auto& key : keys_) out[key] = Reading::not_available(why_);
+    }
+
+private:
+    std::string name_;
+    std::string source_;
+    std::vector<std::string> keys_;
+    std::string why_;
+};
+
+nlohmann::json unavailable(std::string why) {
+    return nlohmann::json::object({{"unavailable", std::move(why)}});
+}
+
+// os-release values are shell-quoted: strip the quotes and undo backslash escapes in "...".
+std::string unquote_os_release(std::string value) {
+    if (value.size() < 2 || (value.front() != '"' && value.front() != '\'') || value.back() != value.front())
+        return value;
+    const char quote = value.front();
+    value = value.substr(1, value.size() - 2);
+    if (quote == '\'') return value;
+    std::string out;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        if (value[i] == '\\' && i + 1 < value.size()) ++i;
+        out += value[i];
+    }
+    return out;
+}
+
+nlohmann::json os_release_pretty_name() {
+    // /etc/os-release, falling back to /usr/lib/os-release (os-release(5)).
+    for (const char* file : {"/etc/os-release", "/usr/lib/os-release"}) {
+        std::ifstream in(file);
+        if (!in) continue;
+        std::string line;
+        constexpr std::string_view key = "PRETTY_NAME=";
+        while (std::getline(in, line)) {
+            if (line.rfind(key, 0) == 0) return unquote_os_release(line.substr(key.size()));
+        }
+        return unavailable(std::string("no PRETTY_NAME in ") + file);
+    }
+    return unavailable("neither /etc/os-release nor /usr/lib/os-release is readable");
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Probe>> make_platform_probes(const std::optional<Luid>& /*luid*/,
+                                                         std::uint32_t /*pid*/) {
+    std::vector<std::unique_ptr<Probe>> probes;
+    probes.push_back(std::make_unique<UnavailableProbe>(
+        "dxgi", "IDXGIAdapter3::QueryVideoMemoryInfo (Windows only)",
+        std::vector<std::string>{"dxgi.local.usage", "dxgi.local.budget", "dxgi.nonlocal.usage",
+                                 "dxgi.nonlocal.budget"},
+        kNotWindows));
+    probes.push_back(std::make_unique<UnavailableProbe>(
+        "pdh", "PDH \"GPU Process Memory\" / \"GPU Adapter Memory\" counters (Windows only)",
+        std::vector<std::string>{"pdh.process.dedicated", "pdh.process.shared", "pdh.adapter.dedicated",
+                                 "pdh.adapter.shared"},
+        kNotWindows));
+    return probes;
+}
+
+nlohmann::json list_os_adapters() { return nlohmann::json::array(); }
+
+nlohmann::json os_environment() {
+    nlohmann::json j;
+#ifdef __linux__
+    j["platform"] = "linux";
+#else
+    j["platform"] = "posix";
+#endif
+    j["os_name"] = os_release_pretty_name();
+    utsname u{};
+    if (::uname(&u) == 0) {
+        j["kernel"] = u.release;
+        j["os_build"] = u.version;
+        j["hostname"] = u.nodename;
+    } else {
+        for (const char* key : {"kernel", "os_build", "hostname"}) j[key] = unavailable("uname failed");
+    }
+    // Physical pages at the time of the call: on a VM with memory hot-plug or ballooning this
+    // may change (grow) while the suite runs.
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0) {
+        j["host_ram_bytes"] = static_cast<std::int64_t>(pages) * page_size;
+    } else {
+        j["host_ram_bytes"] = unavailable("sysconf(_SC_PHYS_PAGES) failed");
+    }
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    j["cpu_count"] = cpus > 0 ? nlohmann::json(cpus) : unavailable("sysconf(_SC_NPROCESSORS_ONLN) failed");
+    return j;
+}
+
+std::uint32_t current_process_id() { return static_cast<std::uint32_t>(::getpid()); }
+
+}  // namespace pinbench
