@@ -21,6 +21,9 @@ public:
     virtual std::size_t size() const = 0;
     // Device pointer of mapped (zero-copy) memory on the current device; nullptr otherwise.
     virtual void* device_pointer() const = 0;
+    // Milliseconds spent touching fresh pages before the driver saw them (pageable and register
+    // variants; 0 where the driver allocates). On a VM first touch can dominate allocation time.
+    virtual double first_touch_ms() const { return 0; }
 
 protected:
     HostBuffer() = default;

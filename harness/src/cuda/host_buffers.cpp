@@ -1,6 +1,7 @@
 // One HostBuffer implementation per API family. Each frees through the API that allocated it.
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -51,16 +52,20 @@ public:
     explicit AlignedMemory(std::size_t bytes)
         : size_(bytes),
           ptr_(static_cast<std::byte*>(::operator new(bytes == 0 ? 1 : bytes, std::align_val_t{page_size_guess()}))) {
+        const auto start = std::chrono::steady_clock::now();
         touch_pages(ptr_, size_);
+        touch_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     ~AlignedMemory() { ::operator delete(ptr_, std::align_val_t{page_size_guess()}); }
     AlignedMemory(const AlignedMemory&) = delete;
     AlignedMemory& operator=(const AlignedMemory&) = delete;
     std::byte* data() const { return ptr_; }
+    double touch_ms() const { return touch_ms_; }
 
 private:
     std::size_t size_;
     std::byte* ptr_;
+    double touch_ms_ = 0;
 };
 
 class PageableBuffer final : public HostBuffer {
@@ -70,6 +75,7 @@ public:
     std::byte* data() const override { return memory_.data(); }
     std::size_t size() const override { return size_; }
     void* device_pointer() const override { return nullptr; }
+    double first_touch_ms() const override { return memory_.touch_ms(); }
 
 private:
     AlignedMemory memory_;
@@ -124,6 +130,7 @@ public:
     std::byte* data() const override { return memory_.data(); }
     std::size_t size() const override { return size_; }
     void* device_pointer() const override { return device_ptr_; }
+    double first_touch_ms() const override { return memory_.touch_ms(); }
 
 private:
     ApiVariant api_;

@@ -97,6 +97,11 @@ Outcome run_overhead(const nlohmann::json& request, const Nvml* nvml) {
         return out;
     }
     out.record.timings_ms["alloc"] = ms_between(t, SteadyClock::now());
+    // Separate the OS's first-touch time from the driver's pinning time.
+    double touch = 0;
+    for (const auto& b : buffers) touch += b->first_touch_ms();
+    out.record.timings_ms["first_touch"] = touch;
+    out.record.timings_ms["pin"] = out.record.timings_ms["alloc"] - touch;
     devices.synchronize();
     out.record.snapshots.push_back(settled_snapshot(probes, "after_alloc", start));
 
