@@ -1,0 +1,89 @@
+// The baseline store: a directory of results files filed by platform, driver model, GPU model,
+// GPU count and driver release, so that nightly runs accumulate as per-release history.
+// Layout and file schema: docs/store.md. Implemented in harness/src/store/.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace pinbench {
+
+inline constexpr const char* store_schema_name = "pinbench.store";
+inline constexpr int store_schema_version = 1;
+
+// The five path components a results file is filed under. Every component is safe as a
+// directory name; a value the environment record lacks is "unknown-<field>".
+struct StoreKey {
+    std::string platform;      // "linux", "windows", ... (environment.platform)
+    std::string driver_model;  // "wddm", "tcc", "mcdm", "linux" (devices[*].driver_model.current)
+    std::string gpu;           // slug of devices[*].name: "nvidia-h200"
+    std::string gpu_count;     // "<n>gpu" from environment.cuda_device_count
+    std::string release;       // driver release as NVML reports it: "580.65.06"
+
+    bool operator==(const StoreKey&) const = default;
+};
+
+// The key a results file's environment record files it under.
+StoreKey store_key_of(const nlohmann::json& environment);
+
+// Lowercase; every run of characters other than [a-z0-9] becomes one '-'; no '-' at the ends.
+std::string store_slug(const std::string& text);
+
+struct StoredEntry {
+    std::string path;           // full path of the stored file (UTF-8)
+    std::string relative_path;  // below the store directory, '/'-separated: "real/linux/..."
+    bool replay = false;        // under replay/ (backend "replay"): never a real baseline
+    StoreKey key;
+    std::string started_at;       // from the file name: "20250601T100000Z"
+    std::string hash;             // from the file name: 12 hex digits
+    bool already_stored = false;  // add(): the same file was there already; nothing was written
+    std::string problem;          // list(): why this file is not a usable entry; "" when it is
+};
+
+// How a writer waits for the store's lock and when it may break one left behind.
+struct StoreLockOptions {
+    std::chrono::milliseconds wait{30'000};  // give up (SystemError) after this long
+    std::chrono::milliseconds poll{100};
+    std::chrono::seconds stale_after{600};  // a lock older than this is stale whoever holds it
+    // A lock file without readable contents (its writer died between creating and filling
+    // it) is stale once its modification time is this old.
+    std::chrono::seconds unreadable_after{10};
+    // Told, in one line, about every stale lock that was broken. Unset: not reported.
+    std::function<void(const std::string&)> report;
+};
+
+struct StoreAddOptions {
+    bool allow_incomplete = false;  // store results with complete == false (interrupted runs)
+    StoreLockOptions lock;
+};
+
+class Store {
+public:
+    // Opens the store in `dir`, creating the directory and its store.json when absent. Throws
+    // InputError naming store.json when it holds another schema or version, and when `dir`
+    // exists, is not empty and has no store.json (not a store: nothing is written there).
+    static Store open(const std::string& dir);
+
+    // Files a copy of the results file (its bytes, unchanged) under its key. Only complete
+    // results unless options.allow_incomplete. Adding the same file again writes nothing and
+    // returns already_stored. Throws InputError for an unreadable, invalid or incomplete results
+    // file, SystemError when the store cannot be written or its lock cannot be taken in time.
+    StoredEntry add(const std::string& results_path, const StoreAddOptions& options = {}) const;
+
+    // Every stored file, sorted by relative path; each is read and checked (schema, backend
+    // matching its namespace, key matching its path), and a file that fails says so in
+    // `problem` instead of being left out. real_only: the replay namespace is not read and no
+    // entry with replayed contents is returned.
+    std::vector<StoredEntry> list(bool real_only = false) const;
+
+    const std::string& dir() const { return dir_; }
+
+private:
+    explicit Store(std::string dir) : dir_(std::move(dir)) {}
+    std::string dir_;
+};
+
+}  // namespace pinbench

@@ -1,0 +1,340 @@
+// The baseline store (docs/store.md): one function builds every stored path (stored_path), add()
+// files a results file's bytes under it, list() reads everything back and says what is wrong.
+#include "pinbench/store.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <system_error>
+
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/results.hpp"
+#include "store/store_lock.hpp"
+#include "store/store_support.hpp"
+
+namespace pinbench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using store_detail::generic_utf8_of;
+using store_detail::path_from_utf8;
+using store_detail::utf8_of;
+
+constexpr const char* real_namespace = "real";
+constexpr const char* replay_namespace = "replay";
+constexpr std::size_t hash_digits = 12;
+
+// FNV-1a, 64 bits, over the file's bytes. It names a file, it does not protect one: a clash
+// with different contents is detected in add() and refused, never overwritten.
+std::string content_hash(const std::string& bytes) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char c : bytes) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return std::string(text, hash_digits);
+}
+
+// A driver release keeps its dots ("580.65.06"); anything else unsafe in a directory name
+// becomes '-', and no component may start with '.' (no "..").
+std::string release_component(const std::string& release) {
+    std::string out;
+    for (const char c : release) {
+        const bool safe = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          c == '.' || c == '-' || c == '_';
+        out += safe ? c : '-';
+    }
+    const auto first = out.find_first_not_of(".-");
+    if (first == std::string::npos) return {};
+    out.erase(0, first);
+    out.erase(out.find_last_not_of(".-") + 1);
+    return out;
+}
+
+const json* member(const json& object, const char* name) {
+    if (!object.is_object()) return nullptr;
+    const auto it = object.find(name);
+    return it == object.end() ? nullptr : &*it;
+}
+
+std::string string_member(const json& object, const char* name) {
+    const json* value = member(object, name);
+    return value && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+// Distinct slugs of one per-device string, in device order, joined by "--" (a slug never
+// contains "--", so the join stays readable both ways). "" when no device has a known value.
+std::string per_device(const json& environment, const char* outer, const char* inner) {
+    std::vector<std::string> values;
+    const json* devices = member(environment, "devices");
+    if (devices && devices->is_array()) {
+        for (const json& device : *devices) {
+            const json* holder = member(device, outer);
+            std::string value =
+                inner ? (holder ? string_member(*holder, inner) : "") : string_member(device, outer);
+            value = store_slug(value == "unknown" ? std::string() : value);
+            if (value.empty()) value = "unknown";
+            if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+        }
+    }
+    if (values.empty() || (values.size() == 1 && values[0] == "unknown")) return {};
+    std::string joined;
+    for (const std::string& v : values) joined += (joined.empty() ? "" : "--") + v;
+    return joined;
+}
+
+std::string or_unknown(const std::string& value, const char* field) {
+    return value.empty() ? std::string("unknown-") + field : value;
+}
+
+bool is_replayed(const ResultsDocument& doc) {
+    const json* replayed = member(doc.environment, "replayed");
+    return doc.backend == "replay" || (replayed && replayed->is_boolean() && replayed->get<bool>());
+}
+
+std::string file_stamp(const std::string& started_at) {
+    const auto t = store_detail::parse_utc_timestamp(started_at);
+    return t ? store_detail::format_utc_timestamp(*t, /*compact=*/true) : std::string("unknown-started-at");
+}
+
+std::string key_text(const StoreKey& k) {
+    return k.platform + "/" + k.driver_model + "/" + k.gpu + "/" + k.gpu_count + "/" + k.release;
+}
+
+// The one function that builds a stored file's place: NS/platform/model/gpu/<n>gpu/release/name.
+fs::path stored_path(bool replay, const StoreKey& k, const std::string& stamp, const std::string& hash) {
+    return fs::path(replay ? replay_namespace : real_namespace) / path_from_utf8(k.platform) /
+           path_from_utf8(k.driver_model) / path_from_utf8(k.gpu) / path_from_utf8(k.gpu_count) /
+           path_from_utf8(k.release) / path_from_utf8(stamp + "-" + hash + ".json");
+}
+
+struct LoadedResults {
+    std::string bytes;
+    ResultsDocument doc;
+};
+
+// Like load_results, but keeps the bytes: the store files them unchanged.
+LoadedResults load_results_bytes(const std::string& path) {
+    LoadedResults loaded;
+    try {
+        loaded.bytes = read_file(path);
+    } catch (const SystemError& e) {
+        throw InputError(std::string("cannot read results file: ") + e.what());
+    }
+    json j;
+    try {
+        j = json::parse(loaded.bytes);
+    } catch (const json::parse_error& e) {
+        // what() starts with "[json.exception.parse_error.101] "; the rest is the useful part.
+        const std::string text = e.what();
+        const auto bracket = text.find("] ");
+        throw InputError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
+                         (bracket == std::string::npos ? text : text.substr(bracket + 2)));
+    }
+    loaded.doc = results_from_json(j, path);
+    return loaded;
+}
+
+// Reads store.json; throws InputError naming it when it is not a version-1 store file.
+void check_store_file(const std::string& path) {
+    std::string text;
+    try {
+        text = read_file(path);
+    } catch (const SystemError& e) {
+        throw InputError(std::string("cannot read store file: ") + e.what());
+    }
+    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw InputError(path + ": not valid JSON");
+    const std::string schema = string_member(j, "schema");
+    if (schema != store_schema_name)
+        throw InputError(path + ": not a pinbench store file (schema is " +
+                         (schema.empty() ? std::string("missing") : "\"" + schema + "\"") + ", expected \"" +
+                         store_schema_name + "\")");
+    const json* version = member(j, "schema_version");
+    if (!version || !version->is_number_integer())
+        throw InputError(path + ": schema_version: missing or not an integer");
+    if (version->get<std::int64_t>() != store_schema_version)
+        throw InputError(path + ": store schema version " + std::to_string(version->get<std::int64_t>()) +
+                         " is not supported (this build reads version " +
+                         std::to_string(store_schema_version) + ")");
+}
+
+// Fills `entry` from its place in the store; false (and entry.problem) when the place is wrong.
+bool entry_from_place(const fs::path& relative, StoredEntry& entry) {
+    std::vector<std::string> parts;
+    for (const auto& part : relative) parts.push_back(utf8_of(part));
+    if (parts.size() != 7) {
+        entry.problem = "not where a stored file belongs (" + parts[0] +
+                        "/<platform>/<driver model>/<gpu>/<n>gpu/<release>/<time>-<hash>.json)";
+        return false;
+    }
+    entry.key = StoreKey{parts[1], parts[2], parts[3], parts[4], parts[5]};
+    const std::string& name = parts[6];
+    const std::string suffix = ".json";
+    const std::size_t tail = 1 + hash_digits + suffix.size();
+    if (name.size() <= tail || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
+        name[name.size() - tail] != '-') {
+        entry.problem = "file name is not <time>-<hash>.json";
+        return false;
+    }
+    entry.started_at = name.substr(0, name.size() - tail);
+    entry.hash = name.substr(name.size() - tail + 1, hash_digits);
+    return true;
+}
+
+// Reads one stored file and records in entry.problem the first thing wrong with it.
+void check_entry(StoredEntry& entry) {
+    LoadedResults loaded;
+    try {
+        loaded = load_results_bytes(entry.path);
+    } catch (const InputError& e) {
+        entry.problem = e.what();
+        return;
+    }
+    const bool replayed = is_replayed(loaded.doc);
+    const bool under_replay = entry.replay;
+    entry.replay = entry.replay || replayed;  // replayed contents are never real, wherever they sit
+    if (replayed && !under_replay) {
+        entry.problem = "replayed results under " + std::string(real_namespace) + "/: never a real baseline";
+    } else if (!replayed && under_replay) {
+        entry.problem = "measured results under " + std::string(replay_namespace) + "/";
+    } else if (const StoreKey key = store_key_of(loaded.doc.environment); !(key == entry.key)) {
+        entry.problem = "filed under " + key_text(entry.key) + " but its environment gives " + key_text(key);
+    } else if (content_hash(loaded.bytes) != entry.hash) {
+        entry.problem = "contents do not match the hash in its name (changed after it was stored)";
+    } else if (file_stamp(loaded.doc.started_at) != entry.started_at) {
+        entry.problem = "started_at " + loaded.doc.started_at + " does not match its name";
+    }
+}
+
+}  // namespace
+
+std::string store_slug(const std::string& text) {
+    std::string out;
+    bool dash = false;
+    for (const char raw : text) {
+        const char c = (raw >= 'A' && raw <= 'Z') ? static_cast<char>(raw - 'A' + 'a') : raw;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            if (dash && !out.empty()) out += '-';
+            out += c;
+            dash = false;
+        } else {
+            dash = true;
+        }
+    }
+    return out;
+}
+
+StoreKey store_key_of(const json& environment) {
+    StoreKey key;
+    const std::string platform = store_slug(string_member(environment, "platform"));
+    key.platform = or_unknown(platform == "unknown" ? "" : platform, "platform");
+    key.driver_model = or_unknown(per_device(environment, "driver_model", "current"), "driver-model");
+    key.gpu = or_unknown(per_device(environment, "name", nullptr), "gpu");
+    const json* count = member(environment, "cuda_device_count");
+    key.gpu_count = count && count->is_number_integer() && count->get<std::int64_t>() >= 0
+                        ? std::to_string(count->get<std::int64_t>()) + "gpu"
+                        : "unknown-gpu-count";
+    const json* driver = member(environment, "driver");
+    key.release = or_unknown(release_component(driver ? string_member(*driver, "release") : ""), "release");
+    return key;
+}
+
+Store Store::open(const std::string& dir) {
+    const fs::path root = path_from_utf8(dir);
+    std::error_code ec;
+    if (fs::exists(root, ec) && !fs::is_directory(root, ec)) throw InputError(dir + ": not a directory");
+    fs::create_directories(root, ec);
+    if (ec) throw SystemError("cannot create store directory '" + dir + "': " + ec.message());
+
+    const std::string store_file = utf8_of(root / "store.json");
+    if (fs::exists(root / "store.json", ec)) {
+        check_store_file(store_file);
+        return Store(dir);
+    }
+    // Never turn an unrelated directory into a store; only another opener's temporary file may
+    // be there already.
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+        if (utf8_of(e.path().filename()).rfind("store.json.tmp.", 0) != 0)
+            throw InputError(dir +
+                             ": not a pinbench store (no store.json) and not empty; nothing was written");
+    }
+    if (ec) throw SystemError("cannot list store directory '" + dir + "': " + ec.message());
+    const json header = {{"schema", store_schema_name}, {"schema_version", store_schema_version}};
+    write_file_atomically(store_file, header.dump(2) + "\n");
+    return Store(dir);
+}
+
+StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& options) const {
+    const LoadedResults loaded = load_results_bytes(results_path);
+    if (!loaded.doc.complete && !options.allow_incomplete)
+        throw InputError(
+            results_path +
+            ": incomplete results (complete is false: the run was interrupted or is still running); "
+            "not stored");
+
+    StoredEntry entry;
+    entry.replay = is_replayed(loaded.doc);
+    entry.key = store_key_of(loaded.doc.environment);
+    entry.started_at = file_stamp(loaded.doc.started_at);
+    entry.hash = content_hash(loaded.bytes);
+    const fs::path relative = stored_path(entry.replay, entry.key, entry.started_at, entry.hash);
+    const fs::path target = path_from_utf8(dir_) / relative;
+    entry.relative_path = generic_utf8_of(relative);
+    entry.path = utf8_of(target);
+
+    const store_detail::StoreLock lock = store_detail::StoreLock::acquire(dir_, options.lock);
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw SystemError("cannot create '" + utf8_of(target.parent_path()) + "': " + ec.message());
+    if (fs::exists(target, ec)) {
+        // Same name, same bytes: this file is stored already. Different bytes: refuse, never replace.
+        if (read_file(entry.path) != loaded.bytes)
+            throw SystemError(entry.path +
+                              ": already holds other contents under the same name (hash clash); " +
+                              results_path + " was not stored");
+        entry.already_stored = true;
+        return entry;
+    }
+    write_file_atomically(entry.path, loaded.bytes);
+    return entry;
+}
+
+std::vector<StoredEntry> Store::list(bool real_only) const {
+    const fs::path root = path_from_utf8(dir_);
+    std::vector<StoredEntry> entries;
+    for (const char* ns : {real_namespace, replay_namespace}) {
+        const bool replay = ns == replay_namespace;
+        if (replay && real_only) continue;
+        std::error_code ec;
+        if (!fs::exists(root / ns, ec)) continue;
+        fs::recursive_directory_iterator it(root / ns, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            std::error_code type_ec;
+            if (!it->is_regular_file(type_ec)) continue;
+            const std::string name = utf8_of(it->path().filename());
+            // write_file_atomically's leftovers from a killed writer: never read.
+            if (name.find(".tmp.") != std::string::npos) continue;
+            StoredEntry entry;
+            entry.replay = replay;
+            entry.path = utf8_of(it->path());
+            const fs::path relative = it->path().lexically_relative(root);
+            entry.relative_path = generic_utf8_of(relative);
+            if (entry_from_place(relative, entry)) check_entry(entry);
+            if (!(real_only && entry.replay)) entries.push_back(std::move(entry));
+        }
+        if (ec)
+            throw SystemError("cannot list store directory '" + utf8_of(root / ns) + "': " + ec.message());
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const StoredEntry& a, const StoredEntry& b) { return a.relative_path < b.relative_path; });
+    return entries;
+}
+
+}  // namespace pinbench

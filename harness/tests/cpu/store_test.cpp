@@ -1,0 +1,790 @@
+// The baseline store: where files are filed, idempotent adds, accumulating history, the replay
+// namespace, a writer killed mid-write, the lock and its stale-lock recovery, and rejections.
+#include "pinbench/store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/platform_probes.hpp"
+#include "pinbench/results.hpp"
+#include "store/store_lock.hpp"
+#include "store/store_support.hpp"
+
+#ifndef _WIN32
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
+namespace pinbench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// A fresh directory for one test, removed with everything in it afterwards.
+class TempDir {
+public:
+    TempDir() {
+        static std::atomic<int> counter{0};
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = fs::temp_directory_path() /
+                ("pinbench_store_" + std::string(test != nullptr ? test->name() : "test") + "_" +
+                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_" +
+                 std::to_string(counter++));
+        fs::create_directories(path_);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+json environment(const std::string& platform, const std::string& model, const std::string& gpu, int count,
+                 const json& release) {
+    json devices = json::array();
+    for (int i = 0; i < count; ++i)
+        devices.push_back({{"name", gpu}, {"driver_model", {{"current", model}}}});
+    return {{"platform", platform},
+            {"driver", {{"release", release}}},
+            {"cuda_device_count", count},
+            {"devices", devices}};
+}
+
+RepeatRecord repeat(int index, std::int64_t cost) {
+    RepeatRecord r;
+    r.index = index;
+    r.pid = 4242;
+    r.nonce = "n" + std::to_string(index);
+    r.wall_ms = 800;
+    Snapshot before;
+    before.label = "after_context";
+    before.readings["cuda.free"] = Reading::of(150'000'000'000);
+    Snapshot after = before;
+    after.label = "after_first_use";
+    after.readings["cuda.free"] = Reading::of(150'000'000'000 - cost);
+    r.snapshots = {before, after};
+    r.timings_ms = {{"alloc", 4.25}};
+    return r;
+}
+
+// A small valid results document; `repeats` makes it as large as a test needs.
+ResultsDocument results(const std::string& started_at, const std::string& release = "580.65.06",
+                        int repeats = 1) {
+    ResultsDocument doc;
+    doc.tool = {{"name", "pinbench"}, {"version", "0.1.0"}};
+    doc.command = {"pinbench", "run", "scenarios/quick.yaml"};
+    doc.started_at = started_at;
+    doc.finished_at = started_at;
+    doc.complete = true;
+    doc.environment = environment("linux", "linux", "NVIDIA H200", 1, release);
+    doc.controls = json::object();
+    doc.scenario = {{"path", "scenarios/quick.yaml"}};
+    RunRecord run;
+    run.run.id = "quick/cudaMallocHost/64MiB/x1/g1";
+    run.run.scenario = "quick";
+    run.run.kind = "overhead";
+    run.run.api = ApiVariant{ApiFamily::malloc_host, flag_none};
+    run.run.size = 64ULL << 20;
+    run.run.repeats = repeats;
+    for (int i = 0; i < repeats; ++i) run.repeats.push_back(repeat(i, 2097152));
+    run.metrics["cost.after_first_use.cuda.free"] = {"bytes", Summary{1, 2097152, 2097152, 2097152, 0},
+                                                     2097152};
+    doc.runs.push_back(run);
+    return doc;
+}
+
+ResultsDocument replayed(ResultsDocument doc, const std::string& release) {
+    doc.backend = "replay";
+    doc.replay = {{"source", "real.json"}, {"source_backend", "cuda"}, {"script", "bump.yaml"}};
+    doc.environment["driver"]["release"] = release;
+    doc.environment["replayed"] = true;
+    return doc;
+}
+
+std::string write_results(const TempDir& dir, const std::string& name, const ResultsDocument& doc) {
+    const std::string path = dir.file(name);
+    write_file_atomically(path, to_json(doc).dump(2) + "\n");
+    return path;
+}
+
+std::string read(const std::string& path) { return read_file(path); }
+
+// Lock options for tests: short waits, and every broken lock collected.
+StoreLockOptions quick_lock(std::vector<std::string>* reports, std::chrono::milliseconds wait = 5000ms) {
+    StoreLockOptions lock;
+    lock.wait = wait;
+    lock.poll = 10ms;
+    lock.report = [reports](const std::string& line) { reports->push_back(line); };
+    return lock;
+}
+
+void expect_all_usable(const std::vector<StoredEntry>& entries) {
+    for (const StoredEntry& e : entries) EXPECT_EQ(e.problem, "") << e.relative_path;
+}
+
+// --- keys and names ------------------------------------------------------------------------
+
+TEST(StoreKey, SlugIsLowercaseWithSingleDashes) {
+    EXPECT_EQ(store_slug("NVIDIA GeForce RTX 4090"), "nvidia-geforce-rtx-4090");
+    EXPECT_EQ(store_slug("  A100-SXM4 (80GB) "), "a100-sxm4-80gb");
+    EXPECT_EQ(store_slug("WDDM"), "wddm");
+    EXPECT_EQ(store_slug("--"), "");
+}
+
+TEST(StoreKey, ComesFromTheEnvironmentRecord) {
+    const StoreKey key = store_key_of(environment("windows", "WDDM", "NVIDIA GeForce RTX 4090", 2, "566.36"));
+    EXPECT_EQ(key, (StoreKey{"windows", "wddm", "nvidia-geforce-rtx-4090", "2gpu", "566.36"}));
+}
+
+TEST(StoreKey, UnavailableValuesBecomeUnknownField) {
+    EXPECT_EQ(store_key_of(json::object()),
+              (StoreKey{"unknown-platform", "unknown-driver-model", "unknown-gpu", "unknown-gpu-count",
+                        "unknown-release"}));
+    json env = environment("unknown", "unknown", "", 1, {{"unavailable", "NVML: library not found"}});
+    EXPECT_EQ(store_key_of(env), (StoreKey{"unknown-platform", "unknown-driver-model", "unknown-gpu", "1gpu",
+                                           "unknown-release"}));
+}
+
+TEST(StoreKey, MixedDevicesAndUnsafeReleasesStaySafeDirectoryNames) {
+    json env = environment("windows", "WDDM", "NVIDIA RTX A6000", 1, "../../etc");
+    env["devices"].push_back({{"name", "NVIDIA H200"}, {"driver_model", {{"current", "TCC"}}}});
+    env["cuda_device_count"] = 2;
+    const StoreKey key = store_key_of(env);
+    EXPECT_EQ(key.driver_model, "wddm--tcc");
+    EXPECT_EQ(key.gpu, "nvidia-rtx-a6000--nvidia-h200");
+    EXPECT_EQ(key.release, "etc");  // leading dots and separators are dropped: no "..", no '/'
+}
+
+TEST(StoreSupport, TimestampsParseAndFormat) {
+    const auto t = store_detail::parse_utc_timestamp("2025-06-01T10:02:03Z");
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(store_detail::format_utc_timestamp(*t, true), "20250601T100203Z");
+    EXPECT_EQ(store_detail::format_utc_timestamp(*t), "2025-06-01T10:02:03Z");
+    EXPECT_TRUE(store_detail::parse_utc_timestamp("2025-06-01T10:02:03.250Z").has_value());
+    EXPECT_FALSE(store_detail::parse_utc_timestamp("2025-13-01T10:02:03Z").has_value());
+    EXPECT_FALSE(store_detail::parse_utc_timestamp("2025-06-01T10:02:03").has_value());
+    EXPECT_FALSE(store_detail::parse_utc_timestamp("yesterday").has_value());
+}
+
+// --- opening ---------------------------------------------------------------------------------
+
+TEST(Store, OpenCreatesTheDirectoryAndItsVersionedStoreFile) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store/nested");
+    Store::open(dir);
+    const json header = json::parse(read(dir + "/store.json"));
+    EXPECT_EQ(header, (json{{"schema", "pinbench.store"}, {"schema_version", 1}}));
+    EXPECT_NO_THROW(Store::open(dir));  // reopening an existing store
+}
+
+TEST(Store, OpenRejectsAnotherVersionNamingTheFile) {
+    TempDir tmp;
+    write_file_atomically(tmp.file("store.json"), R"({"schema": "pinbench.store", "schema_version": 2})");
+    try {
+        Store::open(tmp.path().string());
+        FAIL() << "version 2 accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  tmp.file("store.json") +
+                      ": store schema version 2 is not supported (this build reads version 1)");
+    }
+}
+
+TEST(Store, OpenRejectsAnotherSchemaAndBrokenJson) {
+    TempDir tmp;
+    write_file_atomically(tmp.file("store.json"), R"({"schema": "pinbench.results", "schema_version": 1})");
+    try {
+        Store::open(tmp.path().string());
+        FAIL() << "another schema accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), tmp.file("store.json") +
+                                             ": not a pinbench store file (schema is \"pinbench.results\", "
+                                             "expected \"pinbench.store\")");
+    }
+    write_file_atomically(tmp.file("store.json"), "{\"schema\": ");
+    EXPECT_THROW(Store::open(tmp.path().string()), InputError);
+}
+
+TEST(Store, OpenRefusesADirectoryThatIsNotAStore) {
+    TempDir tmp;
+    write_file_atomically(tmp.file("notes.txt"), "mine");
+    try {
+        Store::open(tmp.path().string());
+        FAIL() << "a non-empty directory became a store";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a pinbench store"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(tmp.path() / "store.json"));
+}
+
+// --- adding and listing ----------------------------------------------------------------------
+
+TEST(Store, AddFilesTheWholeFileUnderItsKey) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const std::string source = write_results(tmp, "r.json", results("2025-06-01T10:00:00Z"));
+
+    const StoredEntry entry = store.add(source);
+    EXPECT_FALSE(entry.already_stored);
+    EXPECT_FALSE(entry.replay);
+    EXPECT_TRUE(
+        std::regex_match(entry.relative_path, std::regex("real/linux/linux/nvidia-h200/1gpu/580\\.65\\.06/"
+                                                         "20250601T100000Z-[0-9a-f]{12}\\.json")))
+        << entry.relative_path;
+    EXPECT_EQ(entry.started_at, "20250601T100000Z");
+    EXPECT_EQ(entry.relative_path.substr(entry.relative_path.size() - 17, 12), entry.hash);
+    EXPECT_EQ(fs::path(entry.path), fs::path(tmp.file("store")) / entry.relative_path);
+    EXPECT_EQ(read(entry.path), read(source));  // byte for byte, environment record included
+
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].relative_path, entry.relative_path);
+    EXPECT_EQ(listed[0].key, entry.key);
+    EXPECT_EQ(listed[0].hash, entry.hash);
+    EXPECT_EQ(listed[0].problem, "");
+    EXPECT_FALSE(fs::exists(tmp.path() / "store" / ".lock"));  // released
+}
+
+TEST(Store, WindowsKeyUsesDriverModelGpuCountAndRelease) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    ResultsDocument doc = results("2025-06-02T01:02:03Z");
+    doc.environment = environment("windows", "WDDM", "NVIDIA GeForce RTX 4090", 2, "566.36");
+    const StoredEntry entry = store.add(write_results(tmp, "w.json", doc));
+    EXPECT_EQ(entry.relative_path.rfind(
+                  "real/windows/wddm/nvidia-geforce-rtx-4090/2gpu/566.36/20250602T010203Z-", 0),
+              0u)
+        << entry.relative_path;
+}
+
+TEST(Store, AddingTheSameFileTwiceIsIdempotent) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const std::string source = write_results(tmp, "r.json", results("2025-06-01T10:00:00Z"));
+    const StoredEntry first = store.add(source);
+    const StoredEntry second = store.add(source);
+    EXPECT_TRUE(second.already_stored);
+    EXPECT_EQ(second.path, first.path);
+    // The same bytes under another name are the same results.
+    fs::copy_file(source, tmp.file("copy.json"));
+    EXPECT_TRUE(store.add(tmp.file("copy.json")).already_stored);
+    EXPECT_EQ(store.list().size(), 1u);
+}
+
+TEST(Store, NightlyRunsOfOneReleaseAccumulate) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry monday = store.add(write_results(tmp, "mon.json", results("2025-06-02T02:00:00Z")));
+    const std::string monday_bytes = read(monday.path);
+    const StoredEntry tuesday = store.add(write_results(tmp, "tue.json", results("2025-06-03T02:00:00Z")));
+    // Same start second, different contents: still two files.
+    ResultsDocument rerun = results("2025-06-03T02:00:00Z");
+    rerun.runs[0].repeats[0].wall_ms = 801;
+    const StoredEntry rerun_entry = store.add(write_results(tmp, "rerun.json", rerun));
+
+    EXPECT_FALSE(tuesday.already_stored);
+    EXPECT_FALSE(rerun_entry.already_stored);
+    EXPECT_EQ(monday.key, tuesday.key);
+    EXPECT_NE(tuesday.path, rerun_entry.path);
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 3u);
+    expect_all_usable(listed);
+    EXPECT_EQ(listed[0].relative_path, monday.relative_path);  // sorted: oldest first within a key
+    EXPECT_EQ(read(monday.path), monday_bytes);                // nothing overwritten
+}
+
+TEST(Store, ReplayedResultsLiveInTheirOwnNamespace) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry real = store.add(write_results(tmp, "real.json", results("2025-06-01T10:00:00Z")));
+    const StoredEntry replay =
+        store.add(write_results(tmp, "replay.json", replayed(results("2025-06-01T10:00:00Z"), "581.42")));
+
+    EXPECT_TRUE(replay.replay);
+    EXPECT_EQ(replay.relative_path.rfind("replay/linux/linux/nvidia-h200/1gpu/581.42/20250601T100000Z-", 0),
+              0u)
+        << replay.relative_path;
+
+    const auto all = store.list();
+    ASSERT_EQ(all.size(), 2u);
+    expect_all_usable(all);
+    const auto real_only = store.list(/*real_only=*/true);
+    ASSERT_EQ(real_only.size(), 1u);
+    EXPECT_EQ(real_only[0].relative_path, real.relative_path);
+}
+
+TEST(Store, ReplayedContentsCopiedUnderRealAreNeverListedAsReal) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry replay =
+        store.add(write_results(tmp, "replay.json", replayed(results("2025-06-01T10:00:00Z"), "581.42")));
+    // Someone moves it by hand into the real namespace.
+    const fs::path smuggled = fs::path(tmp.file("store")) / ("real" + replay.relative_path.substr(6));
+    fs::create_directories(smuggled.parent_path());
+    fs::copy_file(replay.path, smuggled);
+
+    EXPECT_TRUE(store.list(/*real_only=*/true).empty());
+    bool flagged = false;
+    for (const StoredEntry& e : store.list()) {
+        if (e.relative_path.rfind("real/", 0) == 0) {
+            EXPECT_TRUE(e.replay);
+            EXPECT_NE(e.problem.find("replayed results under real/"), std::string::npos) << e.problem;
+            flagged = true;
+        }
+    }
+    EXPECT_TRUE(flagged);
+}
+
+TEST(Store, IncompleteResultsAreRefusedUnlessAllowed) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    ResultsDocument doc = results("2025-06-01T10:00:00Z");
+    doc.complete = false;
+    doc.finished_at = "";
+    const std::string source = write_results(tmp, "partial.json", doc);
+    try {
+        store.add(source);
+        FAIL() << "incomplete results stored";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(source + ": incomplete results", 0), 0u) << e.what();
+    }
+    EXPECT_TRUE(store.list().empty());
+
+    StoreAddOptions options;
+    options.allow_incomplete = true;
+    EXPECT_FALSE(store.add(source, options).already_stored);
+    EXPECT_EQ(store.list().size(), 1u);
+}
+
+TEST(Store, InvalidResultsFilesAreNamed) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    write_file_atomically(tmp.file("bad.json"), "{\"schema\": \"pinbench.results\",");
+    try {
+        store.add(tmp.file("bad.json"));
+        FAIL() << "invalid JSON stored";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(tmp.file("bad.json") + ": invalid JSON at byte", 0), 0u)
+            << e.what();
+    }
+    EXPECT_THROW(store.add(tmp.file("missing.json")), InputError);
+    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version2.json"), InputError);
+    EXPECT_TRUE(store.list().empty());
+}
+
+TEST(Store, UnknownEnvironmentValuesAreFiledUnderUnknown) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    ResultsDocument doc = results("2025-06-01T10:00:00Z");
+    doc.environment = {{"platform", "linux"},
+                       {"driver", {{"release", {{"unavailable", "NVML: not found"}}}}}};
+    const StoredEntry entry = store.add(write_results(tmp, "r.json", doc));
+    EXPECT_EQ(entry.relative_path.rfind("real/linux/unknown-driver-model/unknown-gpu/unknown-gpu-count/"
+                                        "unknown-release/20250601T100000Z-",
+                                        0),
+              0u)
+        << entry.relative_path;
+    expect_all_usable(store.list());
+}
+
+TEST(Store, ChangedOrMisplacedFilesAreReportedNotDropped) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const std::string source = write_results(tmp, "r.json", results("2025-06-01T10:00:00Z"));
+    const StoredEntry entry = store.add(source);
+
+    // Another release's directory holding this file: its key no longer matches its place.
+    const fs::path misplaced = fs::path(tmp.file("store")) / "real/linux/linux/nvidia-h200/1gpu/999.1" /
+                               fs::path(entry.path).filename();
+    fs::create_directories(misplaced.parent_path());
+    fs::copy_file(entry.path, misplaced);
+    // The stored file edited in place: its hash no longer matches; a later add must not replace it.
+    const std::string edited = to_json(results("2025-06-01T10:00:00Z", "580.65.06", 2)).dump();
+    write_file_atomically(entry.path, edited);
+    // A stray file with an odd name.
+    write_file_atomically(tmp.file("store/real/linux/readme.txt"), "hello");
+
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 3u);
+    for (const StoredEntry& e : listed) EXPECT_NE(e.problem, "") << e.relative_path;
+    // Sorted by path: 580.65.06 (edited), 999.1 (misplaced), readme.txt.
+    EXPECT_NE(listed[0].problem.find("do not match the hash in its name"), std::string::npos)
+        << listed[0].problem;
+    EXPECT_EQ(listed[1].problem,
+              "filed under linux/linux/nvidia-h200/1gpu/999.1 but its environment gives "
+              "linux/linux/nvidia-h200/1gpu/580.65.06");
+    EXPECT_NE(listed[2].problem.find("not where a stored file belongs"), std::string::npos)
+        << listed[2].problem;
+
+    try {
+        store.add(source);
+        FAIL() << "a file with other contents was replaced";
+    } catch (const SystemError& e) {
+        EXPECT_NE(std::string(e.what()).find("hash clash"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read(entry.path), edited);
+}
+
+// --- the lock --------------------------------------------------------------------------------
+
+TEST(StoreLock, HoldsOwnerRecordAndIsRemovedOnRelease) {
+    TempDir tmp;
+    std::vector<std::string> reports;
+    {
+        const auto lock = store_detail::StoreLock::acquire(tmp.path().string(), quick_lock(&reports));
+        const json owner = json::parse(read(tmp.file(".lock")));
+        EXPECT_EQ(owner.at("pid").get<std::uint32_t>(), current_process_id());
+        EXPECT_EQ(owner.at("hostname").get<std::string>(), store_detail::host_name());
+        EXPECT_TRUE(store_detail::parse_utc_timestamp(owner.at("created_at").get<std::string>()).has_value());
+    }
+    EXPECT_FALSE(fs::exists(tmp.path() / ".lock"));
+    EXPECT_TRUE(reports.empty());
+}
+
+TEST(StoreLock, ReleaseLeavesALockThatIsNoLongerOurs) {
+    TempDir tmp;
+    std::vector<std::string> reports;
+    {
+        const auto lock = store_detail::StoreLock::acquire(tmp.path().string(), quick_lock(&reports));
+        write_file_atomically(tmp.file(".lock"), R"({"pid": 1, "hostname": "other", "created_at": "x"})");
+    }
+    EXPECT_TRUE(fs::exists(tmp.path() / ".lock"));
+}
+
+TEST(StoreLock, ALiveHolderBlocksForTheBoundedWait) {
+    TempDir tmp;
+    std::vector<std::string> reports;
+    const std::string dir = tmp.path().string();
+    const auto held = store_detail::StoreLock::acquire(dir, quick_lock(&reports));
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        store_detail::StoreLock::acquire(dir, quick_lock(&reports, 300ms));
+        FAIL() << "lock taken twice";
+    } catch (const SystemError& e) {
+        const std::string expected = "store " + dir + " is locked by pid " +
+                                     std::to_string(current_process_id()) + " on " +
+                                     store_detail::host_name() + " since ";
+        EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+    }
+    const auto waited = std::chrono::steady_clock::now() - start;
+    EXPECT_GE(waited, 300ms);
+    EXPECT_LT(waited, 5s);
+    EXPECT_TRUE(reports.empty());
+}
+
+TEST(StoreLock, AnOldLockIsStaleWhoeverHoldsIt) {
+    TempDir tmp;
+    std::vector<std::string> reports;
+    // Our own (live) pid on another host, an hour old.
+    const json old = {
+        {"pid", current_process_id()}, {"hostname", "elsewhere"}, {"created_at", "2000-01-01T00:00:00Z"}};
+    write_file_atomically(tmp.file(".lock"), old.dump());
+    { const auto lock = store_detail::StoreLock::acquire(tmp.path().string(), quick_lock(&reports)); }
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("on elsewhere since 2000-01-01T00:00:00Z: it is older than 10 min"),
+              std::string::npos)
+        << reports[0];
+}
+
+TEST(StoreLock, APidFromAnotherHostIsNotJudgedHere) {
+    TempDir tmp;
+    std::vector<std::string> reports;
+    // A pid that cannot exist here, but the lock is recent and from another host: respected.
+    const json recent = {{"pid", 4'000'000'000u},
+                         {"hostname", "elsewhere"},
+                         {"created_at", store_detail::utc_timestamp_now()}};
+    write_file_atomically(tmp.file(".lock"), recent.dump());
+    EXPECT_THROW(store_detail::StoreLock::acquire(tmp.path().string(), quick_lock(&reports, 200ms)),
+                 SystemError);
+    EXPECT_TRUE(reports.empty());
+}
+
+TEST(StoreLock, AnUnreadableLockIsBrokenOnceItHasAged) {
+    TempDir tmp;
+    std::vector<std::string> reports;
+    write_file_atomically(tmp.file(".lock"), "");  // its writer died before filling it
+    EXPECT_THROW(store_detail::StoreLock::acquire(tmp.path().string(), quick_lock(&reports, 200ms)),
+                 SystemError);
+    fs::last_write_time(tmp.path() / ".lock", fs::file_time_type::clock::now() - std::chrono::minutes(1));
+    { const auto lock = store_detail::StoreLock::acquire(tmp.path().string(), quick_lock(&reports)); }
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("no readable owner"), std::string::npos) << reports[0];
+}
+
+TEST(Store, LeftoverTemporaryFilesAreIgnored) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry entry = store.add(write_results(tmp, "r.json", results("2025-06-01T10:00:00Z")));
+    // What write_file_atomically leaves when killed before its rename: a truncated copy.
+    const std::string bytes = read(entry.path);
+    write_file_atomically(entry.path + ".tmp.12345.00ff00ff00ff00ff", bytes.substr(0, bytes.size() / 2));
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].problem, "");
+}
+
+#ifndef _WIN32
+
+// Runs `body` in a forked child that ends with _exit: no destructors, as after a crash.
+pid_t fork_child(const std::function<void()>& body) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        try {
+            body();
+        } catch (...) {
+            ::_exit(3);
+        }
+        ::_exit(0);
+    }
+    return pid;
+}
+
+int reap(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+}
+
+TEST(StoreLock, LivenessOfProcesses) {
+    EXPECT_EQ(store_detail::process_liveness(current_process_id()), store_detail::Liveness::alive);
+    const pid_t child = fork_child([] {});
+    reap(child);  // a zombie would still count as alive
+    EXPECT_EQ(store_detail::process_liveness(static_cast<std::uint32_t>(child)),
+              store_detail::Liveness::gone);
+    EXPECT_EQ(store_detail::process_liveness(0), store_detail::Liveness::unknown);
+}
+
+TEST(StoreLock, ALockLeftByADeadProcessIsRecoveredAndReported) {
+    TempDir tmp;
+    const std::string dir = tmp.path().string();
+    const pid_t child = fork_child([&] {
+        auto lock = store_detail::StoreLock::acquire(dir, StoreLockOptions{});
+        ::_exit(0);  // without releasing it
+    });
+    const int status = reap(child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    ASSERT_TRUE(fs::exists(tmp.path() / ".lock"));
+    EXPECT_EQ(json::parse(read(tmp.file(".lock"))).at("pid").get<pid_t>(), child);
+
+    std::vector<std::string> reports;
+    const auto start = std::chrono::steady_clock::now();
+    {
+        const auto lock = store_detail::StoreLock::acquire(dir, quick_lock(&reports));
+        EXPECT_EQ(json::parse(read(tmp.file(".lock"))).at("pid").get<std::uint32_t>(), current_process_id());
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);  // not a timeout: recovered at once
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("broke the stale lock of pid " + std::to_string(child)), std::string::npos)
+        << reports[0];
+    EXPECT_NE(reports[0].find("is no longer running"), std::string::npos) << reports[0];
+    // Nothing left behind: neither the lock nor the renamed stale one.
+    EXPECT_TRUE(fs::is_empty(tmp.path()));
+}
+
+TEST(StoreLock, AnotherLiveProcessBlocksUntilItDies) {
+    TempDir tmp;
+    const std::string dir = tmp.path().string();
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = fork_child([&] {
+        auto lock = store_detail::StoreLock::acquire(dir, StoreLockOptions{});
+        const char byte = 'x';
+        (void)!::write(ready[1], &byte, 1);
+        for (;;) ::pause();
+    });
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+
+    std::vector<std::string> reports;
+    try {
+        store_detail::StoreLock::acquire(dir, quick_lock(&reports, 300ms));
+        ADD_FAILURE() << "lock of a live process taken";
+    } catch (const SystemError& e) {
+        EXPECT_NE(std::string(e.what()).find("is locked by pid " + std::to_string(child) + " on "),
+                  std::string::npos)
+            << e.what();
+    }
+    ::kill(child, SIGKILL);
+    reap(child);
+    { const auto lock = store_detail::StoreLock::acquire(dir, quick_lock(&reports)); }
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("pid " + std::to_string(child)), std::string::npos) << reports[0];
+}
+
+TEST(Store, ConcurrentWritersAllGetIn) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    constexpr int writers = 3, files_each = 5;
+    std::vector<pid_t> children;
+    for (int w = 0; w < writers; ++w) {
+        children.push_back(fork_child([&, w] {
+            for (int f = 0; f < files_each; ++f) {
+                char started[32];
+                std::snprintf(started, sizeof started, "2025-06-0%dT00:00:%02dZ", w + 1, f);
+                const std::string source =
+                    write_results(tmp, "w" + std::to_string(w) + ".json", results(started));
+                if (store.add(source).already_stored) ::_exit(4);
+            }
+        }));
+    }
+    for (const pid_t child : children) {
+        const int status = reap(child);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    }
+    const auto listed = store.list();
+    EXPECT_EQ(listed.size(), static_cast<std::size_t>(writers * files_each));
+    expect_all_usable(listed);
+    EXPECT_FALSE(fs::exists(tmp.path() / "store" / ".lock"));
+}
+
+// A large results file whose started_at is "2025-06-02T<i as hh:mm:ss>Z": distinct bytes per i,
+// made without serialising the document again.
+class BigResults {
+public:
+    BigResults() : text_(to_json(results("@START@", "580.65.06", 1500)).dump()) {}
+    std::string bytes(int i) const {
+        char started[32];
+        std::snprintf(started, sizeof started, "2025-06-02T%02d:%02d:%02dZ", i / 3600 % 24, i / 60 % 60,
+                      i % 60);
+        std::string out = text_;
+        for (auto at = out.find("@START@"); at != std::string::npos; at = out.find("@START@", at))
+            out.replace(at, 7, started);
+        return out;
+    }
+
+private:
+    std::string text_;
+};
+
+// After a writer died: every file reads back whole, the earlier one is untouched, and the next
+// writer gets in (breaking the dead writer's lock, if it held one, and saying so).
+void expect_store_survived(const TempDir& tmp, const Store& store, const StoredEntry& before,
+                           const std::string& before_bytes, pid_t writer, const std::string& next_start) {
+    const auto listed = store.list();
+    ASSERT_GE(listed.size(), 1u);
+    expect_all_usable(listed);
+    EXPECT_EQ(listed[0].relative_path, before.relative_path);
+    EXPECT_EQ(read(before.path), before_bytes);
+
+    std::vector<std::string> reports;
+    StoreAddOptions options;
+    options.lock = quick_lock(&reports);
+    options.lock.unreadable_after = 1s;
+    const StoredEntry next = store.add(write_results(tmp, "next.json", results(next_start)), options);
+    EXPECT_FALSE(next.already_stored);
+    // Killed between creating the lock and filling it, a writer leaves a lock with no owner.
+    for (const std::string& r : reports)
+        EXPECT_TRUE(r.find("pid " + std::to_string(writer)) != std::string::npos ||
+                    r.find("no readable owner") != std::string::npos)
+            << r;
+    EXPECT_EQ(store.list().size(), listed.size() + 1);
+}
+
+TEST(Store, AWriterKilledMidWriteLeavesTheStoreReadableAndIntact) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store");
+    const Store store = Store::open(dir);
+    const StoredEntry before = store.add(write_results(tmp, "before.json", results("2025-06-01T00:00:00Z")));
+    const std::string before_bytes = read(before.path);
+    const BigResults big;
+
+    // Each round: a child adds large files (about 600 kB each) one after another until SIGKILL
+    // lands somewhere in it. Parsing takes most of its time, so the kill seldom hits the write
+    // itself; the next test makes that case certain.
+    for (int round = 0; round < 3; ++round) {
+        int ready[2];
+        ASSERT_EQ(::pipe(ready), 0);
+        const pid_t child = fork_child([&] {
+            ::close(ready[0]);
+            for (int i = 1000 * round;; ++i) {
+                const std::string source = tmp.file("big" + std::to_string(i % 2) + ".json");
+                write_file_atomically(source, big.bytes(i));
+                store.add(source);
+                if (i == 1000 * round) {
+                    const char byte = 'x';
+                    (void)!::write(ready[1], &byte, 1);
+                }
+            }
+        });
+        ::close(ready[1]);
+        char byte = 0;
+        ASSERT_EQ(::read(ready[0], &byte, 1), 1);  // at least one big file is in
+        ::close(ready[0]);
+        std::this_thread::sleep_for(std::chrono::milliseconds(37 * round + 20));
+        ASSERT_EQ(::kill(child, SIGKILL), 0);
+        const int status = reap(child);
+        ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+        expect_store_survived(tmp, store, before, before_bytes, child,
+                              "2025-06-03T00:00:0" + std::to_string(round) + "Z");
+    }
+}
+
+// The same, with the kill certain to land inside the store's write: a file-size limit makes the
+// kernel stop the child with SIGXFSZ part-way through writing the stored copy.
+TEST(Store, AWriterStoppedInsideItsWriteLeavesOnlyATemporaryFile) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store");
+    const Store store = Store::open(dir);
+    const StoredEntry before = store.add(write_results(tmp, "before.json", results("2025-06-01T00:00:00Z")));
+    const std::string before_bytes = read(before.path);
+    const std::string source = tmp.file("big.json");
+    write_file_atomically(source, BigResults().bytes(7));
+    ASSERT_GT(fs::file_size(source), 2u * 256 * 1024);
+
+    const pid_t child = fork_child([&] {
+        const rlimit no_core{0, 0};
+        ::setrlimit(RLIMIT_CORE, &no_core);
+        const rlimit size_limit{256 * 1024, 256 * 1024};
+        ::setrlimit(RLIMIT_FSIZE, &size_limit);
+        store.add(source);
+    });
+    const int status = reap(child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+
+    // It died holding the lock, leaving a truncated temporary file and no stored file.
+    EXPECT_EQ(json::parse(read(dir + "/.lock")).at("pid").get<pid_t>(), child);
+    std::vector<fs::path> temporaries;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.path().filename().string().find(".json.tmp.") != std::string::npos)
+            temporaries.push_back(e.path());
+    ASSERT_EQ(temporaries.size(), 1u);
+    EXPECT_EQ(fs::file_size(temporaries[0]), 256u * 1024);
+    EXPECT_EQ(store.list().size(), 1u);
+
+    expect_store_survived(tmp, store, before, before_bytes, child, "2025-06-03T00:00:00Z");
+    // The file the child could not store goes in now, whole.
+    const StoredEntry big = store.add(source);
+    EXPECT_FALSE(big.already_stored);
+    EXPECT_EQ(read(big.path), read(source));
+}
+
+#endif  // _WIN32
+
+}  // namespace
+}  // namespace pinbench
