@@ -1,0 +1,5 @@
+import sys
+
+from pinreport.cli import main
+
+sys.exit(main())

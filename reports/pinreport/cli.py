@@ -1,0 +1,154 @@
+"""Command line: a thin layer over compare.py, fit.py and the formatters.
+
+  pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
+                    [--alpha A] [--floor F] [--min-repeats N] [--scenario-floor NAME=F ...]
+  pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
+
+Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
+(every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
+timed-out runs, a failed control, missing probes, an interrupted run). The highest applies.
+"""
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from pinreport.compare import EXIT_BAD_INPUT, EXIT_OK, CompareOptions, compare
+from pinreport.console import format_compare, format_reserve
+from pinreport.errors import BadInputError, UsageError
+from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
+from pinreport.junit import write_junit
+from pinreport.load import load_results
+from pinreport.rule import Band
+from pinreport.stats import DEFAULT_ALPHA, DEFAULT_FLOOR, DEFAULT_MIN_REPEATS
+from pinreport.store import REAL, REPLAY, read_store
+from pinreport.units import parse_size
+from pinreport.versions import is_release, release_key
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1): {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
+    return value
+
+
+def _scenario_floor(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=FLOOR, got {text!r}")
+    return name, _non_negative(value)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule"
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compare", help="verdicts of a results file against the baseline store")
+    c.add_argument("--store", required=True, help="baseline store directory")
+    c.add_argument("--current", required=True, help="results file to judge")
+    c.add_argument("--junit", help="also write the verdicts as JUnit XML here")
+    c.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
+    c.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
+    c.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
+    c.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
+    c.add_argument(
+        "--scenario-floor",
+        type=_scenario_floor,
+        action="append",
+        default=[],
+        metavar="NAME=F",
+        help="relative floor for one scenario (repeatable)",
+    )
+    r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
+    r.add_argument("--store", required=True, help="baseline store directory")
+    r.add_argument("--size", required=True, help="pinned size, e.g. 2GiB")
+    r.add_argument("--gpus", type=int, default=1, help="GPUs that use the pinned buffer")
+    r.add_argument("--driver", help="driver release (default: the highest stored per machine)")
+    r.add_argument("--replay", action="store_true", help="fit the replay namespace (labelled REPLAYED)")
+    r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
+    return p
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    options = CompareOptions(
+        alpha=args.alpha,
+        floor=args.floor,
+        min_repeats=max(args.min_repeats, 1),
+        band=Band.parse(args.band),
+        scenario_floors=dict(args.scenario_floor),
+    )
+    store = read_store(args.store)
+    try:
+        current = load_results(args.current)
+    except BadInputError as e:
+        # Nothing to judge, but the store's own bad files are still named.
+        for problem in [e, *store.problems]:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    report = compare(current, store, options)
+    sys.stdout.write(format_compare(report))
+    if args.junit:
+        try:
+            write_junit(report, args.junit)
+        except OSError as e:
+            print(f"error: {args.junit}: cannot write the JUnit file: {e.strerror}", file=sys.stderr)
+            return max(report.exit_code(), EXIT_BAD_INPUT)
+    return report.exit_code()
+
+
+def _run_reserve(args: argparse.Namespace) -> int:
+    size = parse_size(args.size)
+    if args.gpus < 1:
+        raise UsageError("--gpus must be 1 or more")
+    store = read_store(args.store, (REPLAY,) if args.replay else (REAL,))
+    for problem in store.problems:
+        print(f"error: {problem}", file=sys.stderr)
+    releases: dict[tuple, list[str]] = {}
+    for e in store.entries:
+        releases.setdefault(e.key.group, []).append(e.key.release)
+    chosen = {}
+    for group, rels in releases.items():
+        if args.driver:
+            if args.driver in rels:
+                chosen[group] = args.driver
+        else:
+            numeric = [r for r in rels if is_release(r)]
+            chosen[group] = max(numeric, key=release_key) if numeric else sorted(rels)[-1]
+    fits = fit_all(((e.key, e.doc) for e in store.entries if chosen.get(e.key.group) == e.key.release), args.confidence)
+    recs = recommend(fits, size, args.gpus, chosen)
+    sys.stdout.write(format_reserve(recs, size, args.gpus, replayed=args.replay))
+    if not recs:
+        what = f"driver {args.driver}" if args.driver else "any driver"
+        print(f"error: {args.store}: no stored results of {what} allow a fit", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_BAD_INPUT if store.problems else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "compare":
+            return _run_compare(args)
+        return _run_reserve(args)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+"""The morning verdict: every metric of the current results against the store.
+
+Each metric of each ok run is compared twice:
+  previous  the pooled samples of every stored run with the same id under the highest release
+            older than the current one, for the same platform, driver model, GPU and GPU count
+  history   the same, under the current release itself (earlier nights; the current file is
+            left out when it is stored already)
+with stats.compare_bytes (bytes) or stats.compare_times (ms). Bigger is worse for cost.*,
+residual.* and time.* (and better for bandwidth.*). Each comparison also lists what else
+changed between the environments, so a verdict is never blamed on the driver alone.
+
+Baselines come from the store's real namespace only: replayed data is never a baseline.
+A replayed current file may be compared (to test the pipeline) and is labelled REPLAYED.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
+from pinreport.errors import BadInputError
+from pinreport.expect import ClaimResult, check_expectations
+from pinreport.load import ResultsFile
+from pinreport.rule import Band, RuleResult, RuleVerdict, rule_results
+from pinreport.samples import metric_samples, split_metric, summary_matches
+from pinreport.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_FLOOR,
+    DEFAULT_MIN_REPEATS,
+    Comparison,
+    Verdict,
+    compare_bytes,
+    compare_times,
+)
+from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
+from pinreport.versions import is_release, previous_release
+
+PREVIOUS = "previous"
+HISTORY = "history"
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    alpha: float = DEFAULT_ALPHA
+    floor: float = DEFAULT_FLOOR
+    min_repeats: int = DEFAULT_MIN_REPEATS
+    band: Band = field(default_factory=Band)
+    scenario_floors: Mapping[str, float] = field(default_factory=dict)  # --scenario-floor NAME=F
+
+    def floor_for(self, scenario: dict[str, Any] | None, name: str) -> float:
+        """The relative floor of one scenario: the command line's, else the scenario record's
+        options.relative_floor, else the default."""
+        if name in self.scenario_floors:
+            return self.scenario_floors[name]
+        options = scenario.get("options") if isinstance(scenario, dict) else None
+        value = options.get("relative_floor") if isinstance(options, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value)
+        return self.floor
+
+
+@dataclass(frozen=True)
+class Baseline:
+    kind: str  # PREVIOUS or HISTORY
+    release: str | None
+    entries: tuple[StoreEntry, ...]
+    changes: tuple[EnvironmentChange, ...]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.entries)
+
+    def describe(self) -> str:
+        if self.kind == PREVIOUS:
+            return f"previous release {self.release}" if self.release else "previous release (none stored)"
+        return f"history of {self.release}"
+
+
+@dataclass(frozen=True)
+class MetricVerdict:
+    run_id: str
+    scenario: str
+    metric: str
+    unit: str
+    kind: str  # PREVIOUS or HISTORY
+    comparison: Comparison
+    current_median: float  # from the current run's metric summary
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.comparison.verdict
+
+
+@dataclass
+class CompareReport:
+    current_path: str
+    replayed: bool
+    key: StoreKey
+    options: CompareOptions
+    baselines: dict[str, Baseline] = field(default_factory=dict)
+    verdicts: list[MetricVerdict] = field(default_factory=list)
+    rule: list[RuleResult] = field(default_factory=list)
+    claims: list[ClaimResult] = field(default_factory=list)
+    infrastructure: list[str] = field(default_factory=list)
+    bad_input: list[BadInputError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[MetricVerdict]:
+        return [v for v in self.verdicts if v.verdict == Verdict.REGRESSION]
+
+    @property
+    def violations(self) -> list[RuleResult]:
+        return [r for r in self.rule if r.verdict == RuleVerdict.VIOLATION]
+
+    def exit_code(self) -> int:
+        """The highest that applies: 3 infrastructure (then no verdict can be trusted), 2 bad
+        input, 1 a regression or a VIOLATION, else 0."""
+        if self.infrastructure:
+            return EXIT_INFRASTRUCTURE
+        if self.bad_input:
+            return EXIT_BAD_INPUT
+        if self.regressions or self.violations:
+            return EXIT_REGRESSION
+        return EXIT_OK
+
+
+def higher_is_worse(metric: str) -> bool:
+    return not metric.startswith("bandwidth.")
+
+
+def _scenario_records(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    records = (doc.get("scenario") or {}).get("scenarios") or []
+    return {s["name"]: s for s in records if isinstance(s, dict) and isinstance(s.get("name"), str)}
+
+
+def _find_run(doc: dict[str, Any], run_id: str) -> dict[str, Any] | None:
+    for run in doc.get("runs", []):
+        if run.get("id") == run_id:
+            return run
+    return None
+
+
+def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dict[str, Baseline]:
+    me = measurement_id(current.doc)
+    same_group = [
+        e for e in store.entries if e.namespace == REAL and e.key.group == key.group and measurement_id(e.doc) != me
+    ]
+    release = driver_release(current.doc.get("environment") or {})
+    previous = None
+    if release and is_release(release):
+        previous = previous_release(release, {e.key.release for e in same_group})
+    out = {}
+    for kind, rel in ((PREVIOUS, previous), (HISTORY, release)):
+        entries = tuple(e for e in same_group if rel is not None and e.key.release == rel)
+        changes = tuple(environment_changes(current.doc, [e.doc for e in entries])) if entries else ()
+        out[kind] = Baseline(kind, rel, entries, changes)
+    return out
+
+
+def _compare_metric(
+    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
+) -> Comparison:
+    info = run["metrics"][metric]
+    if not baseline.found:
+        return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
+    base_samples: list[float] = []
+    granules = [info.get("granule")]
+    seen_run = False
+    for entry in baseline.entries:
+        brun = _find_run(entry.doc, run["id"])
+        if brun is None or brun.get("status") != "ok":
+            continue
+        seen_run = True
+        if metric not in brun.get("metrics", {}):
+            continue
+        samples = metric_samples(brun, metric)
+        if samples is None or not summary_matches(brun["metrics"][metric], samples):
+            report.bad_input.append(
+                BadInputError(entry.path, f"run {run['id']}: {metric} does not match the samples of its repeats")
+            )
+            continue
+        base_samples.extend(samples)
+        granules.append(brun["metrics"][metric].get("granule"))
+    if not base_samples:
+        what = "this metric" if seen_run else "this run"
+        return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
+    current = metric_samples(run, metric)
+    if current is None or not summary_matches(info, current):
+        return Comparison(Verdict.AMBIGUOUS, "the current summary does not match the samples of its repeats")
+    worse = higher_is_worse(metric)
+    if info.get("unit") == "bytes":
+        known = [g for g in granules if isinstance(g, int)]
+        granule = max(known) if known else None
+        return compare_bytes(
+            base_samples, current, granule, floor=floor, min_repeats=options.min_repeats, higher_is_worse=worse
+        )
+    return compare_times(
+        base_samples,
+        current,
+        alpha=options.alpha,
+        floor=floor,
+        min_repeats=options.min_repeats,
+        higher_is_worse=worse,
+        unit=info.get("unit", ""),
+    )
+
+
+def _missing_probes(run: dict[str, Any], baselines: dict[str, Baseline]) -> list[str]:
+    """Metrics a baseline measured for this run that the current run lacks: a probe went missing."""
+    missing: dict[str, str] = {}
+    for b in baselines.values():
+        for entry in b.entries:
+            brun = _find_run(entry.doc, run["id"])
+            if brun is None or brun.get("status") != "ok":
+                continue
+            for metric in brun.get("metrics", {}):
+                if metric not in run.get("metrics", {}) and split_metric(metric) is not None:
+                    missing.setdefault(metric, entry.path)
+    return [
+        f"run {run['id']}: {m} was measured in {p} but is missing now (a probe stopped reporting)"
+        for m, p in sorted(missing.items())
+    ]
+
+
+def _infrastructure(current: ResultsFile) -> list[str]:
+    doc = current.doc
+    out = []
+    if not doc.get("complete", False):
+        out.append(f"{current.path}: the run was interrupted (complete is false)")
+    for name, control in sorted((doc.get("controls") or {}).items()):
+        if isinstance(control, dict) and control.get("verdict") == "FAIL":
+            out.append(f"control {name} FAILED: {control.get('error', 'no reason given')}")
+    for run in doc.get("runs", []):
+        status = run.get("status")
+        if status in ("failed", "timeout"):
+            out.append(f"run {run['id']} {status}: {run.get('reason') or 'no reason given'}")
+        elif status == "ok" and not any(split_metric(m) for m in run.get("metrics", {})):
+            out.append(f"run {run['id']}: no probe reported a reading in every repeat (probes missing)")
+    return out
+
+
+def compare(current: ResultsFile, store: StoreContents, options: CompareOptions | None = None) -> CompareReport:
+    """Compares `current` with the store; never raises for bad store files (they are listed)."""
+    options = options or CompareOptions()
+    env = current.doc.get("environment") or {}
+    key = store_key(env)
+    report = CompareReport(current.path, current.replayed, key, options, bad_input=list(store.problems))
+    report.infrastructure.extend(_infrastructure(current))
+    if driver_release(env) is None:
+        report.notes.append(
+            "the driver release is unavailable in the current environment: no previous release can be chosen"
+        )
+    report.baselines = _baselines(current, key, store)
+    scenarios = _scenario_records(current.doc)
+    for run in current.runs:
+        status = run.get("status")
+        if status == "waived":
+            report.notes.append(f"run {run['id']} waived: {run.get('reason', '')}")
+        if status != "ok":
+            continue
+        scenario = run["plan"]["scenario"]
+        floor = options.floor_for(scenarios.get(scenario), scenario)
+        report.infrastructure.extend(_missing_probes(run, report.baselines))
+        for metric in sorted(run.get("metrics", {})):
+            info = run["metrics"][metric]
+            for kind in (PREVIOUS, HISTORY):
+                c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
+                report.verdicts.append(
+                    MetricVerdict(run["id"], scenario, metric, info.get("unit", ""), kind, c, float(info["median"]))
+                )
+        report.rule.extend(rule_results(run, options.band))
+    report.claims = check_expectations(current.doc)
+    return report

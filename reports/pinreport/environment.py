@@ -1,0 +1,165 @@
+"""Reading a results file's environment record: its store key, and what changed between two.
+
+The field names are those written by harness/src/run/environment.cpp; the store key mirrors
+StoreKey in harness/include/pinbench/store.hpp.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str) -> str:
+    """As store_slug(): lowercase; every run of other characters becomes one '-'."""
+    return _NOT_SLUG.sub("-", text.lower()).strip("-")
+
+
+@dataclass(frozen=True, order=True)
+class StoreKey:
+    """Where a results file is filed (store.hpp). `group` is what baselines must share."""
+
+    platform: str
+    driver_model: str
+    gpu: str
+    gpu_count: str
+    release: str
+
+    @property
+    def group(self) -> tuple[str, str, str, str]:
+        return (self.platform, self.driver_model, self.gpu, self.gpu_count)
+
+    def describe_group(self) -> str:
+        return "/".join(self.group)
+
+
+def _devices(env: dict[str, Any]) -> list[dict[str, Any]]:
+    devices = env.get("devices")
+    return [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+
+
+def driver_models(env: dict[str, Any]) -> list[str]:
+    """The current driver model of every described device, as recorded ("WDDM", "linux" ...)."""
+    out = []
+    for d in _devices(env):
+        model = d.get("driver_model")
+        current = model.get("current") if isinstance(model, dict) else None
+        out.append(current if isinstance(current, str) else "unknown")
+    return out
+
+
+def driver_release(env: dict[str, Any]) -> str | None:
+    driver = env.get("driver")
+    release = driver.get("release") if isinstance(driver, dict) else None
+    return release if isinstance(release, str) and release else None
+
+
+def _per_device(env: dict[str, Any], read) -> str | None:
+    """The distinct slugs of a per-device value, in device order, joined by "--" (store.md)."""
+    out: list[str] = []
+    for d in _devices(env):
+        value = read(d)
+        s = slug(value) if isinstance(value, str) and value != "unknown" else ""
+        if s and s not in out:
+            out.append(s)
+    return "--".join(out) or None
+
+
+def _release_component(release: str | None) -> str | None:
+    if not release or release == "unknown":
+        return None
+    return re.sub(r"[^0-9A-Za-z._-]", "-", release).strip(".-") or None
+
+
+def store_key(env: dict[str, Any]) -> StoreKey:
+    """The five store components of an environment record, as store_key_of() in the harness
+    (docs/store.md); "unknown-<field>" for a value the record does not have."""
+
+    def model(d: dict[str, Any]) -> Any:
+        m = d.get("driver_model")
+        return m.get("current") if isinstance(m, dict) else None
+
+    platform = env.get("platform")
+    platform = slug(platform) if isinstance(platform, str) and platform != "unknown" else ""
+    count = env.get("cuda_device_count")
+    return StoreKey(
+        platform=platform or "unknown-platform",
+        driver_model=_per_device(env, model) or "unknown-driver-model",
+        gpu=_per_device(env, lambda d: d.get("name")) or "unknown-gpu",
+        gpu_count=f"{count}gpu" if isinstance(count, int) and not isinstance(count, bool) else "unknown-gpu-count",
+        release=_release_component(driver_release(env)) or "unknown-release",
+    )
+
+
+# --- what else changed ------------------------------------------------------------------------
+
+# The driver release is what is being compared; the replay flag is shown as REPLAYED anyway.
+_NOT_DIFFED = {"driver.release", "driver.release_source", "replayed"}
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        if set(value) == {"unavailable"}:
+            out[prefix] = f"unavailable ({value['unavailable']})"
+            return
+        for k, v in value.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list):
+        if not value:
+            out[prefix] = "[]"
+        for i, v in enumerate(value):
+            _flatten(v, f"{prefix}[{i}]", out)
+    else:
+        out[prefix] = value
+
+
+def comparable_fields(doc: dict[str, Any]) -> dict[str, Any]:
+    """Environment (and tool) fields of a results document, flattened to dotted paths.
+
+    Other compute processes are summarised by their count: their pids change every night,
+    their presence is what matters."""
+    env = dict(doc.get("environment") or {})
+    others = env.pop("other_compute_processes", None)
+    out: dict[str, Any] = {}
+    _flatten(env, "", out)
+    if isinstance(others, list):
+        out["other_compute_processes"] = f"{len(others)} process(es)"
+    tool = doc.get("tool")
+    if isinstance(tool, dict):
+        _flatten(tool, "tool", out)
+    for field in _NOT_DIFFED:
+        out.pop(field, None)
+    return out
+
+
+@dataclass(frozen=True)
+class EnvironmentChange:
+    field: str
+    baseline: tuple[Any, ...]  # the distinct values among the baseline files
+    current: Any
+
+    def describe(self) -> str:
+        before = " | ".join(str(v) for v in self.baseline)
+        return f"{self.field}: {before} -> {self.current}"
+
+
+ABSENT = "(absent)"
+
+
+def environment_changes(current: dict[str, Any], baselines: list[dict[str, Any]]) -> list[EnvironmentChange]:
+    """Every environment field (except the driver release) whose value in the current
+    document differs from its value in any of the baseline documents."""
+    cur = comparable_fields(current)
+    bases = [comparable_fields(b) for b in baselines]
+    changes = []
+    for field in sorted(set(cur).union(*[set(b) for b in bases])):
+        now = cur.get(field, ABSENT)
+        before: list[Any] = []
+        for b in bases:
+            v = b.get(field, ABSENT)
+            if v not in before:
+                before.append(v)
+        if any(v != now for v in before):
+            changes.append(EnvironmentChange(field, tuple(before), now))
+    return changes

@@ -1,0 +1,120 @@
+"""Checks scenario `expect` blocks: claims per driver model, CONFIRMED or REFUTED on this run.
+
+A block (results["scenario"]["scenarios"][i]["expect"]) maps a driver model to limits:
+  max_overhead_ratio  every judged cost / pinned bytes stays at or below it
+  min_overhead_ratio  every judged cost / pinned bytes reaches it
+  max_overhead_bytes  every judged cost stays at or below it
+"Judged cost" is what the reservation rule judges (rule.py): the held cost on each
+dedicated-memory key of each pinned (non-pageable) run of that scenario whose devices all run
+that driver model. One granule of uncertainty applies: a limit inside value +- granule is
+AMBIGUOUS. A claim with no such run here (another driver model, every run failed) is NOT TESTED.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pinreport.environment import driver_models
+from pinreport.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
+from pinreport.units import format_bytes
+
+LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")
+
+
+class ClaimVerdict(StrEnum):
+    CONFIRMED = "CONFIRMED"
+    REFUTED = "REFUTED"
+    AMBIGUOUS = "AMBIGUOUS"
+    NOT_TESTED = "NOT TESTED"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    scenario: str
+    driver_model: str
+    limit: str
+    value: float
+    verdict: ClaimVerdict
+    reason: str
+    checked: int  # how many (run, key) values were compared
+
+    @property
+    def shown_value(self) -> str:
+        return _shown(self.limit, self.value)
+
+
+def _shown(limit: str, value: float) -> str:
+    return f"{value:g}" if limit.endswith("_ratio") else format_bytes(value)
+
+
+def _run_models(env: dict[str, Any], gpus: int) -> set[str]:
+    models = driver_models(env)
+    return set(models[: max(gpus, 1)]) if models else {"unknown"}
+
+
+def _observations(doc: dict[str, Any], scenario: str, model: str) -> list[tuple[str, str, float, float, float]]:
+    """(run id, key, value bytes, pinned bytes, granule bytes) of every judged cost."""
+    env = doc.get("environment") or {}
+    out = []
+    for run in doc.get("runs", []):
+        plan = run.get("plan", {})
+        if (
+            plan.get("scenario") != scenario
+            or run.get("status") != "ok"
+            or plan.get("kind") not in RULE_KINDS
+            or plan.get("api") == CONTROL_API
+            or _run_models(env, plan.get("gpus", 1)) != {model}
+        ):
+            continue
+        for key, cost in sorted(held_costs(run).items()):
+            if is_judged_key(key):
+                out.append((run["id"], key, cost.median, float(pinned_bytes(plan)), float(cost.granule or 0)))
+    return out
+
+
+def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, float, float]]) -> tuple[ClaimVerdict, str]:
+    ratio = limit.endswith("_ratio")
+    is_max = limit.startswith("max_")
+    refuting = None  # the first value beyond the limit
+    limit_text = _shown(limit, bound)
+    ambiguous = []
+    bound = exact(bound)
+    for run_id, key, cost, pinned, granule in obs:
+        value, u = exact(cost), exact(granule)
+        if ratio:
+            value, u = value / exact(pinned), u / exact(pinned)
+        shown = f"{float(value):.4g}" if ratio else format_bytes(float(value))
+        beyond = value - u > bound if is_max else value + u < bound
+        within = value + u <= bound if is_max else value - u >= bound
+        if beyond:
+            refuting = refuting or f"{run_id} {key}: {shown} {'>' if is_max else '<'} {limit_text}"
+        elif not within:
+            ambiguous.append(f"{run_id} {key}: {shown} within one granule of {limit_text}")
+    if refuting:
+        return ClaimVerdict.REFUTED, refuting
+    if ambiguous:
+        return ClaimVerdict.AMBIGUOUS, ambiguous[0]
+    return ClaimVerdict.CONFIRMED, f"all {len(obs)} values {'at or below' if is_max else 'at or above'} {limit_text}"
+
+
+def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
+    """Every claim of every scenario's expect block, judged on this results document."""
+    out = []
+    scenarios = (doc.get("scenario") or {}).get("scenarios") or []
+    for s in scenarios:
+        if not isinstance(s, dict) or not isinstance(s.get("expect"), dict):
+            continue
+        for model, limits in sorted(s["expect"].items()):
+            if not isinstance(limits, dict):
+                continue
+            obs = _observations(doc, s.get("name", ""), model)
+            for limit in LIMITS:
+                if limit not in limits:
+                    continue
+                bound = float(limits[limit])
+                if not obs:
+                    verdict, reason = ClaimVerdict.NOT_TESTED, f"no pinned run measured under {model} here"
+                else:
+                    verdict, reason = _check(limit, bound, obs)
+                out.append(ClaimResult(s.get("name", ""), model, limit, bound, verdict, reason, len(obs)))
+    return out

@@ -1,0 +1,93 @@
+"""Reading one results file: JSON, schema name and version, then the JSON Schema.
+
+Every rejection is a BadInputError whose message names the file and, for schema problems,
+the JSON path of the first problem, in the style of the C++ reader (docs/results-schema.md).
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from pinreport.errors import BadInputError
+from pinreport.schema import RESULTS_SCHEMA_NAME, RESULTS_SCHEMA_VERSION, results_json_schema_text
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    path: str
+    doc: dict[str, Any]
+
+    @property
+    def replayed(self) -> bool:
+        """Replayed data is never a measurement (docs/replay.md); callers label it REPLAYED."""
+        env = self.doc.get("environment") or {}
+        return self.doc.get("backend") == "replay" or env.get("replayed") is True
+
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        return self.doc["runs"]
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(results_json_schema_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def json_path(parts) -> str:
+    """["runs", 0, "metrics", "cost.x"] -> 'runs[0].metrics["cost.x"]' (as the C++ reader)."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif _IDENTIFIER.match(p):
+            out += ("." if out else "") + p
+        else:
+            out += "[" + json.dumps(p) + "]"
+    return out or "(document)"
+
+
+def parse_results(doc: Any, path: str) -> ResultsFile:
+    """Checks an already-parsed document; raises BadInputError naming `path`."""
+    if not isinstance(doc, dict):
+        raise BadInputError(path, "not a pinbench results file (the document is not a JSON object)")
+    schema = doc.get("schema")
+    if schema != RESULTS_SCHEMA_NAME:
+        found = json.dumps(schema) if schema is not None else "missing"
+        raise BadInputError(
+            path, f"not a pinbench results file (schema is {found}, expected {json.dumps(RESULTS_SCHEMA_NAME)})"
+        )
+    version = doc.get("schema_version")
+    if version != RESULTS_SCHEMA_VERSION or isinstance(version, bool):
+        raise BadInputError(
+            path,
+            f"results schema version {json.dumps(version)} is not supported "
+            f"(this build reads version {RESULTS_SCHEMA_VERSION})",
+        )
+    error = best_match(_validator().iter_errors(doc))
+    if error is not None:
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise BadInputError(path, f"{json_path(error.absolute_path)}: {message}")
+    return ResultsFile(path=path, doc=doc)
+
+
+def load_results(path: str | Path) -> ResultsFile:
+    """Reads and validates a results file; BadInputError naming the file on any problem."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInputError(name, f"cannot read: {e}") from e
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BadInputError(name, f"invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
+    return parse_results(doc, name)

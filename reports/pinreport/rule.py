@@ -1,0 +1,203 @@
+"""The reservation rule: "reserve 10-20% of the pinned bytes as extra VRAM", judged per run.
+
+For each run of a rule kind, each probe key's cost while the buffers are held (the larger
+median of cost.after_alloc and cost.after_first_use) is divided by the pinned bytes
+(plan.size_bytes x plan.count): ratio = cost / pinned, uncertainty = one granule / pinned.
+
+Only dedicated-memory keys are judged (cuda.free, nvml.<i>.used, dxgi.local.usage,
+pdh.<x>.dedicated), one device at a time: the reserve is VRAM on each GPU. Shared-memory keys
+(dxgi.nonlocal.usage, pdh.<x>.shared: another budget) and the sum of nvml.<i>.used over the
+devices (N GPUs pay N times) are reported beside, never judged. Pageable runs are the control
+and are not judged. Against the band [lower, upper], with the interval ratio +- uncertainty:
+  VIOLATION      the whole interval is above upper: that reserve is not enough
+  OVER-RESERVED  the whole interval is below lower; factor = lower / ratio
+  OK             the whole interval is inside the band (the edges count as inside)
+  AMBIGUOUS      the interval straddles an edge
+"""
+
+import math
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any
+
+from pinreport.errors import UsageError
+from pinreport.samples import describe_key, split_metric
+
+RULE_KINDS = frozenset({"overhead", "capacity", "sweep"})
+CONTROL_API = "pageable"
+HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
+_JUDGED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
+_NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
+NVML_SUM_KEY = "nvml.*.used (sum over devices)"
+
+
+class RuleVerdict(StrEnum):
+    VIOLATION = "VIOLATION"
+    OK = "OK"
+    OVER_RESERVED = "OVER-RESERVED"
+    AMBIGUOUS = "AMBIGUOUS"
+    NOT_JUDGED = "NOT JUDGED"
+
+
+def exact(x: int | float | str | Fraction) -> Fraction:
+    """Exact value for edge comparisons: a float counts as the decimal it prints as (0.2 is 1/5),
+    so a cost of exactly 20% of the pinned bytes sits exactly on a 0.20 edge."""
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"not a finite number: {x}")
+        return Fraction(repr(x))
+    return Fraction(x)
+
+
+@dataclass(frozen=True)
+class Band:
+    lower: Fraction = field(default=Fraction(1, 10))
+    upper: Fraction = field(default=Fraction(1, 5))
+
+    @staticmethod
+    def parse(text: str) -> "Band":
+        try:
+            lo, hi = (Fraction(x.strip()) for x in text.split(","))
+        except ValueError:
+            raise UsageError(f"--band wants LOWER,UPPER such as 0.10,0.20; got {text!r}") from None
+        if not (0 <= lo <= hi):
+            raise UsageError(f"--band needs 0 <= LOWER <= UPPER; got {text!r}")
+        return Band(lo, hi)
+
+    def __str__(self) -> str:
+        return f"{float(self.lower):.4g}-{float(self.upper):.4g}"
+
+
+def is_judged_key(key: str) -> bool:
+    return bool(_JUDGED.match(key))
+
+
+def is_shared_key(key: str) -> bool:
+    info = describe_key(key)
+    return info.budget == "shared" and info.direction != "fixed"
+
+
+def judge_ratio(ratio: Fraction | float, uncertainty: Fraction | float, band: Band) -> tuple[RuleVerdict, float | None]:
+    """Pure: the verdict of one ratio and the over-reservation factor (OVER-RESERVED only).
+    Computed exactly (see exact()), so the band's edges behave as documented."""
+    ratio, uncertainty = exact(ratio), exact(uncertainty)
+    low, high = ratio - uncertainty, ratio + uncertainty
+    if low > band.upper:
+        return RuleVerdict.VIOLATION, None
+    if high < band.lower:
+        return RuleVerdict.OVER_RESERVED, (float(band.lower / ratio) if ratio > 0 else math.inf)
+    if low >= band.lower and high <= band.upper:
+        return RuleVerdict.OK, None
+    return RuleVerdict.AMBIGUOUS, None
+
+
+def pinned_bytes(plan: dict[str, Any]) -> int:
+    return int(plan["size_bytes"]) * int(plan["count"])
+
+
+@dataclass(frozen=True)
+class HeldCost:
+    stage: str  # "cost.after_alloc" or "cost.after_first_use"
+    median: float
+    granule: int | None
+
+
+def held_costs(run: dict[str, Any]) -> dict[str, HeldCost]:
+    """Per probe key, the held stage with the larger median (the worst moment while holding)."""
+    out: dict[str, HeldCost] = {}
+    for name, m in run.get("metrics", {}).items():
+        parts = split_metric(name)
+        if parts is None or parts[0] not in HELD_STAGES or m.get("unit") != "bytes":
+            continue
+        stage, key = parts
+        cost = HeldCost(stage, float(m["median"]), m.get("granule"))
+        if key not in out or cost.median > out[key].median:
+            out[key] = cost
+    return out
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    run_id: str
+    scenario: str
+    api: str
+    key: str
+    stage: str
+    cost: float
+    pinned: int
+    ratio: float
+    uncertainty: float | None  # None: granule unknown
+    verdict: RuleVerdict
+    factor: float | None
+    reason: str
+
+    @property
+    def judged(self) -> bool:
+        return self.verdict != RuleVerdict.NOT_JUDGED
+
+
+def _result(
+    run: dict[str, Any], key: str, cost: HeldCost, pinned: int, band: Band | None, why: str, granule_count: int = 1
+) -> RuleResult:
+    plan = run["plan"]
+    ratio = exact(cost.median) / pinned
+    u = Fraction(granule_count * cost.granule, pinned) if cost.granule else None
+    if band is None:
+        verdict, factor, reason = RuleVerdict.NOT_JUDGED, None, why
+    else:
+        verdict, factor = judge_ratio(ratio, u or Fraction(0), band)
+        reason = f"band {band}" + ("" if u is not None else "; granule unknown, uncertainty not included")
+        if factor is not None:
+            reason += f"; reserve is {factor:.3g}x what was used" if math.isfinite(factor) else "; nothing used"
+    return RuleResult(
+        run["id"],
+        plan["scenario"],
+        plan["api"],
+        key,
+        cost.stage,
+        cost.median,
+        pinned,
+        float(ratio),
+        float(u) if u is not None else None,
+        verdict,
+        factor,
+        reason,
+    )
+
+
+def rule_results(run: dict[str, Any], band: Band) -> list[RuleResult]:
+    """The rule's results for one run (empty when the rule does not apply to it)."""
+    plan = run.get("plan", {})
+    if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+        return []
+    pinned = pinned_bytes(plan)
+    control = plan.get("api") == CONTROL_API
+    out = []
+    costs = held_costs(run)
+    for key in sorted(costs):
+        if is_judged_key(key):
+            out.append(
+                _result(run, key, costs[key], pinned, None if control else band, "pageable: the control, not judged")
+            )
+        elif is_shared_key(key):
+            out.append(_result(run, key, costs[key], pinned, None, "shared memory: another budget, not judged"))
+    nvml = [costs[k] for k in costs if _NVML_USED.match(k)]
+    if len(nvml) > 1:
+        granules = [c.granule for c in nvml]
+        total = HeldCost(
+            "cost.held", sum(c.median for c in nvml), max(granules) if all(g is not None for g in granules) else None
+        )
+        out.append(
+            _result(
+                run,
+                NVML_SUM_KEY,
+                total,
+                pinned,
+                None,
+                f"sum over {len(nvml)} devices; the rule is per device",
+                granule_count=len(nvml),
+            )
+        )
+    return out

@@ -1,0 +1,22 @@
+"""Names and versions of the files pinreport reads, written once on this side.
+
+They must equal the C++ writer's constants (harness/include/pinbench/results.hpp and
+store.hpp); tests/test_schema.py reads those headers and checks it.
+"""
+
+from importlib import resources
+
+RESULTS_SCHEMA_NAME = "pinbench.results"
+RESULTS_SCHEMA_VERSION = 1
+
+STORE_SCHEMA_NAME = "pinbench.store"
+STORE_SCHEMA_VERSION = 1
+
+# The note every replayed results file carries (docs/replay.md).
+REPLAY_NOTE = "REPLAYED DATA derived from a real results file; not a measurement"
+
+
+def results_json_schema_text() -> str:
+    """The JSON Schema of results files: a copy of docs/results.schema.json shipped with the
+    package (a test checks the copy equals the original)."""
+    return resources.files("pinreport").joinpath("data/results.schema.json").read_text(encoding="utf-8")

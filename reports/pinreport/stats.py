@@ -1,0 +1,161 @@
+"""Pure comparisons of one metric's samples: a baseline against the current run.
+
+Byte metrics (probe readings are quantised by the probe's granule, so a rank test on them is
+dominated by ties) use the separation rule; time and bandwidth metrics use a two-sided
+Mann-Whitney U test. Both need `min_repeats` samples on each side, else AMBIGUOUS.
+
+Byte rule. With g the probe's granule (the larger of the two sides'; 1 byte when unknown) and
+delta = median(current) - median(baseline), the metric changed when all three hold:
+  1. |delta| >= g                              (at least one quantisation step)
+  2. |delta| >= floor * |median(baseline)|     (the relative floor, default 5%)
+  3. the samples are separated: every current sample lies beyond the baseline's range on the
+     side of the change (min(current) > max(baseline) for a rise, max(current) < min(baseline)
+     for a fall).
+1 and 2 without 3 is AMBIGUOUS (the medians moved but the samples overlap); otherwise SAME.
+
+Time rule. The metric changed when the Mann-Whitney U p-value is below alpha (default 0.01)
+and |delta| >= floor * |median(baseline)|; otherwise SAME.
+
+A change is a REGRESSION when it goes the worse way (`higher_is_worse`), else an IMPROVEMENT.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+from pinreport.units import format_bytes
+
+DEFAULT_ALPHA = 0.01
+DEFAULT_FLOOR = 0.05
+DEFAULT_MIN_REPEATS = 7
+
+
+class Verdict(StrEnum):
+    REGRESSION = "REGRESSION"
+    IMPROVEMENT = "IMPROVEMENT"
+    SAME = "SAME"
+    AMBIGUOUS = "AMBIGUOUS"
+    NO_BASELINE = "NO-BASELINE"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    verdict: Verdict
+    reason: str
+    baseline_median: float | None = None
+    current_median: float | None = None
+    n_baseline: int = 0
+    n_current: int = 0
+    p_value: float | None = None
+
+    @property
+    def delta(self) -> float | None:
+        if self.baseline_median is None or self.current_median is None:
+            return None
+        return self.current_median - self.baseline_median
+
+
+def median(values: Sequence[float]) -> float:
+    """As the C++ summary: for even n the mean of the two middle values."""
+    if len(values) == 0:
+        raise ValueError("median of no values")
+    return float(np.median(np.asarray(values, dtype=float)))
+
+
+def _direction(delta: float, higher_is_worse: bool) -> Verdict:
+    return Verdict.REGRESSION if (delta > 0) == higher_is_worse else Verdict.IMPROVEMENT
+
+
+def _too_few(baseline: Sequence[float], current: Sequence[float], min_repeats: int) -> Comparison | None:
+    if len(baseline) == 0:
+        return Comparison(Verdict.NO_BASELINE, "no baseline samples", n_current=len(current))
+    if len(baseline) < min_repeats or len(current) < min_repeats:
+        return Comparison(
+            Verdict.AMBIGUOUS,
+            f"too few repeats: baseline {len(baseline)}, current {len(current)}, need {min_repeats} each",
+            median(baseline),
+            median(current) if current else None,
+            len(baseline),
+            len(current),
+        )
+    return None
+
+
+def _floor_met(delta: float, base: float, floor: float) -> bool:
+    return abs(delta) >= floor * abs(base)
+
+
+def compare_bytes(
+    baseline: Sequence[float],
+    current: Sequence[float],
+    granule: int | None,
+    *,
+    floor: float = DEFAULT_FLOOR,
+    min_repeats: int = DEFAULT_MIN_REPEATS,
+    higher_is_worse: bool = True,
+) -> Comparison:
+    """The byte rule (module docstring)."""
+    early = _too_few(baseline, current, min_repeats)
+    if early is not None:
+        return early
+    g = granule if granule is not None and granule > 0 else 1
+    mb, mc = median(baseline), median(current)
+    delta = mc - mb
+    common = dict(baseline_median=mb, current_median=mc, n_baseline=len(baseline), n_current=len(current))
+    step = f"granule {format_bytes(g)}" if granule else "granule unknown (1 B used)"
+    if abs(delta) < g:
+        return Comparison(Verdict.SAME, f"median moved {format_bytes(delta)}, less than one {step}", **common)
+    if not _floor_met(delta, mb, floor):
+        return Comparison(Verdict.SAME, f"median moved {format_bytes(delta)}, under the {floor:.0%} floor", **common)
+    separated = min(current) > max(baseline) if delta > 0 else max(current) < min(baseline)
+    if not separated:
+        return Comparison(
+            Verdict.AMBIGUOUS,
+            f"median moved {format_bytes(delta)} ({step}) but the samples overlap the baseline's range",
+            **common,
+        )
+    return Comparison(
+        _direction(delta, higher_is_worse),
+        f"median moved {format_bytes(delta)} ({step}); every sample beyond the baseline's range",
+        **common,
+    )
+
+
+def mann_whitney_p(baseline: Sequence[float], current: Sequence[float]) -> float:
+    """Two-sided Mann-Whitney U p-value; 1.0 when every sample is equal (no evidence at all)."""
+    if len(set(baseline) | set(current)) == 1:
+        return 1.0
+    p = float(scipy_stats.mannwhitneyu(current, baseline, alternative="two-sided").pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def compare_times(
+    baseline: Sequence[float],
+    current: Sequence[float],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    floor: float = DEFAULT_FLOOR,
+    min_repeats: int = DEFAULT_MIN_REPEATS,
+    higher_is_worse: bool = True,
+    unit: str = "ms",
+) -> Comparison:
+    """The time rule (module docstring); also for bandwidths with higher_is_worse=False."""
+    early = _too_few(baseline, current, min_repeats)
+    if early is not None:
+        return early
+    mb, mc = median(baseline), median(current)
+    delta = mc - mb
+    p = mann_whitney_p(baseline, current)
+    common = dict(baseline_median=mb, current_median=mc, n_baseline=len(baseline), n_current=len(current), p_value=p)
+    moved = f"median moved {delta:+.4g} {unit}"
+    if p >= alpha:
+        return Comparison(Verdict.SAME, f"{moved}; Mann-Whitney p={p:.3g} >= alpha {alpha:g}", **common)
+    if not _floor_met(delta, mb, floor):
+        return Comparison(Verdict.SAME, f"{moved}; p={p:.3g} but under the {floor:.0%} floor", **common)
+    return Comparison(
+        _direction(delta, higher_is_worse), f"{moved}; Mann-Whitney p={p:.3g} < alpha {alpha:g}", **common
+    )

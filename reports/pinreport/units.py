@@ -1,0 +1,40 @@
+"""Byte sizes with units, spelled as in scenario files (docs/scenario-format.md)."""
+
+import re
+from fractions import Fraction
+
+from pinreport.errors import UsageError
+
+_UNITS = {
+    "B": 1,
+    "KiB": 1024,
+    "MiB": 1024**2,
+    "GiB": 1024**3,
+    "TiB": 1024**4,
+    "KB": 1000,
+    "MB": 1000**2,
+    "GB": 1000**3,
+    "TB": 1000**4,
+}
+_SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?) ?([A-Za-z]+)$")
+
+
+def parse_size(text: str) -> int:
+    """ "2GiB", "64 MiB", "1.5GiB" -> bytes; a whole number of bytes > 0 with a known unit."""
+    m = _SIZE.match(text.strip())
+    if not m or m.group(2) not in _UNITS:
+        raise UsageError(f"not a size: {text!r} (expected a number and a unit such as 64MiB or 2GiB)")
+    value = Fraction(m.group(1)) * _UNITS[m.group(2)]
+    if value.denominator != 1 or value <= 0:
+        raise UsageError(f"not a whole positive number of bytes: {text!r}")
+    return int(value)
+
+
+def format_bytes(n: float) -> str:
+    """Human-readable, signed, binary units: 8388608 -> "8.00 MiB"."""
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    for unit in ("TiB", "GiB", "MiB", "KiB"):
+        if n >= _UNITS[unit]:
+            return f"{sign}{n / _UNITS[unit]:.2f} {unit}"
+    return f"{sign}{n:.0f} B"

@@ -1,0 +1,275 @@
+"""compare(): baseline selection, verdicts per metric, environment changes, infrastructure."""
+
+import random
+
+import pytest
+from builders import MiB, add_to_store, make_store, results_doc, run_doc
+
+from pinreport.compare import (
+    EXIT_BAD_INPUT,
+    EXIT_INFRASTRUCTURE,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    HISTORY,
+    PREVIOUS,
+    CompareOptions,
+    compare,
+)
+from pinreport.environment import environment_changes
+from pinreport.load import parse_results
+from pinreport.stats import Verdict
+from pinreport.store import read_store
+
+METRIC = "cost.after_first_use.cuda.free"
+
+
+def _current(doc, name="current.json"):
+    return parse_results(doc, name)
+
+
+def _verdicts(report, metric=METRIC, kind=PREVIOUS):
+    return {v.run_id: v for v in report.verdicts if v.metric == metric and v.kind == kind}
+
+
+def _store(tmp_path, *docs):
+    root = make_store(tmp_path / "store")
+    for d in docs:
+        add_to_store(root, d)
+    return read_store(root)
+
+
+def _night(release, started_at, cost=2 * MiB, n=7, **kw):
+    return results_doc(
+        [
+            run_doc(
+                costs={"cuda.free": [cost] * n, "nvml.0.used": [cost] * n},
+                timings={"alloc": [4.0 + 0.01 * i for i in range(n)]},
+            )
+        ],
+        release=release,
+        started_at=started_at,
+        **kw,
+    )
+
+
+def test_injected_regression_against_previous_release(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z"))
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB)), store)
+    v = _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"]
+    assert v.verdict == Verdict.REGRESSION
+    assert v.comparison.delta == 8 * MiB
+    assert report.baselines[PREVIOUS].release == "572.16"
+    assert _verdicts(report, kind=HISTORY)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.NO_BASELINE
+    assert report.exit_code() == EXIT_REGRESSION
+
+
+def test_previous_release_is_numeric_and_older(tmp_path):
+    store = _store(
+        tmp_path,
+        _night("566.36", "2025-03-01T10:00:00Z", cost=10 * MiB),
+        _night("572.16", "2025-04-01T10:00:00Z", cost=2 * MiB),
+        _night("580.159.04", "2025-05-01T10:00:00Z", cost=10 * MiB),  # newer than the current
+    )
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB)), store)
+    assert report.baselines[PREVIOUS].release == "572.16"
+    assert all(v.verdict == Verdict.REGRESSION for v in _verdicts(report).values())
+
+
+def test_other_machines_are_not_baselines(tmp_path):
+    store = _store(
+        tmp_path,
+        _night("572.16", "2025-05-01T10:00:00Z", gpu="NVIDIA A100"),
+        _night("572.16", "2025-05-02T10:00:00Z", driver_model="WDDM", platform="windows"),
+    )
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z")), store)
+    assert not report.baselines[PREVIOUS].found
+    assert {v.verdict for v in report.verdicts} == {Verdict.NO_BASELINE}
+    assert report.exit_code() == EXIT_OK
+
+
+def test_history_of_same_release_excludes_the_current_file(tmp_path):
+    earlier = _night("580.65.06", "2025-05-31T10:00:00Z")
+    current = _night("580.65.06", "2025-06-01T10:00:00Z")
+    store = _store(tmp_path, earlier, current)  # the harness stored tonight's file already
+    report = compare(_current(current), store)
+    assert len(report.baselines[HISTORY].entries) == 1
+    assert report.baselines[HISTORY].entries[0].started_at == "2025-05-31T10:00:00Z"
+    assert {v.verdict for v in report.verdicts if v.kind == HISTORY} == {Verdict.SAME}
+
+
+def test_history_pools_nights(tmp_path):
+    nights = [_night("580.65.06", f"2025-05-2{i}T10:00:00Z", n=3) for i in range(3)]
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB)), _store(tmp_path, *nights))
+    v = _verdicts(report, kind=HISTORY)["quick-overhead/cudaMallocHost/64MiB/x1/g1"]
+    assert v.comparison.n_baseline == 9
+    assert v.verdict == Verdict.REGRESSION
+
+
+def test_change_under_one_granule_is_same(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", cost=2 * MiB))
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=3 * MiB)), store)
+    assert {v.verdict for v in _verdicts(report).values()} == {Verdict.SAME}
+    assert report.exit_code() == EXIT_OK
+
+
+def test_too_few_repeats_is_ambiguous(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", n=7))
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=5)), store)
+    assert {v.verdict for v in report.verdicts if v.kind == PREVIOUS} == {Verdict.AMBIGUOUS}
+    assert report.exit_code() == EXIT_OK
+    report = compare(
+        _current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=5)), store, CompareOptions(min_repeats=5)
+    )
+    assert _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.REGRESSION
+
+
+def test_a_a_identical_distributions_never_change(tmp_path):
+    # Three nights drawn from one distribution: byte costs that jump between 0, 1 and 2
+    # granules (the median itself flips), timings with a 2% spread (the relative floor is 5%).
+    rng = random.Random(7)
+
+    def night(started_at, release):
+        runs = []
+        for api in ("cudaMallocHost", "cudaHostRegister", "pageable"):
+            for size in (64 * MiB, 256 * MiB, 1024 * MiB):
+                costs = {
+                    k: [rng.choice([0, 0, 2 * MiB, 2 * MiB, 4 * MiB]) for _ in range(7)]
+                    for k in ("cuda.free", "nvml.0.used")
+                }
+                timings = {t: [rng.gauss(10.0, 0.2) for _ in range(7)] for t in ("alloc", "free", "context")}
+                runs.append(run_doc(api=api, size=size, costs=costs, timings=timings))
+        return results_doc(runs, release=release, started_at=started_at)
+
+    for i in range(5):
+        store = _store(
+            tmp_path / str(i), night("2025-05-01T10:00:00Z", "572.16"), night("2025-05-02T10:00:00Z", "580.65.06")
+        )
+        report = compare(_current(night("2025-06-01T10:00:00Z", "580.65.06")), store)
+        changed = [
+            (v.run_id, v.metric, v.kind)
+            for v in report.verdicts
+            if v.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT)
+        ]
+        assert changed == []
+        assert report.exit_code() == EXIT_OK
+
+
+def test_changed_os_build_is_reported(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", os_build="#1 SMP Debian 6.1.0-1"))
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", os_build="#2 SMP Debian 6.1.0-2")), store)
+    changes = {c.field: c for c in report.baselines[PREVIOUS].changes}
+    assert set(changes) == {"os.os_build"}
+    assert changes["os.os_build"].baseline == ("#1 SMP Debian 6.1.0-1",)
+    assert changes["os.os_build"].current == "#2 SMP Debian 6.1.0-2"
+
+
+def test_environment_changes_ignore_release_and_summarise_processes():
+    a = _night("572.16", "2025-05-01T10:00:00Z")
+    b = _night("580.65.06", "2025-06-01T10:00:00Z")
+    assert environment_changes(b, [a]) == []
+    b["environment"]["other_compute_processes"] = [{"device": 0, "pid": 77, "used": 1}]
+    b["environment"]["driver"]["cuda_runtime_version"] = 12090
+    b["environment"]["devices"][0]["nvml"]["display_active"] = "enabled"
+    b["environment"]["cuda_module_loading"] = "LAZY"
+    fields = {c.field: c.describe() for c in environment_changes(b, [a])}
+    assert fields == {
+        "cuda_module_loading": "cuda_module_loading: unavailable (not set (driver default)) -> LAZY",
+        "devices[0].nvml.display_active": "devices[0].nvml.display_active: disabled -> enabled",
+        "driver.cuda_runtime_version": "driver.cuda_runtime_version: 12080 -> 12090",
+        "other_compute_processes": "other_compute_processes: 0 process(es) -> 1 process(es)",
+    }
+
+
+def test_environment_changes_list_every_baseline_value():
+    a = _night("572.16", "2025-05-01T10:00:00Z", os_build="A")
+    b = _night("572.16", "2025-05-02T10:00:00Z", os_build="B")
+    c = _night("580.65.06", "2025-06-01T10:00:00Z", os_build="B")
+    (change,) = environment_changes(c, [a, b])
+    assert change.baseline == ("A", "B") and change.current == "B"
+
+
+def test_corrupted_store_file_is_named_and_others_analysed(tmp_path):
+    root = make_store(tmp_path / "store")
+    good = add_to_store(root, _night("572.16", "2025-05-01T10:00:00Z"))
+    bad = good.parent / "20250502T100000Z-0000000000aa.json"
+    bad.write_text("{ not json")
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB)), read_store(root))
+    assert [e.path for e in report.bad_input] == [str(bad)]
+    assert _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.REGRESSION
+    assert report.exit_code() == EXIT_BAD_INPUT
+
+
+def test_failed_run_and_failed_control_are_infrastructure(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z"))
+    doc = _night("580.65.06", "2025-06-01T10:00:00Z")
+    doc["runs"].append(run_doc(api="cudaHostRegister", status="failed", reason="cudaErrorIllegalAddress"))
+    report = compare(_current(doc), store)
+    assert report.infrastructure == ["run quick-overhead/cudaHostRegister/64MiB/x1/g1 failed: cudaErrorIllegalAddress"]
+    assert report.exit_code() == EXIT_INFRASTRUCTURE
+
+    doc = _night("580.65.06", "2025-06-01T10:00:00Z", controls={"positive": {"verdict": "FAIL", "error": "blind"}})
+    report = compare(_current(doc), store)
+    assert report.infrastructure == ["control positive FAILED: blind"]
+    assert report.exit_code() == EXIT_INFRASTRUCTURE
+
+
+def test_missing_probe_is_infrastructure(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z"))
+    doc = results_doc([run_doc(costs={"cuda.free": [2 * MiB] * 7}, timings={"alloc": [4.0] * 7})])
+    report = compare(_current(doc), store)
+    assert any("nvml.0.used was measured in" in p and "missing now" in p for p in report.infrastructure)
+    assert report.exit_code() == EXIT_INFRASTRUCTURE
+
+
+def test_interrupted_run_is_infrastructure():
+    doc = _night("580.65.06", "2025-06-01T10:00:00Z", complete=False)
+    report = compare(_current(doc), read_store("/nonexistent-store"))
+    assert "interrupted" in report.infrastructure[0]
+
+
+def test_waived_run_is_noted_not_failed(tmp_path):
+    doc = _night("580.65.06", "2025-06-01T10:00:00Z")
+    waived = run_doc(api="cudaHostRegister", gpus=8)
+    waived.update(status="waived", reason="needs 8 GPUs, 1 present", repeats=[], metrics={})
+    doc["runs"].append(waived)
+    report = compare(_current(doc), _store(tmp_path))
+    assert report.infrastructure == []
+    assert any("waived: needs 8 GPUs" in n for n in report.notes)
+
+
+def test_replayed_baselines_are_never_used(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", replay_of="x.json"))
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB)), store)
+    assert not report.baselines[PREVIOUS].found
+
+
+def test_replayed_current_is_labelled(tmp_path):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z"))
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, replay_of="x.json")), store)
+    assert report.replayed
+    assert report.exit_code() == EXIT_REGRESSION
+
+
+@pytest.mark.parametrize("how", ["option", "scenario-record"])
+def test_floor_per_scenario(tmp_path, how):
+    store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", cost=100 * MiB))
+    doc = _night("580.65.06", "2025-06-01T10:00:00Z", cost=104 * MiB)  # +4%
+    assert {v.verdict for v in _verdicts(compare(_current(doc), store)).values()} == {Verdict.SAME}
+    if how == "option":
+        options = CompareOptions(scenario_floors={"quick-overhead": 0.03})
+    else:
+        doc["scenario"]["scenarios"] = [{"name": "quick-overhead", "options": {"relative_floor": 0.03}}]
+        options = CompareOptions()
+    report = compare(_current(doc), store, options)
+    assert {v.verdict for v in _verdicts(report).values()} == {Verdict.REGRESSION}
+
+
+def test_baseline_summary_that_disagrees_with_its_repeats_is_bad_input(tmp_path):
+    base = _night("572.16", "2025-05-01T10:00:00Z")
+    base["runs"][0]["metrics"][METRIC]["median"] = 99 * MiB
+    store = _store(tmp_path, base)
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z")), store)
+    assert len(report.bad_input) == 1
+    assert f"{METRIC} does not match the samples of its repeats" in str(report.bad_input[0])
+    assert _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.NO_BASELINE
+    assert report.exit_code() == EXIT_BAD_INPUT

@@ -1,0 +1,37 @@
+"""The Python side's schema constants must equal the C++ writer's (house rule 4)."""
+
+import re
+
+import pytest
+from conftest import REPO_ROOT
+
+from pinreport import schema
+
+
+def _cpp_constant(header: str, name: str) -> str:
+    text = (REPO_ROOT / "harness/include/pinbench" / header).read_text()
+    m = re.search(rf"inline constexpr [^=]*\b{name}\s*=\s*([^;]+);", text)
+    assert m, f"{name} not found in {header}"
+    return m.group(1).strip().strip('"')
+
+
+def test_results_schema_matches_cpp_header():
+    assert _cpp_constant("results.hpp", "results_schema_name") == schema.RESULTS_SCHEMA_NAME
+    assert int(_cpp_constant("results.hpp", "results_schema_version")) == schema.RESULTS_SCHEMA_VERSION
+
+
+def test_store_schema_matches_cpp_header():
+    header = REPO_ROOT / "harness/include/pinbench/store.hpp"
+    if not header.exists():
+        pytest.skip("harness/include/pinbench/store.hpp is not in this tree")
+    assert _cpp_constant("store.hpp", "store_schema_name") == schema.STORE_SCHEMA_NAME
+    assert int(_cpp_constant("store.hpp", "store_schema_version")) == schema.STORE_SCHEMA_VERSION
+
+
+def test_bundled_json_schema_is_the_documented_one():
+    documented = (REPO_ROOT / "docs/results.schema.json").read_text()
+    assert schema.results_json_schema_text() == documented
+
+
+def test_replay_note_matches_the_json_schema():
+    assert f'"const": "{schema.REPLAY_NOTE}"' in schema.results_json_schema_text()

@@ -1,0 +1,123 @@
+"""The comparison rules on hand-computed cases (stats.py's docstring states the rules)."""
+
+from math import comb
+
+import pytest
+from builders import MiB
+
+from pinreport.stats import Verdict, compare_bytes, compare_times, mann_whitney_p, median
+
+G = 2 * MiB
+
+
+def test_median_even_is_mean_of_middle():
+    assert median([1, 2, 3, 4]) == 2.5
+    assert median([5]) == 5
+    with pytest.raises(ValueError):
+        median([])
+
+
+def test_bytes_separated_rise_is_regression():
+    c = compare_bytes([2 * MiB] * 7, [10 * MiB] * 7, G)
+    assert c.verdict == Verdict.REGRESSION
+    assert c.delta == 8 * MiB
+    assert (c.baseline_median, c.current_median, c.n_baseline, c.n_current) == (2 * MiB, 10 * MiB, 7, 7)
+
+
+def test_bytes_separated_fall_is_improvement():
+    assert compare_bytes([10 * MiB] * 7, [2 * MiB] * 7, G).verdict == Verdict.IMPROVEMENT
+
+
+def test_bytes_direction_can_flip():
+    assert compare_bytes([2 * MiB] * 7, [10 * MiB] * 7, G, higher_is_worse=False).verdict == Verdict.IMPROVEMENT
+
+
+def test_bytes_change_under_one_granule_is_same():
+    c = compare_bytes([2 * MiB] * 7, [3 * MiB] * 7, G)
+    assert c.verdict == Verdict.SAME
+    assert "less than one granule" in c.reason
+
+
+def test_bytes_exactly_one_granule_counts():
+    assert compare_bytes([0] * 7, [G] * 7, G).verdict == Verdict.REGRESSION
+
+
+def test_bytes_occasional_granule_noise_is_same():
+    assert compare_bytes([0] * 7, [0] * 6 + [G], G).verdict == Verdict.SAME
+
+
+def test_bytes_overlap_is_ambiguous():
+    base = [x * MiB for x in (0, 0, 0, 2, 2, 4, 8)]
+    cur = [x * MiB for x in (4, 4, 6, 6, 6, 8, 8)]
+    c = compare_bytes(base, cur, G)
+    assert c.verdict == Verdict.AMBIGUOUS
+    assert c.delta == 4 * MiB
+
+
+def test_bytes_relative_floor():
+    base, cur = [100 * MiB] * 7, [104 * MiB] * 7  # 4 MiB = 2 granules but 4% < 5%
+    assert compare_bytes(base, cur, G).verdict == Verdict.SAME
+    assert compare_bytes(base, cur, G, floor=0.03).verdict == Verdict.REGRESSION
+
+
+def test_bytes_unknown_granule_means_one_byte():
+    assert compare_bytes([1000] * 7, [1001] * 7, None, floor=0).verdict == Verdict.REGRESSION
+    assert compare_bytes([1000] * 7, [1001] * 7, None).verdict == Verdict.SAME
+
+
+def test_too_few_repeats_is_ambiguous():
+    c = compare_bytes([2 * MiB] * 6, [10 * MiB] * 7, G)
+    assert c.verdict == Verdict.AMBIGUOUS
+    assert "too few repeats: baseline 6, current 7, need 7" in c.reason
+    assert compare_bytes([2 * MiB] * 6, [10 * MiB] * 7, G, min_repeats=6).verdict == Verdict.REGRESSION
+    assert compare_times([1.0] * 7, [2.0] * 3).verdict == Verdict.AMBIGUOUS
+
+
+def test_no_baseline():
+    assert compare_bytes([], [1.0] * 7, G).verdict == Verdict.NO_BASELINE
+    assert compare_times([], [1.0] * 7).verdict == Verdict.NO_BASELINE
+
+
+def test_time_separated_samples_exact_p():
+    base = [10.0 + 0.1 * i for i in range(7)]
+    cur = [12.0 + 0.1 * i for i in range(7)]
+    c = compare_times(base, cur)
+    # Complete separation of 7 vs 7: two of the C(14, 7) orderings are as extreme.
+    assert c.p_value == pytest.approx(2 / comb(14, 7))
+    assert c.verdict == Verdict.REGRESSION
+    assert c.delta == pytest.approx(2.0)
+    assert compare_times(cur, base).verdict == Verdict.IMPROVEMENT
+
+
+def test_time_alpha_decides():
+    base = [10.0 + 0.1 * i for i in range(7)]
+    cur = [12.0 + 0.1 * i for i in range(7)]
+    assert compare_times(base, cur, alpha=0.0005).verdict == Verdict.SAME
+
+
+def test_time_significant_but_under_floor_is_same():
+    base = [10.00 + 0.01 * i for i in range(7)]
+    cur = [10.10 + 0.01 * i for i in range(7)]  # +1%
+    c = compare_times(base, cur)
+    assert c.p_value < 0.01
+    assert c.verdict == Verdict.SAME
+    assert "floor" in c.reason
+
+
+def test_time_identical_samples():
+    assert mann_whitney_p([3.0] * 7, [3.0] * 7) == 1.0
+    assert compare_times([3.0] * 7, [3.0] * 7).verdict == Verdict.SAME
+
+
+def test_time_interleaved_samples_are_same():
+    base = [10.0, 10.2, 10.4, 10.6, 10.8, 11.0, 11.2]
+    cur = [10.1, 10.3, 10.5, 10.7, 10.9, 11.1, 11.3]
+    c = compare_times(base, cur)
+    assert c.p_value > 0.5
+    assert c.verdict == Verdict.SAME
+
+
+def test_bandwidth_higher_is_better():
+    base = [10.0 + 0.1 * i for i in range(7)]
+    cur = [20.0 + 0.1 * i for i in range(7)]
+    assert compare_times(base, cur, higher_is_worse=False, unit="GB/s").verdict == Verdict.IMPROVEMENT
