@@ -3,6 +3,7 @@
 //   pinbench run FILE -o OUT      run it, each repeat in a fresh process; write results JSON
 //   pinbench run --backend replay --from RESULTS [--script S] -o OUT
 //   pinbench doctor               environment + controls; exits non-zero when a control fails
+//   pinbench store add RESULTS --store DIR   file results as a per-driver-release baseline
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/scenario.hpp"
+#include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
 #include "run/child.hpp"
@@ -58,6 +60,41 @@ Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeo
     return plan;
 }
 
+// `pinbench store add`: one line per file. Bad input (unreadable, incomplete, unknown schema) is
+// named and the other files are still added; the exit code is then 2.
+int add_to_store(const std::string& dir, const std::vector<std::string>& files, bool allow_incomplete) {
+    const Store store = Store::open(dir);
+    StoreAddOptions options;
+    options.allow_incomplete = allow_incomplete;
+    options.lock.report = [](const std::string& line) { std::cerr << "store: " << line << "\n"; };
+    int code = exit_code::ok;
+    for (const auto& f : files) {
+        try {
+            const StoredEntry e = store.add(f, options);
+            std::cout << (e.already_stored ? "already stored: " : "stored: ") << e.relative_path
+                      << (e.replay ? "  (REPLAYED DATA: replay namespace, never a baseline)" : "") << "\n";
+        } catch (const InputError& e) {
+            std::cerr << e.what() << "\n";
+            code = exit_code::bad_input;
+        }
+    }
+    return code;
+}
+
+int list_store(const std::string& dir) {
+    const Store store = Store::open(dir);
+    int code = exit_code::ok;
+    for (const auto& e : store.list()) {
+        if (!e.problem.empty()) {
+            std::cerr << e.path << ": " << e.problem << "\n";
+            code = exit_code::bad_input;
+            continue;
+        }
+        std::cout << e.relative_path << (e.replay ? "  (replay)" : "") << "\n";
+    }
+    return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,6 +129,20 @@ int main(int argc, char** argv) {
         ->check(SizeValidator())
         ->capture_default_str();
 
+    std::string store_dir;
+    run_cmd->add_option("--store", store_dir, "After the run, add the results to this baseline store (docs/store.md)");
+
+    std::vector<std::string> store_files;
+    bool allow_incomplete = false;
+    auto* store_cmd = app.add_subcommand("store", "The per-driver-version baseline store (docs/store.md)");
+    store_cmd->require_subcommand(1);
+    auto* store_add_cmd = store_cmd->add_subcommand("add", "File results under their platform/model/GPU/count/release key");
+    store_add_cmd->add_option("RESULTS", store_files, "Results files")->required()->check(CLI::ExistingFile);
+    store_add_cmd->add_option("--store", store_dir, "Store directory (created when absent)")->required();
+    store_add_cmd->add_flag("--allow-incomplete", allow_incomplete, "Also store results of an interrupted run");
+    auto* store_list_cmd = store_cmd->add_subcommand("list", "List the stored results and any unusable file");
+    store_list_cmd->add_option("--store", store_dir, "Store directory")->required();
+
     std::string bundle = "pinbench-doctor.json";
     std::string doctor_size = "1GiB";
     auto* doctor_cmd = app.add_subcommand("doctor", "Print the environment and run every control; write a JSON bundle");
@@ -124,6 +175,8 @@ int main(int argc, char** argv) {
             std::cout << describe(expand(file));
             return exit_code::ok;
         }
+        if (*store_add_cmd) return add_to_store(store_dir, store_files, allow_incomplete);
+        if (*store_list_cmd) return list_store(store_dir);
         if (*doctor_cmd) {
             DoctorOptions options;
             options.executable = current_executable_path();
@@ -145,14 +198,16 @@ int main(int argc, char** argv) {
                 options.replay_source = replay_from;
                 options.replay_script = replay_script;
                 const ResultsDocument source = load_results(replay_from);
-                return run_plan(select(plan_from_results(source), only, repeat_timeout), source.scenario, options);
+                const int code = run_plan(select(plan_from_results(source), only, repeat_timeout), source.scenario, options);
+                return store_dir.empty() ? code : std::max(code, add_to_store(store_dir, {results_path}, false));
             }
             if (scenario_path.empty()) throw InputError("run: a scenario FILE is required with --backend cuda");
             if (!replay_from.empty() || !replay_script.empty()) {
                 throw InputError("--from and --script belong to --backend replay");
             }
             const ScenarioFile file = load_scenario_file(scenario_path);
-            return run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options);
+            const int code = run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options);
+            return store_dir.empty() ? code : std::max(code, add_to_store(store_dir, {results_path}, false));
         }
     } catch (const InputError& e) {
         std::cerr << e.what() << "\n";

@@ -54,5 +54,34 @@ TEST(Cli, RunWithoutAGpuSaysSoAndExitsWithInfrastructureFailure) {
     std::filesystem::remove(results);
 }
 
+TEST(Cli, StoreAddFilesRealResultsUnderTheirKeyAndNamesABadFile) {
+    const auto dir = std::filesystem::temp_directory_path() / "pinbench-cli-store";
+    std::filesystem::remove_all(dir);
+    const std::string real = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-quick/results.json";
+    const std::string bad = std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml";
+    const auto out = run_cli({"store", "add", real, bad, "--store", dir.string()});
+    EXPECT_EQ(out.exit_code, 2) << "a bad file is bad input\n" << out.output;
+    EXPECT_NE(out.output.find("stored: real/linux/linux/nvidia-h200/1gpu/580.159.04/"), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find("quick.yaml"), std::string::npos) << "the bad file is named\n" << out.output;
+    const auto again = run_cli({"store", "add", real, "--store", dir.string()});
+    EXPECT_EQ(again.exit_code, 0) << again.output;
+    EXPECT_NE(again.output.find("already stored"), std::string::npos) << again.output;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, RunWithStorePutsReplayedResultsInTheReplayNamespace) {
+    const auto dir = std::filesystem::temp_directory_path() / "pinbench-cli-store-replay";
+    const auto results = std::filesystem::temp_directory_path() / "pinbench-cli-replayed.json";
+    std::filesystem::remove_all(dir);
+    const auto out = run_cli({"run", "--backend", "replay", "--from",
+                              std::string(PINBENCH_SOURCE_DIR) + "/results/h200-quick/results.json", "--only",
+                              "quick-count/*", "-o", results.string(), "--store", dir.string()});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("stored: replay/linux/"), std::string::npos) << out.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "real")) << "replayed data never becomes a real baseline";
+    std::filesystem::remove_all(dir);
+    std::filesystem::remove(results);
+}
+
 }  // namespace
 }  // namespace pinbench
