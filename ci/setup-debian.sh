@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-          libcli11-dev g++-mingw-w64-x86-64 python3-venv unzip)
+          libcli11-dev g++-mingw-w64-x86-64 python3-venv unzip chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -28,3 +28,11 @@ if [[ ! -f $deps/nvidia/nvml_dev/include/nvml.h || ! -f $deps/nvidia/cuda_runtim
   for w in "$tmp"/*.whl; do unzip -qo "$w" -d "$deps"; done
   rm -rf "$tmp"
 fi
+
+# The Python side (reports/, CI checks) in .venv, from PyPI.
+if [[ ! -x .venv/bin/python ]]; then
+  echo "setup: creating .venv"
+  python3 -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q -r reports/requirements.txt -r ci/requirements.txt -e reports

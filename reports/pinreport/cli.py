@@ -20,7 +20,7 @@ from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
 from pinreport.junit import write_junit
 from pinreport.load import load_results
 from pinreport.rule import Band
-from pinreport.stats import DEFAULT_ALPHA, DEFAULT_FLOOR, DEFAULT_MIN_REPEATS
+from pinreport.stats import DEFAULT_ALPHA, DEFAULT_FLOOR, DEFAULT_MIN_REPEATS, DEFAULT_TIME_FLOOR
 from pinreport.store import REAL, REPLAY, read_store
 from pinreport.units import parse_size
 from pinreport.versions import is_release, release_key
@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
     c.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
     c.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
+    c.add_argument(
+        "--time-floor",
+        type=_non_negative,
+        default=DEFAULT_TIME_FLOOR,
+        help="least relative floor of a time metric (0.25: the spread measured between machine starts)",
+    )
     c.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
     c.add_argument(
         "--scenario-floor",
@@ -88,6 +94,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     options = CompareOptions(
         alpha=args.alpha,
         floor=args.floor,
+        time_floor=args.time_floor,
         min_repeats=max(args.min_repeats, 1),
         band=Band.parse(args.band),
         scenario_floors=dict(args.scenario_floor),

@@ -26,6 +26,7 @@ from pinreport.samples import metric_samples, split_metric, summary_matches
 from pinreport.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
+    DEFAULT_TIME_FLOOR,
     DEFAULT_MIN_REPEATS,
     Comparison,
     Verdict,
@@ -45,6 +46,7 @@ EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 class CompareOptions:
     alpha: float = DEFAULT_ALPHA
     floor: float = DEFAULT_FLOOR
+    time_floor: float = DEFAULT_TIME_FLOOR  # times: the floor is max(floor, time_floor)
     min_repeats: int = DEFAULT_MIN_REPEATS
     band: Band = field(default_factory=Band)
     scenario_floors: Mapping[str, float] = field(default_factory=dict)  # --scenario-floor NAME=F
@@ -201,7 +203,7 @@ def _compare_metric(
         base_samples,
         current,
         alpha=options.alpha,
-        floor=floor,
+        floor=max(floor, options.time_floor),
         min_repeats=options.min_repeats,
         higher_is_worse=worse,
         unit=info.get("unit", ""),
