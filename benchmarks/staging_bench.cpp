@@ -32,7 +32,13 @@ constexpr std::size_t largest = 4 * GiB;
 
 const std::vector<std::size_t> slot_counts = {2, 3, 4, 8};
 const std::vector<std::size_t> slot_sizes = {1 * MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB};
-const std::vector<std::size_t> thread_counts = {1, 2, 4, 8};
+const std::vector<std::size_t> thread_counts = {1, 2, 4, 8, 16};
+
+// 16 threads only where the curve is decided (at most 64 MiB pinned, slots of 8 MiB or more):
+// the 1 GiB target was missed with 8 threads, and the GPU machine has 16 cores.
+bool registered(const StagingConfig& c) {
+    return c.copy_threads < 16 || (c.slot_bytes >= 8 * MiB && c.slots * c.slot_bytes <= 64 * MiB);
+}
 
 // The grid is large; to keep the program within run_all.sh's budget, 4 GiB is measured
 // where the target lies (K*C <= 64 MiB) with slots of 4 MiB or more and T >= 4, and
@@ -184,6 +190,7 @@ void register_all(const std::shared_ptr<Shared>& shared) {
         for (const std::size_t k : slot_counts) {
             for (const std::size_t c : slot_sizes) {
                 const StagingConfig config{k, c, t, 0};
+                if (!registered(config)) continue;
                 for (const std::size_t bytes : {1 * GiB, 4 * GiB}) {
                     if (bytes == 4 * GiB && !measure_4gib(config)) continue;
                     for (const Direction dir : dirs) {
@@ -220,7 +227,7 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext(
         "staging.defaults", "StagingConfig{} = K " + std::to_string(pinbench::StagingConfig{}.slots) +
                                 ", C " + size_label(pinbench::StagingConfig{}.slot_bytes) + ", T " +
-                                std::to_string(pinbench::StagingConfig{}.copy_threads) + " (provisional)");
+                                std::to_string(pinbench::StagingConfig{}.copy_threads));
     register_all(shared);
     benchmark::RunSpecifiedBenchmarks();
     // Free the buffers while the CUDA runtime is still up, not in static destruction.
