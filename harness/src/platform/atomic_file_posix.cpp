@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "platform/random_token.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/fd_posix.hpp"
@@ -24,14 +25,6 @@ using posix::UniqueFd;
     throw SystemError("cannot write '" + path + "': " + step + ": " + errno_text(error));
 }
 
-// Two writers (processes or threads) never pick the same temporary name.
-std::string random_hex() {
-    std::random_device device;
-    const std::uint64_t value = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
 
 // Removes the temporary file unless the rename consumed it.
 class TempFile {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <random>
 
+#include "platform/random_token.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/handles_win32.hpp"
@@ -20,13 +21,6 @@ using win32::UniqueHandle;
     throw SystemError("cannot write '" + path + "': " + step + ": " + win32::error_text(error));
 }
 
-std::string random_hex() {
-    std::random_device device;
-    const std::uint64_t value = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
 
 class TempFile {
 public:

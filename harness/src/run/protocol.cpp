@@ -1,20 +1,10 @@
 #include "run/protocol.hpp"
 
-#include <random>
+#include "platform/random_token.hpp"
 
 namespace pinbench {
 
-std::string make_nonce() {
-    std::random_device rd;
-    std::mt19937_64 gen((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (int i = 0; i < 2; ++i) {
-        std::uint64_t v = gen();
-        for (int k = 0; k < 16; ++k, v >>= 4) out += hex[v & 15];
-    }
-    return out;
-}
+std::string make_nonce() { return random_hex(2); }
 
 std::string response_mismatch(const nlohmann::json& request, const nlohmann::json& response) {
     if (!response.is_object()) return "response is not a JSON object";

@@ -1,6 +1,7 @@
 // The store's writer lock, common part: who holds it, when it is stale, how it is broken.
 // Breaking is rename-then-check: the lock is renamed to a unique name and compared with what was
 // judged stale; if a live lock was moved by mistake (it changed in between) it is put back.
+#include "platform/random_token.hpp"
 #include "store/store_lock.hpp"
 
 #include <algorithm>
@@ -25,13 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string random_hex() {
-    std::random_device device;
-    const std::uint64_t value = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
 
 std::optional<std::string> read_if_present(const std::string& path) {
     try {
