@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# The nightly job as a plain script (GitHub Actions, cron, Task Scheduler via ci/nightly.ps1,
+# Jenkins, GitLab): build, doctor, run the nightly scenario, run the benchmarks, add the results
+# to the baseline store, compare (JUnit), render the report, collect everything in --out.
+# ci/README.md explains every option and exit code; the workflows only call this script.
+#
+#   ci/nightly.sh [--scenario FILE] [--only GLOB] [--out DIR]
+#                 (--store DIR | --store-branch BRANCH [--store-remote R] [--store-repo DIR]
+#                  | --store-home DIR-or-branch:BRANCH)
+#                 [--preset NAME] [--build-dir DIR] [--skip-build] [--skip-bench]
+#                 [--pinbench PATH] [--pinreport PATH]
+#                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
+#
+# Exit code (highest wins, as in pinreport): 0 no regression; 1 a REGRESSION or VIOLATION;
+# 2 bad input (scenario, script, options); 3 infrastructure (build, doctor, a failed run or
+# control, benchmarks, store, push). $OUT/summary.md says which step decided it.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() { sed -n '7,13p' "$0"; exit 0; }
+die_usage() { echo "nightly: $*" >&2; exit 2; }
+
+scenario=$root/scenarios/nightly.yaml
+only=()
+out=$root/out/nightly
+store=""
+store_branch=""
+store_remote=origin
+store_repo=$root
+preset=""
+build_dir=""
+skip_build=0
+skip_bench=0
+pinbench=""
+pinreport=""
+replay_from=""
+replay_script=""
+
+while (($#)); do
+  case $1 in
+    --scenario) scenario=${2:?}; shift ;;
+    --only) only+=(--only "${2:?}"); shift ;;
+    --out) out=${2:?}; shift ;;
+    --store) store=${2:?}; shift ;;
+    --store-branch) store_branch=${2:?}; shift ;;
+    --store-home)  # one setting for both homes (the workflows' input): DIR or branch:BRANCH
+      case ${2:?} in
+        branch:?*) store_branch=${2#branch:} ;;
+        branch:) die_usage "--store-home branch: needs a branch name" ;;
+        *) store=$2 ;;
+      esac
+      shift ;;
+    --store-remote) store_remote=${2:?}; shift ;;
+    --store-repo) store_repo=${2:?}; shift ;;
+    --preset) preset=${2:?}; shift ;;
+    --build-dir) build_dir=${2:?}; shift ;;
+    --skip-build) skip_build=1 ;;
+    --skip-bench) skip_bench=1 ;;
+    --pinbench) pinbench=${2:?}; shift ;;
+    --pinreport) pinreport=${2:?}; shift ;;
+    --replay-from) replay_from=${2:?}; shift ;;
+    --replay-script) replay_script=${2:?}; shift ;;
+    -h | --help) usage ;;
+    *) die_usage "unknown option '$1' (see ci/README.md)" ;;
+  esac
+  shift
+done
+
+[[ -n $store || -n $store_branch ]] || die_usage "give --store DIR or --store-branch BRANCH"
+[[ -z $store || -z $store_branch ]] || die_usage "--store and --store-branch exclude each other"
+[[ -z $replay_from || -n $replay_script ]] || die_usage "--replay-from needs --replay-script"
+[[ -n $replay_from || -z $replay_script ]] || die_usage "--replay-script needs --replay-from"
+replay=0
+[[ -n $replay_from ]] && replay=1
+
+case "$(uname -s)" in
+  MINGW* | MSYS* | CYGWIN*) default_preset=windows-msvc ;;
+  *) default_preset=linux ;;
+esac
+preset=${preset:-$default_preset}
+build_dir=${build_dir:-$root/build/$preset}
+
+mkdir -p "$out" || exit 3
+out=$(cd "$out" && pwd)
+summary=$out/summary.md
+: >"$summary"
+status=0                 # the job's exit code so far (max of every step's)
+infra_steps=()           # the steps that ended in an infrastructure failure
+
+note() { echo "- $*" | tee -a "$summary" >&2; }
+# Records a step's exit code. Codes outside 0..3 (a crash, a signal) count as infrastructure.
+record() {
+  local step=$1 rc=$2
+  ((rc > 3 || rc < 0)) && rc=3
+  ((rc == 3)) && infra_steps+=("$step")
+  ((rc > status)) && status=$rc
+  note "$step: exit $rc"
+}
+finish() {
+  local verdict
+  case $status in
+    0) verdict="OK: no regression" ;;
+    1) verdict="REGRESSION: see junit.xml and report" ;;
+    2) verdict="BAD INPUT: a scenario, script or option was rejected" ;;
+    *) verdict="INFRASTRUCTURE FAILURE in: ${infra_steps[*]:-unknown} (not a regression)" ;;
+  esac
+  ((replay)) && verdict="[REPLAYED] $verdict"
+  echo "**nightly: $verdict (exit $status)**" | tee -a "$summary" >&2
+  echo "$status" >"$out/exit_code"
+  # GitHub Actions shows this on the run page; elsewhere the file is in the artifacts.
+  [[ -n ${GITHUB_STEP_SUMMARY:-} ]] && cat "$summary" >>"$GITHUB_STEP_SUMMARY"
+  exit "$status"
+}
+
+# An executable built on Windows carries .exe; bash finds it either way, -x does not.
+exe() { if [[ -f $1.exe ]]; then echo "$1.exe"; else echo "$1"; fi; }
+
+# --- build -------------------------------------------------------------------------------
+if ((skip_build)); then
+  note "build: skipped"
+else
+  (cd "$root" && cmake --preset "$preset" && cmake --build --preset "$preset") >"$out/build.log" 2>&1
+  rc=$?
+  ((rc == 0)) || rc=3
+  record build $rc
+  ((rc == 0)) || finish
+fi
+pinbench=$(exe "${pinbench:-$build_dir/harness/pinbench}")
+if [[ ! -x $pinbench ]]; then
+  record "find pinbench ($pinbench)" 3
+  finish
+fi
+if [[ -z $pinreport ]]; then
+  pinreport=$(command -v pinreport || true)
+  for c in "$root/.venv/bin/pinreport" "$root/.venv/Scripts/pinreport.exe"; do
+    [[ -z $pinreport && -x $c ]] && pinreport=$c
+  done
+fi
+if [[ -z $pinreport || ! -x $pinreport ]]; then
+  record "find pinreport (pip install -r reports/requirements.txt -e reports)" 3
+  finish
+fi
+
+# --- the store's home: a directory, or a git branch checked out in a worktree ------------
+worktree=""
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() { [[ -n $worktree ]] && git -C "$store_repo" worktree remove --force "$worktree" >/dev/null 2>&1; }
+trap cleanup EXIT
+if [[ -n $store_branch ]]; then
+  worktree=$(mktemp -d "${TMPDIR:-/tmp}/pinbench-store.XXXXXX")
+  # A worktree of the job's own checkout shares its remote and credentials.
+  if git -C "$store_repo" fetch --quiet "$store_remote" "refs/heads/$store_branch" 2>"$out/store-git.log"; then
+    git -C "$store_repo" worktree add --quiet --force -B "$store_branch" "$worktree" FETCH_HEAD >>"$out/store-git.log" 2>&1
+  else
+    # First night: an orphan branch that holds only the store.
+    git -C "$store_repo" worktree add --quiet --detach "$worktree" >>"$out/store-git.log" 2>&1 &&
+      git -C "$worktree" checkout --quiet --orphan "$store_branch" >>"$out/store-git.log" 2>&1 &&
+      git -C "$worktree" rm -rfq --ignore-unmatch . >>"$out/store-git.log" 2>&1
+  fi
+  rc=$?
+  if ((rc != 0)); then
+    record "store branch $store_branch checkout" 3
+    finish
+  fi
+  store=$worktree/store
+fi
+
+# --- doctor: the first step that touches the GPU; nothing is measured unless it passes ----
+results=$out/results.json
+if ((replay)); then
+  note "doctor: skipped (replay backend, no GPU)"
+  "$pinbench" run --backend replay --from "$replay_from" --script "$replay_script" -o "$results" \
+    "${only[@]}" >"$out/run.log" 2>&1
+  record "run (replay of $replay_from)" $?
+else
+  "$pinbench" doctor --bundle "$out/doctor.json" >"$out/doctor.txt" 2>&1
+  rc=$?
+  ((rc == 0)) || rc=3   # no GPU, a failed control: infrastructure, never a regression
+  record doctor $rc
+  ((rc == 0)) || finish
+  "$pinbench" run "$scenario" -o "$results" "${only[@]}" >"$out/run.log" 2>&1
+  record "run $scenario" $?
+fi
+run_status=$status
+if [[ ! -f $results ]]; then
+  # A rejected scenario or script (exit 2) writes no results; anything else is infrastructure.
+  ((status == 2)) || record "results file $results" 3
+  finish
+fi
+
+# --- benchmarks (real GPU only) --------------------------------------------------------
+bench_json=()
+if ((replay || skip_bench)); then
+  note "benchmarks: skipped"
+else
+  PINBENCH_BUILD_DIR=$build_dir "$root/benchmarks/run_all.sh" "$out/bench" >"$out/bench.log" 2>&1
+  rc=$?
+  ((rc == 0)) || rc=3
+  record benchmarks $rc
+  for f in "$out"/bench/*_bench*.json; do [[ -f $f ]] && bench_json+=(--bench "$f"); done
+fi
+
+# --- store: only results of a run that went well become history -------------------------
+if ((run_status == 0)); then
+  "$pinbench" store add "$results" --store "$store" >"$out/store.log" 2>&1
+  rc=$?
+  ((rc == 0)) || rc=3
+  record "store add ($store)" $rc
+else
+  note "store add: skipped (the run did not end ok; its numbers are not history)"
+fi
+
+# --- verdicts and report ---------------------------------------------------------------
+if [[ -f $store/store.json ]]; then
+  "$pinreport" compare --store "$store" --current "$results" --junit "$out/junit.xml" \
+    >"$out/compare.txt" 2>"$out/compare.err"
+  record "pinreport compare" $?
+  "$pinreport" html --store "$store" --current "$results" "${bench_json[@]}" -o "$out/report.html" \
+    >"$out/html.log" 2>&1
+  rc=$?
+  if ((rc != 0)) && ! "$pinreport" html --help >/dev/null 2>&1; then
+    note "pinreport html: not available in this pinreport; no HTML report (compare.txt has the verdicts)"
+  else
+    record "pinreport html" $rc
+  fi
+else
+  record "store $store has no store.json" 3
+fi
+
+# --- the store branch: commit and push, rebasing when another runner pushed first --------
+if [[ -n $store_branch ]] && ((run_status == 0)); then
+  g() { git -C "$worktree" -c user.name="${GIT_AUTHOR_NAME:-pinbench nightly}" \
+    -c user.email="${GIT_AUTHOR_EMAIL:-pinbench-nightly@localhost}" "$@"; }
+  # Never the writer's lock or a half-written file (docs/store.md).
+  g add -A -- store ':(exclude)store/.lock' ':(exclude)store/.lock.*' ':(exclude)*.tmp.*' \
+    >>"$out/store-git.log" 2>&1
+  if g diff --cached --quiet; then
+    note "store branch $store_branch: nothing new to commit"
+  else
+    g commit --quiet -m "nightly: $(hostname) $(basename "$results") $(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+      >>"$out/store-git.log" 2>&1
+    pushed=1
+    for attempt in 1 2 3 4 5; do
+      if g push --quiet "$store_remote" "HEAD:refs/heads/$store_branch" >>"$out/store-git.log" 2>&1; then
+        pushed=0
+        break
+      fi
+      # Non-fast-forward: stored files have unique names, so a rebase never conflicts.
+      sleep $((attempt * 2))
+      if g fetch --quiet "$store_remote" "refs/heads/$store_branch" >>"$out/store-git.log" 2>&1; then
+        g rebase --quiet FETCH_HEAD >>"$out/store-git.log" 2>&1 || g rebase --abort >/dev/null 2>&1
+      fi
+    done
+    ((pushed == 0)) && note "store branch $store_branch: pushed (attempt $attempt)"
+    record "store push $store_branch" $((pushed ? 3 : 0))
+  fi
+fi
+
+finish

@@ -1,0 +1,89 @@
+"""The nightly workflows and scenario: schema-valid, calling the scripts, within budget.
+
+ci/check_workflows.sh is the full lint (actionlint + check-jsonschema); these tests check what
+the lint cannot: that the workflows only call the scripts, and that scenarios/nightly.yaml
+plans and fits its time budget.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = {
+    "linux": ROOT / ".github" / "workflows" / "nightly-linux.yml",
+    "windows": ROOT / ".github" / "workflows" / "nightly-windows.yml",
+}
+# From results/h200-quick (28 runs x 7 repeats in 267 s): per repeat, a fixed part plus a
+# part per GiB pinned. The nightly scenario must stay under 10 minutes on one H200.
+SECONDS_PER_REPEAT = 0.45
+SECONDS_PER_GIB = 0.75
+BUDGET_S = 600
+
+
+def _load(path: Path) -> dict:
+    try:
+        from ruamel.yaml import YAML  # comes with check-jsonschema
+    except ImportError:
+        yaml = pytest.importorskip("yaml", reason="needs ruamel.yaml (check-jsonschema) or PyYAML")
+        return yaml.safe_load(path.read_text())
+    return YAML(typ="safe").load(path.read_text())
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_workflow_matches_the_github_schema(name):
+    tool = shutil.which("check-jsonschema")
+    if tool is None:
+        pytest.skip("check-jsonschema is not installed")
+    done = subprocess.run(
+        [tool, "--builtin-schema", "vendor.github-workflows", str(WORKFLOWS[name])], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("name,script", [("linux", "ci/nightly.sh"), ("windows", "ci/nightly.ps1")])
+def test_workflow_is_scheduled_self_hosted_and_calls_the_script(name, script):
+    wf = _load(WORKFLOWS[name])
+    # YAML 1.1 readers turn the key `on` into True.
+    on = wf.get("on", wf.get(True))
+    assert re.fullmatch(r"[0-9*/ ,-]+", on["schedule"][0]["cron"])
+    assert {"scenario", "store"} <= set(on["workflow_dispatch"]["inputs"])
+    job = wf["jobs"]["nightly"]
+    assert job["runs-on"][:2] == ["self-hosted", name]
+    runs = [s.get("run", "") for s in job["steps"]]
+    calls = [r for r in runs if script in r]
+    assert len(calls) == 1, runs
+    # The script gets the store home and the scenario; no step repeats its logic.
+    assert "--store-home" in calls[0] and "--scenario" in calls[0]
+    assert not any("pinbench" in r and "doctor" in r for r in runs)
+    # Every exit code has its own conclusion step, and artifacts are uploaded whatever happened.
+    names = " ".join(s.get("name", "") for s in job["steps"])
+    for code in ("exit 1", "exit 2", "exit 3"):
+        assert code in names
+    upload = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert upload and upload[0]["if"] == "always()" and upload[0]["with"]["path"] == "out/nightly/"
+
+
+def test_nightly_scenario_plans_within_budget():
+    pinbench = Path(os.environ.get("PINBENCH_BIN", ROOT / "build" / "ci-nogpu" / "harness" / "pinbench"))
+    if not pinbench.is_file():
+        pytest.skip(f"{pinbench} is not built")
+    done = subprocess.run(
+        [str(pinbench), "plan", str(ROOT / "scenarios" / "nightly.yaml")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    units = {"MiB": 1 / 1024, "GiB": 1.0}
+    seconds, runs = 0.0, 0
+    for m in re.finditer(r"^(\S+)/(\d+)(MiB|GiB)/x(\d+)/g(\d+)\s+repeats (\d+)", done.stdout, re.MULTILINE):
+        runs += 1
+        gib = int(m.group(2)) * units[m.group(3)] * int(m.group(4)) * int(m.group(5))
+        seconds += int(m.group(6)) * (SECONDS_PER_REPEAT + SECONDS_PER_GIB * gib)
+    assert runs == 37
+    assert seconds < BUDGET_S, f"nightly.yaml is estimated at {seconds:.0f} s"
+    # Every run has the 7 repeats the verdict needs.
+    assert all(int(r) >= 7 for r in re.findall(r"repeats (\d+)", done.stdout))
+    assert "nightly-overhead/pageable/64MiB/x1/g1" in done.stdout
