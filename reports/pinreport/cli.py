@@ -3,6 +3,8 @@
   pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
                     [--alpha A] [--floor F] [--min-repeats N] [--scenario-floor NAME=F ...]
   pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
+  pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] -o report.html
+                    [--band 0.10,0.20] [--alpha A] [--floor F] [--min-repeats N]
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
@@ -17,6 +19,7 @@ from pinreport.compare import EXIT_BAD_INPUT, EXIT_OK, CompareOptions, compare
 from pinreport.console import format_compare, format_reserve
 from pinreport.errors import BadInputError, UsageError
 from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
+from pinreport.html_report import build_report, write_html
 from pinreport.junit import write_junit
 from pinreport.load import load_results
 from pinreport.rule import Band
@@ -80,6 +83,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=F",
         help="relative floor for one scenario (repeatable)",
     )
+    h = sub.add_parser("html", help="one self-contained HTML page: verdict, controls, charts, claims")
+    h.add_argument("--store", required=True, help="baseline store directory")
+    h.add_argument("--current", required=True, help="results file to report on")
+    h.add_argument("--bench", action="append", default=[], help="Google Benchmark JSON file (repeatable)")
+    h.add_argument("-o", "--output", required=True, help="HTML file to write")
+    h.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
+    h.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
+    h.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
+    h.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, help="baseline store directory")
     r.add_argument("--size", required=True, help="pinned size, e.g. 2GiB")
@@ -118,6 +130,31 @@ def _run_compare(args: argparse.Namespace) -> int:
     return report.exit_code()
 
 
+def _run_html(args: argparse.Namespace) -> int:
+    """Writes the page and exits as `compare` would for the same inputs."""
+    options = CompareOptions(
+        alpha=args.alpha, floor=args.floor, min_repeats=max(args.min_repeats, 1), band=Band.parse(args.band)
+    )
+    store = read_store(args.store)
+    try:
+        current = load_results(args.current)
+    except BadInputError as e:
+        for problem in [e, *store.problems]:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    context = build_report(current, store, args.bench, options)
+    try:
+        write_html(context, args.output)
+    except BadInputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return max(context["exit_code"], EXIT_BAD_INPUT)
+    for problem in context["bad_input"]:
+        print(f"error: {problem}", file=sys.stderr)
+    print(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}")
+    code = context["exit_code"]
+    return max(code, EXIT_BAD_INPUT) if context["bad_input"] and code < EXIT_BAD_INPUT else code
+
+
 def _run_reserve(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     if args.gpus < 1:
@@ -151,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "compare":
             return _run_compare(args)
+        if args.command == "html":
+            return _run_html(args)
         return _run_reserve(args)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
