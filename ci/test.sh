@@ -12,6 +12,6 @@ ci/check_cuda12_headers.sh
 ci/check_mingw.sh
 # Python: analysis, report and nightly-script tests. The C++ build above provides the pinbench
 # binary some of them drive through the replay backend.
-PINBENCH_EXE="$PWD/build/ci-nogpu/harness/pinbench" .venv/bin/python -m pytest -q reports/tests benchmarks/test_summarize.py ci/tests
+PATH="$PWD/.venv/bin:$PATH" PINBENCH_EXE="$PWD/build/ci-nogpu/harness/pinbench" .venv/bin/python -m pytest -q reports/tests benchmarks/test_summarize.py ci/tests
 # The nightly workflows: actionlint and the GitHub workflow schema.
 PATH="$PWD/.venv/bin:$PATH" ci/check_workflows.sh

@@ -26,8 +26,8 @@ from pinreport.samples import metric_samples, split_metric, summary_matches
 from pinreport.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
-    DEFAULT_TIME_FLOOR,
     DEFAULT_MIN_REPEATS,
+    DEFAULT_TIME_FLOOR,
     Comparison,
     Verdict,
     compare_bytes,

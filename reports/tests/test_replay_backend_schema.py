@@ -31,9 +31,23 @@ def test_replayed_results_validate_and_say_so(tmp_path):
     )
     out = tmp_path / "replayed.json"
     proc = subprocess.run(
-        [str(PINBENCH), "run", "--backend", "replay", "--from", str(REAL), "--script", str(script),
-         "--only", "quick-count/*", "-o", str(out)],
-        capture_output=True, text=True, timeout=300,
+        [
+            str(PINBENCH),
+            "run",
+            "--backend",
+            "replay",
+            "--from",
+            str(REAL),
+            "--script",
+            str(script),
+            "--only",
+            "quick-count/*",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 3, proc.stderr  # the injected crash is a failed run
     doc = json.loads(out.read_text())
