@@ -26,8 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-constexpr std::size_t MiB = std::size_t{1} << 20;
-constexpr std::size_t GiB = std::size_t{1} << 30;
 constexpr std::size_t largest = 4 * GiB;
 
 const std::vector<std::size_t> slot_counts = {2, 3, 4, 8};

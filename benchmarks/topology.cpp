@@ -98,14 +98,5 @@ std::optional<std::vector<unsigned>> parse_cpulist(const std::string& text) {
     return cpus;
 }
 
-std::string size_label(unsigned long long bytes) {
-    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (u < 4 && bytes != 0 && bytes % 1024 == 0) {
-        bytes /= 1024;
-        ++u;
-    }
-    return std::to_string(bytes) + units[u];
-}
 
 }  // namespace pinbench::bench

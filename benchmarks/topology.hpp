@@ -2,9 +2,12 @@
 // spellings and Linux CPU lists. No OS or CUDA calls, so the CPU tests cover them.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "pinbench/units.hpp"
 
 namespace pinbench::bench {
 
@@ -31,8 +34,11 @@ bool same_pci_device(const std::string& pci_address, unsigned domain, unsigned b
 // malformed (empty items, reversed ranges, non-digits).
 std::optional<std::vector<unsigned>> parse_cpulist(const std::string& text);
 
-// 4096 -> "4KiB", 1 << 30 -> "1GiB", 3 << 20 -> "3MiB", 1000 -> "1000B": the largest binary
-// unit that divides the size exactly.
-std::string size_label(unsigned long long bytes);
+// Benchmark names use the harness's exact size labels: 4096 -> "4KiB", 1000 -> "1000B".
+using pinbench::size_label;
+
+inline constexpr std::size_t KiB = std::size_t{1} << 10;
+inline constexpr std::size_t MiB = std::size_t{1} << 20;
+inline constexpr std::size_t GiB = std::size_t{1} << 30;
 
 }  // namespace pinbench::bench

@@ -20,8 +20,6 @@
 namespace pinbench::bench {
 namespace {
 
-constexpr std::size_t MiB = std::size_t{1} << 20;
-constexpr std::size_t GiB = std::size_t{1} << 30;
 constexpr std::size_t rotation_region = 512 * MiB;
 constexpr int repetitions = 7;
 
