@@ -135,7 +135,8 @@ def _run_html(args: argparse.Namespace) -> int:
     options = CompareOptions(
         alpha=args.alpha, floor=args.floor, min_repeats=max(args.min_repeats, 1), band=Band.parse(args.band)
     )
-    store = read_store(args.store)
+    # Many nights of history: trust the stored files' hashes (`compare` and `pinbench store list` check them).
+    store = read_store(args.store, verify_hashes=False)
     try:
         current = load_results(args.current)
     except BadInputError as e:
