@@ -24,7 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
-
 // A geometric subset of 4 KiB .. 4 GiB.
 const std::vector<std::size_t> sizes = {4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 256 * MiB, 1 * GiB, 4 * GiB};
 

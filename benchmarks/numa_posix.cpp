@@ -1,4 +1,6 @@
 // Linux: bind the calling thread to /sys/bus/pci/devices/<address>/local_cpulist.
+#include "numa.hpp"
+
 #include <sched.h>
 
 #include <cerrno>
@@ -7,7 +9,6 @@
 #include <optional>
 #include <sstream>
 
-#include "numa.hpp"
 #include "topology.hpp"
 
 namespace pinbench::bench {

@@ -1,3 +1,5 @@
+#include "os_memory.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -6,7 +8,6 @@
 #include <fstream>
 #include <string>
 
-#include "os_memory.hpp"
 #include "pinbench/errors.hpp"
 
 namespace pinbench::bench {

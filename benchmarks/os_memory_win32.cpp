@@ -1,8 +1,9 @@
+#include "os_memory.hpp"
+
 #include <windows.h>
 
 #include <string>
 
-#include "os_memory.hpp"
 #include "pinbench/errors.hpp"
 
 namespace pinbench::bench {

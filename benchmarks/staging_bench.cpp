@@ -222,10 +222,10 @@ int main(int argc, char** argv) {
     shared->machine = prepare_machine(0);
     benchmark::AddCustomContext(
         "staging.timing", "host steady_clock around each whole transfer (ring and baseline rows alike)");
-    benchmark::AddCustomContext(
-        "staging.defaults", "StagingConfig{} = K " + std::to_string(pinbench::StagingConfig{}.slots) +
-                                ", C " + size_label(pinbench::StagingConfig{}.slot_bytes) + ", T " +
-                                std::to_string(pinbench::StagingConfig{}.copy_threads));
+    benchmark::AddCustomContext("staging.defaults",
+                                "StagingConfig{} = K " + std::to_string(pinbench::StagingConfig{}.slots) +
+                                    ", C " + size_label(pinbench::StagingConfig{}.slot_bytes) + ", T " +
+                                    std::to_string(pinbench::StagingConfig{}.copy_threads));
     register_all(shared);
     benchmark::RunSpecifiedBenchmarks();
     // Free the buffers while the CUDA runtime is still up, not in static destruction.

@@ -98,5 +98,4 @@ std::optional<std::vector<unsigned>> parse_cpulist(const std::string& text) {
     return cpus;
 }
 
-
 }  // namespace pinbench::bench

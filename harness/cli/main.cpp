@@ -5,7 +5,6 @@
 //   pinbench doctor               environment + controls; exits non-zero when a control fails
 //   pinbench store add RESULTS --store DIR   file results as a per-driver-release baseline
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <iostream>
 
@@ -50,7 +49,8 @@ nlohmann::json scenario_record(const ScenarioFile& file) {
 Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeout) {
     if (!only.empty()) {
         std::erase_if(plan.runs, [&](const PlannedRun& r) {
-            return std::none_of(only.begin(), only.end(), [&](const std::string& g) { return glob_match(g, r.id); });
+            return std::none_of(only.begin(), only.end(),
+                                [&](const std::string& g) { return glob_match(g, r.id); });
         });
         if (plan.runs.empty()) throw InputError("--only matches no run of " + plan.source);
     }
@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "pinbench 0.1.0");
 
     std::string scenario_path;
-    auto* plan_cmd = app.add_subcommand("plan", "Expand a scenario file into runs and print them (no GPU is touched)");
+    auto* plan_cmd =
+        app.add_subcommand("plan", "Expand a scenario file into runs and print them (no GPU is touched)");
     plan_cmd->add_option("FILE", scenario_path, "Scenario file (YAML)")->required();
 
     std::string results_path = "pinbench-results.json";
@@ -112,42 +113,55 @@ int main(int argc, char** argv) {
     std::string positive = "256MiB", tolerance = "2MiB";
     std::vector<std::string> only;
     double repeat_timeout = 0;
-    auto* run_cmd = app.add_subcommand("run", "Run a scenario file; each repeat in a fresh process; write one results file");
+    auto* run_cmd = app.add_subcommand(
+        "run", "Run a scenario file; each repeat in a fresh process; write one results file");
     run_cmd->add_option("FILE", scenario_path, "Scenario file (YAML); optional with --backend replay");
     run_cmd->add_option("-o,--output", results_path, "Results file (written atomically after every run)")
         ->capture_default_str();
     run_cmd->add_option("--backend", backend, "cuda (measure) or replay (transform a real results file)")
         ->check(CLI::IsMember({"cuda", "replay"}))
         ->capture_default_str();
-    run_cmd->add_option("--from", replay_from, "Replay: the real results file to replay")->check(CLI::ExistingFile);
-    run_cmd->add_option("--script", replay_script, "Replay: the transformation script (YAML)")->check(CLI::ExistingFile);
+    run_cmd->add_option("--from", replay_from, "Replay: the real results file to replay")
+        ->check(CLI::ExistingFile);
+    run_cmd->add_option("--script", replay_script, "Replay: the transformation script (YAML)")
+        ->check(CLI::ExistingFile);
     run_cmd->add_option("--only", only, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
-    run_cmd->add_option("--repeat-timeout", repeat_timeout, "Seconds per repeat, overriding the scenario's timeout_s")
+    run_cmd
+        ->add_option("--repeat-timeout", repeat_timeout,
+                     "Seconds per repeat, overriding the scenario's timeout_s")
         ->check(CLI::PositiveNumber);
-    run_cmd->add_option("--control-size", positive, "Positive control allocation")->check(SizeValidator())->capture_default_str();
+    run_cmd->add_option("--control-size", positive, "Positive control allocation")
+        ->check(SizeValidator())
+        ->capture_default_str();
     run_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
         ->check(SizeValidator())
         ->capture_default_str();
 
     std::string store_dir;
-    run_cmd->add_option("--store", store_dir, "After the run, add the results to this baseline store (docs/store.md)");
+    run_cmd->add_option("--store", store_dir,
+                        "After the run, add the results to this baseline store (docs/store.md)");
 
     std::vector<std::string> store_files;
     bool allow_incomplete = false;
     auto* store_cmd = app.add_subcommand("store", "The per-driver-version baseline store (docs/store.md)");
     store_cmd->require_subcommand(1);
-    auto* store_add_cmd = store_cmd->add_subcommand("add", "File results under their platform/model/GPU/count/release key");
+    auto* store_add_cmd =
+        store_cmd->add_subcommand("add", "File results under their platform/model/GPU/count/release key");
     store_add_cmd->add_option("RESULTS", store_files, "Results files")->required()->check(CLI::ExistingFile);
     store_add_cmd->add_option("--store", store_dir, "Store directory (created when absent)")->required();
-    store_add_cmd->add_flag("--allow-incomplete", allow_incomplete, "Also store results of an interrupted run");
+    store_add_cmd->add_flag("--allow-incomplete", allow_incomplete,
+                            "Also store results of an interrupted run");
     auto* store_list_cmd = store_cmd->add_subcommand("list", "List the stored results and any unusable file");
     store_list_cmd->add_option("--store", store_dir, "Store directory")->required();
 
     std::string bundle = "pinbench-doctor.json";
     std::string doctor_size = "1GiB";
-    auto* doctor_cmd = app.add_subcommand("doctor", "Print the environment and run every control; write a JSON bundle");
+    auto* doctor_cmd =
+        app.add_subcommand("doctor", "Print the environment and run every control; write a JSON bundle");
     doctor_cmd->add_option("--bundle", bundle, "Where to write the JSON bundle")->capture_default_str();
-    doctor_cmd->add_option("--control-size", doctor_size, "Positive control allocation")->check(SizeValidator())->capture_default_str();
+    doctor_cmd->add_option("--control-size", doctor_size, "Positive control allocation")
+        ->check(SizeValidator())
+        ->capture_default_str();
     doctor_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
         ->check(SizeValidator())
         ->capture_default_str();
@@ -198,15 +212,19 @@ int main(int argc, char** argv) {
                 options.replay_source = replay_from;
                 options.replay_script = replay_script;
                 const ResultsDocument source = load_results(replay_from);
-                const int code = run_plan(select(plan_from_results(source), only, repeat_timeout), source.scenario, options);
-                return store_dir.empty() ? code : std::max(code, add_to_store(store_dir, {results_path}, false));
+                const int code = run_plan(select(plan_from_results(source), only, repeat_timeout),
+                                          source.scenario, options);
+                return store_dir.empty() ? code
+                                         : std::max(code, add_to_store(store_dir, {results_path}, false));
             }
-            if (scenario_path.empty()) throw InputError("run: a scenario FILE is required with --backend cuda");
+            if (scenario_path.empty())
+                throw InputError("run: a scenario FILE is required with --backend cuda");
             if (!replay_from.empty() || !replay_script.empty()) {
                 throw InputError("--from and --script belong to --backend replay");
             }
             const ScenarioFile file = load_scenario_file(scenario_path);
-            const int code = run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options);
+            const int code =
+                run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options);
             return store_dir.empty() ? code : std::max(code, add_to_store(store_dir, {results_path}, false));
         }
     } catch (const InputError& e) {

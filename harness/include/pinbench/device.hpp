@@ -1,14 +1,13 @@
 // CUDA core, device side: context, device buffers, first GPU use and data checks.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <array>
-#include <optional>
-
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
 
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/probe.hpp"

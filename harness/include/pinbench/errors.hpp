@@ -11,7 +11,9 @@ class CudaError : public std::runtime_error {
 public:
     CudaError(std::string api, int code, std::string name, std::string text)
         : std::runtime_error(api + " failed: " + name + " (" + text + ")"),
-          api_(std::move(api)), code_(code), name_(std::move(name)) {}
+          api_(std::move(api)),
+          code_(code),
+          name_(std::move(name)) {}
     const std::string& api() const { return api_; }
     int code() const { return code_; }
     const std::string& name() const { return name_; }
@@ -28,8 +30,11 @@ private:
 class InputError : public std::runtime_error {
 public:
     InputError(const std::string& file, int line, int column, const std::string& message)
-        : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message),
-          file_(file), line_(line), column_(column) {}
+        : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+                             message),
+          file_(file),
+          line_(line),
+          column_(column) {}
     explicit InputError(const std::string& message) : std::runtime_error(message) {}
     const std::string& file() const { return file_; }
     int line() const { return line_; }

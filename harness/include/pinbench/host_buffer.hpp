@@ -12,7 +12,8 @@ namespace pinbench {
 
 class HostBuffer {
 public:
-    virtual ~HostBuffer() = default;  // frees through the matching API (cudaFreeHost, cudaHostUnregister + free, free)
+    virtual ~HostBuffer() =
+        default;  // frees through the matching API (cudaFreeHost, cudaHostUnregister + free, free)
     HostBuffer(const HostBuffer&) = delete;
     HostBuffer& operator=(const HostBuffer&) = delete;
 

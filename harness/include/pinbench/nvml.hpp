@@ -5,11 +5,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "pinbench/probe.hpp"
 
@@ -46,9 +45,9 @@ public:
     Nvml(const Nvml&) = delete;
     Nvml& operator=(const Nvml&) = delete;
 
-    Maybe<std::string> driver_version() const;       // nvmlSystemGetDriverVersion, e.g. "580.159.04"
-    Maybe<int> cuda_driver_version() const;          // nvmlSystemGetCudaDriverVersion_v2, e.g. 13000
-    unsigned device_count() const;                   // 0 when unavailable
+    Maybe<std::string> driver_version() const;  // nvmlSystemGetDriverVersion, e.g. "580.159.04"
+    Maybe<int> cuda_driver_version() const;     // nvmlSystemGetCudaDriverVersion_v2, e.g. 13000
+    unsigned device_count() const;              // 0 when unavailable
 
     // Per device, by NVML index (PCI order; children run with CUDA_DEVICE_ORDER=PCI_BUS_ID
     // so CUDA and NVML indices agree unless CUDA_VISIBLE_DEVICES is set).
@@ -63,7 +62,7 @@ public:
     Maybe<std::string> persistence_mode(unsigned index) const;  // "enabled" / "disabled"
     Maybe<std::string> compute_mode(unsigned index) const;      // "default", "exclusive_process", ...
     Maybe<bool> display_active(unsigned index) const;
-    Maybe<std::string> ecc_mode(unsigned index) const;          // "enabled" / "disabled"
+    Maybe<std::string> ecc_mode(unsigned index) const;  // "enabled" / "disabled"
     Maybe<std::string> mig_mode(unsigned index) const;
     // "WDDM", "TCC", "MCDM" on Windows (current and pending); "not available" elsewhere.
     Maybe<std::string> driver_model_current(unsigned index) const;

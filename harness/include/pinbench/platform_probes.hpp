@@ -7,10 +7,9 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "pinbench/probe.hpp"
 

@@ -3,11 +3,10 @@
 // error). Format: docs/replay.md. Replayed output is never a measurement.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pinbench/results.hpp"
 
@@ -49,7 +48,8 @@ bool glob_match(const std::string& pattern, const std::string& text);
 void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat);
 
 // The injection for this repeat, if any (first match wins).
-std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id, int repeat);
+std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,
+                                             int repeat);
 
 // Relabels the environment record (driver release / model) and returns it.
 nlohmann::json relabel_environment(const ReplayScript& script, nlohmann::json environment);

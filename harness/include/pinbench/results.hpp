@@ -4,11 +4,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pinbench/plan.hpp"
 #include "pinbench/snapshot.hpp"
@@ -31,16 +30,16 @@ struct RepeatRecord {
     std::uint32_t pid = 0;
     std::string nonce;  // ties the child's report to this repeat
     double wall_ms = 0;
-    double parent_wait_ms = 0;         // how long the parent waited for the device to settle
-    bool parent_settled = true;        // false when usage never returned to its pre-run level
+    double parent_wait_ms = 0;   // how long the parent waited for the device to settle
+    bool parent_settled = true;  // false when usage never returned to its pre-run level
     std::vector<Snapshot> snapshots;
     std::map<std::string, double> timings_ms;  // "context", "alloc", "first_use", "free"
-    std::string output_tail;           // child's output when it did not end cleanly
+    std::string output_tail;                   // child's output when it did not end cleanly
 };
 
 struct MetricSummary {
-    std::string unit;              // "bytes" or "ms"
-    Summary stats;                 // over the ok repeats
+    std::string unit;                     // "bytes" or "ms"
+    Summary stats;                        // over the ok repeats
     std::optional<std::int64_t> granule;  // bytes metrics: the probe key's granule (null control)
 };
 
@@ -54,15 +53,15 @@ struct RunRecord {
 
 struct ResultsDocument {
     int schema_version = results_schema_version;
-    std::string backend = "cuda";        // "cuda" or "replay"
-    nlohmann::json replay;               // backend replay: {"source":..., "script":..., "source_backend":...}
-    nlohmann::json tool;                 // name, version, built_with (CUDA toolkit), compiler
+    std::string backend = "cuda";  // "cuda" or "replay"
+    nlohmann::json replay;         // backend replay: {"source":..., "script":..., "source_backend":...}
+    nlohmann::json tool;           // name, version, built_with (CUDA toolkit), compiler
     std::vector<std::string> command;
-    std::string started_at, finished_at; // ISO 8601 UTC
-    bool complete = false;               // false while running / when interrupted
+    std::string started_at, finished_at;  // ISO 8601 UTC
+    bool complete = false;                // false while running / when interrupted
     nlohmann::json environment;
-    nlohmann::json controls;             // null control (noise, granule per key), positive control
-    nlohmann::json scenario;             // the scenario file as parsed (path, scenarios)
+    nlohmann::json controls;  // null control (noise, granule per key), positive control
+    nlohmann::json scenario;  // the scenario file as parsed (path, scenarios)
     std::vector<RunRecord> runs;
 };
 

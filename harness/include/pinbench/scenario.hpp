@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pinbench/api_variant.hpp"
 
@@ -22,17 +21,17 @@ struct SourceLocation {
 
 struct Scenario {
     std::string name;
-    std::string kind;                    // "overhead" (more kinds in later versions)
-    std::vector<ApiVariant> apis;        // one or more
-    std::vector<std::uint64_t> sizes;    // bytes, one or more
-    std::vector<int> counts{1};          // buffers held at once
-    std::vector<int> gpus{1};            // number of GPUs
+    std::string kind;                  // "overhead" (more kinds in later versions)
+    std::vector<ApiVariant> apis;      // one or more
+    std::vector<std::uint64_t> sizes;  // bytes, one or more
+    std::vector<int> counts{1};        // buffers held at once
+    std::vector<int> gpus{1};          // number of GPUs
     int repeats = 7;
     std::vector<std::string> driver_models;  // empty: every model; else "WDDM", "TCC", "MCDM", "linux"
     nlohmann::json expect = nlohmann::json::object();  // per driver model, checked by the verdict stage
-    double timeout_s = 120;              // per repeat
+    double timeout_s = 120;                            // per repeat
     SourceLocation where;
-    std::string description;             // optional free text from the file
+    std::string description;  // optional free text from the file
 };
 
 struct ScenarioFile {

@@ -31,7 +31,7 @@ struct StagingConfig {
     std::size_t slots = 4;                          // K: pinned slots; 2 or more to overlap
     std::size_t slot_bytes = std::size_t{8} << 20;  // C: bytes per slot and per DMA
     std::size_t copy_threads = 16;                  // T: host copy threads, counting the caller
-    int device = 0;                                  // CUDA device the transfers go to / come from
+    int device = 0;                                 // CUDA device the transfers go to / come from
 };
 
 class StagingRing {

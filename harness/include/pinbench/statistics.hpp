@@ -2,10 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace pinbench {
 

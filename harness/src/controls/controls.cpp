@@ -60,13 +60,15 @@ nlohmann::json cross_check(ChildLauncher& launcher, const Nvml* nvml, const Cont
     };
     if (!expect_line("ready")) {
         auto result = launcher.collect(request, child->wait(std::chrono::milliseconds(1000)));
-        return failed_control("hold child never said ready: " + result.problem + "\n" + result.outcome.output);
+        return failed_control("hold child never said ready: " + result.problem + "\n" +
+                              result.outcome.output);
     }
     const auto nvml_before = nvml->memory(0).used;
     child->write_line("go");
     if (!expect_line("holding")) {
         auto result = launcher.collect(request, child->wait(std::chrono::milliseconds(1000)));
-        return failed_control("hold child never said holding: " + result.problem + "\n" + result.outcome.output);
+        return failed_control("hold child never said holding: " + result.problem + "\n" +
+                              result.outcome.output);
     }
     // The child has settled its own probes before saying "holding"; let NVML settle too.
     auto settled_used = [&] {
@@ -89,13 +91,17 @@ nlohmann::json cross_check(ChildLauncher& launcher, const Nvml* nvml, const Cont
     nlohmann::json out;
     out["bytes"] = options.positive_bytes;
     out["tolerance"] = options.tolerance;
-    if (!nvml_before.value || !nvml_holding.value) return failed_control("NVML used memory unavailable: " + nvml_before.why);
-    if (!before || !holding || !before->readings.count("cuda.free") || !holding->readings.count("cuda.free")) {
+    if (!nvml_before.value || !nvml_holding.value)
+        return failed_control("NVML used memory unavailable: " + nvml_before.why);
+    if (!before || !holding || !before->readings.count("cuda.free") ||
+        !holding->readings.count("cuda.free")) {
         return failed_control("the measuring process reported no cudaMemGetInfo readings");
     }
-    const auto cuda_delta = cost_between("cuda.free", before->readings.at("cuda.free"), holding->readings.at("cuda.free"));
+    const auto cuda_delta =
+        cost_between("cuda.free", before->readings.at("cuda.free"), holding->readings.at("cuda.free"));
     if (!cuda_delta) return failed_control("cudaMemGetInfo unavailable in the measuring process");
-    const std::int64_t nvml_delta = static_cast<std::int64_t>(*nvml_holding.value) - static_cast<std::int64_t>(*nvml_before.value);
+    const std::int64_t nvml_delta =
+        static_cast<std::int64_t>(*nvml_holding.value) - static_cast<std::int64_t>(*nvml_before.value);
     out["nvml_observer_delta"] = nvml_delta;
     out["cuda_measuring_delta"] = *cuda_delta;
     out["difference"] = nvml_delta - *cuda_delta;
@@ -104,7 +110,8 @@ nlohmann::json cross_check(ChildLauncher& launcher, const Nvml* nvml, const Cont
     return out;
 }
 
-void collect_values(const std::vector<Snapshot>& snaps, std::map<std::string, std::vector<long long>>& values) {
+void collect_values(const std::vector<Snapshot>& snaps,
+                    std::map<std::string, std::vector<long long>>& values) {
     for (const auto& s : snaps) {
         for (const auto& [key, r] : s.readings) {
             if (r.bytes && describe_key(key).direction != Direction::fixed) values[key].push_back(*r.bytes);
@@ -134,11 +141,13 @@ nlohmann::json null_control_verdict(const std::vector<Snapshot>& samples) {
     return {{"verdict", samples.empty() ? "FAIL" : "PASS"}, {"samples", samples.size()}, {"keys", keys}};
 }
 
-nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::uint64_t bytes, std::int64_t tolerance) {
+nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::uint64_t bytes,
+                                       std::int64_t tolerance) {
     const Snapshot* before = find(snaps, "before");
     const Snapshot* holding = find(snaps, "holding");
     const Snapshot* after = find(snaps, "after_free");
-    if (!before || !holding || !after) return failed_control("positive control child returned incomplete snapshots");
+    if (!before || !holding || !after)
+        return failed_control("positive control child returned incomplete snapshots");
     nlohmann::json keys = nlohmann::json::object();
     int passed = 0, failed = 0;
     for (const auto& [key, r] : holding->readings) {
@@ -154,7 +163,8 @@ nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::
             continue;
         }
         if (!cost) {
-            keys[key] = {{"verdict", "NOT AVAILABLE"}, {"why", r.available() ? b->second.unavailable : r.unavailable}};
+            keys[key] = {{"verdict", "NOT AVAILABLE"},
+                         {"why", r.available() ? b->second.unavailable : r.unavailable}};
             continue;
         }
         const std::int64_t error = *cost - static_cast<std::int64_t>(bytes);
@@ -169,7 +179,8 @@ nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::
     nlohmann::json out = {{"bytes", bytes}, {"tolerance", tolerance}, {"keys", keys}};
     if (failed > 0) {
         out["verdict"] = "FAIL";
-        out["error"] = std::to_string(failed) + " dedicated-memory probe(s) did not move by the allocated size";
+        out["error"] =
+            std::to_string(failed) + " dedicated-memory probe(s) did not move by the allocated size";
     } else if (passed == 0) {
         out["verdict"] = "FAIL";
         out["error"] = "no dedicated-memory probe could see the allocation";
@@ -206,7 +217,8 @@ nlohmann::json positive_host_verdict(const std::vector<Snapshot>& snaps, std::ui
         (ok ? passed : failed)++;
         shared[key] = {{"delta", *cost}, {"verdict", ok ? "PASS" : "FAIL"}};
     }
-    nlohmann::json out = {{"bytes", bytes}, {"tolerance", tolerance}, {"shared_keys", shared}, {"dedicated_cost", dedicated}};
+    nlohmann::json out = {
+        {"bytes", bytes}, {"tolerance", tolerance}, {"shared_keys", shared}, {"dedicated_cost", dedicated}};
     if (failed > 0) {
         out["verdict"] = "FAIL";
         out["error"] = "a shared-memory probe did not move by about the pinned size";
@@ -222,19 +234,23 @@ nlohmann::json positive_host_verdict(const std::vector<Snapshot>& snaps, std::ui
 nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const ControlOptions& options) {
     nlohmann::json controls;
     nlohmann::json failure;
-    if (auto snaps = run_control_child(launcher, {{"mode", child_mode::null_control}, {"samples", options.null_samples}}, &failure)) {
+    if (auto snaps = run_control_child(
+            launcher, {{"mode", child_mode::null_control}, {"samples", options.null_samples}}, &failure)) {
         controls["null"] = null_control_verdict(*snaps);
         controls["null"]["snapshots"] = snapshots_json(*snaps);
     } else {
         controls["null"] = failure;
     }
-    if (auto snaps = run_control_child(launcher, {{"mode", child_mode::positive_device}, {"bytes", options.positive_bytes}}, &failure)) {
-        controls["positive_device"] = positive_device_verdict(*snaps, options.positive_bytes, options.tolerance);
+    if (auto snaps = run_control_child(
+            launcher, {{"mode", child_mode::positive_device}, {"bytes", options.positive_bytes}}, &failure)) {
+        controls["positive_device"] =
+            positive_device_verdict(*snaps, options.positive_bytes, options.tolerance);
         controls["positive_device"]["snapshots"] = snapshots_json(*snaps);
     } else {
         controls["positive_device"] = failure;
     }
-    if (auto snaps = run_control_child(launcher, {{"mode", child_mode::positive_host}, {"bytes", options.positive_bytes}}, &failure)) {
+    if (auto snaps = run_control_child(
+            launcher, {{"mode", child_mode::positive_host}, {"bytes", options.positive_bytes}}, &failure)) {
         controls["positive_host"] = positive_host_verdict(*snaps, options.positive_bytes);
         controls["positive_host"]["snapshots"] = snapshots_json(*snaps);
     } else {

@@ -8,9 +8,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "pinbench/nvml.hpp"
 #include "pinbench/results.hpp"
@@ -32,7 +31,8 @@ nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const Con
 
 // Verdicts from already-collected snapshots (pure; unit-tested on fixtures).
 nlohmann::json null_control_verdict(const std::vector<Snapshot>& samples);
-nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::uint64_t bytes, std::int64_t tolerance);
+nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::uint64_t bytes,
+                                       std::int64_t tolerance);
 nlohmann::json positive_host_verdict(const std::vector<Snapshot>& snaps, std::uint64_t bytes);
 
 // True when no control says FAIL; *why lists the failures.

@@ -1,6 +1,5 @@
 #include "controls/doctor.hpp"
 
-
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/platform_probes.hpp"
@@ -15,24 +14,28 @@ namespace {
 
 std::string text(const nlohmann::json& v) {
     if (v.is_string()) return v.get<std::string>();
-    if (v.is_object() && v.contains("unavailable")) return "not available (" + v["unavailable"].get<std::string>() + ")";
+    if (v.is_object() && v.contains("unavailable"))
+        return "not available (" + v["unavailable"].get<std::string>() + ")";
     return v.dump();
 }
 
 void print_environment(const nlohmann::json& env, std::ostream& out) {
     out << "environment\n";
     out << "  platform            " << text(env.value("platform", nlohmann::json("unknown"))) << "\n";
-    if (env.contains("os")) out << "  os                  " << text(env["os"].value("os_name", nlohmann::json("?"))) << "\n";
+    if (env.contains("os"))
+        out << "  os                  " << text(env["os"].value("os_name", nlohmann::json("?"))) << "\n";
     if (env.contains("driver")) {
         out << "  driver release      " << text(env["driver"]["release"]) << "\n";
         out << "  CUDA (driver)       " << text(env["driver"]["cuda_driver_version"]) << "\n";
         out << "  CUDA (runtime)      " << text(env["driver"]["cuda_runtime_version"]) << "\n";
     }
     for (const auto& d : env.value("devices", nlohmann::json::array())) {
-        out << "  device " << d.value("cuda_index", -1) << "            " << text(d.value("name", nlohmann::json("?")))
-            << ", driver model " << text(d["driver_model"].value("current", nlohmann::json("unknown"))) << "\n";
+        out << "  device " << d.value("cuda_index", -1) << "            "
+            << text(d.value("name", nlohmann::json("?"))) << ", driver model "
+            << text(d["driver_model"].value("current", nlohmann::json("unknown"))) << "\n";
     }
-    out << "  other compute procs " << env.value("other_compute_processes", nlohmann::json::array()).size() << "\n";
+    out << "  other compute procs " << env.value("other_compute_processes", nlohmann::json::array()).size()
+        << "\n";
 }
 
 void print_control(const std::string& name, const nlohmann::json& c, std::ostream& out) {
@@ -45,10 +48,12 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
             out << "      " << key << ": ";
             if (k.contains("delta")) {
                 out << "moved " << format_bytes_signed(k["delta"].get<std::int64_t>());
-                if (k.contains("error")) out << " (off by " << format_bytes_signed(k["error"].get<std::int64_t>()) << ")";
+                if (k.contains("error"))
+                    out << " (off by " << format_bytes_signed(k["error"].get<std::int64_t>()) << ")";
                 out << " " << k.value("verdict", "");
             } else if (k.contains("noise")) {
-                out << "noise " << format_bytes(k["noise"].get<std::uint64_t>()) << " over " << k["n"] << " reads";
+                out << "noise " << format_bytes(k["noise"].get<std::uint64_t>()) << " over " << k["n"]
+                    << " reads";
             } else {
                 out << k.value("verdict", "") << " " << k.value("why", k.value("unavailable", std::string()));
             }
@@ -58,12 +63,12 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
     if (c.contains("keys")) print_keys(c["keys"]);
     if (c.contains("shared_keys")) print_keys(c["shared_keys"]);
     if (c.contains("nvml_observer_delta")) {
-        out << "      NVML (observer) moved " << format_bytes_signed(c["nvml_observer_delta"].get<std::int64_t>())
+        out << "      NVML (observer) moved "
+            << format_bytes_signed(c["nvml_observer_delta"].get<std::int64_t>())
             << ", cudaMemGetInfo (measuring process) moved "
             << format_bytes_signed(c["cuda_measuring_delta"].get<std::int64_t>()) << "\n";
     }
 }
-
 
 }  // namespace
 
@@ -79,7 +84,9 @@ nlohmann::json luid_check(const nlohmann::json& environment, const nlohmann::jso
     for (const auto& a : os_adapters) {
         if (a.value("luid_bytes", "") == luid) return {{"verdict", "PASS"}, {"luid", luid}, {"adapter", a}};
     }
-    return {{"verdict", "FAIL"}, {"luid", luid}, {"error", "no DXGI/DXCore adapter has the CUDA device's LUID " + luid}};
+    return {{"verdict", "FAIL"},
+            {"luid", luid},
+            {"error", "no DXGI/DXCore adapter has the CUDA device's LUID " + luid}};
 }
 
 int run_doctor(const DoctorOptions& options, std::ostream& out) {
@@ -88,16 +95,19 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     bundle["schema"] = "pinbench.doctor";
     bundle["schema_version"] = 1;
     bundle["created_at"] = utc_now();
-    auto env = launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
+    auto env =
+        launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
     if (!env.response) {
-        out << "pinbench doctor: the environment child failed: " << env.problem << "\n" << env.outcome.output << "\n";
+        out << "pinbench doctor: the environment child failed: " << env.problem << "\n"
+            << env.outcome.output << "\n";
         return exit_code::infrastructure;
     }
     bundle["environment"] = env.response->at("data");
     print_environment(bundle["environment"], out);
     int code = exit_code::ok;
     if (bundle["environment"].value("cuda_device_count", 0) == 0) {
-        out << "no CUDA device: " << bundle["environment"].value("cuda_device_count_why", std::string()) << "\n";
+        out << "no CUDA device: " << bundle["environment"].value("cuda_device_count_why", std::string())
+            << "\n";
         code = exit_code::infrastructure;
     } else {
         std::string why;
@@ -105,8 +115,9 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         bundle["controls"] = run_controls(launcher, nvml.get(), options.controls);
         bundle["os_adapters"] = list_os_adapters();
         bundle["controls"]["luid"] = luid_check(bundle["environment"], bundle["os_adapters"]);
-        out << "controls (positive control size " << format_bytes(options.controls.positive_bytes) << ", tolerance "
-            << format_bytes(static_cast<std::uint64_t>(options.controls.tolerance)) << ")\n";
+        out << "controls (positive control size " << format_bytes(options.controls.positive_bytes)
+            << ", tolerance " << format_bytes(static_cast<std::uint64_t>(options.controls.tolerance))
+            << ")\n";
         for (const auto& [name, c] : bundle["controls"].items()) print_control(name, c, out);
         std::string failures;
         if (!controls_passed(bundle["controls"], &failures)) {

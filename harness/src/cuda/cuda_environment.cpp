@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "pinbench/device.hpp"
@@ -38,8 +37,8 @@ std::string hex_bytes(const void* data, std::size_t n) {
 
 std::string uuid_string(const cudaUUID_t& u) {
     const std::string h = hex_bytes(u.bytes, sizeof u.bytes);
-    return "GPU-" + h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
-           h.substr(20);
+    return "GPU-" + h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) +
+           "-" + h.substr(20);
 }
 
 }  // namespace
@@ -51,10 +50,12 @@ nlohmann::json describe_cuda(int device) {
     // The CUDA version the driver supports (e.g. 13000), not the driver release.
     j["cuda_driver_version"] = s == cudaSuccess ? nlohmann::json(v) : unavailable("cudaDriverGetVersion", s);
     s = cudaRuntimeGetVersion(&v);
-    j["cuda_runtime_version"] = s == cudaSuccess ? nlohmann::json(v) : unavailable("cudaRuntimeGetVersion", s);
+    j["cuda_runtime_version"] =
+        s == cudaSuccess ? nlohmann::json(v) : unavailable("cudaRuntimeGetVersion", s);
     j["cuda_runtime_built"] = CUDART_VERSION;
     const char* loading = std::getenv("CUDA_MODULE_LOADING");
-    j["cuda_module_loading"] = loading ? nlohmann::json(loading) : nlohmann::json({{"unavailable", "not set (driver default)"}});
+    j["cuda_module_loading"] =
+        loading ? nlohmann::json(loading) : nlohmann::json({{"unavailable", "not set (driver default)"}});
     if (device < 0) return j;
 
     nlohmann::json d;
@@ -77,14 +78,16 @@ nlohmann::json describe_cuda(int device) {
     int major = 0, minor = 0;
     s = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     if (s == cudaSuccess) s = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    d["compute_capability"] = s == cudaSuccess ? nlohmann::json(std::to_string(major) + "." + std::to_string(minor))
-                                               : unavailable("cudaDeviceGetAttribute(ComputeCapability)", s);
+    d["compute_capability"] = s == cudaSuccess
+                                  ? nlohmann::json(std::to_string(major) + "." + std::to_string(minor))
+                                  : unavailable("cudaDeviceGetAttribute(ComputeCapability)", s);
     d["tcc_driver"] = attribute(cudaDevAttrTccDriver, device, "TccDriver");
     d["unified_addressing"] = attribute(cudaDevAttrUnifiedAddressing, device, "UnifiedAddressing");
     d["can_map_host_memory"] = attribute(cudaDevAttrCanMapHostMemory, device, "CanMapHostMemory");
     d["integrated"] = attribute(cudaDevAttrIntegrated, device, "Integrated");
     d["pageable_memory_access"] = attribute(cudaDevAttrPageableMemoryAccess, device, "PageableMemoryAccess");
-    d["host_register_supported"] = attribute(cudaDevAttrHostRegisterSupported, device, "HostRegisterSupported");
+    d["host_register_supported"] =
+        attribute(cudaDevAttrHostRegisterSupported, device, "HostRegisterSupported");
     d["async_engine_count"] = attribute(cudaDevAttrAsyncEngineCount, device, "AsyncEngineCount");
     d["pci_domain_id"] = attribute(cudaDevAttrPciDomainId, device, "PciDomainId");
     d["pci_bus_id"] = attribute(cudaDevAttrPciBusId, device, "PciBusId");

@@ -34,6 +34,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Probe> make_cuda_meminfo_probe(int device) { return std::make_unique<CudaMemInfoProbe>(device); }
+std::unique_ptr<Probe> make_cuda_meminfo_probe(int device) {
+    return std::make_unique<CudaMemInfoProbe>(device);
+}
 
 }  // namespace pinbench

@@ -122,7 +122,9 @@ int cuda_device_count(std::string* why) {
     const cudaError_t status = cudaGetDeviceCount(&n);
     if (status != cudaSuccess) {
         (void)cudaGetLastError();
-        if (why) *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+        if (why)
+            *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + " (" +
+                   cudaGetErrorString(status) + ")";
         return 0;
     }
     if (n == 0 && why) *why = "cudaGetDeviceCount returned 0 devices";

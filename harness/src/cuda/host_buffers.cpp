@@ -51,12 +51,14 @@ class AlignedMemory {
 public:
     explicit AlignedMemory(std::size_t bytes)
         : size_(bytes),
-          ptr_(static_cast<std::byte*>(::operator new(bytes == 0 ? 1 : bytes, std::align_val_t{page_size_guess()}))) {
+          ptr_(static_cast<std::byte*>(
+              ::operator new (bytes == 0 ? 1 : bytes, std::align_val_t{page_size_guess()}))) {
         const auto start = std::chrono::steady_clock::now();
         touch_pages(ptr_, size_);
-        touch_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        touch_ms_ =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
-    ~AlignedMemory() { ::operator delete(ptr_, std::align_val_t{page_size_guess()}); }
+    ~AlignedMemory() { ::operator delete (ptr_, std::align_val_t{page_size_guess()}); }
     AlignedMemory(const AlignedMemory&) = delete;
     AlignedMemory& operator=(const AlignedMemory&) = delete;
     std::byte* data() const { return ptr_; }

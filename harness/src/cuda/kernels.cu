@@ -1,6 +1,6 @@
-#include "cuda/kernels.hpp"
-
 #include <cstring>
+
+#include "cuda/kernels.hpp"
 
 namespace pinbench::cuda {
 namespace {
@@ -27,7 +27,8 @@ cudaError_t launch_warmup(cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-cudaError_t launch_checksum(const void* data, std::size_t bytes, unsigned long long* sum, cudaStream_t stream) {
+cudaError_t launch_checksum(const void* data, std::size_t bytes, unsigned long long* sum,
+                            cudaStream_t stream) {
     const auto* base = static_cast<const unsigned char*>(data);
     const std::size_t n_words = bytes / 4;
     const auto n_tail = static_cast<unsigned int>(bytes % 4);

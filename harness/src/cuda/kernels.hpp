@@ -2,10 +2,10 @@
 // is compiled by nvcc, so every other core source can be checked by a host compiler.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
-
-#include <cuda_runtime_api.h>
 
 namespace pinbench::cuda {
 
@@ -15,7 +15,8 @@ cudaError_t launch_warmup(cudaStream_t stream);
 
 // Adds every 32-bit little-endian word of [data, data + bytes) (and the tail bytes, each as
 // a value) into *sum. `data` may be a device pointer or a mapped host pointer.
-cudaError_t launch_checksum(const void* data, std::size_t bytes, unsigned long long* sum, cudaStream_t stream);
+cudaError_t launch_checksum(const void* data, std::size_t bytes, unsigned long long* sum,
+                            cudaStream_t stream);
 
 // The same sum on the host, for comparison.
 std::uint64_t host_checksum(const void* data, std::size_t bytes);

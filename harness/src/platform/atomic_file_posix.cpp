@@ -1,6 +1,8 @@
 // Atomic whole-file writes on POSIX: temp file in the same directory, fsync, rename, fsync the
 // directory. A writer killed part-way leaves at most a stale "<path>.tmp.<pid>.<random>" file
 // beside the target; it is harmless (never read) and may be deleted at any time.
+#include "pinbench/atomic_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,10 +12,9 @@
 #include <filesystem>
 #include <random>
 
-#include "platform/random_token.hpp"
-#include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/fd_posix.hpp"
+#include "platform/random_token.hpp"
 
 namespace pinbench {
 namespace {
@@ -24,7 +25,6 @@ using posix::UniqueFd;
 [[noreturn]] void fail_write(const std::string& path, const std::string& step, int error) {
     throw SystemError("cannot write '" + path + "': " + step + ": " + errno_text(error));
 }
-
 
 // Removes the temporary file unless the rename consumed it.
 class TempFile {

@@ -1,16 +1,17 @@
 // Atomic whole-file writes on Windows: temp file in the same directory, FlushFileBuffers, then
 // MoveFileExW(REPLACE_EXISTING | WRITE_THROUGH). A writer killed part-way leaves at most a stale
 // "<path>.tmp.<pid>.<random>" file beside the target; it is harmless and may be deleted.
+#include "pinbench/atomic_file.hpp"
+
 #include <windows.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <random>
 
-#include "platform/random_token.hpp"
-#include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/handles_win32.hpp"
+#include "platform/random_token.hpp"
 
 namespace pinbench {
 namespace {
@@ -20,7 +21,6 @@ using win32::UniqueHandle;
 [[noreturn]] void fail_write(const std::string& path, const std::string& step, DWORD error) {
     throw SystemError("cannot write '" + path + "': " + step + ": " + win32::error_text(error));
 }
-
 
 class TempFile {
 public:

@@ -1,7 +1,7 @@
 // DynamicLibrary on POSIX: dlopen / dlsym / dlclose.
-#include <dlfcn.h>
-
 #include "pinbench/dynamic_library.hpp"
+
+#include <dlfcn.h>
 
 namespace pinbench {
 

@@ -1,7 +1,8 @@
 // DynamicLibrary on Windows: LoadLibraryExW restricted to safe directories, then LoadLibraryW.
+#include "pinbench/dynamic_library.hpp"
+
 #include <windows.h>
 
-#include "pinbench/dynamic_library.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench {

@@ -1,5 +1,7 @@
 // Subprocess on POSIX: posix_spawnp into a process group of its own, one pipe for stdin and one
 // for stdout+stderr, and poll() so the child never blocks on a full pipe while we wait.
+#include "pinbench/subprocess.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,7 +18,6 @@
 #include <system_error>
 
 #include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
 #include "platform/fd_posix.hpp"
 
 extern char** environ;  // NOLINT: the POSIX interface to the process environment

@@ -1,6 +1,8 @@
 // Subprocess on Windows: CreateProcessW with inherited pipe handles, the child in a job object
 // that kills its whole tree when closed or terminated, and a reader thread draining stdout so
 // the child never blocks on a full pipe.
+#include "pinbench/subprocess.hpp"
+
 #include <windows.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <mutex>
 
 #include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/windows_command_line.hpp"
 

@@ -1,14 +1,14 @@
 // Platform probes outside Windows: the DXGI and PDH keys exist but read "not available", so
 // results from every OS carry the same keys. The OS record comes from uname, sysconf and
 // /etc/os-release.
+#include "pinbench/platform_probes.hpp"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string_view>
-
-#include "pinbench/platform_probes.hpp"
 
 namespace pinbench {
 namespace {

@@ -27,8 +27,8 @@ constexpr std::string_view freed_label = "after_free";
 bool is_probe_key(const std::string& probe) { return probe.find('.') != std::string::npos; }
 
 bool is_timing_name(const std::string& name) {
-    return name == "alloc" || name == "free" || name == "first_use" || name == "context" || name == "first_touch" ||
-           name == "pin";
+    return name == "alloc" || name == "free" || name == "first_use" || name == "context" ||
+           name == "first_touch" || name == "pin";
 }
 
 std::string join(std::initializer_list<std::string_view> words) {

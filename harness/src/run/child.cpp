@@ -87,8 +87,8 @@ Outcome run_overhead(const nlohmann::json& request, const Nvml* nvml) {
     } catch (const CudaError& e) {
         if (!e.is_out_of_memory()) throw;
         out.record.status = Status::waived;
-        out.record.error = std::string(e.what()) + " at buffer " + std::to_string(buffers.size() + 1) + " of " +
-                           std::to_string(run.count) + ": more than this machine can pin";
+        out.record.error = std::string(e.what()) + " at buffer " + std::to_string(buffers.size() + 1) +
+                           " of " + std::to_string(run.count) + ": more than this machine can pin";
         return out;
     } catch (const std::bad_alloc&) {
         out.record.status = Status::waived;
@@ -178,7 +178,8 @@ Outcome run_hold(const nlohmann::json& request, const Nvml* nvml) {
     out.record.snapshots.push_back(settled_snapshot(probes, "before", start));
     std::string line;
     std::cout << "ready" << std::endl;
-    if (!std::getline(std::cin, line) || line != "go") throw std::runtime_error("hold: expected 'go' from the parent");
+    if (!std::getline(std::cin, line) || line != "go")
+        throw std::runtime_error("hold: expected 'go' from the parent");
     {
         DeviceBuffer dev(bytes);
         devices.synchronize();
@@ -249,7 +250,8 @@ int child_main(const std::string& request_path) {
     outcome.record.nonce = request.value("nonce", "");
     outcome.record.pid = current_process_id();
     try {
-        write_file_atomically(request.at("response_path").get<std::string>(), make_response(request, outcome).dump());
+        write_file_atomically(request.at("response_path").get<std::string>(),
+                              make_response(request, outcome).dump());
     } catch (const std::exception& e) {
         std::cerr << "pinbench __child: cannot write response: " << e.what() << "\n";
         return exit_code::infrastructure;

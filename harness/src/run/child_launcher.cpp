@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 std::map<std::string, std::string> child_environment() { return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}}; }
 
 ChildLauncher::ChildLauncher(std::string executable) : executable_(std::move(executable)) {
-    const fs::path dir = fs::temp_directory_path() /
-                         ("pinbench-" + std::to_string(current_process_id()) + "-" + make_nonce().substr(0, 8));
+    const fs::path dir = fs::temp_directory_path() / ("pinbench-" + std::to_string(current_process_id()) +
+                                                      "-" + make_nonce().substr(0, 8));
     fs::create_directories(dir);
     work_dir_ = dir.string();
 }
@@ -38,8 +38,8 @@ std::unique_ptr<Subprocess> ChildLauncher::start(nlohmann::json& request) {
     fs::remove(resp, ignored);
     request["response_path"] = resp.string();
     write_file_atomically(req.string(), request.dump());
-    return std::make_unique<Subprocess>(std::vector<std::string>{executable_, "__child", "--request", req.string()},
-                                        child_environment());
+    return std::make_unique<Subprocess>(
+        std::vector<std::string>{executable_, "__child", "--request", req.string()}, child_environment());
 }
 
 ChildLauncher::Result ChildLauncher::collect(const nlohmann::json& request, ProcessOutcome outcome) {
@@ -47,7 +47,8 @@ ChildLauncher::Result ChildLauncher::collect(const nlohmann::json& request, Proc
     result.outcome = std::move(outcome);
     const auto& o = result.outcome;
     if (o.kind == ProcessOutcome::Kind::timed_out) {
-        result.problem = "timed out after " + std::to_string(static_cast<long long>(o.wall_ms / 1000)) + " s; killed";
+        result.problem =
+            "timed out after " + std::to_string(static_cast<long long>(o.wall_ms / 1000)) + " s; killed";
         return result;
     }
     if (o.kind == ProcessOutcome::Kind::signalled) {

@@ -39,7 +39,8 @@ nlohmann::json collect_environment(const Nvml* nvml, const std::string& nvml_why
     env["cuda_module_loading"] = cuda0["cuda_module_loading"];
     env["cuda_device_order"] = env_var("CUDA_DEVICE_ORDER");
     env["cuda_visible_devices"] = env_var("CUDA_VISIBLE_DEVICES");
-    env["nvml"] = nvml ? nlohmann::json({{"available", true}}) : nlohmann::json({{"available", false}, {"why", nvml_why}});
+    env["nvml"] = nvml ? nlohmann::json({{"available", true}})
+                       : nlohmann::json({{"available", false}, {"why", nvml_why}});
 
     std::string why;
     const int cuda_count = cuda_device_count(&why);

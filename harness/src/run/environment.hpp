@@ -1,9 +1,8 @@
 // The environment record: everything that could explain a difference between two runs.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "pinbench/nvml.hpp"
 

@@ -5,9 +5,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace pinbench {
 
@@ -15,13 +14,13 @@ inline constexpr const char* child_protocol = "pinbench.child/1";
 
 // Modes of the child process.
 namespace child_mode {
-inline constexpr const char* environment = "environment";     // collect the environment record
-inline constexpr const char* overhead = "overhead";           // one repeat of an overhead run
-inline constexpr const char* null_control = "null_control";   // snapshots with nothing allocated
+inline constexpr const char* environment = "environment";          // collect the environment record
+inline constexpr const char* overhead = "overhead";                // one repeat of an overhead run
+inline constexpr const char* null_control = "null_control";        // snapshots with nothing allocated
 inline constexpr const char* positive_device = "positive_device";  // cudaMalloc + touch S bytes
 inline constexpr const char* positive_host = "positive_host";      // pin S bytes (DXGI NON_LOCAL)
-inline constexpr const char* hold_device = "hold_device";     // cross-check: allocate S, hold until told
-inline constexpr const char* replay = "replay";               // re-emit a recorded repeat
+inline constexpr const char* hold_device = "hold_device";          // cross-check: allocate S, hold until told
+inline constexpr const char* replay = "replay";                    // re-emit a recorded repeat
 }  // namespace child_mode
 
 // A fresh random token (hex) for one request.

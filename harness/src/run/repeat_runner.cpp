@@ -12,12 +12,11 @@
 #include "pinbench/units.hpp"
 #include "run/environment.hpp"
 #include "run/protocol.hpp"
-#include "run/timestamp.hpp"
 #include "run/settle.hpp"
+#include "run/timestamp.hpp"
 
 namespace pinbench {
 namespace {
-
 
 std::string clock_text(double seconds) {
     const auto s = static_cast<long long>(seconds + 0.5);
@@ -27,8 +26,8 @@ std::string clock_text(double seconds) {
 }
 
 nlohmann::json tool_record() {
-    return {{"name", "pinbench"},
-            {"version", "0.1.0"},
+    return {
+        {"name", "pinbench"}, {"version", "0.1.0"},
 #if defined(_MSC_VER)
             {"compiler", "MSVC " + std::to_string(_MSC_VER)},
 #elif defined(__VERSION__)
@@ -40,15 +39,17 @@ nlohmann::json tool_record() {
 // Progress on stderr: which run, which repeat, elapsed and estimated remaining.
 class Progress {
 public:
-    Progress(std::ostream* out, int total_repeats) : out_(out), total_(total_repeats), start_(SteadyClock::now()) {}
+    Progress(std::ostream* out, int total_repeats)
+        : out_(out), total_(total_repeats), start_(SteadyClock::now()) {}
     void repeat_done(std::size_t run_index, std::size_t runs, const std::string& id, int repeat, int repeats,
                      const std::string& status) {
         ++done_;
         if (!out_) return;
         const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start_).count();
         const double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
-        *out_ << "[" << run_index + 1 << "/" << runs << "] " << id << " repeat " << repeat + 1 << "/" << repeats << " "
-              << status << "  elapsed " << clock_text(elapsed) << "  eta " << clock_text(eta) << "\n"
+        *out_ << "[" << run_index + 1 << "/" << runs << "] " << id << " repeat " << repeat + 1 << "/"
+              << repeats << " " << status << "  elapsed " << clock_text(elapsed) << "  eta "
+              << clock_text(eta) << "\n"
               << std::flush;
     }
     void skip(int n) { total_ -= n; }
@@ -125,20 +126,24 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         doc.environment = relabel_environment(script, source.environment);
         doc.controls = source.controls;
         doc.controls["replayed_from_source"] = true;
-        progress.note("replay backend: " + options.replay_source + (options.replay_script.empty() ? "" : " + " + options.replay_script) +
+        progress.note("replay backend: " + options.replay_source +
+                      (options.replay_script.empty() ? "" : " + " + options.replay_script) +
                       " (REPLAYED DATA, not a measurement)");
     } else {
         nvml = Nvml::open(&nvml_why);
         progress.note("collecting the environment and running the controls...");
-        auto env = launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
+        auto env =
+            launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
         if (!env.response) {
-            progress.note("pinbench: the environment child failed: " + env.problem + "\n" + env.outcome.output);
+            progress.note("pinbench: the environment child failed: " + env.problem + "\n" +
+                          env.outcome.output);
             doc.environment = {{"unavailable", env.problem}};
         } else {
             doc.environment = env.response->at("data");
         }
         if (doc.environment.value("cuda_device_count", 0) == 0) {
-            progress.note("pinbench: no CUDA device here (" + doc.environment.value("cuda_device_count_why", std::string("no response")) +
+            progress.note("pinbench: no CUDA device here (" +
+                          doc.environment.value("cuda_device_count_why", std::string("no response")) +
                           "); nothing to measure. Try the replay backend: see README.md");
             doc.finished_at = utc_now();
             doc.controls = {{"skipped", "no CUDA device"}};
@@ -175,17 +180,19 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         RunRecord rec;
         rec.run = planned;
         if (!planned.driver_models.empty() &&
-            std::find(planned.driver_models.begin(), planned.driver_models.end(), model) == planned.driver_models.end()) {
+            std::find(planned.driver_models.begin(), planned.driver_models.end(), model) ==
+                planned.driver_models.end()) {
             rec.status = Status::waived;
             rec.reason = "driver model here is " + model + "; the scenario applies to other models only";
         } else if (!replay && planned.gpus > have_gpus) {
             rec.status = Status::waived;
-            rec.reason = "needs " + std::to_string(planned.gpus) + " GPU(s), this machine has " + std::to_string(have_gpus);
+            rec.reason = "needs " + std::to_string(planned.gpus) + " GPU(s), this machine has " +
+                         std::to_string(have_gpus);
         }
         if (rec.status == Status::waived) {
             progress.skip(planned.repeats);
-            progress.note("[" + std::to_string(i + 1) + "/" + std::to_string(plan.runs.size()) + "] " + planned.id +
-                          " WAIVED: " + rec.reason);
+            progress.note("[" + std::to_string(i + 1) + "/" + std::to_string(plan.runs.size()) + "] " +
+                          planned.id + " WAIVED: " + rec.reason);
             doc.runs.push_back(std::move(rec));
             save(doc, options.results_path);
             continue;
@@ -200,14 +207,16 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                                       {"run", to_json(planned)},
                                       {"run_id", planned.id},
                                       {"repeat", k}};
-            if (replay) request["replay"] = {{"source", options.replay_source}, {"script", options.replay_script}};
+            if (replay)
+                request["replay"] = {{"source", options.replay_source}, {"script", options.replay_script}};
             const auto timeout = std::chrono::milliseconds(static_cast<long long>(planned.timeout_s * 1000));
             RepeatRecord r = record_from(launcher.run(request, timeout), k);
             r.parent_wait_ms = wait.waited_ms;
             r.parent_settled = wait.settled;
             if (!wait.settled && r.error.empty()) r.error = wait.note;
-            progress.repeat_done(i, plan.runs.size(), planned.id, k, planned.repeats,
-                                 to_string(r.status) + (r.error.empty() ? "" : ": " + r.error.substr(0, 160)));
+            progress.repeat_done(
+                i, plan.runs.size(), planned.id, k, planned.repeats,
+                to_string(r.status) + (r.error.empty() ? "" : ": " + r.error.substr(0, 160)));
             rec.repeats.push_back(std::move(r));
         }
         rec.status = run_status(rec);

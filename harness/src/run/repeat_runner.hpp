@@ -5,11 +5,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "controls/controls.hpp"
 #include "pinbench/plan.hpp"
@@ -17,14 +16,14 @@
 namespace pinbench {
 
 struct RunOptions {
-    std::string executable;              // this program, for the children
+    std::string executable;  // this program, for the children
     std::string results_path;
-    std::vector<std::string> command;    // as typed, for the record
-    std::string replay_source;           // non-empty: replay backend
-    std::string replay_script;           // optional with replay
+    std::vector<std::string> command;  // as typed, for the record
+    std::string replay_source;         // non-empty: replay backend
+    std::string replay_script;         // optional with replay
     ControlOptions controls;
     std::chrono::milliseconds device_wait_limit{15000};
-    std::ostream* progress = nullptr;    // stderr in the CLI
+    std::ostream* progress = nullptr;  // stderr in the CLI
 };
 
 // Returns the exit code: 0 when every run ended ok or waived and every control passed,

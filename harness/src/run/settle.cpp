@@ -59,15 +59,17 @@ DeviceLevel read_device_level(const Nvml& nvml, const std::vector<unsigned>& dev
     return level;
 }
 
-DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& devices, const DeviceLevel& baseline,
-                                 std::int64_t tolerance, std::chrono::milliseconds limit) {
+DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& devices,
+                                 const DeviceLevel& baseline, std::int64_t tolerance,
+                                 std::chrono::milliseconds limit) {
     const auto begin = SteadyClock::now();
     DeviceWait wait;
     for (;;) {
         const DeviceLevel now = read_device_level(nvml, devices);
         bool back = now.processes == baseline.processes && now.used.size() == baseline.used.size();
         for (std::size_t i = 0; back && i < now.used.size(); ++i) {
-            if (now.used[i] >= 0 && baseline.used[i] >= 0 && std::llabs(now.used[i] - baseline.used[i]) > tolerance) {
+            if (now.used[i] >= 0 && baseline.used[i] >= 0 &&
+                std::llabs(now.used[i] - baseline.used[i]) > tolerance) {
                 back = false;
             }
         }

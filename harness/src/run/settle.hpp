@@ -16,7 +16,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 struct SettleOptions {
     std::chrono::milliseconds interval{5};
-    int equal_reads = 3;                  // consecutive identical reads that count as stable
+    int equal_reads = 3;  // consecutive identical reads that count as stable
     std::chrono::milliseconds limit{2000};
 };
 
@@ -27,8 +27,8 @@ Snapshot settled_snapshot(const ProbeSet& probes, std::string label, SteadyClock
 
 // The parent's view of the devices between repeats, through NVML only (no CUDA context).
 struct DeviceLevel {
-    std::vector<std::int64_t> used;       // per device, bytes (-1 unknown)
-    std::vector<std::uint32_t> processes; // pids of compute processes on those devices, sorted
+    std::vector<std::int64_t> used;        // per device, bytes (-1 unknown)
+    std::vector<std::uint32_t> processes;  // pids of compute processes on those devices, sorted
 };
 DeviceLevel read_device_level(const Nvml& nvml, const std::vector<unsigned>& devices);
 
@@ -39,7 +39,8 @@ struct DeviceWait {
 };
 // Waits until every device's used memory is within `tolerance` of `baseline` and the list of
 // compute processes equals the baseline's, polling up to `limit`.
-DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& devices, const DeviceLevel& baseline,
-                                 std::int64_t tolerance, std::chrono::milliseconds limit);
+DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& devices,
+                                 const DeviceLevel& baseline, std::int64_t tolerance,
+                                 std::chrono::milliseconds limit);
 
 }  // namespace pinbench

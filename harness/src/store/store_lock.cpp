@@ -1,7 +1,6 @@
 // The store's writer lock, common part: who holds it, when it is stale, how it is broken.
 // Breaking is rename-then-check: the lock is renamed to a unique name and compared with what was
 // judged stale; if a live lock was moved by mistake (it changed in between) it is put back.
-#include "platform/random_token.hpp"
 #include "store/store_lock.hpp"
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "platform/random_token.hpp"
 #include "store/store_support.hpp"
 
 namespace pinbench::store_detail {
@@ -25,7 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
 
 std::optional<std::string> read_if_present(const std::string& path) {
     try {

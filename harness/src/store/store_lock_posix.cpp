@@ -1,5 +1,7 @@
 // The store lock's OS calls on POSIX: O_CREAT|O_EXCL, link() for a rename that never replaces,
 // kill(pid, 0) for liveness, gethostname().
+#include "store/store_lock.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -9,7 +11,6 @@
 
 #include "pinbench/errors.hpp"
 #include "platform/fd_posix.hpp"
-#include "store/store_lock.hpp"
 
 namespace pinbench::store_detail {
 

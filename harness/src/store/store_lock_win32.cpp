@@ -1,5 +1,7 @@
 // The store lock's OS calls on Windows: CreateFileW(CREATE_NEW), MoveFileExW without
 // REPLACE_EXISTING, OpenProcess for liveness, GetComputerNameExW.
+#include "store/store_lock.hpp"
+
 #include <windows.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 
 #include "pinbench/errors.hpp"
 #include "platform/handles_win32.hpp"
-#include "store/store_lock.hpp"
 
 namespace pinbench::store_detail {
 

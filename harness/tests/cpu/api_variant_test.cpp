@@ -1,9 +1,9 @@
-#include "pinbench/api_variant.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "pinbench/api_variant.hpp"
 
 namespace pinbench {
 namespace {

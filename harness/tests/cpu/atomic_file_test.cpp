@@ -1,7 +1,5 @@
 // Atomic file writes: round trips, replacement seen whole by concurrent readers, a writer killed
 // mid-write leaving the target intact, and errors that name the path.
-#include "pinbench/atomic_file.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 
 #ifndef _WIN32

@@ -18,7 +18,8 @@ ProcessOutcome run_cli(const std::vector<std::string>& args) {
 TEST(Cli, HelpListsTheSubcommandsAndExitsZero) {
     const auto out = run_cli({"--help"});
     EXPECT_EQ(out.exit_code, 0);
-    for (const char* cmd : {"plan", "run", "doctor"}) EXPECT_NE(out.output.find(cmd), std::string::npos) << cmd;
+    for (const char* cmd : {"plan", "run", "doctor"})
+        EXPECT_NE(out.output.find(cmd), std::string::npos) << cmd;
     EXPECT_EQ(out.output.find("__child"), std::string::npos) << "the internal subcommand stays hidden";
 }
 
@@ -45,9 +46,11 @@ TEST(Cli, ReplayOptionsWithoutReplayBackendAreBadInput) {
 }
 
 TEST(Cli, RunWithoutAGpuSaysSoAndExitsWithInfrastructureFailure) {
-    if (std::filesystem::exists("/dev/nvidiactl")) GTEST_SKIP() << "a GPU driver is present; this test is for machines without";
+    if (std::filesystem::exists("/dev/nvidiactl"))
+        GTEST_SKIP() << "a GPU driver is present; this test is for machines without";
     const auto results = std::filesystem::temp_directory_path() / "pinbench-cli-nogpu.json";
-    const auto out = run_cli({"run", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", "-o", results.string()});
+    const auto out =
+        run_cli({"run", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", "-o", results.string()});
     EXPECT_EQ(out.exit_code, 3) << out.output;
     EXPECT_NE(out.output.find("no CUDA device"), std::string::npos) << out.output;
     EXPECT_NE(out.output.find("replay"), std::string::npos) << out.output;
@@ -61,7 +64,8 @@ TEST(Cli, StoreAddFilesRealResultsUnderTheirKeyAndNamesABadFile) {
     const std::string bad = std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml";
     const auto out = run_cli({"store", "add", real, bad, "--store", dir.string()});
     EXPECT_EQ(out.exit_code, 2) << "a bad file is bad input\n" << out.output;
-    EXPECT_NE(out.output.find("stored: real/linux/linux/nvidia-h200/1gpu/580.159.04/"), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find("stored: real/linux/linux/nvidia-h200/1gpu/580.159.04/"), std::string::npos)
+        << out.output;
     EXPECT_NE(out.output.find("quick.yaml"), std::string::npos) << "the bad file is named\n" << out.output;
     const auto again = run_cli({"store", "add", real, "--store", dir.string()});
     EXPECT_EQ(again.exit_code, 0) << again.output;

@@ -1,13 +1,13 @@
 // NVML wrapper. On a machine without the driver only the "library absent" path runs; on a GPU
 // machine that test skips and the others check real readings.
-#include "pinbench/nvml.hpp"
-
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+
+#include "pinbench/nvml.hpp"
 
 namespace pinbench {
 namespace {

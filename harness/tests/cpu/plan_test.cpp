@@ -1,5 +1,3 @@
-#include "pinbench/plan.hpp"
-
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/plan.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,7 +1,5 @@
 // Replay scripts: parsing (with FILE:LINE:COL errors), globbing, injections, relabelling, and
 // transforms whose effect on recomputed metrics is exactly the one the script asks for.
-#include "pinbench/replay_script.hpp"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/replay_script.hpp"
 #include "pinbench/run_metrics.hpp"
 
 namespace pinbench {

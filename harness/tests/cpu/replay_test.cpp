@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 const std::string source = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-quick/results.json";
 
 fs::path temp_file(const std::string& name) {
-    return fs::temp_directory_path() / ("pinbench-replay-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" + name);
+    return fs::temp_directory_path() /
+           ("pinbench-replay-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + name);
 }
 
 const RunRecord& run_named(const ResultsDocument& doc, const std::string& id) {
@@ -56,9 +58,9 @@ inject:
     runs: "quick-overhead/pageable/1GiB/*"
     repeat: 2
 )");
-    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", script.string(), "--only",
-                  "quick-overhead/pageable/*", "--only", "quick-overhead/cudaMallocHost/64MiB/*", "--repeat-timeout", "3",
-                  "-o", out.string()},
+    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", script.string(),
+                  "--only", "quick-overhead/pageable/*", "--only", "quick-overhead/cudaMallocHost/64MiB/*",
+                  "--repeat-timeout", "3", "-o", out.string()},
                  {});
     const auto outcome = p.wait(std::chrono::minutes(5));
     ASSERT_EQ(outcome.kind, ProcessOutcome::Kind::exited) << outcome.output;
@@ -105,8 +107,8 @@ inject:
 
 TEST_F(Replay, ReplayWithoutScriptReproducesTheSourceMetrics) {
     const auto out = temp_file("aa.json");
-    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--only", "quick-overhead/cudaHostRegister/*",
-                  "-o", out.string()},
+    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--only",
+                  "quick-overhead/cudaHostRegister/*", "-o", out.string()},
                  {});
     const auto outcome = p.wait(std::chrono::minutes(5));
     ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
@@ -128,9 +130,10 @@ TEST_F(Replay, InterruptedRunLeavesACompleteFileOrNone) {
     fs::remove(out);
     {
         Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "-o", out.string()}, {});
-        for (int i = 0; i < 600 && !fs::exists(out); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (int i = 0; i < 600 && !fs::exists(out); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
         ASSERT_TRUE(fs::exists(out)) << "no results were written before the kill";
-    }  // ~Subprocess kills the invocation mid-run
+    }                                                        // ~Subprocess kills the invocation mid-run
     const ResultsDocument doc = load_results(out.string());  // parses: never a partial file
     EXPECT_FALSE(doc.complete);
     EXPECT_GE(doc.runs.size(), 1u);

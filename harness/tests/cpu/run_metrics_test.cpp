@@ -1,11 +1,11 @@
 // Per-run metrics from hand-built repeats with known readings; every expected value is
 // computed by hand in the comments.
-#include "pinbench/run_metrics.hpp"
-
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
+
+#include "pinbench/run_metrics.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,12 +1,11 @@
 // Snapshot data model: key semantics, costs between readings and the JSON form.
-#include "pinbench/snapshot.hpp"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/snapshot.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,11 +1,11 @@
 // Statistics over samples, checked against values computed by hand.
-#include "pinbench/statistics.hpp"
-
 #include <gtest/gtest.h>
 
 #include <climits>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+#include "pinbench/statistics.hpp"
 
 namespace pinbench {
 namespace {

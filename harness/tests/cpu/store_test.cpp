@@ -1,7 +1,5 @@
 // The baseline store: where files are filed, idempotent adds, accumulating history, the replay
 // namespace, a writer killed mid-write, the lock and its stale-lock recovery, and rejections.
-#include "pinbench/store.hpp"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -20,6 +18,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/results.hpp"
+#include "pinbench/store.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
 

@@ -1,7 +1,5 @@
 // Subprocess: exit codes, output capture, timeouts, signals, environment, line handshakes, and
 // the Windows command-line quoting rules (plain string code, so tested on every platform).
-#include "pinbench/subprocess.hpp"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/subprocess.hpp"
 #include "platform/windows_command_line.hpp"
 
 #ifndef _WIN32

@@ -1,11 +1,11 @@
-#include "pinbench/units.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "pinbench/units.hpp"
 
 namespace pinbench {
 namespace {

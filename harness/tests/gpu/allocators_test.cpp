@@ -30,7 +30,8 @@ TEST_P(EveryVariant, AllocatesUsesAndRoundTripsData) {
 }
 
 std::string name_of(const ::testing::TestParamInfo<EveryVariant::ParamType>& info) {
-    std::string n = to_string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param) >> 20) + "MiB";
+    std::string n =
+        to_string(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param) >> 20) + "MiB";
     for (char& c : n) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     }

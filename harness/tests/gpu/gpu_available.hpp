@@ -7,10 +7,10 @@
 
 #include "pinbench/device.hpp"
 
-#define PINBENCH_REQUIRE_GPU()                                               \
-    do {                                                                     \
-        std::string why_;                                                    \
-        if (::pinbench::cuda_device_count(&why_) == 0) {                     \
-            GTEST_SKIP() << "no CUDA device: " << why_;                      \
-        }                                                                    \
+#define PINBENCH_REQUIRE_GPU()                           \
+    do {                                                 \
+        std::string why_;                                \
+        if (::pinbench::cuda_device_count(&why_) == 0) { \
+            GTEST_SKIP() << "no CUDA device: " << why_;  \
+        }                                                \
     } while (0)

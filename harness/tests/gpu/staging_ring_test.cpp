@@ -1,6 +1,4 @@
 // StagingRing moves data bit-exactly both ways for edge sizes and any source memory.
-#include "pinbench/staging_ring.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include "gpu_available.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/host_buffer.hpp"
+#include "pinbench/staging_ring.hpp"
 
 namespace pinbench {
 namespace {
