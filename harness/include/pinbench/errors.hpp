@@ -58,7 +58,6 @@ inline constexpr int ok = 0;
 inline constexpr int regression = 1;      // regression, rule violation, failed positive control verdict
 inline constexpr int bad_input = 2;       // unreadable / invalid scenario, results or script file
 inline constexpr int infrastructure = 3;  // no GPU, failed runs, a failed control, a blind probe
-inline constexpr int interrupted = 130;   // SIGINT / Ctrl-C
 }  // namespace exit_code
 
 }  // namespace pinbench
