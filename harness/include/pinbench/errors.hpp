@@ -52,7 +52,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Process exit codes shared by pinbench and pinreport (docs/exit-codes.md).
+// Process exit codes shared by pinbench and pinreport (README.md, "Exit codes").
 namespace exit_code {
 inline constexpr int ok = 0;
 inline constexpr int regression = 1;      // regression, rule violation, failed positive control verdict
