@@ -1,10 +1,11 @@
 """Command line: a thin layer over compare.py, fit.py and the formatters.
 
   pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
-                    [--alpha A] [--floor F] [--min-repeats N] [--scenario-floor NAME=F ...]
+                    [--alpha A] [--floor F] [--time-floor F] [--min-repeats N]
+                    [--scenario-floor NAME=F ...]
   pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
   pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] -o report.html
-                    [--band 0.10,0.20] [--alpha A] [--floor F] [--min-repeats N]
+                    (the same verdict options as compare)
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
@@ -21,10 +22,10 @@ from pinreport.errors import BadInputError, UsageError
 from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
 from pinreport.html_report import build_report, write_html
 from pinreport.junit import write_junit
-from pinreport.load import load_results
+from pinreport.load import ResultsFile, load_results
 from pinreport.rule import Band
 from pinreport.stats import DEFAULT_ALPHA, DEFAULT_FLOOR, DEFAULT_MIN_REPEATS, DEFAULT_TIME_FLOOR
-from pinreport.store import REAL, REPLAY, read_store
+from pinreport.store import REAL, REPLAY, StoreContents, read_store
 from pinreport.units import parse_size
 from pinreport.versions import is_release, release_key
 
@@ -56,6 +57,51 @@ def _scenario_floor(text: str) -> tuple[str, float]:
     return name, _non_negative(value)
 
 
+def _add_verdict_options(p: argparse.ArgumentParser) -> None:
+    """What decides a verdict; `compare` and `html` take the same, so they judge alike."""
+    p.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
+    p.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
+    p.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
+    p.add_argument(
+        "--time-floor",
+        type=_non_negative,
+        default=DEFAULT_TIME_FLOOR,
+        help="least relative floor of a time metric (0.25: the spread measured between machine starts)",
+    )
+    p.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
+    p.add_argument(
+        "--scenario-floor",
+        type=_scenario_floor,
+        action="append",
+        default=[],
+        metavar="NAME=F",
+        help="relative floor for one scenario (repeatable)",
+    )
+
+
+def _verdict_options(args: argparse.Namespace) -> CompareOptions:
+    return CompareOptions(
+        alpha=args.alpha,
+        floor=args.floor,
+        time_floor=args.time_floor,
+        min_repeats=max(args.min_repeats, 1),
+        band=Band.parse(args.band),
+        scenario_floors=dict(args.scenario_floor),
+    )
+
+
+def _load_inputs(args: argparse.Namespace, *, verify_hashes: bool) -> tuple[ResultsFile, StoreContents] | int:
+    """The store and the current results file, or the exit code when the current file is bad
+    (the store's own bad files are still named)."""
+    store = read_store(args.store, verify_hashes=verify_hashes)
+    try:
+        return load_results(args.current), store
+    except BadInputError as e:
+        for problem in [e, *store.problems]:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule"
@@ -65,33 +111,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--store", required=True, help="baseline store directory")
     c.add_argument("--current", required=True, help="results file to judge")
     c.add_argument("--junit", help="also write the verdicts as JUnit XML here")
-    c.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
-    c.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
-    c.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
-    c.add_argument(
-        "--time-floor",
-        type=_non_negative,
-        default=DEFAULT_TIME_FLOOR,
-        help="least relative floor of a time metric (0.25: the spread measured between machine starts)",
-    )
-    c.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
-    c.add_argument(
-        "--scenario-floor",
-        type=_scenario_floor,
-        action="append",
-        default=[],
-        metavar="NAME=F",
-        help="relative floor for one scenario (repeatable)",
-    )
+    _add_verdict_options(c)
     h = sub.add_parser("html", help="one self-contained HTML page: verdict, controls, charts, claims")
     h.add_argument("--store", required=True, help="baseline store directory")
     h.add_argument("--current", required=True, help="results file to report on")
     h.add_argument("--bench", action="append", default=[], help="Google Benchmark JSON file (repeatable)")
     h.add_argument("-o", "--output", required=True, help="HTML file to write")
-    h.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
-    h.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
-    h.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
-    h.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
+    _add_verdict_options(h)
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, help="baseline store directory")
     r.add_argument("--size", required=True, help="pinned size, e.g. 2GiB")
@@ -103,22 +129,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    options = CompareOptions(
-        alpha=args.alpha,
-        floor=args.floor,
-        time_floor=args.time_floor,
-        min_repeats=max(args.min_repeats, 1),
-        band=Band.parse(args.band),
-        scenario_floors=dict(args.scenario_floor),
-    )
-    store = read_store(args.store)
-    try:
-        current = load_results(args.current)
-    except BadInputError as e:
-        # Nothing to judge, but the store's own bad files are still named.
-        for problem in [e, *store.problems]:
-            print(f"error: {problem}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    options = _verdict_options(args)  # bad options are reported before any file is read
+    inputs = _load_inputs(args, verify_hashes=True)
+    if isinstance(inputs, int):
+        return inputs
+    current, store = inputs
     report = compare(current, store, options)
     sys.stdout.write(format_compare(report))
     if args.junit:
@@ -132,17 +147,12 @@ def _run_compare(args: argparse.Namespace) -> int:
 
 def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
-    options = CompareOptions(
-        alpha=args.alpha, floor=args.floor, min_repeats=max(args.min_repeats, 1), band=Band.parse(args.band)
-    )
+    options = _verdict_options(args)
     # Many nights of history: trust the stored files' hashes (`compare` and `pinbench store list` check them).
-    store = read_store(args.store, verify_hashes=False)
-    try:
-        current = load_results(args.current)
-    except BadInputError as e:
-        for problem in [e, *store.problems]:
-            print(f"error: {problem}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    inputs = _load_inputs(args, verify_hashes=False)
+    if isinstance(inputs, int):
+        return inputs
+    current, store = inputs
     context = build_report(current, store, args.bench, options)
     try:
         write_html(context, args.output)
