@@ -12,6 +12,7 @@
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
+#include "temp_dir.hpp"
 
 #ifndef _WIN32
 #include <signal.h>
@@ -25,34 +26,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-// A fresh directory for one test, removed with everything in it afterwards.
-class TempDir {
+// One directory per test, named after this suite.
+class TempDir : public testing_support::TempDir {
 public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("pinbench_atomic_" + std::string(test != nullptr ? test->name() : "test") + "_" +
-                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_" +
-                 std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-
-private:
-    fs::path path_;
+    TempDir() : testing_support::TempDir("pinbench_atomic") {}
 };
 
 TEST(AtomicFile, RoundTripsBinaryContents) {

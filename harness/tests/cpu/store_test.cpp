@@ -21,6 +21,7 @@
 #include "pinbench/store.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
+#include "temp_dir.hpp"
 
 #ifndef _WIN32
 #include <signal.h>
@@ -36,29 +37,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// A fresh directory for one test, removed with everything in it afterwards.
-class TempDir {
+// One directory per test, named after this suite.
+class TempDir : public testing_support::TempDir {
 public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("pinbench_store_" + std::string(test != nullptr ? test->name() : "test") + "_" +
-                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_" +
-                 std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
+    TempDir() : testing_support::TempDir("pinbench_store") {}
 };
 
 json environment(const std::string& platform, const std::string& model, const std::string& gpu, int count,
