@@ -1,9 +1,11 @@
 #include "controls/controls.hpp"
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "run/protocol.hpp"
 
@@ -232,29 +234,30 @@ nlohmann::json positive_host_verdict(const std::vector<Snapshot>& snaps, std::ui
 }
 
 nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const ControlOptions& options) {
+    // Each control: one child, then a verdict over its snapshots, which are kept for the granules.
+    using Verdict = std::function<nlohmann::json(const std::vector<Snapshot>&)>;
+    const std::vector<std::tuple<const char*, nlohmann::json, Verdict>> controls_to_run{
+        {"null",
+         {{"mode", child_mode::null_control}, {"samples", options.null_samples}},
+         [](const auto& snaps) { return null_control_verdict(snaps); }},
+        {"positive_device",
+         {{"mode", child_mode::positive_device}, {"bytes", options.positive_bytes}},
+         [&](const auto& snaps) {
+             return positive_device_verdict(snaps, options.positive_bytes, options.tolerance);
+         }},
+        {"positive_host",
+         {{"mode", child_mode::positive_host}, {"bytes", options.positive_bytes}},
+         [&](const auto& snaps) { return positive_host_verdict(snaps, options.positive_bytes); }},
+    };
     nlohmann::json controls;
-    nlohmann::json failure;
-    if (auto snaps = run_control_child(
-            launcher, {{"mode", child_mode::null_control}, {"samples", options.null_samples}}, &failure)) {
-        controls["null"] = null_control_verdict(*snaps);
-        controls["null"]["snapshots"] = snapshots_json(*snaps);
-    } else {
-        controls["null"] = failure;
-    }
-    if (auto snaps = run_control_child(
-            launcher, {{"mode", child_mode::positive_device}, {"bytes", options.positive_bytes}}, &failure)) {
-        controls["positive_device"] =
-            positive_device_verdict(*snaps, options.positive_bytes, options.tolerance);
-        controls["positive_device"]["snapshots"] = snapshots_json(*snaps);
-    } else {
-        controls["positive_device"] = failure;
-    }
-    if (auto snaps = run_control_child(
-            launcher, {{"mode", child_mode::positive_host}, {"bytes", options.positive_bytes}}, &failure)) {
-        controls["positive_host"] = positive_host_verdict(*snaps, options.positive_bytes);
-        controls["positive_host"]["snapshots"] = snapshots_json(*snaps);
-    } else {
-        controls["positive_host"] = failure;
+    for (const auto& [name, request, verdict] : controls_to_run) {
+        nlohmann::json failure;
+        if (auto snaps = run_control_child(launcher, request, &failure)) {
+            controls[name] = verdict(*snaps);
+            controls[name]["snapshots"] = snapshots_json(*snaps);
+        } else {
+            controls[name] = failure;
+        }
     }
     if (options.cross_check) controls["cross_check"] = cross_check(launcher, nvml, options);
     return controls;
