@@ -52,6 +52,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The machine, driver or OS cannot do what a run asks (API not supported, privilege not held,
+// no huge pages configured). The run ends WAIVED with what() as the reason, never as 0.
+class UnsupportedError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Process exit codes shared by pinbench and pinreport (README.md, "Exit codes").
 namespace exit_code {
 inline constexpr int ok = 0;

@@ -22,6 +22,9 @@ struct PlannedRun {
     int repeats = 1;
     double timeout_s = 120;
     std::vector<std::string> driver_models;  // empty: any
+    // Kind parameters (docs/kinds.md), one value per axis parameter: sizes as integer bytes,
+    // choices as strings, counts as integers. Empty object for `overhead`.
+    nlohmann::json params = nlohmann::json::object();
 };
 
 struct Plan {

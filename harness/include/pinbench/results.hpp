@@ -16,7 +16,8 @@
 namespace pinbench {
 
 inline constexpr const char* results_schema_name = "pinbench.results";
-inline constexpr int results_schema_version = 1;
+// Version 2 (scenario kinds) adds plan.params and repeats[].data; version 1 files still read.
+inline constexpr int results_schema_version = 2;
 
 // Every planned run and every repeat ends with one of these; "not measured" is never 0.
 enum class Status { ok, waived, failed, timeout };
@@ -35,6 +36,7 @@ struct RepeatRecord {
     std::vector<Snapshot> snapshots;
     std::map<std::string, double> timings_ms;  // "context", "alloc", "first_use", "free"
     std::string output_tail;                   // child's output when it did not end cleanly
+    nlohmann::json data = nlohmann::json::object();  // kind-specific measurements (docs/kinds.md)
 };
 
 struct MetricSummary {

@@ -90,6 +90,11 @@ RepeatRecord repeat_from(const JsonAt& at) {
         r.snapshots.push_back(detail::snapshot_from(s));
     });
     r.output_tail = at.field("output_tail").string();
+    if (at.has("data")) {  // version 2; absent in version 1
+        const JsonAt data = at.field("data");
+        data.require_object();
+        r.data = data.json();
+    }
     return r;
 }
 
@@ -181,7 +186,8 @@ json to_json(const RepeatRecord& r) {
                 {"parent_settled", r.parent_settled},
                 {"timings_ms", std::move(timings)},
                 {"snapshots", std::move(snapshots)},
-                {"output_tail", r.output_tail}};
+                {"output_tail", r.output_tail},
+                {"data", r.data.is_object() ? r.data : json::object()}};
 }
 
 RepeatRecord repeat_from_json(const json& j) { return repeat_from(JsonAt(j, "", "repeat")); }
@@ -221,9 +227,10 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
                          ", expected \"" + results_schema_name + "\")");
     }
     const std::int64_t version = root.field("schema_version").integer();
-    if (version != results_schema_version) {
+    // Version 1 is version 2 without kind parameters and repeat data; both read alike.
+    if (version < 1 || version > results_schema_version) {
         throw InputError(file + ": results schema version " + std::to_string(version) +
-                         " is not supported (this build reads version " +
+                         " is not supported (this build reads versions 1 to " +
                          std::to_string(results_schema_version) + ")");
     }
 

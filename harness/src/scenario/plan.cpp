@@ -126,6 +126,7 @@ nlohmann::json to_json(const PlannedRun& run) {
         {"repeats", run.repeats},
         {"timeout_s", run.timeout_s},
         {"driver_models", run.driver_models},
+        {"params", run.params},
     };
 }
 
@@ -162,6 +163,11 @@ PlannedRun planned_run_from_json(const nlohmann::json& j) {
             bad_run("'driver_models' must be an array of strings");
         }
         run.driver_models.push_back(m.get<std::string>());
+    }
+    // Absent in results written before scenario format 2 (kind overhead, no parameters).
+    if (const auto p = j.find("params"); p != j.end()) {
+        if (!p->is_object()) bad_run("'params' must be an object");
+        run.params = *p;
     }
     return run;
 }

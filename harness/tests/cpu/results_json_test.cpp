@@ -307,8 +307,8 @@ std::string load_error(const std::string& name) {
 
 TEST(LoadResults, RejectsWithTheFileName) {
     EXPECT_EQ(
-        load_error("version2.json"),
-        fixtures + "version2.json: results schema version 2 is not supported (this build reads version 1)");
+        load_error("version3.json"),
+        fixtures + "version3.json: results schema version 3 is not supported (this build reads versions 1 to 2)");
     EXPECT_EQ(
         load_error("not_results.json").rfind(fixtures + "not_results.json: not a pinbench results file", 0),
         0u);

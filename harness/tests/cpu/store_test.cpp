@@ -372,7 +372,7 @@ TEST(Store, InvalidResultsFilesAreNamed) {
             << e.what();
     }
     EXPECT_THROW(store.add(tmp.file("missing.json")), InputError);
-    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version2.json"), InputError);
+    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version3.json"), InputError);
     EXPECT_TRUE(store.list().empty());
 }
 
