@@ -2,8 +2,25 @@
 
 Each claim gets CONFIRMED, REFUTED or NOT TESTED HERE for the platform of the current results
 file, with the evidence in one sentence. Only what the data supports is judged: Windows-only
-claims are NOT TESTED HERE on Linux data, and claims whose scenario kinds do not exist yet
-(churn, workers, sharing) are NOT TESTED HERE everywhere. Nothing is hard-coded as expected.
+claims are NOT TESTED HERE on other data (their evidence still names the numbers), and a claim
+whose scenario kind has no ok run here is NOT TESTED HERE. Nothing is hard-coded as expected.
+
+Claims on the scenario kinds (docs/kinds.md), each on the dedicated key the report charts
+(cudaMemGetInfo first), with one granule (the metric's, else the null control's) of tolerance:
+  3  multi_gpu: every one of the N devices pays (cost.after_first_use.nvml.<d>.used beyond one
+     granule): CONFIRMED; some device pays and another does not: REFUTED; none pays: NOT TESTED.
+  8  churn.creep and fragmentation.largest_loss: creep beyond one granule in some churn run, and
+     a largest-block loss beyond one bisection resolution in some fragmentation run: CONFIRMED
+     when both parts are measured and seen; a measured part not seen: REFUTED; else NOT TESTED.
+  10 the reservation rule, capacity.loss verdicts first (dedicated memory lost), else the probe
+     verdicts; judged on WDDM only.
+  11 workers (per_process): the per-worker context and pinned costs both beyond one granule
+     and flat in N (spread within max(granule, LINEAR_TOLERANCE of the largest)): CONFIRMED; a
+     part within one granule of 0, or not flat: REFUTED.
+  12 shared vs private at equal process count: on WDDM CONFIRMED when shared costs at least
+     private minus one granule somewhere, REFUTED when shared is cheaper everywhere.
+  14 on Windows: capacity.loss / pinned within the 15-20% headroom for every capacity run and
+     claim 3 not refuted: CONFIRMED; a loss ratio beyond 20% (beyond its uncertainty): REFUTED.
 
 "Near 0" (claim 1, Linux and TCC) is judged from held-cost medians against the probe granule:
 every cost within one granule is zero within resolution; a cost above the granule but below
@@ -13,8 +30,18 @@ NEAR_ZERO of the pinned bytes (a tenth of the rule's 10% lower edge) is near 0, 
 from collections.abc import Callable
 from typing import Any
 
+from pinreport import kinds
 from pinreport.environment import driver_models
-from pinreport.rule import CONTROL_API, RULE_KINDS, RuleVerdict, held_costs, is_judged_key, pinned_bytes
+from pinreport.rule import (
+    CAPACITY_LOSS,
+    CONTROL_API,
+    RULE_KINDS,
+    RuleVerdict,
+    capacity_resolution,
+    held_costs,
+    is_judged_key,
+    pinned_bytes,
+)
 from pinreport.units import format_bytes
 
 CONFIRMED, REFUTED, NOT_TESTED = "CONFIRMED", "REFUTED", "NOT TESTED HERE"
@@ -23,6 +50,8 @@ WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 MB = 1024**2
 # Brief's table: pinned size (MB) -> claimed VRAM growth on WDDM (MB).
 CLAIMED_WDDM = {64: (10, 20), 256: (30, 60), 512: (50, 100), 1024: (100, 200), 4096: (400, 800)}
+LINEAR_TOLERANCE = 0.10  # claim 11: per-worker costs this close (relative) count as flat in N
+HEADROOM = 0.20  # claim 14: the advice's upper headroom
 
 
 def _observations(doc: dict[str, Any], pageable: bool = False) -> list[tuple[str, str, float, int, float]]:
@@ -63,6 +92,163 @@ def _transfer(bench, kind: str, op: str, size: float) -> float | None:
         if r["kind"] == kind and r["op"] == op and r["bytes"] == size:
             return r["fraction"]
     return None
+
+
+def _ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in kinds.runs_of(doc, kind)
+        if r.get("status") == "ok" and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
+    ]
+
+
+def _key_metric(runs: list[dict[str, Any]], prefix: str) -> str | None:
+    names = {m for r in runs for m in r.get("metrics", {})}
+    return kinds.dedicated_headline(kinds.keys_for(prefix + "<key>", names))
+
+
+def multi_gpu_claim(doc: dict[str, Any]) -> tuple[str, str]:
+    """Claim 3 (module docstring)."""
+    runs = [r for r in _ok_runs(doc, "multi_gpu") if r["plan"].get("gpus", 1) > 1]
+    if not runs:
+        return NOT_TESTED, "no ok multi_gpu run on more than one GPU"
+    paying, missing, checked = [], [], 0
+    for run in runs:
+        n = int(run["plan"]["gpus"])
+        costs = []
+        for d in range(n):
+            metric = f"cost.after_first_use.nvml.{d}.used"
+            value = kinds.median_of(run, metric)
+            if value is None:
+                break
+            costs.append((d, value, kinds.granule_of(doc, run, metric, f"nvml.{d}.used")))
+        if len(costs) != n:
+            continue
+        checked += 1
+        pays = [d for d, v, g in costs if v > g]
+        total = kinds.median_of(run, "multi_gpu.cost_sum.nvml.used")
+        total_text = f", sum {format_bytes(total)}" if total is not None else ""
+        text = f"{run['id']}: " + ", ".join(f"GPU {d} {format_bytes(v)}" for d, v, _ in costs) + total_text
+        if pays and len(pays) < n:
+            missing.append(text)
+        elif pays:
+            paying.append(text)
+    if not checked:
+        return NOT_TESTED, f"{len(runs)} multi_gpu run(s) without a per-device NVML cost on every device"
+    if missing:
+        return REFUTED, f"not every GPU pays: {missing[0]}"
+    if paying:
+        return CONFIRMED, f"every GPU pays in {len(paying)} of {checked} run(s), e.g. {paying[0]}"
+    return NOT_TESTED, f"no GPU pays beyond one granule in {checked} multi_gpu run(s): nothing to multiply"
+
+
+def churn_claim(doc: dict[str, Any]) -> tuple[str, str]:
+    """Claim 8 (module docstring)."""
+    parts: list[tuple[str, bool, str]] = []  # (part, seen, evidence)
+    churn = _ok_runs(doc, "churn")
+    key = _key_metric(churn, "churn.creep.")
+    if key is not None:
+        creeps = []
+        for run in churn:
+            metric = f"churn.creep.{key}"
+            value = kinds.median_of(run, metric)
+            if value is not None:
+                creeps.append((run["id"], value, kinds.granule_of(doc, run, metric, key)))
+        if creeps:
+            worst = max(creeps, key=lambda c: c[1] - c[2])
+            seen = worst[1] > worst[2]
+            parts.append(("creep", seen, f"largest creep {format_bytes(worst[1])} on {key} ({worst[0]})"))
+    frag = []
+    for run in _ok_runs(doc, "fragmentation"):
+        value = kinds.median_of(run, "fragmentation.largest_loss")
+        if value is not None:
+            frag.append((run["id"], value, float(capacity_resolution(run["plan"]))))
+    if frag:
+        worst = max(frag, key=lambda f: f[1] - f[2])
+        seen = worst[1] > worst[2]
+        parts.append(("fragmentation", seen, f"largest block loss {format_bytes(worst[1])} ({worst[0]})"))
+    if not parts:
+        return NOT_TESTED, "no ok churn or fragmentation run with its metrics"
+    evidence = "; ".join(f"{p}: {'seen' if s else 'not seen'}, {e}" for p, s, e in parts)
+    if any(not s for _, s, _ in parts):
+        return REFUTED, evidence
+    if len(parts) == 2:
+        return CONFIRMED, evidence
+    missing = "fragmentation" if parts[0][0] == "creep" else "creep (churn)"
+    return NOT_TESTED, f"{evidence}; {missing} not measured"
+
+
+def workers_claim(doc: dict[str, Any]) -> tuple[str, str]:
+    """Claim 11 (module docstring)."""
+    runs = [
+        r
+        for r in _ok_runs(doc, "workers")
+        if (r["plan"].get("params") or {}).get("variant", "per_process") == "per_process"
+        and isinstance((r["plan"].get("params") or {}).get("workers"), int)
+        and r["plan"]["params"]["workers"] > 0
+    ]
+    key = _key_metric(runs, "workers.context_per_worker.")
+    if key is None:
+        return NOT_TESTED, "no ok per_process workers run with N > 0"
+    texts, problems = [], []
+    for part in ("context", "pinned"):
+        metric = f"workers.{part}_per_worker.{key}"
+        points = [
+            (r["plan"]["params"]["workers"], kinds.median_of(r, metric), kinds.granule_of(doc, r, metric, key))
+            for r in runs
+        ]
+        points = sorted((n, v, g) for n, v, g in points if v is not None)
+        if not points:
+            problems.append(f"{part} per worker not measured")
+            continue
+        values = [v for _, v, _ in points]
+        g = max(g for _, _, g in points)
+        texts.append(f"{part} per worker " + ", ".join(f"N={n}: {format_bytes(v)}" for n, v, _ in points))
+        if max(abs(v) for v in values) <= g:
+            problems.append(f"{part} per worker within one granule of 0")
+        elif max(values) - min(values) > max(g, LINEAR_TOLERANCE * max(abs(v) for v in values)):
+            problems.append(f"{part} per worker changes with N (not linear)")
+    evidence = f"on {key}: " + "; ".join(texts)
+    if any("not measured" in p for p in problems):
+        return NOT_TESTED, f"{evidence}; " + "; ".join(problems)
+    if problems:
+        return REFUTED, f"{'; '.join(problems)}: {evidence}"
+    return CONFIRMED, f"both per-worker costs flat in N: {evidence}"
+
+
+def shared_claim(doc: dict[str, Any], wddm: bool, platform: str) -> tuple[str, str]:
+    """Claim 12 (module docstring)."""
+    runs = _ok_runs(doc, "shared")
+    key = _key_metric(runs, "shared.device_cost.")
+    pairs: dict[tuple[str, Any], dict[str, tuple[float, float]]] = {}
+    if key is not None:
+        metric = f"shared.device_cost.{key}"
+        for r in runs:
+            params = r["plan"].get("params") or {}
+            value = kinds.median_of(r, metric)
+            if value is not None:
+                slot = pairs.setdefault((r["plan"]["scenario"], params.get("processes")), {})
+                slot[str(params.get("variant"))] = (value, kinds.granule_of(doc, r, metric, key))
+    both = {k: v for k, v in pairs.items() if "shared" in v and "private" in v}
+    if not both:
+        return NOT_TESTED, "no shared and private runs at the same process count"
+    texts, not_cheaper = [], 0
+    for (_, processes), v in sorted(both.items(), key=lambda kv: str(kv[0])):
+        (sv, sg), (pv, pg) = v["shared"], v["private"]
+        texts.append(f"P={processes}: shared {format_bytes(sv)} vs private {format_bytes(pv)}")
+        if sv >= pv - max(sg, pg):
+            not_cheaper += 1
+    evidence = f"device cost on {key}: " + "; ".join(texts)
+    if not wddm:
+        return NOT_TESTED, f"a WDDM claim; this data is {platform}: {evidence}"
+    if not_cheaper:
+        return CONFIRMED, f"shared is not cheaper at {not_cheaper} of {len(both)} process count(s): {evidence}"
+    return REFUTED, f"shared is cheaper by more than one granule everywhere: {evidence}"
+
+
+def capacity_ratios(report) -> list[Any]:
+    """The rule's capacity.loss results that were judged (rule.capacity_result)."""
+    return [r for r in report.rule if r.key == CAPACITY_LOSS and r.verdict != RuleVerdict.NOT_JUDGED]
 
 
 def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
@@ -110,10 +296,7 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         return CONFIRMED, f"all {checked} costs at the table's sizes inside the claimed ranges"
 
     def c3() -> tuple[str, str]:
-        multi = [r for r in doc.get("runs", []) if r.get("plan", {}).get("gpus", 1) > 1 and r.get("status") == "ok"]
-        if not multi:
-            return NOT_TESTED, "no run on more than one GPU"
-        return NOT_TESTED, f"{len(multi)} multi-GPU run(s); see the rule table (sum over devices), not judged here"
+        return multi_gpu_claim(doc)
 
     def c4() -> tuple[str, str]:
         if windows:
@@ -172,11 +355,17 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         return CONFIRMED, "fraction of link, ring of at most 256 MiB pinned: " + "; ".join(out)
 
     def c10() -> tuple[str, str]:
-        judged = [r for r in report.rule if r.verdict != RuleVerdict.NOT_JUDGED]
+        # The capacity loss is the most direct evidence (dedicated memory an application can no
+        # longer allocate); probe costs only where no capacity run was judged.
+        capacity = capacity_ratios(report)
+        judged = capacity or [r for r in report.rule if r.verdict != RuleVerdict.NOT_JUDGED]
         counts: dict[str, int] = {}
         for r in judged:
             counts[str(r.verdict)] = counts.get(str(r.verdict), 0) + 1
         summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "no judged run"
+        if capacity:
+            worst = max(capacity, key=lambda r: r.ratio)
+            summary = f"capacity.loss: {summary}, largest loss {worst.ratio:.3g} of the pinned bytes ({worst.run_id})"
         if not wddm:
             return NOT_TESTED, f"{not_windows}; the rule's verdicts on it: {summary}"
         if not judged:
@@ -186,6 +375,23 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         if counts.get("OK") == len(judged):
             return CONFIRMED, f"rule verdicts: {summary}"
         return NOT_TESTED, f"inconclusive: {summary}"
+
+    def c14() -> tuple[str, str]:
+        capacity = capacity_ratios(report)
+        if not capacity:
+            return NOT_TESTED, "no judged capacity run (capacity.loss); the advice follows from claims 3 and 10"
+        worst = max(capacity, key=lambda r: r.ratio)
+        u = worst.uncertainty or 0.0
+        text = f"largest capacity loss {worst.ratio:.3g} +- {u:.2g} of the pinned bytes ({worst.run_id})"
+        if not windows:
+            return NOT_TESTED, f"{not_windows}; {text}"
+        if worst.ratio - u > HEADROOM:
+            return REFUTED, f"{text}: beyond the {HEADROOM:.0%} headroom"
+        if c3()[0] == REFUTED:
+            return REFUTED, f"{text}, but not every GPU pays (claim 3): multiplying by the GPU count is wrong"
+        if worst.ratio + u <= HEADROOM:
+            return CONFIRMED, f"{text}: within the {HEADROOM:.0%} headroom"
+        return NOT_TESTED, f"{text}: within its uncertainty of the {HEADROOM:.0%} edge"
 
     def fixed(why: str) -> Callable[[], tuple[str, str]]:
         return lambda: (NOT_TESTED, why)
@@ -200,7 +406,7 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         ("Ring buffer: a fixed pinned ring (e.g. 256 MB) for chunked transfers beats pageable copies.", c7),
         (
             "Churn: repeated pin/unpin creeps upward (lazy reclaim) and fragments VRAM.",
-            fixed("no churn runs (the scenario kind does not exist yet)"),
+            lambda: churn_claim(doc),
         ),
         (
             "Driver mode: TCC avoids the cost that WDDM pays.",
@@ -209,11 +415,11 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         ("Reservation rule: reserving 10-20% of the pinned bytes is enough (per driver release).", c10),
         (
             "Workers: each process pays its own pinned cost and CUDA context, linear in workers.",
-            fixed("no worker runs (the scenario kind does not exist yet)"),
+            lambda: workers_claim(doc),
         ),
         (
             "Sharing pinned memory between processes is not necessarily cheaper on WDDM.",
-            fixed("no sharing runs (the scenario kind does not exist yet)"),
+            lambda: shared_claim(doc, wddm, platform),
         ),
         (
             "Newer drivers (5xx+) reduce the overhead but do not remove it.",
@@ -221,7 +427,7 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         ),
         (
             "Advice: keep 15-20% VRAM headroom on Windows; multiply the overhead by the GPU count.",
-            fixed("advice; follows from claims 3 and 10"),
+            c14,
         ),
     ]
     out = []

@@ -5,9 +5,13 @@ Each metric of each ok run is compared twice:
             older than the current one, for the same platform, driver model, GPU and GPU count
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
-with stats.compare_bytes (bytes) or stats.compare_times (ms). Bigger is worse for cost.*,
-residual.* and time.* (and better for bandwidth.*). Each comparison also lists what else
-changed between the environments, so a verdict is never blamed on the driver alone.
+with stats.compare_bytes (bytes) or stats.compare_times (ms) when the per-repeat samples can be
+rebuilt from the snapshots (cost.*, residual.*, time.*), else with stats.compare_summaries (the
+scenario kinds' own metrics, docs/kinds.md). Units: bytes by the byte rule; ms and ratio like
+times (the time floor; the rank test where samples exist); count metrics (capacity.pin_failed,
+sweep.steps.*: tallies and shapes, not quantities) are shown in the report, never compared.
+Bigger is worse except for the metrics in BETTER_WHEN_HIGHER. Each comparison also lists what
+else changed between the environments, so a verdict is never blamed on the driver alone.
 
 Baselines come from the store's real namespace only: replayed data is never a baseline.
 A replayed current file may be compared (to test the pipeline) and is labelled REPLAYED.
@@ -22,15 +26,17 @@ from pinreport.errors import BadInputError
 from pinreport.expect import ClaimResult, check_expectations
 from pinreport.load import ResultsFile
 from pinreport.rule import Band, RuleResult, RuleVerdict, rule_results
-from pinreport.samples import metric_samples, split_metric, summary_matches
+from pinreport.samples import metric_samples, rebuildable, split_metric, summary_matches
 from pinreport.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
     Comparison,
+    Summary,
     Verdict,
     compare_bytes,
+    compare_summaries,
     compare_times,
 )
 from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
@@ -40,6 +46,25 @@ PREVIOUS = "previous"
 HISTORY = "history"
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+
+# Metric name prefixes for which a rise is an improvement (docs/kinds.md): bandwidths, the largest
+# block that can still be allocated, the largest pinnable size, how often a later pin succeeds,
+# how close a block's read bandwidth is to device memory's.
+BETTER_WHEN_HIGHER = (
+    "bandwidth.",
+    "capacity.largest_without",
+    "capacity.largest_with",
+    "capacity.read_ratio",
+    "sweep.max_pinnable",
+    "sweep.small_after_failure_ok",
+    "fragmentation.largest_before",
+    "fragmentation.largest_after",
+)
+# Units compared at all; "count" metrics are shown, not compared (module docstring).
+COMPARED_UNITS = ("bytes", "ms", "ratio")
+# Kinds whose bisections quantise their byte metrics by params.resolution (default 2 MiB).
+_BISECTION_KINDS = ("capacity", "fragmentation")
+_DEFAULT_RESOLUTION = 2 * 1024**2
 
 
 @dataclass(frozen=True)
@@ -130,7 +155,24 @@ class CompareReport:
 
 
 def higher_is_worse(metric: str) -> bool:
-    return not metric.startswith("bandwidth.")
+    return not metric.startswith(BETTER_WHEN_HIGHER)
+
+
+def compared(unit: str) -> bool:
+    return unit in COMPARED_UNITS
+
+
+def bisection_resolution(plan: dict[str, Any], metric: str = "") -> int | None:
+    """The bisection step of a capacity or fragmentation run: its byte metrics' quantisation
+    (capacity.loss_per_gib: scaled to per GiB pinned)."""
+    if plan.get("kind") not in _BISECTION_KINDS:
+        return None
+    value = (plan.get("params") or {}).get("resolution", _DEFAULT_RESOLUTION)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return None
+    if metric == "capacity.loss_per_gib" and plan.get("size_bytes"):
+        return max(1, round(value * 1024**3 / int(plan["size_bytes"])))
+    return value
 
 
 def _scenario_records(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -168,6 +210,8 @@ def _compare_metric(
     info = run["metrics"][metric]
     if not baseline.found:
         return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
+    if not rebuildable(metric):
+        return _compare_summary(run, metric, baseline, floor, options)
     base_samples: list[float] = []
     granules = [info.get("granule")]
     seen_run = False
@@ -210,6 +254,51 @@ def _compare_metric(
     )
 
 
+def _compare_summary(
+    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions
+) -> Comparison:
+    """A kind metric (no per-repeat samples in the file): the summary rule on the stored summaries."""
+    info = run["metrics"][metric]
+    unit = info.get("unit", "")
+    summaries: list[Summary] = []
+    steps = [info.get("granule"), bisection_resolution(run["plan"], metric)]
+    seen_run = False
+    for entry in baseline.entries:
+        brun = _find_run(entry.doc, run["id"])
+        if brun is None or brun.get("status") != "ok":
+            continue
+        seen_run = True
+        m = brun.get("metrics", {}).get(metric)
+        if m is None or m.get("unit") != unit:
+            continue
+        summaries.append(Summary.of(m))
+        steps.extend([m.get("granule"), bisection_resolution(brun.get("plan", {}), metric)])
+    if not summaries:
+        what = "this metric" if seen_run else "this run"
+        return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
+    worse = higher_is_worse(metric)
+    if unit == "bytes":
+        known = [g for g in steps if isinstance(g, int) and not isinstance(g, bool)]
+        return compare_summaries(
+            summaries,
+            Summary.of(info),
+            float(max(known)) if known else 1.0,
+            floor=floor,
+            min_repeats=options.min_repeats,
+            higher_is_worse=worse,
+            unit=unit,
+        )
+    return compare_summaries(
+        summaries,
+        Summary.of(info),
+        0.0,
+        floor=max(floor, options.time_floor),
+        min_repeats=options.min_repeats,
+        higher_is_worse=worse,
+        unit=unit,
+    )
+
+
 def _missing_probes(run: dict[str, Any], baselines: dict[str, Baseline]) -> list[str]:
     """Metrics a baseline measured for this run that the current run lacks: a probe went missing."""
     missing: dict[str, str] = {}
@@ -239,9 +328,33 @@ def _infrastructure(current: ResultsFile) -> list[str]:
         status = run.get("status")
         if status in ("failed", "timeout"):
             out.append(f"run {run['id']} {status}: {run.get('reason') or 'no reason given'}")
-        elif status == "ok" and not any(split_metric(m) for m in run.get("metrics", {})):
+        elif status == "ok" and not _measured_something(run):
             out.append(f"run {run['id']}: no probe reported a reading in every repeat (probes missing)")
     return out
+
+
+def _measured_something(run: dict[str, Any]) -> bool:
+    """An ok run has a probe metric: cost.* / residual.* for overhead-like kinds; any metric
+    but a timing for the other kinds (capacity.*, churn.*, ...). A workers run with 0 workers
+    has no per-worker metric by definition (docs/kinds.md)."""
+    plan = run.get("plan", {})
+    metrics = run.get("metrics", {})
+    if plan.get("kind", "overhead") in ("overhead", "multi_gpu"):
+        return any(split_metric(m) for m in metrics)
+    if plan.get("kind") == "workers" and (plan.get("params") or {}).get("workers") == 0:
+        return True
+    return any(not m.startswith("time.") for m in metrics)
+
+
+def _count_notes(run: dict[str, Any]) -> list[str]:
+    """Count metrics are not compared; one that says something went wrong is noted."""
+    m = run.get("metrics", {}).get("capacity.pin_failed")
+    if isinstance(m, dict) and isinstance(m.get("max"), (int, float)) and m["max"] > 0:
+        return [
+            f"run {run['id']}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
+            "(largest_with not measured there)"
+        ]
+    return []
 
 
 def compare(current: ResultsFile, store: StoreContents, options: CompareOptions | None = None) -> CompareReport:
@@ -266,8 +379,11 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
         scenario = run["plan"]["scenario"]
         floor = options.floor_for(scenarios.get(scenario), scenario)
         report.infrastructure.extend(_missing_probes(run, report.baselines))
+        report.notes.extend(_count_notes(run))
         for metric in sorted(run.get("metrics", {})):
             info = run["metrics"][metric]
+            if not compared(info.get("unit", "")):
+                continue
             for kind in (PREVIOUS, HISTORY):
                 c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
                 report.verdicts.append(

@@ -9,7 +9,7 @@ from pinreport.expect import ClaimVerdict
 from pinreport.fit import Recommendation
 from pinreport.rule import RuleResult, RuleVerdict
 from pinreport.stats import Comparison, Verdict
-from pinreport.units import format_bytes
+from pinreport.units import format_bytes, format_delta, format_value
 
 REPLAYED_TAG = "[REPLAYED] "
 _QUIET = (Verdict.SAME, Verdict.NO_BASELINE)
@@ -18,15 +18,14 @@ _QUIET = (Verdict.SAME, Verdict.NO_BASELINE)
 def _value(v: float | None, unit: str) -> str:
     if v is None:
         return "-"
-    return format_bytes(v) if unit == "bytes" else f"{v:.4g} {unit}"
+    return format_value(v, unit)
 
 
 def _delta(c: Comparison, unit: str) -> str:
     d = c.delta
     if d is None:
         return ""
-    text = format_bytes(d) if unit == "bytes" else f"{d:+.4g} {unit}"
-    return f" ({'+' if unit == 'bytes' and d >= 0 else ''}{text})"
+    return f" ({'+' if unit == 'bytes' and d >= 0 else ''}{format_delta(d, unit)})"
 
 
 def _cell(v: MetricVerdict | None) -> str:

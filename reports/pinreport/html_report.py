@@ -16,18 +16,26 @@ from typing import Any
 
 import jinja2
 
-from pinreport import brief_claims
+from pinreport import brief_claims, kinds
 from pinreport.compare import HISTORY, PREVIOUS, CompareOptions, CompareReport, compare
 from pinreport.environment import comparable_fields, driver_models, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.expect import ClaimVerdict
 from pinreport.fit import fit_all, probe_family, recommend
 from pinreport.load import ResultsFile
-from pinreport.rule import CONTROL_API, RULE_KINDS, RuleVerdict, held_costs, is_judged_key, is_shared_key
+from pinreport.rule import (
+    CAPACITY_LOSS,
+    CONTROL_API,
+    RULE_KINDS,
+    RuleVerdict,
+    held_costs,
+    is_judged_key,
+    is_shared_key,
+)
 from pinreport.stats import Verdict
 from pinreport.store import REAL, StoreContents, measurement_id
 from pinreport.svg_charts import Band, Chart, Mark, Series, line_chart
-from pinreport.units import format_bytes, parse_size
+from pinreport.units import format_bytes, format_value, parse_size
 from pinreport.versions import is_release, release_key
 
 MiB, GiB = 1024**2, 1024**3
@@ -65,15 +73,20 @@ def probe_label(key: str) -> str:
         return "DXGI NON_LOCAL"
     if key.startswith("pdh."):
         return f"PDH {key[4:]}"
+    if key == CAPACITY_LOSS:
+        return "capacity loss (largest cudaMalloc block)"
     return key
 
 
 def headline_key(keys: list[str] | set[str]) -> str | None:
-    """The probe charted when only one fits: cudaMemGetInfo, else the first dedicated key."""
+    """The probe charted when only one fits: cudaMemGetInfo, else the first dedicated key, else
+    the capacity loss (capacity runs)."""
     if "cuda.free" in keys:
         return "cuda.free"
     judged = sorted(k for k in keys if is_judged_key(k))
-    return judged[0] if judged else None
+    if judged:
+        return judged[0]
+    return CAPACITY_LOSS if CAPACITY_LOSS in keys else None
 
 
 # --- verdict banner ---------------------------------------------------------------------------
@@ -149,9 +162,7 @@ def control_rows(doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[dict[s
 def _fmt(value: float | None, unit: str) -> str:
     if value is None:
         return ""
-    if unit == "bytes":
-        return format_bytes(value)
-    return f"{value:.4g} {unit}".strip()
+    return format_value(value, unit)
 
 
 def verdict_rows(report: CompareReport, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -280,11 +291,12 @@ def _rel_name(n: Night) -> str:
 
 
 def _groups(doc: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Ok rule-kind runs per (scenario, api)."""
+    """Ok rule-kind runs with held costs per (scenario, api) (capacity runs have none: their
+    rule result is capacity.loss)."""
     out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for run in doc.get("runs", []):
         plan = run.get("plan", {})
-        if run.get("status") == "ok" and plan.get("kind") in RULE_KINDS:
+        if run.get("status") == "ok" and plan.get("kind") in RULE_KINDS and held_costs(run):
             out[(plan["scenario"], plan["api"])].append(run)
     return out
 
@@ -572,24 +584,168 @@ def bandwidth_charts(bench: BenchRows) -> list[Chart]:
     return charts
 
 
-# --- not yet measured scenario kinds ----------------------------------------------------------
+# --- scenario kinds (results schema 2, docs/kinds.md) -------------------------------------------
+
+
+def _kind_key(runs: list[dict[str, Any]], prefix: str) -> str | None:
+    """The dedicated probe key a kind's chart draws: cudaMemGetInfo first (kinds.dedicated_headline)."""
+    names = {m for r in runs for m in r.get("metrics", {})}
+    return kinds.dedicated_headline(kinds.keys_for(prefix + "<key>", names))
+
+
+def churn_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+    """Cost after each allocate/free cycle (cycle_<i> snapshots, median over repeats), and after
+    the final wait, per churn run; one chart per scenario."""
+    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for run in runs:
+        if run.get("status") == "ok":
+            by_scenario[run["plan"]["scenario"]].append(run)
+    charts = []
+    for scenario, group in sorted(by_scenario.items()):
+        key = _kind_key(group, "churn.creep.") or "cuda.free"
+        series = []
+        for run in group:
+            trace = kinds.snapshot_trace(run, key)
+            if not trace:
+                continue
+            name = f"{run['plan']['api']} {kinds.params_text(run)}"
+            series.append(Series(f"{name} · {probe_label(key)}", [(float(i), c / MiB) for i, c in trace]))
+            final = kinds.final_cost(run, key)
+            if final is not None:
+                series.append(Series(f"{name} · after the final wait", [(float(trace[-1][0] + 1), final / MiB)]))
+        if series:
+            charts.append(
+                line_chart(
+                    anchor("churn", scenario),
+                    f"churn trace: {scenario}",
+                    "allocate/free cycle",
+                    "cost after the free (MiB)",
+                    series,
+                    x_format=lambda v: f"{v:g}",
+                    y_format=lambda v: f"{v:g}",
+                    note="Cost relative to after_context, median over the ok repeats; "
+                    "the single point after the last cycle is the snapshot after the final wait.",
+                )
+            )
+    return charts
+
+
+def sweep_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+    """Cost against pinned size (size_curve) or buffer count (count_curve), per sweep run."""
+    charts = []
+    for run in runs:
+        if run.get("status") != "ok":
+            continue
+        points = kinds.sweep_points(run)
+        for axis in ("size", "count"):
+            keys = {k for a, k in points if a == axis}
+            head = kinds.dedicated_headline(keys)
+            shown = [k for k in (head, kinds.SHARED_BESIDE if kinds.SHARED_BESIDE in keys else None) if k]
+            if not shown:
+                continue
+            series = [Series(probe_label(k), [(x, y / MiB) for x, y in points[(axis, k)]]) for k in shown]
+            size_axis = axis == "size"
+            charts.append(
+                line_chart(
+                    anchor("sweep", run["id"], axis),
+                    f"sweep: {run['id']}",
+                    "pinned size" if size_axis else "buffers held at once (count)",
+                    "cost (MiB)",
+                    series,
+                    x_log=size_axis,
+                    x_format=size_label if size_axis else (lambda v: f"{v:g}"),
+                    y_format=lambda v: f"{v:g}",
+                )
+            )
+    return charts
+
+
+def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+    """Per-worker context cost and per-worker pinned cost against the number of workers (the
+    per_process variant), per scenario and api: flat lines are linear scaling."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for run in runs:
+        params = run.get("plan", {}).get("params") or {}
+        if run.get("status") == "ok" and params.get("variant", "per_process") == "per_process":
+            groups[(run["plan"]["scenario"], run["plan"]["api"])].append(run)
+    charts = []
+    for (scenario, api), group in sorted(groups.items()):
+        key = _kind_key(group, "workers.context_per_worker.") or _kind_key(group, "workers.pinned_per_worker.")
+        if key is None:
+            continue
+        series = []
+        for part in ("context", "pinned"):
+            pts = []
+            for run in group:
+                value = kinds.median_of(run, f"workers.{part}_per_worker.{key}")
+                workers = (run["plan"].get("params") or {}).get("workers")
+                if value is not None and isinstance(workers, int):
+                    pts.append((float(workers), value / MiB))
+            if pts:
+                series.append(Series(f"{part} per worker · {probe_label(key)}", pts))
+        if series:
+            charts.append(
+                line_chart(
+                    anchor("workers", scenario, api),
+                    f"workers: {scenario}: {api}",
+                    "worker processes (N)",
+                    "cost per worker (MiB)",
+                    series,
+                    x_format=lambda v: f"{v:g}",
+                    y_format=lambda v: f"{v:g}",
+                    note="Phase deltas / N: a flat line means the cost grows linearly with the workers.",
+                )
+            )
+    return charts
+
+
+_KIND_CHARTS = {"churn": churn_charts, "sweep": sweep_charts, "workers": workers_charts}
+
+
+def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One section per scenario kind present: a table (run id, status, params, median and
+    [min - max] of each headline metric; "not measured" where a run lacks one) and the charts
+    that are cheap to draw (churn trace, sweep curve, workers against N)."""
+    out = []
+    for kind in kinds.KINDS:
+        runs = kinds.runs_of(doc, kind)
+        if not runs:
+            continue
+        columns = kinds.metric_columns(kind, runs)
+        rows = []
+        for run in runs:
+            ok = run.get("status") == "ok"
+            rows.append(
+                {
+                    "id": run["id"],
+                    "status": run.get("status", ""),
+                    "reason": run.get("reason", ""),
+                    "params": kinds.params_text(run),
+                    "repeats": str(len([r for r in run.get("repeats", []) if r.get("status") == "ok"])),
+                    "cells": [kinds.cell(run, m).text if ok else "" for m in columns],
+                }
+            )
+        out.append(
+            {
+                "kind": kind,
+                "id": anchor("kind", kind),
+                "title": kinds.TITLES[kind],
+                "columns": columns,
+                "rows": rows,
+                "charts": _KIND_CHARTS[kind](runs) if kind in _KIND_CHARTS else [],
+            }
+        )
+    return out
 
 
 def not_measured(doc: dict[str, Any]) -> list[dict[str, str]]:
-    """The issue's charts whose data does not exist here: named, never drawn from nothing."""
-    runs = doc.get("runs", [])
-    out = []
-    if not any(r.get("plan", {}).get("gpus", 1) > 1 and r.get("status") == "ok" for r in runs):
-        out.append({"chart": "multi-GPU per-device cost", "why": "no run on more than one GPU"})
-    kinds = {r.get("plan", {}).get("kind") for r in runs}
-    for kind, chart in (
-        ("workers", "worker scaling (context cost and pinned cost stacked)"),
-        ("churn", "churn trace"),
-        ("fragmentation", "fragmentation before / after"),
-    ):
-        if kind not in kinds:
-            out.append({"chart": chart, "why": f"no '{kind}' runs (the scenario kind does not exist yet)"})
-    return out
+    """The scenario kinds with no run here: named, never drawn from nothing."""
+    present = kinds.kinds_present(doc)
+    return [
+        {"chart": kinds.TITLES[k], "why": f"no '{k}' runs in this results file"}
+        for k in kinds.KINDS
+        if k not in present
+    ]
 
 
 # --- the whole page ---------------------------------------------------------------------------
@@ -670,6 +826,7 @@ def build_report(
         "bench_files": bench.files,
         "history_charts": history_charts(all_nights),
         "nights": len(all_nights),
+        "kind_sections": kind_sections(current.doc),
         "not_measured": not_measured(current.doc),
         "claims": claims,
         "exit_code": report.exit_code(),

@@ -1,5 +1,8 @@
 """Reading one results file: JSON, schema name and version, then the JSON Schema.
 
+Versions 1 and 2 are read alike: version 2 adds the optional plan.params and repeats[].data
+(scenario kinds, docs/kinds.md); a version 1 run is an overhead run without them.
+
 Every rejection is a BadInputError whose message names the file and, for schema problems,
 the JSON path of the first problem, in the style of the C++ reader (docs/results-schema.md).
 """
@@ -16,7 +19,12 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from pinreport.errors import BadInputError
-from pinreport.schema import RESULTS_SCHEMA_NAME, RESULTS_SCHEMA_VERSION, results_json_schema_text
+from pinreport.schema import (
+    RESULTS_SCHEMA_NAME,
+    RESULTS_SCHEMA_OLDEST_VERSION,
+    RESULTS_SCHEMA_VERSION,
+    results_json_schema_text,
+)
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -78,11 +86,16 @@ def parse_results(doc: Any, path: str) -> ResultsFile:
             path, f"not a pinbench results file (schema is {found}, expected {json.dumps(RESULTS_SCHEMA_NAME)})"
         )
     version = doc.get("schema_version")
-    if version != RESULTS_SCHEMA_VERSION or isinstance(version, bool):
+    supported = (
+        isinstance(version, int)
+        and not isinstance(version, bool)
+        and RESULTS_SCHEMA_OLDEST_VERSION <= version <= RESULTS_SCHEMA_VERSION
+    )
+    if not supported:  # worded as the C++ reader (harness/src/results/results_json.cpp)
         raise BadInputError(
             path,
             f"results schema version {json.dumps(version)} is not supported "
-            f"(this build reads version {RESULTS_SCHEMA_VERSION})",
+            f"(this build reads versions {RESULTS_SCHEMA_OLDEST_VERSION} to {RESULTS_SCHEMA_VERSION})",
         )
     try:
         _fast_validator()(doc)

@@ -8,7 +8,15 @@ Only dedicated-memory keys are judged (cuda.free, nvml.<i>.used, dxgi.local.usag
 pdh.<x>.dedicated), one device at a time: the reserve is VRAM on each GPU. Shared-memory keys
 (dxgi.nonlocal.usage, pdh.<x>.shared: another budget) and the sum of nvml.<i>.used over the
 devices (N GPUs pay N times) are reported beside, never judged. Pageable runs are the control
-and are not judged. Against the band [lower, upper], with the interval ratio +- uncertainty:
+and are not judged.
+
+Capacity runs (docs/kinds.md) are the most direct evidence: capacity.loss is how much the
+largest cudaMalloc block on device 0 shrank once P bytes were pinned, i.e. dedicated memory the
+application can no longer have. Their rule result has key "capacity.loss": ratio = median loss /
+P (plan.size_bytes), uncertainty = one bisection resolution (params.resolution, default 2 MiB)
+/ P: both bisections err by less than one resolution in the same direction, so their difference
+by less than one. Probe costs a capacity run may carry are shown beside, not judged there (the
+filler moves them). Against the band [lower, upper], with the interval ratio +- uncertainty:
   VIOLATION      the whole interval is above upper: that reserve is not enough
   OVER-RESERVED  the whole interval is below lower; factor = lower / ratio
   OK             the whole interval is inside the band (the edges count as inside)
@@ -17,13 +25,14 @@ and are not judged. Against the band [lower, upper], with the interval ratio +- 
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
 from pinreport.errors import UsageError
 from pinreport.samples import describe_key, split_metric
+from pinreport.units import format_bytes
 
 RULE_KINDS = frozenset({"overhead", "capacity", "sweep"})
 CONTROL_API = "pageable"
@@ -31,6 +40,8 @@ HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
 _JUDGED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
 _NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
 NVML_SUM_KEY = "nvml.*.used (sum over devices)"
+CAPACITY_LOSS = "capacity.loss"
+DEFAULT_RESOLUTION = 2 * 1024**2
 
 
 class RuleVerdict(StrEnum):
@@ -167,6 +178,28 @@ def _result(
     )
 
 
+def capacity_resolution(plan: dict[str, Any]) -> int:
+    value = (plan.get("params") or {}).get("resolution", DEFAULT_RESOLUTION)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_RESOLUTION
+
+
+def capacity_result(run: dict[str, Any], band: Band | None) -> RuleResult | None:
+    """The rule on a capacity run's capacity.loss (module docstring); None when not measured."""
+    plan = run.get("plan", {})
+    m = run.get("metrics", {}).get(CAPACITY_LOSS)
+    if plan.get("kind") != "capacity" or not isinstance(m, dict) or m.get("unit") != "bytes":
+        return None
+    pinned = int(plan["size_bytes"])
+    step = capacity_resolution(plan)
+    if isinstance(m.get("granule"), int) and m["granule"] > step:
+        step = m["granule"]
+    control = plan.get("api") == CONTROL_API
+    cost = HeldCost(CAPACITY_LOSS, float(m["median"]), step)
+    r = _result(run, CAPACITY_LOSS, cost, pinned, None if control else band, "pageable: the control, not judged")
+    what = f"largest cudaMalloc block shrank by the loss; uncertainty one bisection step ({format_bytes(step)})"
+    return replace(r, reason=f"{what}; {r.reason}")
+
+
 def rule_results(run: dict[str, Any], band: Band) -> list[RuleResult]:
     """The rule's results for one run (empty when the rule does not apply to it)."""
     plan = run.get("plan", {})
@@ -174,13 +207,16 @@ def rule_results(run: dict[str, Any], band: Band) -> list[RuleResult]:
         return []
     pinned = pinned_bytes(plan)
     control = plan.get("api") == CONTROL_API
+    capacity = plan.get("kind") == "capacity"
     out = []
+    loss = capacity_result(run, band)
+    if loss is not None:
+        out.append(loss)
     costs = held_costs(run)
     for key in sorted(costs):
         if is_judged_key(key):
-            out.append(
-                _result(run, key, costs[key], pinned, None if control else band, "pageable: the control, not judged")
-            )
+            why = "capacity run: judged on capacity.loss" if capacity else "pageable: the control, not judged"
+            out.append(_result(run, key, costs[key], pinned, None if control or capacity else band, why))
         elif is_shared_key(key):
             out.append(_result(run, key, costs[key], pinned, None, "shared memory: another budget, not judged"))
     nvml = [costs[k] for k in costs if _NVML_USED.match(k)]

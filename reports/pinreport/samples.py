@@ -45,12 +45,20 @@ def split_metric(name: str) -> tuple[str, str] | None:
     return None
 
 
-def _reading(snapshot: dict[str, Any], key: str) -> int | None:
+def rebuildable(metric: str) -> bool:
+    """Whether the metric's per-repeat samples can be rebuilt from snapshots and timings
+    (cost.*, residual.*, time.*_ms). The scenario kinds' own metrics (capacity.*, churn.*, ...;
+    docs/kinds.md) are computed by the harness from snapshots and repeats[].data in ways this
+    module does not mirror: only their summaries are used (stats.compare_summaries)."""
+    return (metric.startswith("time.") and metric.endswith("_ms")) or split_metric(metric) is not None
+
+
+def reading(snapshot: dict[str, Any], key: str) -> int | None:
     value = snapshot.get("readings", {}).get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _cost(key: str, before: int, after: int) -> int | None:
+def cost_between(key: str, before: int, after: int) -> int | None:
     d = describe_key(key).direction
     if d == "usage":
         return after - before
@@ -84,10 +92,10 @@ def metric_samples(run: dict[str, Any], metric: str) -> list[float] | None:
             snaps.setdefault(s.get("label"), s)  # the first of a label, as the C++ side
         if BASELINE_LABEL not in snaps or label not in snaps:
             return None
-        before, after = _reading(snaps[BASELINE_LABEL], key), _reading(snaps[label], key)
+        before, after = reading(snaps[BASELINE_LABEL], key), reading(snaps[label], key)
         if before is None or after is None:
             return None
-        cost = _cost(key, before, after)
+        cost = cost_between(key, before, after)
         if cost is None:
             return None
         out.append(float(cost))

@@ -17,6 +17,14 @@ Time rule. The metric changed when the Mann-Whitney U p-value is below alpha (de
 and |delta| >= floor * |median(baseline)|, where for times the floor is at least the time floor
 (default 25%, measured: see DEFAULT_TIME_FLOOR); otherwise SAME.
 
+Summary rule (metrics of the scenario kinds, docs/kinds.md: the file holds their summaries
+but not their per-repeat values, so no rank test is possible). The byte rule on summaries: with
+the pooled baseline (n summed, min of the minima, max of the maxima, median = the median of the
+stored medians, exact for one stored file), the metric changed when |delta| >= step (the granule
+for bytes, 0 otherwise), |delta| >= floor * |median(baseline)| and the ranges are separated
+(min(current) > max(baseline) for a rise). Separation is stricter than the time rule: with 7
+repeats a side it is the one outcome whose Mann-Whitney p (0.00058) is smallest.
+
 A change is a REGRESSION when it goes the worse way (`higher_is_worse`), else an IMPROVEMENT.
 """
 
@@ -28,7 +36,7 @@ from enum import StrEnum
 import numpy as np
 from scipy import stats as scipy_stats
 
-from pinreport.units import format_bytes
+from pinreport.units import format_bytes, format_delta
 
 DEFAULT_ALPHA = 0.01
 DEFAULT_FLOOR = 0.05
@@ -165,4 +173,72 @@ def compare_times(
         return Comparison(Verdict.SAME, f"{moved}; p={p:.3g} but under the {floor:.0%} floor", **common)
     return Comparison(
         _direction(delta, higher_is_worse), f"{moved}; Mann-Whitney p={p:.3g} < alpha {alpha:g}", **common
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A metric's summary as the results file stores it (over the ok repeats)."""
+
+    n: int
+    median: float
+    min: float
+    max: float
+
+    @staticmethod
+    def of(metric: dict) -> "Summary":
+        return Summary(int(metric["n"]), float(metric["median"]), float(metric["min"]), float(metric["max"]))
+
+
+def pool_summaries(summaries: Sequence[Summary]) -> Summary:
+    """Several stored summaries as one baseline: n summed, extremes exact, median = the median of
+    the medians (exact for one summary; the pooled samples are not in the files)."""
+    if not summaries:
+        raise ValueError("pool of no summaries")
+    return Summary(
+        sum(s.n for s in summaries),
+        median([s.median for s in summaries]),
+        min(s.min for s in summaries),
+        max(s.max for s in summaries),
+    )
+
+
+def compare_summaries(
+    baseline: Sequence[Summary],
+    current: Summary,
+    step: float = 0.0,
+    *,
+    floor: float = DEFAULT_FLOOR,
+    min_repeats: int = DEFAULT_MIN_REPEATS,
+    higher_is_worse: bool = True,
+    unit: str = "bytes",
+) -> Comparison:
+    """The summary rule (module docstring)."""
+    n_base = sum(s.n for s in baseline)
+    if n_base == 0:
+        return Comparison(Verdict.NO_BASELINE, "no baseline samples", n_current=current.n)
+    base = pool_summaries(baseline)
+    common = dict(baseline_median=base.median, current_median=current.median, n_baseline=n_base, n_current=current.n)
+    if n_base < min_repeats or current.n < min_repeats:
+        return Comparison(
+            Verdict.AMBIGUOUS,
+            f"too few repeats: baseline {n_base}, current {current.n}, need {min_repeats} each",
+            **common,
+        )
+    delta = current.median - base.median
+    moved = f"median moved {format_delta(delta, unit)}"
+    of = "" if len(baseline) == 1 else f" (baseline: median of {len(baseline)} stored medians)"
+    if abs(delta) < step:
+        return Comparison(Verdict.SAME, f"{moved}, less than one step of {format_delta(step, unit)}{of}", **common)
+    if not _floor_met(delta, base.median, floor):
+        return Comparison(Verdict.SAME, f"{moved}, under the {floor:.0%} floor{of}", **common)
+    separated = current.min > base.max if delta > 0 else current.max < base.min
+    if not separated:
+        return Comparison(
+            Verdict.AMBIGUOUS, f"{moved} but the range overlaps the baseline's (summaries only){of}", **common
+        )
+    return Comparison(
+        _direction(delta, higher_is_worse),
+        f"{moved}; the whole range beyond the baseline's (summaries only){of}",
+        **common,
     )

@@ -38,3 +38,23 @@ def format_bytes(n: float) -> str:
         if n >= _UNITS[unit]:
             return f"{sign}{n / _UNITS[unit]:.2f} {unit}"
     return f"{sign}{n:.0f} B"
+
+
+def format_value(v: float, unit: str) -> str:
+    """A metric value in its unit (results metric units: bytes, ms, ratio, count)."""
+    if unit == "bytes":
+        return format_bytes(v)
+    if unit == "ratio":
+        return f"{v:.4g}"
+    if unit == "count":
+        return f"{v:g}"
+    return f"{v:.4g} {unit}".strip()
+
+
+def format_delta(v: float, unit: str) -> str:
+    """A signed change in the metric's unit."""
+    if unit == "bytes":
+        return format_bytes(v)
+    if unit in ("ratio", "count"):
+        return f"{v:+.4g}"
+    return f"{v:+.4g} {unit}".strip()

@@ -2,7 +2,12 @@
 
 results_doc() builds a complete, schema-valid results document whose runs carry exactly the
 per-repeat costs and timings asked for: the snapshots are made so that the harness's metric
-definitions (cost relative to after_context) give back those numbers.
+definitions (cost relative to after_context) give back those numbers. Documents are schema
+version 2 (plan.params, repeats[].data) unless schema_version=1 is asked for.
+
+kind_run() builds a run of a scenario kind (docs/kinds.md) from per-repeat metric values;
+churn_run() also writes the cycle snapshots the churn trace is drawn from; kinds_doc() is one
+document with a run of every kind.
 """
 
 import json
@@ -139,8 +144,20 @@ def results_doc(
     scenarios: list[dict[str, Any]] | None = None,
     complete: bool = True,
     replay_of: str | None = None,
+    schema_version: int = 2,
 ) -> dict[str, Any]:
-    """A complete results document around `runs` (see run_doc)."""
+    """A complete results document around `runs` (see run_doc); version 1 drops plan.params
+    and repeats[].data, version 2 adds empty ones where a run has none."""
+    for run in runs:
+        for r in run["repeats"]:
+            if schema_version >= 2:
+                r.setdefault("data", {})
+            else:
+                r.pop("data", None)
+        if schema_version >= 2:
+            run["plan"].setdefault("params", {})
+        else:
+            run["plan"].pop("params", None)
     env = {
         "platform": platform,
         "os": {
@@ -173,7 +190,7 @@ def results_doc(
     }
     doc = {
         "schema": "pinbench.results",
-        "schema_version": 1,
+        "schema_version": schema_version,
         "backend": "cuda",
         "replay": None,
         "tool": {"name": "pinbench", "version": "0.1.0"},
@@ -216,3 +233,235 @@ def add_to_store(root: Path, doc: dict[str, Any], namespace: str | None = None) 
 def write_json(path: Path, doc: dict[str, Any]) -> Path:
     path.write_text(json.dumps(doc, indent=1))
     return path
+
+
+# --- scenario kinds (schema version 2) ---------------------------------------------------------
+
+
+def _unit_of(name: str) -> str:
+    if name.endswith("_ms_per_transfer") or name.startswith("time."):
+        return "ms"
+    if name in ("capacity.read_ratio", "sweep.small_after_failure_ok", "register_window.time_ratio"):
+        return "ratio"
+    if name in ("capacity.pin_failed",) or name.startswith("sweep.steps."):
+        return "count"
+    return "bytes"
+
+
+def kind_run(
+    kind: str,
+    metrics: dict[str, list[float]],
+    params: dict[str, Any] | None = None,
+    scenario: str | None = None,
+    api: str = "cudaMallocHost",
+    size: int = 1 * GiB,
+    count: int = 1,
+    gpus: int = 1,
+    granules: dict[str, int | None] | None = None,
+    snapshots: list[list[dict[str, Any]]] | None = None,
+    data: list[dict[str, Any]] | None = None,
+    status: str = "ok",
+    reason: str = "",
+) -> dict[str, Any]:
+    """A run of `kind` whose metric `name` has the per-repeat values `metrics[name]` (unit from
+    the name as docs/kinds.md gives it; byte metrics get granule GRANULE unless `granules` says
+    otherwise). The run id ends with the params, as the harness writes axis parameters."""
+    params = dict(params or {})
+    granules = granules or {}
+    n = max([len(v) for v in metrics.values()] + [7 if status == "ok" else 1])
+    size_text = f"{size // GiB}GiB" if size % GiB == 0 else f"{size // MiB}MiB"
+    run_id = f"{scenario or kind}/{api}/{size_text}/x{count}/g{gpus}" + "".join(f"/{k}={v}" for k, v in params.items())
+    repeats = []
+    for i in range(n):
+        snaps = (
+            snapshots[i]
+            if snapshots
+            else [
+                {
+                    "label": "after_context",
+                    "t_ms": 0.0,
+                    "settle_ms": 1,
+                    "stable": True,
+                    "readings": {"cuda.free": 140 * GiB, "cuda.total": 141 * GiB},
+                }
+            ]
+        )
+        repeats.append(
+            {
+                "index": i,
+                "status": "ok",
+                "error": "",
+                "pid": 2000 + i,
+                "nonce": f"n-{run_id}-{i}",
+                "wall_ms": 900.0,
+                "parent_wait_ms": 0,
+                "parent_settled": True,
+                "timings_ms": {},
+                "snapshots": snaps,
+                "output_tail": "",
+                "data": data[i] if data else {},
+            }
+        )
+    out_metrics = {}
+    if status == "ok":
+        for name, values in metrics.items():
+            unit = _unit_of(name)
+            out_metrics[name] = _summary([float(v) for v in values], unit, granules.get(name, GRANULE))
+    else:
+        repeats = [] if status == "waived" else repeats
+        if repeats:
+            repeats[-1]["status"] = status
+            repeats[-1]["error"] = reason
+    return {
+        "id": run_id,
+        "plan": {
+            "id": run_id,
+            "scenario": scenario or kind,
+            "kind": kind,
+            "api": api,
+            "size_bytes": size,
+            "count": count,
+            "gpus": gpus,
+            "repeats": n,
+            "timeout_s": 120,
+            "driver_models": [],
+            "params": params,
+        },
+        "status": status,
+        "reason": reason if status != "ok" else "",
+        "repeats": repeats,
+        "metrics": out_metrics,
+    }
+
+
+def churn_run(
+    trace_mib: list[float],
+    final_mib: float,
+    settle: str = "settled",
+    key: str = "cuda.free",
+    repeats: int = 7,
+    size: int = 256 * MiB,
+) -> dict[str, Any]:
+    """A churn run whose every repeat has cost trace_mib[i] after cycle i+1 and final_mib after
+    the wait, as snapshots (cycle_<i>, final) and as the churn.* metrics."""
+    base = 140 * GiB
+
+    def snap(label: str, cost_mib: float, t: float) -> dict[str, Any]:
+        return {
+            "label": label,
+            "t_ms": t,
+            "settle_ms": 1,
+            "stable": True,
+            "readings": {key: base - int(cost_mib * MiB), "cuda.total": 141 * GiB},
+        }
+
+    snaps = [snap("after_context", 0, 0)]
+    snaps += [snap(f"cycle_{i + 1}", c, 10.0 * (i + 1)) for i, c in enumerate(trace_mib)]
+    snaps.append(snap("final", final_mib, 10.0 * (len(trace_mib) + 2)))
+    metrics = {
+        f"churn.creep.{key}": [(trace_mib[-1] - trace_mib[0]) * MiB] * repeats,
+        f"churn.max.{key}": [max(trace_mib) * MiB] * repeats,
+        f"churn.residual_after_wait.{key}": [final_mib * MiB] * repeats,
+    }
+    return kind_run(
+        "churn",
+        metrics,
+        {"settle": settle},
+        size=size,
+        snapshots=[[dict(s) for s in snaps] for _ in range(repeats)],
+    )
+
+
+def kinds_doc(**kw: Any) -> dict[str, Any]:
+    """A version 2 document with a run of every kind (numbers as in the tests' comments)."""
+    r7 = [0] * 7
+    runs = [
+        run_doc(costs={"cuda.free": [2 * MiB] * 7}),
+        # capacity: 1 GiB pinned, the largest block shrinks by 150 MiB (ratio 0.146)
+        kind_run(
+            "capacity",
+            {
+                "capacity.largest_without": [10 * GiB] * 7,
+                "capacity.largest_with": [10 * GiB - 150 * MiB] * 7,
+                "capacity.loss": [150 * MiB] * 7,
+                "capacity.loss_per_gib": [150 * MiB] * 7,
+                "capacity.read_ratio": [0.98] * 7,
+                "capacity.pin_failed": [0],
+            },
+            {"free_target": 12 * GiB},
+        ),
+        # size curve 64 MiB .. 256 MiB: 4, 8, 16 MiB on cuda.free
+        kind_run(
+            "sweep",
+            {
+                f"sweep.cost.{64 * MiB}.cuda.free": [4 * MiB] * 7,
+                f"sweep.cost.{128 * MiB}.cuda.free": [8 * MiB] * 7,
+                f"sweep.cost.{256 * MiB}.cuda.free": [16 * MiB] * 7,
+                "sweep.slope_per_gib.cuda.free": [64 * MiB] * 7,
+                "sweep.base.cuda.free": r7,
+            },
+            {"mode": "size_curve"},
+        ),
+        # 2 GPUs: 300 MiB on each
+        kind_run(
+            "multi_gpu",
+            {
+                "cost.after_first_use.nvml.0.used": [300 * MiB] * 7,
+                "cost.after_first_use.nvml.1.used": [300 * MiB] * 7,
+                "multi_gpu.cost_sum.nvml.used": [600 * MiB] * 7,
+                "multi_gpu.cost_per_device.nvml.used": [300 * MiB] * 7,
+            },
+            {"order": "after", "peer_access": "off"},
+            size=2 * GiB,
+            gpus=2,
+        ),
+        # per worker: 500 MiB context, 20 MiB pinned, at 1 and 4 workers
+        *[
+            kind_run(
+                "workers",
+                {
+                    "workers.context_per_worker.cuda.free": [500 * MiB] * 7,
+                    "workers.pinned_per_worker.cuda.free": [20 * MiB] * 7,
+                },
+                {"workers": w, "variant": "per_process"},
+                size=256 * MiB,
+            )
+            for w in (1, 4)
+        ],
+        churn_run([2, 4, 6, 8], 2),
+        kind_run(
+            "fragmentation",
+            {
+                "fragmentation.largest_before": [8 * GiB] * 7,
+                "fragmentation.largest_after": [7 * GiB] * 7,
+                "fragmentation.largest_loss": [1 * GiB] * 7,
+                "fragmentation.free_loss": [0] * 7,
+            },
+            {"cycles": 10},
+            size=256 * MiB,
+            count=4,
+        ),
+        *[
+            kind_run(
+                "shared",
+                {"shared.device_cost.cuda.free": [c * MiB] * 7, "shared.per_process_cost.cuda.free": [c / 2 * MiB] * 7},
+                {"processes": 2, "variant": v},
+                api="cudaHostRegister",
+                size=256 * MiB,
+            )
+            for v, c in (("shared", 60), ("private", 40))
+        ],
+        kind_run(
+            "register_window",
+            {
+                "register_window.peak.cuda.free": [4 * MiB] * 7,
+                "register_window.kept_ms_per_transfer": [2.0] * 7,
+                "register_window.windowed_ms_per_transfer": [5.0] * 7,
+                "register_window.time_ratio": [2.5] * 7,
+            },
+            {"transfers": 16},
+            api="cudaHostRegister",
+            size=256 * MiB,
+        ),
+    ]
+    return results_doc(runs, **kw)

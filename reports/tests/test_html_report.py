@@ -212,10 +212,11 @@ def test_not_measured_sections_are_named_not_faked(tmp_path):
     store, current = regression_store(tmp_path)
     ctx = report_of(store, current)
     charts = [m["chart"] for m in ctx["not_measured"]]
-    assert charts[0] == "multi-GPU per-device cost" and len(charts) == 4
-    assert ctx["bandwidth_charts"] == []
+    assert len(charts) == 8 and charts[2] == "multi-GPU per-device cost (claim 3)"
+    assert ctx["not_measured"][3]["why"] == "no 'workers' runs in this results file"
+    assert ctx["bandwidth_charts"] == [] and ctx["kind_sections"] == []
     html = render_html(ctx)
-    assert html.count("not measured in this run") == 4
+    assert html.count("not measured in this run") == 8
 
 
 # --- the brief's claims -----------------------------------------------------------------------

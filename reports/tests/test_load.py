@@ -1,7 +1,8 @@
 import json
+import re
 
 import pytest
-from builders import results_doc, run_doc, write_json
+from builders import kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 
 from pinreport.errors import BadInputError
@@ -23,11 +24,69 @@ def test_builder_documents_are_schema_valid(tmp_path):
 
 
 def test_other_version_names_file_and_versions():
+    # The C++ reader's message, word for word (harness/tests/cpu/results_json_test.cpp).
     with pytest.raises(BadInputError) as e:
-        load_results(HARNESS_FIXTURES / "version2.json")
+        load_results(HARNESS_FIXTURES / "version3.json")
     assert str(e.value) == (
-        f"{HARNESS_FIXTURES / 'version2.json'}: results schema version 2 is not supported (this build reads version 1)"
+        f"{HARNESS_FIXTURES / 'version3.json'}: results schema version 3 is not supported "
+        "(this build reads versions 1 to 2)"
     )
+
+
+@pytest.mark.parametrize("version", [0, 3, "2", True, None])
+def test_versions_outside_1_to_2_are_rejected(tmp_path, version):
+    doc = results_doc([run_doc()])
+    doc["schema_version"] = version
+    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 2\)"):
+        load_results(write_json(tmp_path / "r.json", doc))
+
+
+def test_version_1_loads_without_params_and_data(tmp_path):
+    doc = results_doc([run_doc()], schema_version=1)
+    assert "params" not in doc["runs"][0]["plan"] and "data" not in doc["runs"][0]["repeats"][0]
+    r = load_results(write_json(tmp_path / "r.json", doc))
+    assert r.doc["schema_version"] == 1 and r.runs[0]["plan"]["kind"] == "overhead"
+
+
+def test_version_2_loads_every_kind_with_params_and_data(tmp_path):
+    doc = kinds_doc()
+    doc["runs"][1]["repeats"][0]["data"] = {"pin_error": "", "filler_intact": True}
+    r = load_results(write_json(tmp_path / "r.json", doc))
+    assert r.doc["schema_version"] == 2
+    assert {run["plan"]["kind"] for run in r.runs} == {
+        "overhead",
+        "capacity",
+        "sweep",
+        "multi_gpu",
+        "workers",
+        "churn",
+        "fragmentation",
+        "shared",
+        "register_window",
+    }
+    assert r.runs[1]["plan"]["params"] == {"free_target": 12 * 1024**3}
+    assert r.runs[1]["metrics"]["capacity.read_ratio"]["unit"] == "ratio"
+    assert r.runs[1]["metrics"]["capacity.pin_failed"]["unit"] == "count"
+
+
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (lambda d: d["runs"][0]["plan"].__setitem__("params", []), "runs[0].plan.params"),
+        (lambda d: d["runs"][0]["repeats"][0].__setitem__("data", "x"), "runs[0].repeats[0].data"),
+        (lambda d: d["runs"][0]["metrics"]["capacity.loss"].__setitem__("unit", "percent"), "runs[0].metrics"),
+    ],
+)
+def test_version_2_params_data_and_units_are_checked(tmp_path, edit, where):
+    doc = results_doc([kind_run("capacity", {"capacity.loss": [1.0] * 7}, {"free_target": 1})])
+    edit(doc)
+    with pytest.raises(BadInputError, match=re.escape(where)):
+        load_results(write_json(tmp_path / "r.json", doc))
+
+
+def test_committed_version_1_results_still_load(repo_root):
+    r = load_results(repo_root / "results/h200-quick/results.json")
+    assert r.doc["schema_version"] == 1 and r.runs
 
 
 def test_not_results():

@@ -35,3 +35,12 @@ def test_bundled_json_schema_is_the_documented_one():
 
 def test_replay_note_matches_the_json_schema():
     assert f'"const": "{schema.REPLAY_NOTE}"' in schema.results_json_schema_text()
+
+
+def test_json_schema_accepts_exactly_the_readable_versions():
+    import json
+
+    text = json.loads(schema.results_json_schema_text())
+    versions = text["properties"]["schema_version"]["enum"]
+    assert versions == list(range(schema.RESULTS_SCHEMA_OLDEST_VERSION, schema.RESULTS_SCHEMA_VERSION + 1))
+    assert text["$defs"]["metric"]["properties"]["unit"]["enum"] == ["bytes", "ms", "ratio", "count"]

@@ -1,0 +1,235 @@
+"""The scenario kinds of results schema 2 (docs/kinds.md): which metrics are each kind's
+headline, and how a run's metric summaries read as table cells.
+
+Pure look-ups over results documents; html_report.py lays them out and brief_claims.py judges
+claims on them. `<key>` in a headline stands for a probe key: the table shows the dedicated key
+the report charts (cudaMemGetInfo first) and, beside it, DXGI non-local (shared memory, another
+budget) when the run has it. `<dev>` stands for every nvml.<i>.used key.
+"""
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pinreport.samples import cost_between, ok_repeats, reading
+from pinreport.units import format_value
+
+# In docs/kinds.md order; overhead is the cost/rule part of the report.
+KINDS = ("capacity", "sweep", "multi_gpu", "workers", "churn", "fragmentation", "shared", "register_window")
+
+TITLES = {
+    "capacity": "capacity: the largest cudaMalloc block with and without pinning (claims 10, 14)",
+    "sweep": "size and count sweeps, largest pinnable size (claims 2, 10)",
+    "multi_gpu": "multi-GPU per-device cost (claim 3)",
+    "workers": "worker scaling: context cost and pinned cost per worker (claim 11)",
+    "churn": "churn trace: allocate/free cycles (claim 8)",
+    "fragmentation": "fragmentation before / after churn (claim 8)",
+    "shared": "pinned memory shared between processes (claim 12)",
+    "register_window": "register window: kept vs registered per transfer (claim 5)",
+}
+
+HEADLINES: dict[str, tuple[str, ...]] = {
+    "capacity": (
+        "capacity.largest_without",
+        "capacity.largest_with",
+        "capacity.loss",
+        "capacity.loss_per_gib",
+        "capacity.read_ratio",
+        "capacity.pin_failed",
+    ),
+    "sweep": (
+        "sweep.slope_per_gib.<key>",
+        "sweep.base.<key>",
+        "sweep.steps.<key>",
+        "sweep.max_pinnable",
+        "sweep.small_after_failure_ok",
+    ),
+    "multi_gpu": (
+        "cost.after_first_use.<dev>",
+        "multi_gpu.cost_sum.nvml.used",
+        "multi_gpu.cost_per_device.nvml.used",
+    ),
+    "workers": (
+        "workers.context_per_worker.<key>",
+        "workers.pinned_per_worker.<key>",
+        "workers.framework_pinned_bytes",
+        "workers.framework_cost.<key>",
+    ),
+    "churn": ("churn.creep.<key>", "churn.max.<key>", "churn.residual_after_wait.<key>"),
+    "fragmentation": (
+        "fragmentation.largest_before",
+        "fragmentation.largest_after",
+        "fragmentation.largest_loss",
+        "fragmentation.free_loss",
+    ),
+    "shared": ("shared.device_cost.<key>", "shared.per_process_cost.<key>"),
+    "register_window": (
+        "register_window.peak.<key>",
+        "register_window.kept_ms_per_transfer",
+        "register_window.windowed_ms_per_transfer",
+        "register_window.time_ratio",
+    ),
+}
+
+_NVML_USED = re.compile(r"^nvml\.[0-9]+\.used$")
+_DEDICATED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
+SHARED_BESIDE = "dxgi.nonlocal.usage"
+
+
+def runs_of(doc: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [r for r in doc.get("runs", []) if r.get("plan", {}).get("kind") == kind]
+
+
+def kinds_present(doc: dict[str, Any]) -> set[str]:
+    return {r.get("plan", {}).get("kind") for r in doc.get("runs", [])}
+
+
+def keys_for(template: str, metric_names: Iterable[str]) -> set[str]:
+    """Probe keys that fill `<key>`/`<dev>` in `template` among the metric names."""
+    marker = "<key>" if "<key>" in template else "<dev>"
+    head, _, tail = template.partition(marker)
+    out = set()
+    for name in metric_names:
+        if name.startswith(head) and name.endswith(tail) and len(name) > len(head) + len(tail):
+            out.add(name[len(head) : len(name) - len(tail)])
+    return out
+
+
+def dedicated_headline(keys: Iterable[str]) -> str | None:
+    """cudaMemGetInfo, else the first dedicated-memory key (as the report's charts)."""
+    keys = set(keys)
+    if "cuda.free" in keys:
+        return "cuda.free"
+    dedicated = sorted(k for k in keys if _DEDICATED.match(k))
+    return dedicated[0] if dedicated else None
+
+
+def metric_columns(kind: str, runs: list[dict[str, Any]]) -> list[str]:
+    """The headline metric names of `kind` that at least one of `runs` has, in headline order."""
+    names = {m for r in runs for m in r.get("metrics", {})}
+    out = []
+    for template in HEADLINES.get(kind, ()):
+        if "<dev>" in template:
+            keys = sorted((k for k in keys_for(template, names) if _NVML_USED.match(k)), key=_device_order)
+            out.extend(template.replace("<dev>", k) for k in keys)
+        elif "<key>" in template:
+            keys = keys_for(template, names)
+            chosen = [k for k in (dedicated_headline(keys), SHARED_BESIDE if SHARED_BESIDE in keys else None) if k]
+            out.extend(template.replace("<key>", k) for k in chosen)
+        elif template in names:
+            out.append(template)
+    return out
+
+
+def _device_order(key: str) -> int:
+    return int(key.split(".")[1])
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str  # "150.00 MiB [148.00 MiB - 152.00 MiB]", or "not measured"
+    median: float | None
+    unit: str
+
+
+def cell(run: dict[str, Any], metric: str) -> Cell:
+    """Median and spread (min - max over the ok repeats) of one metric; "not measured" when the
+    run has no such metric (never 0)."""
+    m = run.get("metrics", {}).get(metric)
+    if not isinstance(m, dict):
+        return Cell("not measured", None, "")
+    unit = m.get("unit", "")
+    med = float(m["median"])
+    text = format_value(med, unit)
+    if m.get("min") != m.get("max"):
+        text += f" [{format_value(float(m['min']), unit)} - {format_value(float(m['max']), unit)}]"
+    return Cell(text, med, unit)
+
+
+def median_of(run: dict[str, Any], metric: str) -> float | None:
+    m = run.get("metrics", {}).get(metric)
+    return float(m["median"]) if isinstance(m, dict) and run.get("status") == "ok" else None
+
+
+def granule_of(doc: dict[str, Any], run: dict[str, Any], metric: str, key: str | None = None) -> float:
+    """The metric's granule, else the null control's granule of its probe key, else 0."""
+    m = run.get("metrics", {}).get(metric) or {}
+    g = m.get("granule")
+    if isinstance(g, (int, float)) and not isinstance(g, bool):
+        return float(g)
+    granules = ((doc.get("controls") or {}).get("granules")) or {}
+    g = granules.get(key) if key else None
+    return float(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else 0.0
+
+
+def params_text(run: dict[str, Any]) -> str:
+    params = run.get("plan", {}).get("params") or {}
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "(none)"
+
+
+def snapshot_trace(run: dict[str, Any], key: str, prefix: str = "cycle_") -> list[tuple[int, float]]:
+    """Per cycle i (snapshot label `<prefix><i>`), the median over the ok repeats of the cost on
+    `key` relative to the repeat's after_context snapshot; cycles missing anywhere are left out."""
+    per_cycle: dict[int, list[float]] = {}
+    repeats = ok_repeats(run)
+    for r in repeats:
+        snaps = {}
+        for s in r.get("snapshots", []):
+            snaps.setdefault(s.get("label"), s)
+        base = _snap_reading(snaps.get("after_context"), key)
+        if base is None:
+            return []
+        for label, s in snaps.items():
+            if not (isinstance(label, str) and label.startswith(prefix) and label[len(prefix) :].isdigit()):
+                continue
+            value = reading(s, key)
+            cost = cost_between(key, base, value) if value is not None else None
+            if cost is not None:
+                per_cycle.setdefault(int(label[len(prefix) :]), []).append(cost)
+    out = []
+    for i in sorted(per_cycle):
+        values = sorted(per_cycle[i])
+        if len(values) != len(repeats):
+            continue
+        mid = len(values) // 2
+        out.append((i, values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2))
+    return out
+
+
+def final_cost(run: dict[str, Any], key: str, label: str = "final") -> float | None:
+    """Median over the ok repeats of the cost at snapshot `label` (churn: after the final wait)."""
+    values = []
+    for r in ok_repeats(run):
+        snaps = {}
+        for s in r.get("snapshots", []):
+            snaps.setdefault(s.get("label"), s)
+        base, value = _snap_reading(snaps.get("after_context"), key), _snap_reading(snaps.get(label), key)
+        cost = cost_between(key, base, value) if base is not None and value is not None else None
+        if cost is None:
+            return None
+        values.append(cost)
+    if not values:
+        return None
+    values.sort()
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _snap_reading(snapshot: dict[str, Any] | None, key: str) -> int | None:
+    return reading(snapshot, key) if isinstance(snapshot, dict) else None
+
+
+_SWEEP_POINT = re.compile(r"^sweep\.cost\.(x?)([0-9]+)\.(.+)$")
+
+
+def sweep_points(run: dict[str, Any]) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """{(axis, key): [(x, median cost)]} from sweep.cost.<bytes>.<key> (axis "size") and
+    sweep.cost.x<k>.<key> (axis "count")."""
+    out: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for name, m in run.get("metrics", {}).items():
+        match = _SWEEP_POINT.match(name)
+        if match and isinstance(m, dict):
+            axis = "count" if match.group(1) else "size"
+            out.setdefault((axis, match.group(3)), []).append((float(match.group(2)), float(m["median"])))
+    return {k: sorted(v) for k, v in out.items()}
