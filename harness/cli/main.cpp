@@ -17,6 +17,7 @@
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
+#include "kinds/worker_group.hpp"
 #include "run/child.hpp"
 #include "run/repeat_runner.hpp"
 
@@ -171,6 +172,17 @@ int main(int argc, char** argv) {
     child_cmd->group("");
     child_cmd->add_option("--request", request_path)->required();
 
+    // internal: a worker process of the workers and shared kinds (kinds/worker_group.hpp)
+    std::string worker_api, worker_shared;
+    std::uint64_t worker_bytes = 0;
+    bool worker_no_cuda = false;
+    auto* worker_cmd = app.add_subcommand("__worker", "");
+    worker_cmd->group("");
+    worker_cmd->add_option("--api", worker_api)->required();
+    worker_cmd->add_option("--bytes", worker_bytes)->required();
+    worker_cmd->add_flag("--no-cuda", worker_no_cuda);
+    worker_cmd->add_option("--shared", worker_shared);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -184,6 +196,12 @@ int main(int argc, char** argv) {
 
     try {
         if (*child_cmd) return child_main(request_path);
+        if (*worker_cmd) {
+            std::string why;
+            const auto api = parse_api_variant(worker_api, &why);
+            if (!api) throw InputError("__worker --api: " + why);
+            return kinds::worker_main({*api, worker_bytes, !worker_no_cuda, worker_shared});
+        }
         if (*plan_cmd) {
             const ScenarioFile file = load_scenario_file(scenario_path);
             std::cout << describe(expand(file));

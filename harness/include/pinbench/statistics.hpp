@@ -22,6 +22,13 @@ double median(std::vector<double> samples);  // precondition: not empty
 // step of a probe. 0 values are ignored; returns cap when no non-zero value is given.
 long long observed_granule(const std::vector<long long>& values, long long cap);
 
+// Ordinary least squares y = intercept + slope * x. nullopt when fewer than two points or
+// every x is equal (no slope to speak of); sizes must match.
+struct LinearFit {
+    double slope = 0, intercept = 0;
+};
+std::optional<LinearFit> linear_fit(const std::vector<double>& x, const std::vector<double>& y);
+
 void to_json(nlohmann::json& j, const Summary& s);
 
 }  // namespace pinbench

@@ -51,8 +51,8 @@ MetricSummary metric_from(const JsonAt& at) {
     MetricSummary m;
     const JsonAt unit = at.field("unit");
     m.unit = unit.string();
-    if (m.unit != "bytes" && m.unit != "ms")
-        unit.fail("unknown unit '" + m.unit + "' (expected bytes or ms)");
+    if (m.unit != "bytes" && m.unit != "ms" && m.unit != "ratio" && m.unit != "count")
+        unit.fail("unknown unit '" + m.unit + "' (expected bytes, ms, ratio or count)");
     const JsonAt n = at.field("n");
     const std::int64_t count = n.integer();
     if (count < 0) n.fail("must not be negative");

@@ -1,5 +1,7 @@
 #include "pinbench/run_metrics.hpp"
 
+#include "results/kind_metrics.hpp"
+
 #include <array>
 #include <set>
 #include <vector>
@@ -95,6 +97,7 @@ std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, c
         if (samples.size() != ok.size()) continue;  // missing in a repeat: no metric, never a 0
         metrics["time." + name + "_ms"] = MetricSummary{"ms", *summarize(std::move(samples)), std::nullopt};
     }
+    add_kind_metrics(run, ok, granules, metrics);
     return metrics;
 }
 

@@ -67,4 +67,22 @@ void to_json(nlohmann::json& j, const Summary& s) {
     j = nlohmann::json{{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mad", s.mad}};
 }
 
+std::optional<LinearFit> linear_fit(const std::vector<double>& x, const std::vector<double>& y) {
+    if (x.size() != y.size() || x.size() < 2) return std::nullopt;
+    const double n = static_cast<double>(x.size());
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        mx += x[i] / n;
+        my += y[i] / n;
+    }
+    double sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    if (sxx == 0) return std::nullopt;
+    const double slope = sxy / sxx;
+    return LinearFit{slope, my - slope * mx};
+}
+
 }  // namespace pinbench

@@ -16,6 +16,8 @@
 #include "pinbench/plan.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/results.hpp"
+#include "kinds/kind_support.hpp"
+#include "kinds/measure.hpp"
 #include "run/environment.hpp"
 #include "run/measuring_probes.hpp"
 #include "run/protocol.hpp"
@@ -25,103 +27,15 @@
 namespace pinbench {
 namespace {
 
-double ms_between(SteadyClock::time_point a, SteadyClock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
+using kinds::Devices;
+using kinds::ms_between;
+using kinds::open_devices;
 
 // What a mode produces: the repeat's status, snapshots and timings, plus mode-specific data.
 struct Outcome {
     RepeatRecord record;
     nlohmann::json data = nlohmann::json::object();
 };
-
-struct Devices {
-    std::vector<int> ids;
-    std::vector<std::unique_ptr<DeviceContext>> contexts;
-    std::vector<std::unique_ptr<GpuUseWorkspace>> workspaces;
-
-    void synchronize() const {
-        for (const auto& c : contexts) c->synchronize();
-    }
-};
-
-// Contexts (and, when asked, GPU-use workspaces) on devices 0..n-1; device 0 ends current.
-Devices open_devices(int n, bool with_workspaces) {
-    Devices d;
-    for (int i = n - 1; i >= 0; --i) {
-        d.ids.insert(d.ids.begin(), i);
-        d.contexts.insert(d.contexts.begin(), std::make_unique<DeviceContext>(i));
-        if (with_workspaces) d.workspaces.insert(d.workspaces.begin(), std::make_unique<GpuUseWorkspace>());
-    }
-    return d;
-}
-
-std::string waive_reason_for_gpus(int wanted) {
-    std::string why;
-    const int have = cuda_device_count(&why);
-    if (have >= wanted) return {};
-    return "needs " + std::to_string(wanted) + " GPU(s), this machine has " + std::to_string(have) +
-           (why.empty() ? "" : " (" + why + ")");
-}
-
-Outcome run_overhead(const nlohmann::json& request, const Nvml* nvml) {
-    Outcome out;
-    const PlannedRun run = planned_run_from_json(request.at("run"));
-    if (auto why = waive_reason_for_gpus(run.gpus); !why.empty()) {
-        out.record.status = Status::waived;
-        out.record.error = why;
-        return out;
-    }
-    const auto start = SteadyClock::now();
-    auto t = SteadyClock::now();
-    Devices devices = open_devices(run.gpus, true);
-    out.record.timings_ms["context"] = ms_between(t, SteadyClock::now());
-    const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
-    devices.synchronize();
-    out.record.snapshots.push_back(settled_snapshot(probes, "after_context", start));
-
-    std::vector<std::unique_ptr<HostBuffer>> buffers;
-    t = SteadyClock::now();
-    try {
-        for (int i = 0; i < run.count; ++i) buffers.push_back(allocate_host_buffer(run.api, run.size));
-    } catch (const CudaError& e) {
-        if (!e.is_out_of_memory()) throw;
-        out.record.status = Status::waived;
-        out.record.error = std::string(e.what()) + " at buffer " + std::to_string(buffers.size() + 1) +
-                           " of " + std::to_string(run.count) + ": more than this machine can pin";
-        return out;
-    } catch (const std::bad_alloc&) {
-        out.record.status = Status::waived;
-        out.record.error = "host allocation failed at buffer " + std::to_string(buffers.size() + 1) +
-                           ": more memory than this machine has";
-        return out;
-    }
-    out.record.timings_ms["alloc"] = ms_between(t, SteadyClock::now());
-    // Separate the OS's first-touch time from the driver's pinning time.
-    double touch = 0;
-    for (const auto& b : buffers) touch += b->first_touch_ms();
-    out.record.timings_ms["first_touch"] = touch;
-    out.record.timings_ms["pin"] = out.record.timings_ms["alloc"] - touch;
-    devices.synchronize();
-    out.record.snapshots.push_back(settled_snapshot(probes, "after_alloc", start));
-
-    t = SteadyClock::now();
-    for (std::size_t d = 0; d < devices.contexts.size(); ++d) {
-        devices.contexts[d]->synchronize();  // makes device d current for its copies
-        for (const auto& b : buffers) first_gpu_use(*b, *devices.workspaces[d]);
-    }
-    out.record.timings_ms["first_use"] = ms_between(t, SteadyClock::now());
-    devices.contexts.front()->synchronize();
-    devices.synchronize();
-    out.record.snapshots.push_back(settled_snapshot(probes, "after_first_use", start));
-
-    t = SteadyClock::now();
-    buffers.clear();
-    out.record.timings_ms["free"] = ms_between(t, SteadyClock::now());
-    devices.synchronize();
-    out.record.snapshots.push_back(settled_snapshot(probes, "after_free", start));
-    return out;
-}
 
 Outcome run_null_control(const nlohmann::json& request, const Nvml* nvml) {
     Outcome out;
@@ -228,8 +142,8 @@ int child_main(const std::string& request_path) {
             const auto nvml = Nvml::open(&nvml_why);
             if (mode == child_mode::environment) {
                 outcome.data = collect_environment(nvml.get(), nvml_why, request.value("gpus", 1));
-            } else if (mode == child_mode::overhead) {
-                outcome = run_overhead(request, nvml.get());
+            } else if (mode == child_mode::measure) {
+                outcome.record = kinds::measure(planned_run_from_json(request.at("run")), nvml.get());
             } else if (mode == child_mode::null_control) {
                 outcome = run_null_control(request, nvml.get());
             } else if (mode == child_mode::positive_device || mode == child_mode::positive_host) {
@@ -241,6 +155,11 @@ int child_main(const std::string& request_path) {
                 return exit_code::bad_input;
             }
         }
+    } catch (const UnsupportedError& e) {
+        // The machine cannot do what the run asks (too few GPUs, an API the driver lacks,
+        // more than it can pin): WAIVED with the reason, never a 0.
+        outcome.record.status = Status::waived;
+        outcome.record.error = e.what();
     } catch (const std::exception& e) {
         // A CUDA error (or any other) ends this repeat as failed; the run goes on.
         outcome.record.status = Status::failed;

@@ -15,7 +15,7 @@ inline constexpr const char* child_protocol = "pinbench.child/1";
 // Modes of the child process.
 namespace child_mode {
 inline constexpr const char* environment = "environment";          // collect the environment record
-inline constexpr const char* overhead = "overhead";                // one repeat of an overhead run
+inline constexpr const char* measure = "measure";                  // one repeat of a planned run, by kind
 inline constexpr const char* null_control = "null_control";        // snapshots with nothing allocated
 inline constexpr const char* positive_device = "positive_device";  // cudaMalloc + touch S bytes
 inline constexpr const char* positive_host = "positive_host";      // pin S bytes (DXGI NON_LOCAL)

@@ -203,7 +203,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 wait = wait_for_device_level(*nvml, all_devices, baseline, options.controls.tolerance,
                                              options.device_wait_limit);
             }
-            nlohmann::json request = {{"mode", replay ? child_mode::replay : child_mode::overhead},
+            nlohmann::json request = {{"mode", replay ? child_mode::replay : child_mode::measure},
                                       {"run", to_json(planned)},
                                       {"run_id", planned.id},
                                       {"repeat", k}};

@@ -222,7 +222,7 @@ TEST(ResultsJson, WrongTypesNameTheirPath) {
     j = to_json(sample_doc());
     j["runs"][0]["metrics"]["time.alloc_ms"]["unit"] = "s";
     EXPECT_EQ(error_of(j),
-              "r.json: runs[0].metrics[\"time.alloc_ms\"].unit: unknown unit 's' (expected bytes or ms)");
+              "r.json: runs[0].metrics[\"time.alloc_ms\"].unit: unknown unit 's' (expected bytes, ms, ratio or count)");
 
     j = to_json(sample_doc());
     j["runs"][0]["repeats"][0]["pid"] = -1;

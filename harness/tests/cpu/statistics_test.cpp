@@ -112,5 +112,23 @@ TEST(SummaryJson, HasEveryField) {
     EXPECT_EQ(j, (nlohmann::json{{"n", 3}, {"median", 2.5}, {"min", 1.0}, {"max", 10.0}, {"mad", 0.5}}));
 }
 
+TEST(LinearFit, EdgeCasesAndHandComputedLine) {
+    EXPECT_FALSE(linear_fit({}, {}).has_value());
+    EXPECT_FALSE(linear_fit({1}, {5}).has_value());
+    EXPECT_FALSE(linear_fit({2, 2, 2}, {1, 2, 3}).has_value());  // no spread in x
+    EXPECT_FALSE(linear_fit({1, 2}, {1}).has_value());
+    // Two points: the line through them.
+    auto two = linear_fit({0, 4}, {2, 10});
+    ASSERT_TRUE(two.has_value());
+    EXPECT_DOUBLE_EQ(two->slope, 2.0);
+    EXPECT_DOUBLE_EQ(two->intercept, 2.0);
+    // x = 1,2,3; y = 2,3,7: mean x 2, mean y 4, sxy = (-1)(-2)+0+1*3 = 5, sxx = 2 -> slope 2.5,
+    // intercept 4 - 2.5*2 = -1.
+    auto three = linear_fit({1, 2, 3}, {2, 3, 7});
+    ASSERT_TRUE(three.has_value());
+    EXPECT_DOUBLE_EQ(three->slope, 2.5);
+    EXPECT_DOUBLE_EQ(three->intercept, -1.0);
+}
+
 }  // namespace
 }  // namespace pinbench

@@ -1,0 +1,141 @@
+// Largest allocatable block, read speed and a filler: the capacity questions of the CUDA core.
+#include "pinbench/device_capacity.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_handles.hpp"
+#include "cuda/kernels.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr unsigned char kFillByte = 0x5A;
+
+// A block that cudaMalloc gives and cudaMemset can touch; freed on scope exit.
+class TrialBlock {
+public:
+    explicit TrialBlock(std::uint64_t bytes) {
+        if (cudaMalloc(&ptr_, bytes) != cudaSuccess) {
+            (void)cudaGetLastError();  // out of memory is an answer, not a sticky error
+            ptr_ = nullptr;
+            return;
+        }
+        if (cudaMemset(ptr_, 0, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+            (void)cudaGetLastError();
+            cudaFree(ptr_);
+            ptr_ = nullptr;
+        }
+    }
+    ~TrialBlock() {
+        if (ptr_ != nullptr) cudaFree(ptr_);
+    }
+    TrialBlock(const TrialBlock&) = delete;
+    TrialBlock& operator=(const TrialBlock&) = delete;
+    void* get() const { return ptr_; }
+
+private:
+    void* ptr_ = nullptr;
+};
+
+// GB/s of the checksum kernel over [data, data + bytes): best of three, so a cold first pass
+// does not count.
+double read_gbps(const void* data, std::uint64_t bytes) {
+    cuda::Event start(true), stop(true);
+    unsigned long long* sum = nullptr;
+    PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
+    float best_ms = 0;
+    for (int i = 0; i < 3; ++i) {
+        PINBENCH_CUDA(cudaEventRecord(start.get(), nullptr));
+        PINBENCH_CUDA(cuda::launch_checksum(data, bytes, sum, nullptr));
+        PINBENCH_CUDA(cudaEventRecord(stop.get(), nullptr));
+        PINBENCH_CUDA(cudaEventSynchronize(stop.get()));
+        float ms = 0;
+        PINBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+        best_ms = i == 0 ? ms : std::min(best_ms, ms);
+    }
+    cudaFree(sum);
+    return best_ms > 0 ? static_cast<double>(bytes) / (best_ms * 1e6) : 0;
+}
+
+std::uint64_t free_now() {
+    std::size_t free = 0, total = 0;
+    PINBENCH_CUDA(cudaMemGetInfo(&free, &total));
+    return free;
+}
+
+}  // namespace
+
+BlockSearch largest_device_block(std::uint64_t upper, std::uint64_t resolution, bool measure_read) {
+    BlockSearch out;
+    std::uint64_t lo = 0, hi = upper / resolution + 1;  // in units of resolution: lo fits, hi does not
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        ++out.candidates;
+        if (TrialBlock(mid * resolution).get() != nullptr) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    out.largest = lo * resolution;
+    if (measure_read && out.largest > 0) {
+        TrialBlock block(out.largest);
+        if (block.get() != nullptr) out.read_gbps = read_gbps(block.get(), out.largest);
+    }
+    return out;
+}
+
+double device_read_gbps(std::uint64_t bytes) {
+    TrialBlock block(bytes);
+    if (block.get() == nullptr) cuda::check(cudaErrorMemoryAllocation, "cudaMalloc (read reference)");
+    return read_gbps(block.get(), bytes);
+}
+
+DeviceFiller::DeviceFiller(std::uint64_t free_target, std::uint64_t resolution) {
+    // Big chunks first, halving when one does not fit, until free is within resolution.
+    std::uint64_t free = free_now();
+    while (free > free_target + resolution) {
+        std::uint64_t chunk = (free - free_target) / resolution * resolution;
+        void* p = nullptr;
+        while (chunk >= resolution && cudaMalloc(&p, chunk) != cudaSuccess) {
+            (void)cudaGetLastError();
+            chunk = chunk / 2 / resolution * resolution;
+        }
+        if (chunk < resolution) break;
+        chunks_.emplace_back(p, chunk);
+        filled_ += chunk;
+        PINBENCH_CUDA(cudaMemset(p, kFillByte, chunk));
+        PINBENCH_CUDA(cudaDeviceSynchronize());
+        const std::uint64_t now = free_now();
+        if (now >= free) break;  // the driver did not take it from free memory: stop
+        free = now;
+    }
+    free_after_ = free_now();
+}
+
+DeviceFiller::~DeviceFiller() {
+    for (const auto& [p, n] : chunks_) cudaFree(p);
+}
+
+std::string DeviceFiller::intact() const {
+    unsigned long long* sum = nullptr;
+    PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
+    std::string problem;
+    for (std::size_t i = 0; i < chunks_.size() && problem.empty(); ++i) {
+        const auto [p, n] = chunks_[i];
+        PINBENCH_CUDA(cudaMemset(sum, 0, sizeof *sum));
+        PINBENCH_CUDA(cuda::launch_checksum(p, n, sum, nullptr));
+        unsigned long long got = 0;
+        PINBENCH_CUDA(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
+        // Every 32-bit word is 0x5A5A5A5A (chunks are multiples of the resolution, so of 4).
+        const unsigned long long expected = (n / 4) * 0x5A5A5A5AULL;
+        if (got != expected) problem = "filler chunk " + std::to_string(i) + " no longer holds its pattern";
+    }
+    cudaFree(sum);
+    return problem;
+}
+
+}  // namespace pinbench

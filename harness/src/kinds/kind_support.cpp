@@ -1,0 +1,126 @@
+#include "kinds/kind_support.hpp"
+
+#include <new>
+
+#include "pinbench/errors.hpp"
+#include "pinbench/platform_probes.hpp"
+#include "run/measuring_probes.hpp"
+
+namespace pinbench::kinds {
+
+double ms_between(SteadyClock::time_point a, SteadyClock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+void Devices::synchronize() const {
+    for (const auto& c : contexts) c->synchronize();
+    if (!contexts.empty()) contexts.front()->synchronize();  // device 0 current again
+}
+
+void Devices::open(int id, bool with_workspace) {
+    ids.push_back(id);
+    contexts.push_back(std::make_unique<DeviceContext>(id));
+    if (with_workspace) workspaces.push_back(std::make_unique<GpuUseWorkspace>());
+    if (contexts.size() > 1) contexts.front()->synchronize();
+}
+
+void Devices::use_everywhere(const std::vector<std::unique_ptr<HostBuffer>>& buffers) const {
+    for (std::size_t d = 0; d < contexts.size() && d < workspaces.size(); ++d) {
+        contexts[d]->synchronize();  // makes device d current for its copies
+        for (const auto& b : buffers) first_gpu_use(*b, *workspaces[d]);
+    }
+    synchronize();
+}
+
+void require_devices(int n) {
+    std::string why;
+    const int have = cuda_device_count(&why);
+    if (have < n) {
+        throw UnsupportedError("needs " + std::to_string(n) + " GPU(s), this machine has " +
+                               std::to_string(have) + (why.empty() ? "" : " (" + why + ")"));
+    }
+}
+
+Devices open_devices(int n, bool with_workspaces) {
+    require_devices(n);
+    Devices d;
+    for (int i = 0; i < n; ++i) d.open(i, with_workspaces);
+    d.synchronize();
+    return d;
+}
+
+ProbeSet all_device_probes(const Nvml* nvml) {
+    std::vector<int> nvml_devices{0};
+    if (nvml != nullptr) {
+        nvml_devices.clear();
+        for (unsigned i = 0; i < nvml->device_count(); ++i) nvml_devices.push_back(static_cast<int>(i));
+        if (nvml_devices.empty()) nvml_devices.push_back(0);
+    }
+    return make_measuring_probes(nvml_devices, nvml);
+}
+
+Snapshot immediate_snapshot(const ProbeSet& probes, std::string label, SteadyClock::time_point start) {
+    Snapshot s;
+    s.label = std::move(label);
+    s.readings = probes.read_all();
+    s.t_ms = ms_between(start, SteadyClock::now());
+    return s;
+}
+
+namespace {
+const nlohmann::json& param(const PlannedRun& run, const char* name) {
+    const auto it = run.params.find(name);
+    if (it == run.params.end()) {
+        throw InputError("run " + run.id + ": kind " + run.kind + " needs the parameter '" + name + "'");
+    }
+    return *it;
+}
+[[noreturn]] void mistyped(const PlannedRun& run, const char* name, const char* want) {
+    throw InputError("run " + run.id + ": parameter '" + name + "' must be " + want + ", got " +
+                     param(run, name).dump());
+}
+}  // namespace
+
+std::uint64_t param_bytes(const PlannedRun& run, const char* name) {
+    const auto& v = param(run, name);
+    if (!v.is_number_unsigned()) mistyped(run, name, "a size in bytes");
+    return v.get<std::uint64_t>();
+}
+int param_int(const PlannedRun& run, const char* name) {
+    const auto& v = param(run, name);
+    if (!v.is_number_integer()) mistyped(run, name, "an integer");
+    return v.get<int>();
+}
+double param_number(const PlannedRun& run, const char* name) {
+    const auto& v = param(run, name);
+    if (!v.is_number()) mistyped(run, name, "a number");
+    return v.get<double>();
+}
+std::string param_choice(const PlannedRun& run, const char* name) {
+    const auto& v = param(run, name);
+    if (!v.is_string()) mistyped(run, name, "a name");
+    return v.get<std::string>();
+}
+
+std::vector<std::unique_ptr<HostBuffer>> pin_buffers(ApiVariant api, std::uint64_t bytes, int count) {
+    std::vector<std::unique_ptr<HostBuffer>> buffers;
+    try {
+        for (int i = 0; i < count; ++i) buffers.push_back(allocate_host_buffer(api, bytes));
+    } catch (const CudaError& e) {
+        if (!e.is_out_of_memory()) throw;
+        throw UnsupportedError(std::string(e.what()) + " at buffer " + std::to_string(buffers.size() + 1) +
+                               " of " + std::to_string(count) + ": more than this machine can pin");
+    } catch (const std::bad_alloc&) {
+        throw UnsupportedError("host allocation failed at buffer " + std::to_string(buffers.size() + 1) +
+                               ": more memory than this machine has");
+    }
+    return buffers;
+}
+
+nlohmann::json backing_of(const std::vector<std::unique_ptr<HostBuffer>>& buffers) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& b : buffers) out.push_back(b->backing());
+    return out;
+}
+
+}  // namespace pinbench::kinds

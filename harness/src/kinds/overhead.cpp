@@ -1,0 +1,44 @@
+// overhead: GPU memory before, while holding and after freeing `count` host buffers
+// (brief experiments 1 and 5).
+#include "kinds/kind_support.hpp"
+#include "kinds/measure.hpp"
+#include "run/measuring_probes.hpp"
+
+namespace pinbench::kinds {
+
+RepeatRecord measure_overhead(const PlannedRun& run, const Nvml* nvml) {
+    RepeatRecord out;
+    const auto start = SteadyClock::now();
+    auto t = SteadyClock::now();
+    Devices devices = open_devices(run.gpus, true);
+    out.timings_ms["context"] = ms_between(t, SteadyClock::now());
+    const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
+    devices.synchronize();
+    out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
+
+    t = SteadyClock::now();
+    auto buffers = pin_buffers(run.api, run.size, run.count);
+    out.timings_ms["alloc"] = ms_between(t, SteadyClock::now());
+    // Separate the OS's first-touch time from the driver's pinning time.
+    double touch = 0;
+    for (const auto& b : buffers) touch += b->first_touch_ms();
+    out.timings_ms["first_touch"] = touch;
+    out.timings_ms["pin"] = out.timings_ms["alloc"] - touch;
+    out.data["backing"] = backing_of(buffers);
+    devices.synchronize();
+    out.snapshots.push_back(settled_snapshot(probes, "after_alloc", start));
+
+    t = SteadyClock::now();
+    devices.use_everywhere(buffers);
+    out.timings_ms["first_use"] = ms_between(t, SteadyClock::now());
+    out.snapshots.push_back(settled_snapshot(probes, "after_first_use", start));
+
+    t = SteadyClock::now();
+    buffers.clear();
+    out.timings_ms["free"] = ms_between(t, SteadyClock::now());
+    devices.synchronize();
+    out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    return out;
+}
+
+}  // namespace pinbench::kinds

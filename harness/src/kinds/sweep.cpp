@@ -1,0 +1,146 @@
+// sweep: the cost as a curve over size or over the number of buffers held, and the largest
+// size an api can pin (brief experiment 2; docs/kinds.md).
+#include <cmath>
+#include <new>
+
+#include "kinds/kind_support.hpp"
+#include "kinds/measure.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/units.hpp"
+
+namespace pinbench::kinds {
+namespace {
+
+std::vector<std::uint64_t> curve_sizes(const PlannedRun& run) {
+    const std::uint64_t first = param_bytes(run, "start");
+    const std::uint64_t last = param_bytes(run, "stop");
+    std::vector<std::uint64_t> sizes;
+    const bool by_step = run.params.contains("step") && !run.params["step"].is_null();
+    const std::uint64_t step = by_step ? param_bytes(run, "step") : 0;
+    const double factor = by_step ? 0 : param_number(run, "factor");
+    for (std::uint64_t s = first; s <= last && sizes.size() < 4096;) {
+        sizes.push_back(s);
+        const std::uint64_t next = by_step ? s + step : static_cast<std::uint64_t>(std::ceil(s * factor));
+        if (next <= s) break;
+        s = next;
+    }
+    return sizes;
+}
+
+void size_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes, SteadyClock::time_point start,
+                RepeatRecord& out) {
+    nlohmann::json points = nlohmann::json::array();
+    for (std::uint64_t size : curve_sizes(run)) {
+        auto buffers = pin_buffers(run.api, size, 1);
+        devices.use_everywhere(buffers);
+        out.snapshots.push_back(settled_snapshot(probes, "size_" + std::to_string(size), start));
+        buffers.clear();
+        devices.synchronize();
+        out.snapshots.push_back(settled_snapshot(probes, "freed_" + std::to_string(size), start));
+        points.push_back(size);
+    }
+    out.data["sizes"] = points;
+}
+
+void count_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes, SteadyClock::time_point start,
+                 RepeatRecord& out) {
+    const int k_max = param_int(run, "max_count");
+    std::vector<std::unique_ptr<HostBuffer>> held;
+    for (int k = 1; k <= k_max; ++k) {
+        auto one = pin_buffers(run.api, run.size, 1);
+        devices.use_everywhere(one);
+        held.push_back(std::move(one.front()));
+        out.snapshots.push_back(settled_snapshot(probes, "count_" + std::to_string(k), start));
+    }
+    held.clear();
+    devices.synchronize();
+    out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    out.data["max_count"] = k_max;
+}
+
+// Pins `bytes` and copies one chunk from it; the error text when that fails.
+std::string try_pin(ApiVariant api, std::uint64_t bytes, Devices& devices) {
+    try {
+        auto b = allocate_host_buffer(api, bytes);
+        // Usable, not just returned: the GPU copies from its start.
+        std::vector<std::unique_ptr<HostBuffer>> one;
+        one.push_back(std::move(b));
+        devices.use_everywhere(one);
+        return {};
+    } catch (const CudaError& e) {
+        return e.what();
+    } catch (const std::bad_alloc&) {
+        return "host allocation failed (std::bad_alloc)";
+    }
+}
+
+void max_pinnable(const PlannedRun& run, Devices& devices, RepeatRecord& out) {
+    const std::uint64_t cap = param_bytes(run, "cap");
+    const double limit_s = param_number(run, "time_limit_s");
+    const std::uint64_t unit = 64ull << 20;
+    const auto t0 = SteadyClock::now();
+    nlohmann::json tried = nlohmann::json::array();
+    std::string stopped_by;
+    std::uint64_t lo = 0, hi = cap / unit + 1;  // units of 64 MiB: lo pins, hi does not
+    // The cap first: on most machines it simply pins, and the search is over.
+    std::string err = try_pin(run.api, cap, devices);
+    tried.push_back({{"bytes", cap}, {"error", err}});
+    if (err.empty()) {
+        lo = hi - 1;
+    } else {
+        stopped_by = err;
+        hi = cap / unit;
+    }
+    bool timed_out = false;
+    while (hi - lo > 1) {
+        if (ms_between(t0, SteadyClock::now()) > limit_s * 1000) {
+            timed_out = true;
+            break;
+        }
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        err = try_pin(run.api, mid * unit, devices);
+        tried.push_back({{"bytes", mid * unit}, {"error", err}});
+        if (err.empty()) {
+            lo = mid;
+        } else {
+            hi = mid;
+            stopped_by = err;
+        }
+    }
+    const std::uint64_t best = err.empty() && lo == cap / unit ? cap : lo * unit;
+    out.data["max_pinnable"] = std::min(best, cap);
+    out.data["capped"] = stopped_by.empty();
+    out.data["timed_out"] = timed_out;
+    out.data["stopped_by"] = stopped_by;
+    out.data["tried"] = tried;
+    // Practitioners report that on Windows one failed pin breaks later pins in the process.
+    if (!stopped_by.empty()) {
+        const std::string small = try_pin(run.api, unit, devices);
+        out.data["small_after_failure"] = {{"bytes", unit}, {"ok", small.empty()}, {"error", small}};
+    }
+}
+
+}  // namespace
+
+RepeatRecord measure_sweep(const PlannedRun& run, const Nvml* nvml) {
+    const std::string mode = param_choice(run, "mode");
+    RepeatRecord out;
+    const auto start = SteadyClock::now();
+    Devices devices = open_devices(run.gpus, true);
+    const ProbeSet probes = all_device_probes(nvml);
+    out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
+    out.data["mode"] = mode;
+    if (mode == "size_curve") {
+        size_curve(run, devices, probes, start, out);
+    } else if (mode == "count_curve") {
+        count_curve(run, devices, probes, start, out);
+    } else if (mode == "max_pinnable") {
+        max_pinnable(run, devices, out);
+        out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    } else {
+        throw InputError("run " + run.id + ": unknown sweep mode '" + mode + "'");
+    }
+    return out;
+}
+
+}  // namespace pinbench::kinds

@@ -1,0 +1,77 @@
+// workers: DataLoader-style worker processes (brief claim 11). per_process: every worker has
+// its own context and pins its own buffer, and the context's cost is measured apart from the
+// pinned cost. framework: one process pins prefetch_factor x N batches through a caching
+// host allocator (as PyTorch does) while N producers without CUDA make the data.
+#include <cstring>
+
+#include "kinds/kind_support.hpp"
+#include "kinds/measure.hpp"
+#include "kinds/worker_group.hpp"
+#include "pinbench/transfers.hpp"
+#include "run/caching_host_allocator.hpp"
+
+namespace pinbench::kinds {
+namespace {
+
+std::chrono::milliseconds step_timeout(const PlannedRun& run) {
+    return std::chrono::milliseconds(static_cast<long long>(run.timeout_s * 1000 / 2));
+}
+
+void per_process(const PlannedRun& run, int n, const ProbeSet& probes, SteadyClock::time_point start,
+                 RepeatRecord& out) {
+    auto t = SteadyClock::now();
+    WorkerGroup group(n, WorkerSpec{run.api, run.size, true, {}}, step_timeout(run));
+    out.timings_ms["contexts"] = ms_between(t, SteadyClock::now());
+    out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
+    t = SteadyClock::now();
+    group.pin_all();
+    out.timings_ms["pin"] = ms_between(t, SteadyClock::now());
+    out.snapshots.push_back(settled_snapshot(probes, "pinned", start));
+    group.release_all();
+}
+
+void framework(const PlannedRun& run, int n, Devices& devices, const ProbeSet& probes,
+               SteadyClock::time_point start, RepeatRecord& out) {
+    const int prefetch = param_int(run, "prefetch_factor");
+    WorkerGroup producers(n, WorkerSpec{run.api, run.size, false, {}}, step_timeout(run));
+    out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
+    CachingHostAllocator cache(
+        [&](std::size_t bytes) { return std::move(pin_buffers(run.api, bytes, 1).front()); });
+    std::vector<CachingHostAllocator::Block> in_flight;
+    for (int i = 0; i < prefetch * n; ++i) in_flight.push_back(cache.acquire(run.size));
+    for (const auto& b : in_flight) {
+        std::memset(b.data(), 0x42, run.size);  // the batch arrives from a producer
+        (void)timed_h2d_copy_ms(b.data(), run.size, *devices.workspaces.front());
+    }
+    devices.synchronize();
+    out.snapshots.push_back(settled_snapshot(probes, "pinned", start));
+    out.data["batches_in_flight"] = prefetch * n;
+    out.data["framework_pinned_bytes"] = cache.pinned_bytes();
+    out.data["framework_allocations"] = cache.allocations();
+    for (auto& b : in_flight) cache.release(std::move(b));
+    in_flight.clear();
+    producers.release_all();
+}
+
+}  // namespace
+
+RepeatRecord measure_workers(const PlannedRun& run, const Nvml* nvml) {
+    const int n = param_int(run, "workers");
+    const std::string variant = param_choice(run, "variant");
+    RepeatRecord out;
+    const auto start = SteadyClock::now();
+    Devices devices = open_devices(1, true);
+    const ProbeSet probes = all_device_probes(nvml);
+    out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
+    out.data = {{"workers", n}, {"variant", variant}};
+    if (variant == "per_process") {
+        per_process(run, n, probes, start, out);
+    } else {
+        framework(run, n, devices, probes, start, out);
+    }
+    devices.synchronize();
+    out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
+    return out;
+}
+
+}  // namespace pinbench::kinds
