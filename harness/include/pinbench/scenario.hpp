@@ -1,5 +1,5 @@
-// Scenario files (scenarios/*.yaml, schema version 1): a declarative list of experiments.
-// Format: docs/scenario-format.md and scenarios/schema.json.
+// Scenario files (scenarios/*.yaml, schema version 2; version 1 is still read): a declarative
+// list of experiments. Format: docs/scenario-format.md, docs/kinds.md and scenarios/schema.json.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace pinbench {
 
-inline constexpr int scenario_schema_version = 1;
+inline constexpr int scenario_schema_version = 2;  // the newest version; 1 is read too
 
 struct SourceLocation {
     std::string file;
@@ -21,7 +21,7 @@ struct SourceLocation {
 
 struct Scenario {
     std::string name;
-    std::string kind;                  // "overhead" (more kinds in later versions)
+    std::string kind;                  // "overhead", "capacity", ... (docs/kinds.md)
     std::vector<ApiVariant> apis;      // one or more
     std::vector<std::uint64_t> sizes;  // bytes, one or more
     std::vector<int> counts{1};        // buffers held at once
@@ -30,6 +30,10 @@ struct Scenario {
     std::vector<std::string> driver_models;  // empty: every model; else "WDDM", "TCC", "MCDM", "linux"
     nlohmann::json expect = nlohmann::json::object();  // per driver model, checked by the verdict stage
     double timeout_s = 120;                            // per repeat
+    // The kind's parameters (docs/kinds.md), defaults filled in: an axis parameter as a list of
+    // its values, any other as one value (sizes as integer bytes, choices as strings). Only the
+    // parameters that apply (a sweep's mode decides which); {} for `overhead`.
+    nlohmann::json params = nlohmann::json::object();
     SourceLocation where;
     std::string description;  // optional free text from the file
 };
@@ -41,8 +45,9 @@ struct ScenarioFile {
 };
 
 // Parses and validates a scenario file. Throws InputError ("FILE:LINE:COL: message") on YAML
-// syntax errors, unknown keys, unknown apis or flags, bad units, zero/negative values,
-// duplicate names and unsupported schema versions. Machine-dependent limits are not checked.
+// syntax errors, unknown keys, kinds or parameters, unknown apis or flags, bad units, values out
+// of range, duplicate names and unsupported schema versions. Machine-dependent limits are not
+// checked.
 ScenarioFile load_scenario_file(const std::string& path);
 ScenarioFile parse_scenario_text(const std::string& text, const std::string& path_for_messages);
 

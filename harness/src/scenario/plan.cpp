@@ -10,6 +10,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/units.hpp"
+#include "scenario/kinds.hpp"
 
 namespace pinbench {
 namespace {
@@ -17,6 +18,56 @@ namespace {
 std::string run_id(const Scenario& s, ApiVariant api, std::uint64_t size, int count, int gpus) {
     return s.name + "/" + to_string(api) + "/" + size_label(size) + "/x" + std::to_string(count) + "/g" +
            std::to_string(gpus);
+}
+
+// One combination of a scenario's axis parameters: its id suffix and the run's params.
+struct AxisPoint {
+    std::string suffix;  // "/workers=4/variant=per_process"
+    nlohmann::json params = nlohmann::json::object();
+};
+
+// The axis parameters multiplied out in table order (the last varies fastest), each point then
+// given the scenario's other parameters that apply to it. One point with no suffix and {} for a
+// kind without parameters.
+std::vector<AxisPoint> axis_points(const Scenario& s) {
+    std::vector<AxisPoint> points(1);
+    const KindSpec* kind = find_kind(s.kind);
+    if (kind == nullptr) {
+        return points;
+    }
+    for (const ParamSpec& p : kind->params) {
+        const auto values = s.params.find(std::string(p.name));
+        if (!p.axis || values == s.params.end()) {
+            continue;
+        }
+        const nlohmann::json list = values->is_array() ? *values : nlohmann::json::array({*values});
+        std::vector<AxisPoint> next;
+        for (const AxisPoint& point : points) {
+            for (const nlohmann::json& v : list) {
+                AxisPoint more = point;
+                more.suffix += "/" + std::string(p.name) + "=" + param_label(p, v);
+                more.params[std::string(p.name)] = v;
+                next.push_back(std::move(more));
+            }
+        }
+        points = std::move(next);
+    }
+    for (AxisPoint& point : points) {
+        for (const ParamSpec& p : kind->params) {
+            const auto value = s.params.find(std::string(p.name));
+            if (!p.axis && value != s.params.end()) {
+                point.params[std::string(p.name)] = *value;
+            }
+        }
+        // A parameter whose condition names an axis applies only to the points that have it
+        // (workers' prefetch_factor: variant framework only).
+        for (const ParamSpec& p : kind->params) {
+            if (!applies(p.when, point.params)) {
+                point.params.erase(std::string(p.name));
+            }
+        }
+    }
+    return points;
 }
 
 std::string format_seconds(double s) {
@@ -66,22 +117,26 @@ Plan expand(const ScenarioFile& file) {
     Plan plan;
     plan.source = file.path;
     for (const Scenario& s : file.scenarios) {
+        const std::vector<AxisPoint> points = axis_points(s);
         for (const ApiVariant& api : s.apis) {
             for (std::uint64_t size : s.sizes) {
                 for (int count : s.counts) {
                     for (int gpus : s.gpus) {
-                        PlannedRun run;
-                        run.id = run_id(s, api, size, count, gpus);
-                        run.scenario = s.name;
-                        run.kind = s.kind;
-                        run.api = api;
-                        run.size = size;
-                        run.count = count;
-                        run.gpus = gpus;
-                        run.repeats = s.repeats;
-                        run.timeout_s = s.timeout_s;
-                        run.driver_models = s.driver_models;
-                        plan.runs.push_back(std::move(run));
+                        for (const AxisPoint& point : points) {
+                            PlannedRun run;
+                            run.id = run_id(s, api, size, count, gpus) + point.suffix;
+                            run.scenario = s.name;
+                            run.kind = s.kind;
+                            run.api = api;
+                            run.size = size;
+                            run.count = count;
+                            run.gpus = gpus;
+                            run.repeats = s.repeats;
+                            run.timeout_s = s.timeout_s;
+                            run.driver_models = s.driver_models;
+                            run.params = point.params;
+                            plan.runs.push_back(std::move(run));
+                        }
                     }
                 }
             }
@@ -105,8 +160,9 @@ std::string describe(const Plan& plan) {
         if (models.empty()) {
             models = "any";
         }
+        // "repeats" right after the id: ci/tests/test_workflows.py reads the lines that way.
         out << r.id << std::string(width - r.id.size() + 2, ' ') << "repeats " << r.repeats << "  timeout "
-            << format_seconds(r.timeout_s) << " s  driver models " << models << '\n';
+            << format_seconds(r.timeout_s) << " s  kind " << r.kind << "  driver models " << models << '\n';
         repeats += r.repeats;
     }
     out << plan.runs.size() << (plan.runs.size() == 1 ? " run, " : " runs, ") << repeats

@@ -1,5 +1,6 @@
-// Scenario files, schema version 1 (docs/scenario-format.md). Every rejection is an InputError
-// located at the offending node, so a user can jump straight to it.
+// Scenario files, schema versions 1 and 2 (docs/scenario-format.md; the kinds and their
+// parameters in docs/kinds.md and scenario/kinds.cpp). Every rejection is an InputError located at
+// the offending node, so a user can jump straight to it.
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -19,26 +20,27 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/units.hpp"
+#include "scenario/kinds.hpp"
 
 namespace pinbench {
 namespace {
 
 constexpr std::array<std::string_view, 3> kTopKeys{"schema_version", "defaults", "scenarios"};
-constexpr std::array<std::string_view, 11> kScenarioKeys{
-    "name", "kind",    "description", "api",           "size",  "count",
-    "gpus", "repeats", "timeout_s",   "driver_models", "expect"};
+constexpr std::array<std::string_view, 12> kScenarioKeys{
+    "name", "kind",    "description", "api",           "size",   "count",
+    "gpus", "repeats", "timeout_s",   "driver_models", "expect", "params"};
 constexpr std::array<std::string_view, 4> kDriverModels{"WDDM", "TCC", "MCDM", "linux"};
 constexpr std::array<std::string_view, 3> kExpectKeys{"max_overhead_ratio", "min_overhead_ratio",
                                                       "max_overhead_bytes"};
-constexpr std::string_view kKinds = "overhead";
+constexpr int kOldestSchemaVersion = 1;  // only kind overhead, no params
 
-template <std::size_t N>
-bool contains(const std::array<std::string_view, N>& names, std::string_view name) {
+template <typename Names>
+bool contains(const Names& names, std::string_view name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-template <std::size_t N>
-std::string join(const std::array<std::string_view, N>& names) {
+template <typename Names>
+std::string join(const Names& names) {
     std::string out;
     for (std::string_view n : names) {
         out += (out.empty() ? "" : ", ") + std::string(n);
@@ -47,6 +49,12 @@ std::string join(const std::array<std::string_view, N>& names) {
 }
 
 std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+std::string format_number(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
 
 // Edit distance, for "did you mean" hints on misspelt keys.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -66,16 +74,56 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-template <std::size_t N>
-std::string unknown_key_message(std::string_view key, const std::array<std::string_view, N>& known,
-                                std::string_view where) {
-    std::string msg = "unknown key " + in_quotes(key) + std::string(where);
+// "did you mean" for a close name, else the list of what is known.
+template <typename Names>
+std::string suggestion(std::string_view name, const Names& known, std::string_view what) {
     for (std::string_view k : known) {
-        if (edit_distance(key, k) <= 2) {
-            return msg + "; did you mean " + in_quotes(k) + "?";
+        if (edit_distance(name, k) <= 2) {
+            return "; did you mean " + in_quotes(k) + "?";
         }
     }
-    return msg + " (keys: " + join(known) + ")";
+    return " (" + std::string(what) + ": " + join(known) + ")";
+}
+
+template <typename Names>
+std::string unknown_key_message(std::string_view key, const Names& known, std::string_view where) {
+    return "unknown key " + in_quotes(key) + std::string(where) + suggestion(key, known, "keys");
+}
+
+std::vector<std::string_view> kind_names() {
+    std::vector<std::string_view> out;
+    for (const KindSpec& k : kind_specs()) {
+        out.push_back(k.name);
+    }
+    return out;
+}
+
+std::string unknown_param_message(std::string_view name, const KindSpec& kind) {
+    std::string msg = "unknown parameter " + in_quotes(name) + " for kind " + in_quotes(kind.name);
+    if (kind.params.empty()) {
+        msg += ", which has no parameters";
+    } else {
+        std::vector<std::string_view> names;
+        for (const ParamSpec& p : kind.params) {
+            names.push_back(p.name);
+        }
+        const std::string hint = suggestion(name, names, "parameters");
+        if (hint.rfind("; did you mean", 0) == 0) {
+            return msg + hint;
+        }
+        msg += hint;
+    }
+    std::vector<std::string_view> owners;  // a parameter of another kind, named in the wrong place
+    for (const KindSpec& k : kind_specs()) {
+        if (find_param(k, name) != nullptr) {
+            owners.push_back(k.name);
+        }
+    }
+    if (!owners.empty()) {
+        msg += "; " + in_quotes(name) + " is a parameter of kind" + (owners.size() > 1 ? "s " : " ") +
+               join(owners);
+    }
+    return msg;
 }
 
 // A mapping entry. Errors about a missing value point at the key: yaml-cpp marks an empty value
@@ -110,6 +158,9 @@ struct Draft {
     YAML::Mark name_mark;
     std::set<std::string> given;
     std::map<std::string, YAML::Mark> expect_marks;
+    std::vector<YAML::Mark> api_marks;  // one per entry of s.apis
+    YAML::Mark size_mark;               // the `size` key
+    std::optional<Field> params;        // read once the kind is known (it may come later or from defaults)
 };
 
 class Reader {
@@ -121,7 +172,7 @@ public:
         throw InputError(path_, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1, message);
     }
 
-    ScenarioFile read(const std::string& text) const {
+    ScenarioFile read(const std::string& text) {
         std::vector<YAML::Node> docs;
         try {
             docs = YAML::LoadAll(text);
@@ -129,7 +180,8 @@ public:
             fail(e.mark, "YAML syntax error: " + e.msg);
         }
         if (docs.empty()) {
-            fail(YAML::Mark(), "the file is empty; expected 'schema_version: 1' and 'scenarios'");
+            fail(YAML::Mark(), "the file is empty; expected 'schema_version: " +
+                                   std::to_string(scenario_schema_version) + "' and 'scenarios'");
         }
         if (docs.size() > 1) {
             fail(docs[1].Mark(), "more than one YAML document; a scenario file holds one");
@@ -143,14 +195,15 @@ public:
         // The version first: a newer file's keys are better explained by its version than as unknown.
         const Field* version = find(fields, "schema_version");
         if (version == nullptr) {
-            fail(root.Mark(), "missing required key 'schema_version' (this pinbench reads version 1)");
+            fail(root.Mark(),
+                 "missing required key 'schema_version' (this pinbench reads " + versions_read() + ")");
         }
         const int v = integer(*version, "schema_version", std::numeric_limits<int>::min());
-        if (v != scenario_schema_version) {
+        if (v < kOldestSchemaVersion || v > scenario_schema_version) {
             fail(version->value_mark(), "unsupported schema_version " + std::to_string(v) +
-                                            " (this pinbench reads version " +
-                                            std::to_string(scenario_schema_version) + ")");
+                                            " (this pinbench reads " + versions_read() + ")");
         }
+        version_ = v;
         for (const Field& f : fields) {
             if (!contains(kTopKeys, f.key)) {
                 fail(f.key_node.Mark(), unknown_key_message(f.key, kTopKeys, " at the top level"));
@@ -201,6 +254,13 @@ public:
 
 private:
     std::string path_;
+    int version_ = scenario_schema_version;  // of the file being read
+
+    static std::string versions_read() {
+        return "versions " + std::to_string(kOldestSchemaVersion) +
+               (scenario_schema_version - kOldestSchemaVersion == 1 ? " and " : " to ") +
+               std::to_string(scenario_schema_version);
+    }
 
     std::vector<Field> fields_of(const YAML::Node& map) const {
         std::vector<Field> fields;
@@ -325,14 +385,17 @@ private:
         }
         Draft d = defaults;
         d.s.where = SourceLocation{path_, item.Mark().line + 1, item.Mark().column + 1};
+        std::set<std::string> own;  // keys the scenario sets itself, not through defaults
         for (const Field& f : fields_of(item)) {
             apply(d, f, " in scenario");
+            own.insert(f.key);
         }
-        for (std::string_view key : {"name", "kind", "api", "size"}) {
+        for (std::string_view key : {"name", "kind", "api"}) {
             if (d.given.count(std::string(key)) == 0) {
                 fail(item.Mark(), "missing required key " + in_quotes(key) + " in scenario");
             }
         }
+        read_params(d, item.Mark(), own.count("size") != 0);
         if (!d.s.driver_models.empty()) {
             for (const auto& [model, mark] : d.expect_marks) {
                 if (std::find(d.s.driver_models.begin(), d.s.driver_models.end(), model) ==
@@ -343,6 +406,183 @@ private:
             }
         }
         return d;
+    }
+
+    // ---- kind parameters (docs/kinds.md; the table is in scenario/kinds.cpp) --------------
+
+    nlohmann::json param_value(const ParamSpec& p, const YAML::Node& n, const YAML::Mark& m) const {
+        const std::string what(p.name);
+        switch (p.type) {
+            case ParamType::size:
+                return size(n, m, what);
+            case ParamType::integer:
+                return integer(n, m, what, static_cast<int>(p.min));
+            case ParamType::number: {
+                const double value = number(n, m, what);
+                if (p.min_exclusive ? !(value > p.min) : value < p.min) {
+                    fail(m, what + (p.min_exclusive ? " must be greater than " : " must be at least ") +
+                                format_number(p.min) + ", got " + n.Scalar());
+                }
+                return value;
+            }
+            case ParamType::choice: {
+                const std::string& name = text(n, m, what);
+                if (!contains(p.choices, name)) {
+                    fail(m,
+                         "unknown " + what + " " + in_quotes(name) + suggestion(name, p.choices, "values"));
+                }
+                return name;
+            }
+        }
+        fail(m, "parameter " + in_quotes(p.name) + " has no type");  // unreachable: every type is handled
+    }
+
+    // An axis parameter as a list of its values (one value is a list of one); any other as one value.
+    nlohmann::json read_param(const ParamSpec& p, const Field& f) const {
+        if (!p.axis) {
+            if (!f.value.IsScalar()) {
+                fail(f.value_mark(), in_quotes(f.key) + " takes one value, got " + node_kind(f.value));
+            }
+            return param_value(p, f.value, f.value.Mark());
+        }
+        nlohmann::json values = nlohmann::json::array();
+        for (const auto& [n, nm] : one_or_list(f)) {
+            nlohmann::json v = param_value(p, n, nm);
+            if (std::find(values.begin(), values.end(), v) != values.end()) {
+                fail(nm, "duplicate value " + in_quotes(n.Scalar()) + " in " + in_quotes(f.key));
+            }
+            values.push_back(std::move(v));
+        }
+        return values;
+    }
+
+    static std::string condition_text(const Condition& c) {
+        return c.always() ? "" : " with " + std::string(c.param) + " " + in_quotes(c.value);
+    }
+
+    // Reads `params` against the kind's table, fills in defaults, applies the cross-field rules
+    // and settles the run size (a sweep's stop or cap, else the scenario's `size`).
+    void read_params(Draft& d, const YAML::Mark& scenario_mark, bool own_size) const {
+        const KindSpec& kind = *find_kind(d.s.kind);  // apply() accepted the name
+        nlohmann::json given = nlohmann::json::object();
+        std::map<std::string, YAML::Mark> marks;  // the value of each given parameter
+        if (d.params) {
+            for (const Field& f : fields_of(d.params->value)) {
+                const ParamSpec* p = find_param(kind, f.key);
+                if (p == nullptr) {
+                    fail(f.key_node.Mark(), unknown_param_message(f.key, kind));
+                }
+                given[f.key] = read_param(*p, f);
+                marks[f.key] = f.value_mark();
+            }
+        }
+        const YAML::Mark params_mark = d.params ? d.params->key_node.Mark() : scenario_mark;
+        auto mark_of = [&](std::string_view name) {
+            const auto it = marks.find(std::string(name));
+            return it == marks.end() ? params_mark : it->second;
+        };
+
+        // In table order: a condition names an earlier parameter, already resolved.
+        nlohmann::json params = nlohmann::json::object();
+        for (const ParamSpec& p : kind.params) {
+            const std::string name(p.name);
+            const bool here = applies(p.when, params);
+            if (const auto it = given.find(name); it != given.end()) {
+                if (!here) {
+                    fail(mark_of(name),
+                         "parameter " + in_quotes(name) + " is used only" + condition_text(p.when));
+                }
+                params[name] = *it;
+            } else if (here && p.required) {
+                fail(params_mark, "missing required parameter " + in_quotes(name) + " for kind " +
+                                      in_quotes(kind.name) + condition_text(p.when));
+            } else if (here && !p.fallback.is_null()) {
+                params[name] = p.fallback;
+            }
+        }
+
+        for (const ParamSpec& p : kind.params) {
+            if (!p.one_of_group.empty() && applies(p.when, params)) {
+                check_one_of(kind, p, params, params_mark, mark_of);
+            }
+            if (!p.not_above.empty() && params.contains(std::string(p.name)) &&
+                params.contains(std::string(p.not_above))) {
+                const auto value = params[std::string(p.name)].get<std::uint64_t>();
+                const auto limit = params[std::string(p.not_above)].get<std::uint64_t>();
+                if (value > limit) {
+                    fail(mark_of(p.name), std::string(p.name) + " " + size_label(value) +
+                                              " is greater than " + std::string(p.not_above) + " " +
+                                              size_label(limit));
+                }
+            }
+        }
+
+        if (kind.host_register_only && applies(*kind.host_register_only, params)) {
+            for (std::size_t i = 0; i < d.s.apis.size(); ++i) {
+                if (d.s.apis[i].family != ApiFamily::host_register) {
+                    fail(d.api_marks.at(i),
+                         "kind " + in_quotes(kind.name) + condition_text(*kind.host_register_only) +
+                             " needs a cudaHostRegister api, got " + in_quotes(to_string(d.s.apis[i])));
+                }
+            }
+        }
+
+        const ParamSpec* run_size = nullptr;
+        for (const ParamSpec& p : kind.params) {
+            if (p.is_run_size && params.contains(std::string(p.name))) {
+                run_size = &p;
+            }
+        }
+        if (run_size != nullptr) {
+            if (own_size) {
+                fail(d.size_mark, "'size' is not used by kind " + in_quotes(kind.name) +
+                                      condition_text(run_size->when) + ": the run's size is " +
+                                      in_quotes(run_size->name));
+            }
+            d.s.sizes = {params[std::string(run_size->name)].get<std::uint64_t>()};
+        } else if (d.given.count("size") == 0) {
+            fail(scenario_mark, "missing required key 'size' in scenario");
+        }
+        d.s.params = std::move(params);
+    }
+
+    // Parameters sharing a group (a sweep's step and factor): exactly one is given. Checked once
+    // per group, at its first member.
+    template <typename MarkOf>
+    void check_one_of(const KindSpec& kind, const ParamSpec& p, const nlohmann::json& params,
+                      const YAML::Mark& params_mark, const MarkOf& mark_of) const {
+        std::vector<std::string_view> members;
+        std::vector<std::string_view> present;
+        for (const ParamSpec& q : kind.params) {
+            if (q.one_of_group == p.one_of_group) {
+                members.push_back(q.name);
+                if (params.contains(std::string(q.name))) {
+                    present.push_back(q.name);
+                }
+            }
+        }
+        if (members.front() != p.name) {
+            return;
+        }
+        std::string names;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            names += (i == 0 ? "" : i + 1 == members.size() ? " and " : ", ") + in_quotes(members[i]);
+        }
+        const std::string who = "kind " + in_quotes(kind.name) + condition_text(p.when);
+        if (present.empty()) {
+            fail(params_mark, who + " needs one of " + names);
+        }
+        if (present.size() > 1) {
+            // Point at whichever of them comes later in the file.
+            YAML::Mark later = mark_of(present[0]);
+            for (std::string_view name : present) {
+                const YAML::Mark m = mark_of(name);
+                if (m.line > later.line || (m.line == later.line && m.column > later.column)) {
+                    later = m;
+                }
+            }
+            fail(later, who + " takes exactly one of " + names + ", not both");
+        }
     }
 
     void apply(Draft& d, const Field& f, std::string_view where) const {
@@ -361,13 +601,19 @@ private:
             d.name_mark = m;
         } else if (f.key == "kind") {
             s.kind = text(f.value, m, "kind");
-            if (s.kind != kKinds) {
-                fail(m, "unknown kind " + in_quotes(s.kind) + " (schema version 1 has only 'overhead')");
+            const KindSpec* kind = find_kind(s.kind);
+            if (kind == nullptr) {
+                fail(m, "unknown kind " + in_quotes(s.kind) + suggestion(s.kind, kind_names(), "kinds"));
+            }
+            if (kind->since_version > version_) {
+                fail(m, "kind " + in_quotes(s.kind) + " needs schema_version " +
+                            std::to_string(kind->since_version));
             }
         } else if (f.key == "description") {
             s.description = text(f.value, m, "description");
         } else if (f.key == "api") {
             s.apis.clear();
+            d.api_marks.clear();
             for (const auto& [n, nm] : one_or_list(f)) {
                 const std::string& spelling = text(n, nm, "api");
                 std::string why;
@@ -376,9 +622,11 @@ private:
                     fail(nm, why);
                 }
                 push_unique(s.apis, *api, nm, "api", spelling);
+                d.api_marks.push_back(nm);
             }
         } else if (f.key == "size") {
             s.sizes.clear();
+            d.size_mark = f.key_node.Mark();
             for (const auto& [n, nm] : one_or_list(f)) {
                 push_unique(s.sizes, size(n, nm, "size"), nm, "size", n.Scalar());
             }
@@ -407,6 +655,15 @@ private:
             }
         } else if (f.key == "expect") {
             read_expect(d, f);
+        } else if (f.key == "params") {
+            if (version_ < 2) {
+                fail(f.key_node.Mark(), "key 'params' needs schema_version 2");
+            }
+            if (!f.value.IsMap()) {
+                fail(f.value_mark(),
+                     "'params' must be a mapping of parameter names to values, got " + node_kind(f.value));
+            }
+            d.params = f;
         } else {
             fail(f.key_node.Mark(), unknown_key_message(f.key, kScenarioKeys, where));
         }
@@ -498,6 +755,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"timeout_s", s.timeout_s},
         {"driver_models", s.driver_models},
         {"expect", s.expect},
+        {"params", s.params},
         {"where", {{"file", s.where.file}, {"line", s.where.line}, {"column", s.where.column}}},
     };
 }

@@ -33,6 +33,7 @@ void expect_same_run(const PlannedRun& a, const PlannedRun& b) {
     EXPECT_EQ(a.repeats, b.repeats);
     EXPECT_EQ(a.timeout_s, b.timeout_s);
     EXPECT_EQ(a.driver_models, b.driver_models);
+    EXPECT_EQ(a.params, b.params);
 }
 
 const char* const kTwoScenarios =
@@ -75,6 +76,9 @@ TEST(Plan, ExpandsInFileApiSizeCountGpusOrder) {
         "one/cudaMallocHost/1000B/x1/g1",
     };
     EXPECT_EQ(ids(plan), expected);
+    for (const PlannedRun& r : plan.runs) {
+        EXPECT_EQ(r.params, nlohmann::json::object()) << r.id;  // overhead: no parameters
+    }
 }
 
 TEST(Plan, RunsCarryTheirScenariosSettings) {
@@ -128,10 +132,12 @@ TEST(Plan, DescribeListsEachRunThenTotals) {
     b.sizes = {4096};
     b.gpus = {8};
     file.scenarios = {a, b};
-    EXPECT_EQ(describe(expand(file)),
-              "a/cudaHostRegister:mapped/64MiB/x1/g1  repeats 3  timeout 2.5 s  driver models WDDM,TCC\n"
-              "bb/pageable/4KiB/x1/g8                 repeats 7  timeout 120 s  driver models any\n"
-              "2 runs, 10 repeats\n");
+    EXPECT_EQ(
+        describe(expand(file)),
+        "a/cudaHostRegister:mapped/64MiB/x1/g1  repeats 3  timeout 2.5 s  kind overhead  driver models "
+        "WDDM,TCC\n"
+        "bb/pageable/4KiB/x1/g8                 repeats 7  timeout 120 s  kind overhead  driver models any\n"
+        "2 runs, 10 repeats\n");
 }
 
 TEST(Plan, DescribeAnEmptyPlan) { EXPECT_EQ(describe(Plan{}), "0 runs, 0 repeats\n"); }
@@ -169,6 +175,7 @@ TEST(Plan, JsonUsesCanonicalApiAndSizeBytes) {
         {"repeats", 5},
         {"timeout_s", 90.0},
         {"driver_models", {"linux"}},
+        {"params", nlohmann::json::object()},
     };
     EXPECT_EQ(to_json(run), expected);
     // The largest size survives the trip through text.
@@ -229,6 +236,126 @@ TEST(Plan, FromJsonRejectsBadInput) {
             EXPECT_NE(std::string(e.what()).find(c.reason), std::string::npos) << e.what();
         }
     }
+}
+
+// ---- scenario kinds (format version 2, docs/kinds.md) -----------------------------------
+
+const std::string kKinds = std::string(PINBENCH_FIXTURES) + "/scenarios/good/kinds.yaml";
+
+std::vector<const PlannedRun*> runs_of(const Plan& plan, const std::string& scenario) {
+    std::vector<const PlannedRun*> out;
+    for (const PlannedRun& r : plan.runs) {
+        if (r.scenario == scenario) {
+            out.push_back(&r);
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> ids_of(const Plan& plan, const std::string& scenario) {
+    std::vector<std::string> out;
+    for (const PlannedRun* r : runs_of(plan, scenario)) {
+        out.push_back(r->id);
+    }
+    return out;
+}
+
+TEST(PlanKinds, OverheadAndKindsWithoutAxesKeepTheClassicIds) {
+    const Plan plan = expand(load_scenario_file(kKinds));
+    EXPECT_EQ(ids_of(plan, "ovh"), std::vector<std::string>{"ovh/cudaMallocHost/64MiB/x1/g1"});
+    EXPECT_EQ(runs_of(plan, "ovh").at(0)->params, nlohmann::json::object());
+    EXPECT_EQ(runs_of(plan, "ovh").at(0)->kind, "overhead");
+
+    EXPECT_EQ(ids_of(plan, "cap"),
+              (std::vector<std::string>{"cap/cudaMallocHost/1GiB/x1/g1", "cap/cudaMallocHost/1GiB/x1/g2",
+                                        "cap/cudaMallocHost/4GiB/x1/g1", "cap/cudaMallocHost/4GiB/x1/g2"}));
+    for (const PlannedRun* r : runs_of(plan, "cap")) {
+        EXPECT_EQ(r->kind, "capacity");
+        EXPECT_EQ(r->params, (nlohmann::json{{"free_target", 8 * GiB}, {"resolution", 2 * MiB}}));
+    }
+    EXPECT_EQ(ids_of(plan, "frag"), std::vector<std::string>{"frag/cudaMallocHost/64MiB/x16/g1"});
+    EXPECT_EQ(runs_of(plan, "frag").at(0)->params, (nlohmann::json{{"cycles", 5}, {"resolution", MiB}}));
+    EXPECT_EQ(ids_of(plan, "window"),
+              (std::vector<std::string>{"window/cudaHostRegister/64MiB/x1/g1",
+                                        "window/cudaHostRegister:mapped/64MiB/x1/g1"}));
+    EXPECT_EQ(runs_of(plan, "window").at(1)->params, (nlohmann::json{{"transfers", 16}}));
+}
+
+TEST(PlanKinds, SweepRunsAreSizedByStopOrCap) {
+    const Plan plan = expand(load_scenario_file(kKinds));
+    ASSERT_EQ(runs_of(plan, "curve").size(), 1u);
+    const PlannedRun& curve = *runs_of(plan, "curve")[0];
+    EXPECT_EQ(curve.id, "curve/cudaHostRegister/1GiB/x1/g1");
+    EXPECT_EQ(curve.size, GiB);
+    EXPECT_EQ(curve.params,
+              (nlohmann::json{{"mode", "size_curve"}, {"start", 64 * MiB}, {"stop", GiB}, {"factor", 2.0}}));
+    const PlannedRun& steps = *runs_of(plan, "steps").at(0);
+    EXPECT_EQ(steps.id, "steps/cudaMallocHost/2MiB/x1/g1");
+    EXPECT_EQ(steps.params, (nlohmann::json{{"mode", "count_curve"}, {"max_count", 64}}));
+    const PlannedRun& most = *runs_of(plan, "most").at(0);
+    EXPECT_EQ(most.id, "most/cudaMallocHost/64GiB/x1/g1");
+    EXPECT_EQ(most.size, 64 * GiB);
+    EXPECT_EQ(most.params,
+              (nlohmann::json{{"mode", "max_pinnable"}, {"cap", 64 * GiB}, {"time_limit_s", 30.0}}));
+}
+
+TEST(PlanKinds, AxisParametersMultiplyRunsInTableOrder) {
+    const Plan plan = expand(load_scenario_file(kKinds));
+    EXPECT_EQ(
+        ids_of(plan, "multi"),
+        (std::vector<std::string>{"multi/cudaHostAlloc:portable/1GiB/x1/g2/order=before/peer_access=on",
+                                  "multi/cudaHostAlloc:portable/1GiB/x1/g2/order=after/peer_access=on"}));
+    EXPECT_EQ(runs_of(plan, "multi").at(0)->params,
+              (nlohmann::json{{"order", "before"}, {"peer_access", "on"}}));
+
+    // prefetch_factor applies to the framework variant only.
+    const std::vector<const PlannedRun*> loader = runs_of(plan, "loader");
+    EXPECT_EQ(ids_of(plan, "loader"), (std::vector<std::string>{
+                                          "loader/cudaMallocHost/64MiB/x1/g1/workers=0/variant=per_process",
+                                          "loader/cudaMallocHost/64MiB/x1/g1/workers=0/variant=framework",
+                                          "loader/cudaMallocHost/64MiB/x1/g1/workers=4/variant=per_process",
+                                          "loader/cudaMallocHost/64MiB/x1/g1/workers=4/variant=framework",
+                                      }));
+    ASSERT_EQ(loader.size(), 4u);
+    EXPECT_EQ(loader[0]->params, (nlohmann::json{{"workers", 0}, {"variant", "per_process"}}));
+    EXPECT_EQ(loader[3]->params,
+              (nlohmann::json{{"workers", 4}, {"variant", "framework"}, {"prefetch_factor", 4}}));
+    EXPECT_TRUE(loader[3]->params["workers"].is_number_integer());
+
+    EXPECT_EQ(ids_of(plan, "churn"),
+              (std::vector<std::string>{"churn/cudaMallocHost/256MiB/x1/g1/settle=immediate",
+                                        "churn/cudaMallocHost/256MiB/x1/g1/settle=settled"}));
+    EXPECT_EQ(runs_of(plan, "churn").at(1)->params,
+              (nlohmann::json{{"cycles", 10}, {"settle", "settled"}, {"final_wait_s", 2.0}}));
+
+    EXPECT_EQ(ids_of(plan, "shm"), (std::vector<std::string>{
+                                       "shm/cudaHostRegister/512MiB/x1/g1/processes=1/variant=shared",
+                                       "shm/cudaHostRegister/512MiB/x1/g1/processes=1/variant=private",
+                                       "shm/cudaHostRegister/512MiB/x1/g1/processes=2/variant=shared",
+                                       "shm/cudaHostRegister/512MiB/x1/g1/processes=2/variant=private",
+                                   }));
+    EXPECT_EQ(runs_of(plan, "shm").at(2)->params, (nlohmann::json{{"processes", 2}, {"variant", "shared"}}));
+
+    const std::vector<std::string> all = ids(plan);
+    EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size()) << "ids are unique";
+}
+
+TEST(PlanKinds, JsonRoundTripKeepsTheParams) {
+    const Plan plan = expand(load_scenario_file(kKinds));
+    for (const PlannedRun& run : plan.runs) {
+        SCOPED_TRACE(run.id);
+        expect_same_run(planned_run_from_json(nlohmann::json::parse(to_json(run).dump())), run);
+    }
+}
+
+TEST(PlanKinds, DescribeShowsTheKind) {
+    const std::string text = describe(expand(load_scenario_file(kKinds)));
+    EXPECT_NE(text.find("repeats 3  timeout 120 s  kind register_window  driver models any\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("churn/cudaMallocHost/256MiB/x1/g1/settle=settled"), std::string::npos) << text;
+    EXPECT_NE(text.find("kind churn "), std::string::npos) << text;
+    EXPECT_NE(text.find("\n23 runs, 69 repeats\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -9,6 +11,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/scenario.hpp"
+#include "scenario/kinds.hpp"
 
 namespace pinbench {
 namespace {
@@ -63,6 +66,7 @@ TEST(ScenarioFile, MinimalFileTakesEveryDefault) {
     EXPECT_DOUBLE_EQ(s.timeout_s, 120.0);
     EXPECT_TRUE(s.driver_models.empty());
     EXPECT_EQ(s.expect, nlohmann::json::object());
+    EXPECT_EQ(s.params, nlohmann::json::object());
     EXPECT_EQ(s.where.file, path);
     EXPECT_EQ(s.where.line, 4);
     EXPECT_EQ(s.where.column, 5);
@@ -154,8 +158,9 @@ TEST(ScenarioFile, ErrorsNameThePathGivenForMessages) {
         parse_scenario_text("schema_version: 3\nscenarios: []\n", "some/where.yaml");
         FAIL() << "accepted";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "some/where.yaml:1:17: unsupported schema_version 3 (this pinbench reads version 1)");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "some/where.yaml:1:17: unsupported schema_version 3 (this pinbench reads versions 1 and 2)");
         EXPECT_EQ(e.file(), "some/where.yaml");
         EXPECT_EQ(e.line(), 1);
         EXPECT_EQ(e.column(), 17);
@@ -248,10 +253,11 @@ TEST(ScenarioFile, JsonSchemaListsTheParsersKeys) {
     };
     EXPECT_EQ(keys(schema.at("properties")),
               (std::set<std::string>{"schema_version", "defaults", "scenarios"}));
-    EXPECT_EQ(schema.at("properties").at("schema_version").at("const"), scenario_schema_version);
+    EXPECT_EQ(schema.at("properties").at("schema_version").at("enum"),
+              (nlohmann::json{1, scenario_schema_version}));
     const std::set<std::string> scenario_keys{"name",      "kind",          "description", "api",
                                               "size",      "count",         "gpus",        "repeats",
-                                              "timeout_s", "driver_models", "expect"};
+                                              "timeout_s", "driver_models", "expect",      "params"};
     const nlohmann::json& defs = schema.at("$defs");
     EXPECT_EQ(keys(defs.at("scenario").at("properties")), scenario_keys);
     std::set<std::string> default_keys = scenario_keys;
@@ -276,9 +282,175 @@ TEST(ScenarioFile, ToJsonCarriesEveryField) {
     EXPECT_EQ(j.at("timeout_s"), 2.5);
     EXPECT_EQ(j.at("driver_models"), (nlohmann::json{"WDDM", "TCC", "MCDM", "linux"}));
     EXPECT_EQ(j.at("expect").at("linux").at("max_overhead_bytes"), 4 * MiB);
+    EXPECT_EQ(j.at("params"), nlohmann::json::object());
     EXPECT_EQ(j.at("where").at("file"), kGood + "full.yaml");
     EXPECT_EQ(j.at("where").at("line"), 10);
     EXPECT_EQ(j.at("where").at("column"), 5);
+}
+
+TEST(ScenarioFile, ToJsonCarriesTheParams) {
+    const ScenarioFile f = load_scenario_file(kGood + "kinds.yaml");
+    const nlohmann::json j = to_json(f.scenarios.at(1));
+    EXPECT_EQ(j.at("kind"), "capacity");
+    EXPECT_EQ(j.at("params"), (nlohmann::json{{"free_target", 8 * GiB}, {"resolution", 2 * MiB}}));
+}
+
+// ---- scenario kinds (format version 2, docs/kinds.md) -----------------------------------
+
+const Scenario& named(const ScenarioFile& f, const std::string& name) {
+    for (const Scenario& s : f.scenarios) {
+        if (s.name == name) {
+            return s;
+        }
+    }
+    throw std::logic_error("no scenario " + name);
+}
+
+TEST(ScenarioKinds, EveryKindIsReadWithItsDefaults) {
+    const ScenarioFile f = load_scenario_file(kGood + "kinds.yaml");
+    EXPECT_EQ(f.schema_version, 2);
+    std::set<std::string> kinds;
+    for (const Scenario& s : f.scenarios) {
+        kinds.insert(s.kind);
+    }
+    EXPECT_EQ(kinds.size(), kind_specs().size()) << "the fixture has a scenario of every kind";
+
+    EXPECT_EQ(named(f, "ovh").params, nlohmann::json::object());
+    const Scenario& cap = named(f, "cap");
+    EXPECT_EQ(cap.params, (nlohmann::json{{"free_target", 8 * GiB}, {"resolution", 2 * MiB}}));
+    EXPECT_TRUE(cap.params["free_target"].is_number_integer());
+    EXPECT_EQ(cap.sizes, (std::vector<std::uint64_t>{GiB, 4 * GiB}));
+
+    // size_curve: only that mode's parameters; the run size is stop.
+    const Scenario& curve = named(f, "curve");
+    EXPECT_EQ(curve.params,
+              (nlohmann::json{{"mode", "size_curve"}, {"start", 64 * MiB}, {"stop", GiB}, {"factor", 2.0}}));
+    EXPECT_TRUE(curve.params["factor"].is_number_float());
+    EXPECT_EQ(curve.sizes, std::vector<std::uint64_t>{GiB});
+    EXPECT_EQ(named(f, "steps").params, (nlohmann::json{{"mode", "count_curve"}, {"max_count", 64}}));
+    EXPECT_EQ(named(f, "steps").sizes, std::vector<std::uint64_t>{2 * MiB});
+    const Scenario& most = named(f, "most");
+    EXPECT_EQ(most.params,
+              (nlohmann::json{{"mode", "max_pinnable"}, {"cap", 64 * GiB}, {"time_limit_s", 30.0}}));
+    EXPECT_EQ(most.sizes, std::vector<std::uint64_t>{64 * GiB});
+
+    // Axis parameters are lists, also when one value is given.
+    EXPECT_EQ(named(f, "multi").params,
+              (nlohmann::json{{"order", {"before", "after"}}, {"peer_access", {"on"}}}));
+    EXPECT_EQ(named(f, "loader").params,
+              (nlohmann::json{
+                  {"workers", {0, 4}}, {"variant", {"per_process", "framework"}}, {"prefetch_factor", 4}}));
+    EXPECT_EQ(named(f, "churn").params,
+              (nlohmann::json{{"cycles", 10}, {"settle", {"immediate", "settled"}}, {"final_wait_s", 2.0}}));
+    EXPECT_EQ(named(f, "frag").params, (nlohmann::json{{"cycles", 5}, {"resolution", MiB}}));
+    EXPECT_EQ(named(f, "shm").params,
+              (nlohmann::json{{"processes", {1, 2}}, {"variant", {"shared", "private"}}}));
+    EXPECT_EQ(named(f, "window").params, (nlohmann::json{{"transfers", 16}}));
+}
+
+TEST(ScenarioKinds, DefaultsMayHoldKindAndParams) {
+    const ScenarioFile f = parse_scenario_text(
+        "schema_version: 2\n"
+        "defaults:\n"
+        "  kind: churn\n"
+        "  size: 64MiB\n"
+        "  params: {cycles: 3, settle: settled}\n"
+        "scenarios:\n"
+        "  - {name: a, api: cudaMallocHost}\n"
+        "  - {name: b, api: cudaMallocHost, params: {cycles: 4}}\n"
+        "  - {name: c, kind: sweep, api: cudaMallocHost, params: {mode: max_pinnable, cap: 8GiB}}\n",
+        "mem.yaml");
+    ASSERT_EQ(f.scenarios.size(), 3u);
+    EXPECT_EQ(f.scenarios[0].params,
+              (nlohmann::json{{"cycles", 3}, {"settle", {"settled"}}, {"final_wait_s", 2.0}}));
+    // A scenario's own params replace the default block as a whole.
+    EXPECT_EQ(f.scenarios[1].params,
+              (nlohmann::json{{"cycles", 4}, {"settle", {"immediate", "settled"}}, {"final_wait_s", 2.0}}));
+    // An inherited size gives way to the sweep's cap.
+    EXPECT_EQ(f.scenarios[2].sizes, std::vector<std::uint64_t>{8 * GiB});
+}
+
+TEST(ScenarioKinds, DefaultParamsAreCheckedAgainstEachScenariosKind) {
+    const std::string text =
+        "schema_version: 2\n"
+        "defaults:\n"
+        "  params: {cycles: 3}\n"
+        "scenarios:\n"
+        "  - {name: a, kind: churn, api: cudaMallocHost, size: 1MiB}\n"
+        "  - {name: b, kind: capacity, api: cudaMallocHost, size: 1MiB}\n";
+    EXPECT_EQ(location_of(text), "3:12");  // the cycles key in defaults, for scenario b
+}
+
+TEST(ScenarioKinds, VersionOneFilesStillLoad) {
+    const ScenarioFile f = load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml");
+    EXPECT_EQ(f.schema_version, 1);
+    for (const Scenario& s : f.scenarios) {
+        EXPECT_EQ(s.params, nlohmann::json::object());
+    }
+}
+
+TEST(ScenarioKinds, NumbersAndSizesOfEveryShapeAreAccepted) {
+    const ScenarioFile f = parse_scenario_text(
+        "schema_version: 2\n"
+        "scenarios:\n"
+        "  - name: a\n"
+        "    kind: churn\n"
+        "    api: cudaMallocHost\n"
+        "    size: 1MiB\n"
+        "    params: {cycles: 1, final_wait_s: 0, settle: immediate}\n"
+        "  - name: b\n"
+        "    kind: sweep\n"
+        "    api: cudaMallocHost\n"
+        "    params: {mode: size_curve, start: 1MiB, stop: 1MiB, step: '512 KiB'}\n"
+        "  - name: c\n"
+        "    kind: workers\n"
+        "    api: cudaMallocHost\n"
+        "    size: 1MiB\n"
+        "    params: {workers: 0, variant: framework}\n",
+        "mem.yaml");
+    EXPECT_EQ(f.scenarios[0].params["final_wait_s"], 0.0);
+    EXPECT_EQ(f.scenarios[1].params["step"], 512 * 1024);
+    EXPECT_EQ(f.scenarios[1].sizes, std::vector<std::uint64_t>{MiB});
+    EXPECT_EQ(f.scenarios[2].params,
+              (nlohmann::json{{"workers", {0}}, {"variant", {"framework"}}, {"prefetch_factor", 2}}));
+}
+
+// docs/kinds.md is the contract: every "## kind" section names exactly the table's parameters.
+TEST(ScenarioKinds, TableMatchesDocsKinds) {
+    const std::string doc = read_text(std::string(PINBENCH_SOURCE_DIR) + "/docs/kinds.md");
+    ASSERT_FALSE(doc.empty());
+    std::map<std::string, std::vector<std::string>> documented;  // kind -> params, in order
+    std::vector<std::string> order;
+    std::istringstream lines(doc);
+    std::string line;
+    std::string kind;
+    const std::regex heading(R"(^## ([a-z_]+)( .*)?$)");
+    const std::regex name(R"(`([a-z_]+)`)");
+    while (std::getline(lines, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, heading)) {
+            kind = m[1];
+            order.push_back(kind);
+            documented[kind];
+        } else if (!kind.empty() && line.rfind("| `", 0) == 0) {
+            const std::string cell = line.substr(1, line.find('|', 1) - 1);
+            for (auto it = std::sregex_iterator(cell.begin(), cell.end(), name); it != std::sregex_iterator();
+                 ++it) {
+                documented[kind].push_back((*it)[1]);
+            }
+        }
+    }
+    std::vector<std::string> table_order;
+    for (const KindSpec& k : kind_specs()) {
+        SCOPED_TRACE(std::string(k.name));
+        table_order.emplace_back(k.name);
+        std::vector<std::string> params;
+        for (const ParamSpec& p : k.params) {
+            params.emplace_back(p.name);
+        }
+        EXPECT_EQ(documented[std::string(k.name)], params);
+    }
+    EXPECT_EQ(order, table_order);
 }
 
 }  // namespace
