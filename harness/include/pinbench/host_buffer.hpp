@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 
 #include "pinbench/api_variant.hpp"
 
@@ -25,14 +26,25 @@ public:
     // Milliseconds spent touching fresh pages before the driver saw them (pageable and register
     // variants; 0 where the driver allocates). On a VM first touch can dominate allocation time.
     virtual double first_touch_ms() const { return 0; }
+    // What really backs the buffer now, read back from the OS (Linux /proc/self/smaps, Windows
+    // QueryWorkingSetEx), so that a huge-page request that got base pages says so. The record
+    // (docs/scenario-format.md, "Page kinds and host locations"): {"requested": "thp",
+    // "verified": true, "kernel_page_sizes": [4096], "anon_huge_bytes": N, "hugetlb_bytes": M,
+    // "rss_bytes": R, "pages": "base", "as_requested": false, ...}; VMM and pool buffers add
+    // "location". Default: {"page_size": host_page_size(), "verified": false}.
+    virtual nlohmann::json backing() const;
 
 protected:
     HostBuffer() = default;
 };
 
 // Allocates `bytes` through `api`. Pageable and register variants touch every page first
-// (page-aligned, so registration covers whole pages). Throws CudaError (e.g.
-// cudaErrorMemoryAllocation) or std::bad_alloc. Requires a current device for mapped variants.
+// (page-aligned, so registration covers whole pages; huge page kinds are aligned to their page
+// size). Throws CudaError (e.g. cudaErrorMemoryAllocation), std::bad_alloc, or UnsupportedError
+// where the OS or driver cannot provide the variant (may_be_unsupported: no huge pages
+// configured, THP disabled, privilege not held, host-located VMM or pools not supported) with
+// the reason; such a variant is never silently replaced by another. Requires a current device
+// for mapped, VMM and pool variants.
 std::unique_ptr<HostBuffer> allocate_host_buffer(ApiVariant api, std::size_t bytes);
 
 // The page size used for alignment and touching (sysconf / GetSystemInfo).

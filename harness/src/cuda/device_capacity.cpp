@@ -70,7 +70,20 @@ std::uint64_t free_now() {
 
 BlockSearch largest_device_block(std::uint64_t upper, std::uint64_t resolution, bool measure_read) {
     BlockSearch out;
-    std::uint64_t lo = 0, hi = upper / resolution + 1;  // in units of resolution: lo fits, hi does not
+    // In units of resolution: lo fits, hi does not. The largest block is usually just below
+    // free memory, and a candidate near free memory costs a large map and memset, so search
+    // down from the top in growing steps first, then bisect the bracket found.
+    const std::uint64_t top = upper / resolution;
+    std::uint64_t lo = 0, hi = top + 1;
+    for (std::uint64_t step = 1; step <= top; step *= 2) {
+        const std::uint64_t candidate = top - step + 1;
+        ++out.candidates;
+        if (TrialBlock(candidate * resolution).get() != nullptr) {
+            lo = candidate;
+            break;
+        }
+        hi = candidate;
+    }
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
         ++out.candidates;

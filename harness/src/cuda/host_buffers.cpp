@@ -4,10 +4,14 @@
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/host_allocators.hpp"
 #include "pinbench/host_buffer.hpp"
+#include "platform/huge_pages.hpp"
 
 namespace pinbench {
 namespace {
@@ -78,6 +82,9 @@ public:
     std::size_t size() const override { return size_; }
     void* device_pointer() const override { return nullptr; }
     double first_touch_ms() const override { return memory_.touch_ms(); }
+    nlohmann::json backing() const override {
+        return platform::verified_backing(data(), size_, PageKind::standard);
+    }
 
 private:
     AlignedMemory memory_;
@@ -107,6 +114,9 @@ public:
     std::byte* data() const override { return ptr_; }
     std::size_t size() const override { return size_; }
     void* device_pointer() const override { return device_ptr_; }
+    nlohmann::json backing() const override {
+        return platform::verified_backing(ptr_, size_, PageKind::standard);
+    }
 
 private:
     ApiVariant api_;
@@ -115,10 +125,14 @@ private:
     void* device_ptr_ = nullptr;
 };
 
-// cudaHostRegister on page-aligned, pre-touched ordinary memory.
+// cudaHostRegister on page-aligned, pre-touched memory: AlignedMemory for standard pages,
+// platform::PageMemory for a huge page kind (which throws UnsupportedError where the OS has none).
+template <class Memory>
 class RegisteredBuffer final : public HostBuffer {
 public:
-    RegisteredBuffer(ApiVariant api, std::size_t bytes) : api_(api), memory_(bytes), size_(bytes) {
+    template <class... MemoryArgs>
+    RegisteredBuffer(ApiVariant api, std::size_t bytes, MemoryArgs&&... memory_args)
+        : api_(api), memory_(std::forward<MemoryArgs>(memory_args)...), size_(bytes) {
         PINBENCH_CUDA(cudaHostRegister(memory_.data(), bytes, host_register_flags(api.flags)));
         try {
             device_ptr_ = mapped_device_pointer(memory_.data(), api);
@@ -133,10 +147,13 @@ public:
     std::size_t size() const override { return size_; }
     void* device_pointer() const override { return device_ptr_; }
     double first_touch_ms() const override { return memory_.touch_ms(); }
+    nlohmann::json backing() const override {
+        return platform::verified_backing(memory_.data(), size_, api_.pages);
+    }
 
 private:
     ApiVariant api_;
-    AlignedMemory memory_;
+    Memory memory_;
     std::size_t size_;
     void* device_ptr_ = nullptr;
 };
@@ -144,6 +161,8 @@ private:
 }  // namespace
 
 std::size_t host_page_size() { return page_size_guess(); }
+
+nlohmann::json HostBuffer::backing() const { return {{"page_size", host_page_size()}, {"verified", false}}; }
 
 std::unique_ptr<HostBuffer> allocate_host_buffer(ApiVariant api, std::size_t bytes) {
     switch (api.family) {
@@ -153,7 +172,14 @@ std::unique_ptr<HostBuffer> allocate_host_buffer(ApiVariant api, std::size_t byt
         case ApiFamily::host_alloc:
             return std::make_unique<DriverPinnedBuffer>(api, bytes);
         case ApiFamily::host_register:
-            return std::make_unique<RegisteredBuffer>(api, bytes);
+            if (api.pages == PageKind::standard) {
+                return std::make_unique<RegisteredBuffer<AlignedMemory>>(api, bytes, bytes);
+            }
+            return std::make_unique<RegisteredBuffer<platform::PageMemory>>(api, bytes, api.pages, bytes);
+        case ApiFamily::vmm_host:
+            return cuda::allocate_vmm_host_buffer(api, bytes);
+        case ApiFamily::pool_host:
+            return cuda::allocate_pool_host_buffer(api, bytes);
     }
     throw std::invalid_argument("unknown api family");
 }

@@ -1,5 +1,6 @@
 // capacity: how much device memory a process can still allocate with P bytes pinned, when
 // device memory is nearly full (the question the reservation rule asks; docs/kinds.md).
+#include <algorithm>
 #include <new>
 
 #include "kinds/kind_support.hpp"
@@ -26,12 +27,13 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
         throw UnsupportedError("free_target " + size_label(free_target) + " is not below device 0's free memory (" +
                                size_label(info.free) + ") after creating the context");
     }
-    // Reference read speed of ordinary device memory, before anything is full.
-    const double reference_gbps = device_read_gbps(std::min<std::uint64_t>(256ull << 20, free_target / 2));
+    // Reference read speed of ordinary device memory of about the size the search will find
+    // (read speed grows with size), before anything is full.
+    const double reference_gbps = device_read_gbps(std::max<std::uint64_t>(free_target / resolution * resolution, 64ull << 20));
     out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
 
     auto t = SteadyClock::now();
-    DeviceFiller filler(free_target, resolution);
+    auto filler = std::make_unique<DeviceFiller>(free_target, resolution);
     out.timings_ms["fill"] = ms_between(t, SteadyClock::now());
     out.snapshots.push_back(settled_snapshot(probes, "filled", start));
     const std::uint64_t upper = devices.contexts.front()->mem_info().free + resolution;
@@ -42,8 +44,8 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
 
     nlohmann::json data = {{"free_target", free_target},
                            {"resolution", resolution},
-                           {"filled_bytes", filler.filled_bytes()},
-                           {"free_after_fill", filler.free_after_fill()},
+                           {"filled_bytes", filler->filled_bytes()},
+                           {"free_after_fill", filler->free_after_fill()},
                            {"read_gbps_reference", reference_gbps},
                            {"largest_without", without.largest},
                            {"read_gbps_without", without.read_gbps},
@@ -63,7 +65,7 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
         pinned.clear();
     }
     out.snapshots.push_back(settled_snapshot(probes, "pinned", start));
-    const std::string intact = filler.intact();
+    const std::string intact = filler->intact();
     data["filler_intact"] = intact.empty();
     if (!intact.empty()) data["filler_problem"] = intact;
     if (!pinned.empty()) {
@@ -76,6 +78,7 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
         data["candidates_with"] = with.candidates;
     }
     pinned.clear();
+    filler.reset();
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
     out.data = std::move(data);

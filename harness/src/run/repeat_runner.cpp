@@ -217,7 +217,14 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             progress.repeat_done(
                 i, plan.runs.size(), planned.id, k, planned.repeats,
                 to_string(r.status) + (r.error.empty() ? "" : ": " + r.error.substr(0, 160)));
+            const bool waived = r.status == Status::waived;
             rec.repeats.push_back(std::move(r));
+            if (waived) {
+                // The machine cannot do it (an unsupported API, too few GPUs): asking again
+                // would only repeat the reason.
+                progress.skip(planned.repeats - k - 1);
+                break;
+            }
         }
         rec.status = run_status(rec);
         if (rec.status == Status::failed || rec.status == Status::timeout) any_failed = true;

@@ -30,6 +30,13 @@ RepeatRecord replay_repeat(const nlohmann::json& request) {
     }
     for (const auto& run : source.runs) {
         if (run.run.id != run_id) continue;
+        if (run.repeats.empty() && run.status == Status::waived) {
+            // WAIVED where it was measured (too few GPUs, an unsupported API): replayed as such.
+            RepeatRecord waived;
+            waived.status = Status::waived;
+            waived.error = run.reason;
+            return waived;
+        }
         for (const auto& r : run.repeats) {
             if (r.index != repeat) continue;
             RepeatRecord out = r;

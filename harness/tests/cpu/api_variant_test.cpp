@@ -24,8 +24,56 @@ TEST(ApiVariant, AllVariantsInTheirStableOrder) {
         "cudaHostRegister",
         "cudaHostRegister:portable",
         "cudaHostRegister:mapped",
+        "cudaHostRegister:hugetlb",
+        "cudaHostRegister:hugetlb_1g",
+        "cudaHostRegister:thp",
+        "cudaHostRegister:large_pages",
+        "cuMemCreate:host",
+        "cuMemCreate:host_numa",
+        "cudaMallocFromPoolAsync:host",
+        "cudaMallocFromPoolAsync:host_numa",
     };
     EXPECT_EQ(names, expected);
+}
+
+TEST(ApiVariant, OnlyTheNewVariantsMayBeUnsupported) {
+    std::vector<std::string> may;
+    for (const ApiVariant& v : all_api_variants()) {
+        if (may_be_unsupported(v)) may.push_back(to_string(v));
+    }
+    const std::vector<std::string> expected{
+        "cudaHostRegister:hugetlb",
+        "cudaHostRegister:hugetlb_1g",
+        "cudaHostRegister:thp",
+        "cudaHostRegister:large_pages",
+        "cuMemCreate:host",
+        "cuMemCreate:host_numa",
+        "cudaMallocFromPoolAsync:host",
+        "cudaMallocFromPoolAsync:host_numa",
+    };
+    EXPECT_EQ(may, expected);
+    EXPECT_TRUE(may_be_unsupported(*parse_api_variant("cudaHostRegister:portable+mapped+thp", nullptr)));
+}
+
+TEST(ApiVariant, PageKindsCombineWithRegisterFlags) {
+    const auto v = parse_api_variant("cudaHostRegister:thp+mapped+portable", nullptr);
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(*v, (ApiVariant{ApiFamily::host_register, flag_portable | flag_mapped, PageKind::thp}));
+    EXPECT_EQ(to_string(*v), "cudaHostRegister:portable+mapped+thp") << "flags first, then the page kind";
+    EXPECT_EQ(parse_api_variant("cudaHostRegister:hugetlb_1g", nullptr),
+              (ApiVariant{ApiFamily::host_register, flag_none, PageKind::hugetlb_1g}));
+    EXPECT_EQ(to_string(ApiVariant{ApiFamily::host_register, flag_mapped, PageKind::large_pages}),
+              "cudaHostRegister:mapped+large_pages");
+}
+
+TEST(ApiVariant, LocationsOfVmmAndPools) {
+    EXPECT_EQ(parse_api_variant("cuMemCreate:host", nullptr),
+              (ApiVariant{ApiFamily::vmm_host, flag_none, PageKind::standard, HostLocation::host}));
+    EXPECT_EQ(parse_api_variant("cudaMallocFromPoolAsync:host_numa", nullptr),
+              (ApiVariant{ApiFamily::pool_host, flag_none, PageKind::standard, HostLocation::host_numa}));
+    EXPECT_EQ(to_string(PageKind::standard), "standard");
+    EXPECT_EQ(to_string(PageKind::hugetlb), "hugetlb");
+    EXPECT_EQ(to_string(HostLocation::host_numa), "host_numa");
 }
 
 TEST(ApiVariant, EveryCanonicalSpellingParsesBack) {
@@ -79,6 +127,23 @@ TEST(ApiVariant, RejectsWithAReason) {
          "flag 'write_combined' is not valid for 'cudaHostRegister'"},
         {"cudaHostAlloc:mapped+mapped", "duplicate flag 'mapped'"},
         {"cudaHostRegister:portable+mapped+portable", "duplicate flag 'portable'"},
+        {"cudaHostRegister:thp+thp", "duplicate page kind 'thp'"},
+        {"cudaHostRegister:hugetlb+thp", "two page kinds 'hugetlb' and 'thp'"},
+        {"cudaHostRegister:standard", "unknown flag 'standard'"},
+        {"cudaHostRegister:hugepages", "unknown flag 'hugepages'"},
+        {"cudaHostAlloc:thp", "page kind 'thp' is not valid for 'cudaHostAlloc'"},
+        {"cudaMallocHost:hugetlb", "api 'cudaMallocHost' takes no flags"},
+        {"pageable:thp", "api 'pageable' takes no flags"},
+        {"cudaHostRegister:host", "location 'host' is not valid for 'cudaHostRegister'"},
+        {"cuMemCreate", "api 'cuMemCreate' needs a location: cuMemCreate:host or cuMemCreate:host_numa"},
+        {"cudaMallocFromPoolAsync", "api 'cudaMallocFromPoolAsync' needs a location"},
+        {"cuMemCreate:portable", "flag 'portable' is not valid for 'cuMemCreate'"},
+        {"cuMemCreate:thp", "page kind 'thp' is not valid for 'cuMemCreate'"},
+        {"cuMemCreate:host+host", "duplicate location 'host'"},
+        {"cuMemCreate:host+host_numa", "two locations 'host' and 'host_numa'"},
+        {"cuMemCreate:none", "unknown flag 'none'"},
+        {"cuMemCreate:", "empty flag"},
+        {"cumemcreate:host", "unknown api 'cumemcreate'"},
     };
     for (const Rejected& c : cases) {
         SCOPED_TRACE(std::string("input: '") + c.text + "'");
@@ -102,6 +167,12 @@ TEST(ApiVariant, DevicePointerWhenMappedOrMallocHost) {
         {"cudaHostRegister", false},
         {"cudaHostRegister:portable", false},
         {"cudaHostRegister:mapped", true},
+        {"cudaHostRegister:thp", false},
+        {"cudaHostRegister:mapped+hugetlb", true},
+        {"cuMemCreate:host", true},
+        {"cuMemCreate:host_numa", true},
+        {"cudaMallocFromPoolAsync:host", true},
+        {"cudaMallocFromPoolAsync:host_numa", true},
     };
     for (const auto& [name, device_pointer] : expected) {
         const auto v = parse_api_variant(name, nullptr);

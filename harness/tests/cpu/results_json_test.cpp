@@ -97,7 +97,7 @@ std::string error_of(const json& j) {
 TEST(ResultsJson, WriterHeader) {
     const json j = to_json(sample_doc());
     EXPECT_EQ(j.at("schema"), "pinbench.results");
-    EXPECT_EQ(j.at("schema_version"), 1);
+    EXPECT_EQ(j.at("schema_version"), 2);
     EXPECT_EQ(j.at("backend"), "cuda");
     EXPECT_TRUE(j.at("replay").is_null());
     EXPECT_EQ(j.at("runs").size(), 3u);
@@ -171,8 +171,10 @@ TEST(ResultsJson, RejectsOtherSchemas) {
               "r.json: not a pinbench results file (schema is \"pinbench.baseline\", expected "
               "\"pinbench.results\")");
     j["schema"] = "pinbench.results";
-    j["schema_version"] = 2;
-    EXPECT_EQ(error_of(j), "r.json: results schema version 2 is not supported (this build reads version 1)");
+    j["schema_version"] = 3;
+    EXPECT_EQ(error_of(j), "r.json: results schema version 3 is not supported (this build reads versions 1 to 2)");
+    j["schema_version"] = 0;
+    EXPECT_EQ(error_of(j), "r.json: results schema version 0 is not supported (this build reads versions 1 to 2)");
     j["schema_version"] = "1";
     EXPECT_EQ(error_of(j), "r.json: schema_version: expected an integer, found string");
     j.erase("schema_version");
