@@ -20,7 +20,8 @@ TEST(Cli, HelpListsTheSubcommandsAndExitsZero) {
     EXPECT_EQ(out.exit_code, 0);
     for (const char* cmd : {"plan", "run", "doctor"})
         EXPECT_NE(out.output.find(cmd), std::string::npos) << cmd;
-    EXPECT_EQ(out.output.find("__child"), std::string::npos) << "the internal subcommand stays hidden";
+    EXPECT_EQ(out.output.find("__child"), std::string::npos) << "the internal subcommands stay hidden";
+    EXPECT_EQ(out.output.find("__worker"), std::string::npos) << "the internal subcommands stay hidden";
 }
 
 TEST(Cli, PlanPrintsTheQuickScenarioWithoutAGpu) {

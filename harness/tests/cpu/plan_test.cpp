@@ -105,13 +105,15 @@ TEST(Plan, RunsCarryTheirScenariosSettings) {
 
 TEST(Plan, QuickScenarioHasUniqueIds) {
     const Plan plan = expand(load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml"));
-    EXPECT_EQ(plan.runs.size(), 6u * 4 + 2u * 2);
+    // overhead 6 apis x 3 sizes, count 2 x 2, capacity 2, sweep 1, multi_gpu 2, workers 4,
+    // churn, fragmentation, shared x2 variants, register_window.
+    EXPECT_EQ(plan.runs.size(), 6u * 3 + 2u * 2 + 2 + 1 + 2 + 4 + 1 + 1 + 2 + 1);
     const std::vector<std::string> all = ids(plan);
     EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size());
     EXPECT_EQ(plan.runs.front().id, "quick-overhead/pageable/64MiB/x1/g1");
-    EXPECT_EQ(plan.runs.back().id, "quick-count/cudaHostRegister/64MiB/x64/g1");
+    EXPECT_EQ(plan.runs.back().id, "quick-register-window/cudaHostRegister/256MiB/x1/g1");
     const std::string text = describe(plan);
-    EXPECT_NE(text.find("\n28 runs, 196 repeats\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n36 runs, 152 repeats\n"), std::string::npos) << text;
 }
 
 TEST(Plan, DescribeListsEachRunThenTotals) {
