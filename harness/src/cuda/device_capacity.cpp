@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_handles.hpp"
@@ -40,23 +41,34 @@ private:
     void* ptr_ = nullptr;
 };
 
+// The checksum kernel's result word, allocated before a search so that reading the largest
+// block (which leaves nothing free) does not need memory of its own.
+class ResultWord {
+public:
+    ResultWord() { PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum_), sizeof *sum_)); }
+    ~ResultWord() { cudaFree(sum_); }
+    ResultWord(const ResultWord&) = delete;
+    ResultWord& operator=(const ResultWord&) = delete;
+    unsigned long long* get() const { return sum_; }
+
+private:
+    unsigned long long* sum_ = nullptr;
+};
+
 // GB/s of the checksum kernel over [data, data + bytes): best of three, so a cold first pass
 // does not count.
-double read_gbps(const void* data, std::uint64_t bytes) {
+double read_gbps(const void* data, std::uint64_t bytes, const ResultWord& sum) {
     cuda::Event start(true), stop(true);
-    unsigned long long* sum = nullptr;
-    PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
     float best_ms = 0;
     for (int i = 0; i < 3; ++i) {
         PINBENCH_CUDA(cudaEventRecord(start.get(), nullptr));
-        PINBENCH_CUDA(cuda::launch_checksum(data, bytes, sum, nullptr));
+        PINBENCH_CUDA(cuda::launch_checksum(data, bytes, sum.get(), nullptr));
         PINBENCH_CUDA(cudaEventRecord(stop.get(), nullptr));
         PINBENCH_CUDA(cudaEventSynchronize(stop.get()));
         float ms = 0;
         PINBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
         best_ms = i == 0 ? ms : std::min(best_ms, ms);
     }
-    cudaFree(sum);
     return best_ms > 0 ? static_cast<double>(bytes) / (best_ms * 1e6) : 0;
 }
 
@@ -70,6 +82,8 @@ std::uint64_t free_now() {
 
 BlockSearch largest_device_block(std::uint64_t upper, std::uint64_t resolution, bool measure_read) {
     BlockSearch out;
+    std::optional<ResultWord> sum;
+    if (measure_read) sum.emplace();
     // In units of resolution: lo fits, hi does not. The largest block is usually just below
     // free memory, and a candidate near free memory costs a large map and memset, so search
     // down from the top in growing steps first, then bisect the bracket found.
@@ -96,15 +110,16 @@ BlockSearch largest_device_block(std::uint64_t upper, std::uint64_t resolution, 
     out.largest = lo * resolution;
     if (measure_read && out.largest > 0) {
         TrialBlock block(out.largest);
-        if (block.get() != nullptr) out.read_gbps = read_gbps(block.get(), out.largest);
+        if (block.get() != nullptr) out.read_gbps = read_gbps(block.get(), out.largest, *sum);
     }
     return out;
 }
 
 double device_read_gbps(std::uint64_t bytes) {
+    const ResultWord sum;
     TrialBlock block(bytes);
     if (block.get() == nullptr) cuda::check(cudaErrorMemoryAllocation, "cudaMalloc (read reference)");
-    return read_gbps(block.get(), bytes);
+    return read_gbps(block.get(), bytes, sum);
 }
 
 DeviceFiller::DeviceFiller(std::uint64_t free_target, std::uint64_t resolution) {
