@@ -4,6 +4,9 @@ A block (results["scenario"]["scenarios"][i]["expect"]) maps a driver model to l
   max_overhead_ratio  every judged cost / pinned bytes stays at or below it
   min_overhead_ratio  every judged cost / pinned bytes reaches it
   max_overhead_bytes  every judged cost stays at or below it
+  metrics             {METRIC: {min: V, max: V}}: the median of METRIC in every ok run of the
+                      scenario under that model stays within the bounds (any kind's metric,
+                      docs/kinds.md; one granule of uncertainty for bytes metrics)
 "Judged cost" is what the reservation rule judges (rule.py): the held cost on each
 dedicated-memory key of each pinned (non-pageable) run of that scenario whose devices all run
 that driver model. One granule of uncertainty applies: a limit inside value +- granule is
@@ -37,13 +40,16 @@ class ClaimResult:
     verdict: ClaimVerdict
     reason: str
     checked: int  # how many (run, key) values were compared
+    unit: str = ""  # metric limits: the metric's unit
 
     @property
     def shown_value(self) -> str:
-        return _shown(self.limit, self.value)
+        return _shown(self.limit, self.value, self.unit)
 
 
-def _shown(limit: str, value: float) -> str:
+def _shown(limit: str, value: float, unit: str = "") -> str:
+    if unit:
+        return format_bytes(value) if unit == "bytes" else f"{value:g}"
     return f"{value:g}" if limit.endswith("_ratio") else format_bytes(value)
 
 
@@ -97,6 +103,56 @@ def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, floa
     return ClaimVerdict.CONFIRMED, f"all {len(obs)} values {'at or below' if is_max else 'at or above'} {limit_text}"
 
 
+def _metric_claims(doc: dict[str, Any], scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
+    """Bounds on named metrics: each ok run of the scenario under `model` that has the metric."""
+    env = doc.get("environment") or {}
+    runs = [
+        r
+        for r in doc.get("runs", [])
+        if r.get("plan", {}).get("scenario") == scenario
+        and r.get("status") == "ok"
+        and _run_models(env, r.get("plan", {}).get("gpus", 1)) == {model}
+    ]
+    out = []
+    for name, bounds in sorted(metrics.items()):
+        if not isinstance(bounds, dict):
+            continue
+        values = [(r["id"], r["metrics"][name]) for r in runs if name in (r.get("metrics") or {})]
+        unit = values[0][1].get("unit", "") if values else ""
+        for side in ("min", "max"):
+            if side not in bounds:
+                continue
+            bound = float(bounds[side])
+            limit = f"{name} {side}"
+            if not values:
+                verdict, reason = ClaimVerdict.NOT_TESTED, f"no ok run with {name} measured under {model} here"
+            else:
+                verdict, reason = _check_metric(side, bound, unit, values)
+            out.append(ClaimResult(scenario, model, limit, bound, verdict, reason, len(values), unit or "bytes"))
+    return out
+
+
+def _check_metric(
+    side: str, bound: float, unit: str, values: list[tuple[str, dict[str, Any]]]
+) -> tuple[ClaimVerdict, str]:
+    is_max = side == "max"
+    limit_text = _shown("", bound, unit or "bytes")
+    refuting, ambiguous = None, []
+    for run_id, m in values:
+        value = float(m["median"])
+        u = float(m.get("granule") or 0) if unit == "bytes" else 0.0
+        shown = _shown("", value, unit or "bytes")
+        if (value - u > bound) if is_max else (value + u < bound):
+            refuting = refuting or f"{run_id}: {shown} {'>' if is_max else '<'} {limit_text}"
+        elif not ((value + u <= bound) if is_max else (value - u >= bound)):
+            ambiguous.append(f"{run_id}: {shown} within one granule of {limit_text}")
+    if refuting:
+        return ClaimVerdict.REFUTED, refuting
+    if ambiguous:
+        return ClaimVerdict.AMBIGUOUS, ambiguous[0]
+    return ClaimVerdict.CONFIRMED, f"all {len(values)} runs {'at or below' if is_max else 'at or above'} {limit_text}"
+
+
 def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
     """Every claim of every scenario's expect block, judged on this results document."""
     out = []
@@ -117,4 +173,6 @@ def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
                 else:
                     verdict, reason = _check(limit, bound, obs)
                 out.append(ClaimResult(s.get("name", ""), model, limit, bound, verdict, reason, len(obs)))
+            if isinstance(limits.get("metrics"), dict):
+                out.extend(_metric_claims(doc, s.get("name", ""), model, limits["metrics"]))
     return out

@@ -57,3 +57,50 @@ def test_claims_for_other_driver_models_are_not_tested():
     c = _claims(_doc(150, expect, driver_model="linux"))
     assert {v.verdict for v in c.values()} == {ClaimVerdict.NOT_TESTED}
     assert len(c) == 2
+
+
+def _kind_doc(creep_mib, ratio, driver_model="WDDM"):
+    from builders import kind_run
+
+    runs = [
+        kind_run("churn", {"churn.creep.cuda.free": [creep_mib * MiB] * 7}, scenario="nightly-churn"),
+        kind_run("register_window", {"register_window.time_ratio": [ratio] * 7}, scenario="nightly-churn"),
+    ]
+    expect = {
+        "WDDM": {
+            "metrics": {
+                "churn.creep.cuda.free": {"min": 4 * MiB},
+                "register_window.time_ratio": {"max": 1.5},
+                "workers.context_per_worker.cuda.free": {"max": 600 * MiB},
+            }
+        }
+    }
+    return results_doc(
+        runs, platform="windows", driver_model=driver_model, scenarios=[{"name": "nightly-churn", "expect": expect}]
+    )
+
+
+def test_metric_limits_on_any_kind():
+    c = _claims(_kind_doc(creep_mib=8, ratio=1.2))
+    assert c[("WDDM", "churn.creep.cuda.free min")].verdict == ClaimVerdict.CONFIRMED
+    assert c[("WDDM", "churn.creep.cuda.free min")].shown_value == "4.00 MiB"
+    assert c[("WDDM", "register_window.time_ratio max")].verdict == ClaimVerdict.CONFIRMED
+    assert c[("WDDM", "register_window.time_ratio max")].shown_value == "1.5"
+    # A metric none of the scenario's runs has is not tested, never passed.
+    assert c[("WDDM", "workers.context_per_worker.cuda.free max")].verdict == ClaimVerdict.NOT_TESTED
+    c = _claims(_kind_doc(creep_mib=0, ratio=3.2))
+    refuted = c[("WDDM", "churn.creep.cuda.free min")]
+    assert refuted.verdict == ClaimVerdict.REFUTED
+    assert "< 4.00 MiB" in refuted.reason, refuted.reason
+    assert c[("WDDM", "register_window.time_ratio max")].verdict == ClaimVerdict.REFUTED
+    assert "3.2 > 1.5" in c[("WDDM", "register_window.time_ratio max")].reason
+
+
+def test_metric_limits_within_one_granule_are_ambiguous():
+    c = _claims(_kind_doc(creep_mib=3, ratio=1.0))  # 3 MiB, granule 2 MiB: could be 4 MiB or more
+    assert c[("WDDM", "churn.creep.cuda.free min")].verdict == ClaimVerdict.AMBIGUOUS
+
+
+def test_metric_limits_for_other_driver_models_are_not_tested():
+    c = _claims(_kind_doc(creep_mib=8, ratio=1.2, driver_model="linux"))
+    assert {v.verdict for v in c.values()} == {ClaimVerdict.NOT_TESTED}

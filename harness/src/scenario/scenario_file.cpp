@@ -30,7 +30,7 @@ constexpr std::array<std::string_view, 12> kScenarioKeys{
     "name", "kind",    "description", "api",           "size",   "count",
     "gpus", "repeats", "timeout_s",   "driver_models", "expect", "params"};
 constexpr std::array<std::string_view, 4> kDriverModels{"WDDM", "TCC", "MCDM", "linux"};
-constexpr std::array<std::string_view, 3> kExpectKeys{"max_overhead_ratio", "min_overhead_ratio",
+constexpr std::array<std::string_view, 4> kExpectKeys{"metrics", "max_overhead_ratio", "min_overhead_ratio",
                                                       "max_overhead_bytes"};
 constexpr int kOldestSchemaVersion = 1;  // only kind overhead, no params
 
@@ -670,7 +670,48 @@ private:
         d.given.insert(f.key);
     }
 
-    // expect: {MODEL: {max_overhead_ratio: x, min_overhead_ratio: y, max_overhead_bytes: SIZE}}
+    // metrics: {METRIC: {min: V, max: V}}, V a plain number (ratio, count, ms) or a size with a
+    // unit (bytes). A claim about any kind's metric (docs/kinds.md), judged on the run's median.
+    nlohmann::json metric_limits(const Field& f) const {
+        if (!f.value.IsMap() || f.value.size() == 0) {
+            fail(f.value_mark(), "'metrics' must be a non-empty mapping of metric name to {min, max}, got " +
+                                     node_kind(f.value));
+        }
+        static constexpr std::array<std::string_view, 2> kBounds{"min", "max"};
+        nlohmann::json out = nlohmann::json::object();
+        for (const Field& metric : fields_of(f.value)) {
+            const bool named = !metric.key.empty() && metric.key.find('.') != std::string::npos &&
+                               metric.key.find(' ') == std::string::npos;
+            if (!named) {
+                fail(metric.key_node.Mark(), "metric name " + in_quotes(metric.key) +
+                                                 " is not a metric name such as 'churn.creep.cuda.free'");
+            }
+            if (!metric.value.IsMap() || metric.value.size() == 0) {
+                fail(metric.value_mark(), "limits of " + in_quotes(metric.key) +
+                                              " must be a mapping with min and/or max, got " + node_kind(metric.value));
+            }
+            nlohmann::json bounds = nlohmann::json::object();
+            for (const Field& bound : fields_of(metric.value)) {
+                if (!contains(kBounds, bound.key)) {
+                    fail(bound.key_node.Mark(), unknown_key_message(bound.key, kBounds, " in metric limits"));
+                }
+                const YAML::Mark bm = bound.value_mark();
+                const bool sized = bound.value.IsScalar() && is_plain(bound.value) &&
+                                   bound.value.Scalar().find_first_of("BKMGT") != std::string::npos;
+                bounds[bound.key] = sized ? static_cast<double>(size(bound.value, bm, bound.key))
+                                          : number(bound.value, bm, bound.key);
+            }
+            if (bounds.contains("min") && bounds.contains("max") &&
+                bounds["min"].get<double>() > bounds["max"].get<double>()) {
+                fail(metric.value_mark(), "min is greater than max for " + in_quotes(metric.key));
+            }
+            out[metric.key] = std::move(bounds);
+        }
+        return out;
+    }
+
+    // expect: {MODEL: {max_overhead_ratio: x, min_overhead_ratio: y, max_overhead_bytes: SIZE,
+    //                  metrics: {METRIC: {min: V, max: V}}}}
     void read_expect(Draft& d, const Field& f) const {
         if (!f.value.IsMap()) {
             fail(f.value_mark(),
@@ -692,7 +733,9 @@ private:
             const std::vector<Field> limit_fields = fields_of(model.value);
             for (const Field& limit : limit_fields) {
                 const YAML::Mark m = limit.value_mark();
-                if (limit.key == "max_overhead_bytes") {
+                if (limit.key == "metrics") {
+                    limits[limit.key] = metric_limits(limit);
+                } else if (limit.key == "max_overhead_bytes") {
                     limits[limit.key] = size(limit.value, m, "max_overhead_bytes");
                 } else if (limit.key == "max_overhead_ratio" || limit.key == "min_overhead_ratio") {
                     const double ratio = number(limit.value, m, limit.key);

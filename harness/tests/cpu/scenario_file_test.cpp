@@ -268,7 +268,25 @@ TEST(ScenarioFile, JsonSchemaListsTheParsersKeys) {
     default_keys.erase("name");
     EXPECT_EQ(keys(defs.at("defaults").at("properties")), default_keys);
     EXPECT_EQ(keys(defs.at("limits").at("properties")),
-              (std::set<std::string>{"max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes"}));
+              (std::set<std::string>{"max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes", "metrics"}));
+}
+
+TEST(ScenarioFile, ExpectMetricLimitsTakeNumbersAndSizes) {
+    const ScenarioFile f = parse_scenario_text(
+        "schema_version: 2\n"
+        "scenarios:\n"
+        "  - name: c\n"
+        "    kind: churn\n"
+        "    api: cudaMallocHost\n"
+        "    size: 1GiB\n"
+        "    params: {cycles: 2}\n"
+        "    expect:\n"
+        "      WDDM: {metrics: {churn.creep.cuda.free: {min: 2MiB}, register_window.time_ratio: {max: 1.5}}}\n",
+        "x.yaml");
+    const nlohmann::json& m = f.scenarios[0].expect.at("WDDM").at("metrics");
+    EXPECT_DOUBLE_EQ(m.at("churn.creep.cuda.free").at("min").get<double>(), 2.0 * MiB);
+    EXPECT_DOUBLE_EQ(m.at("register_window.time_ratio").at("max").get<double>(), 1.5);
+    EXPECT_FALSE(m.at("churn.creep.cuda.free").contains("max"));
 }
 
 TEST(ScenarioFile, ToJsonCarriesEveryField) {
