@@ -6,6 +6,7 @@
 #include <set>
 
 #include "pinbench/units.hpp"
+#include "results/snapshot_cost.hpp"
 
 namespace pinbench {
 namespace {
@@ -14,30 +15,10 @@ using Repeats = std::vector<const RepeatRecord*>;
 using Samples = std::vector<double>;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-const Snapshot* find_snapshot(const RepeatRecord& r, const std::string& label) {
-    for (const auto& s : r.snapshots) {
-        if (s.label == label) return &s;
-    }
-    return nullptr;
-}
-
-// Cost of `key` from snapshot `from` to snapshot `to` in one repeat (positive: consumed).
-std::optional<double> cost(const RepeatRecord& r, const std::string& from, const std::string& to,
-                           const std::string& key) {
-    const Snapshot* a = find_snapshot(r, from);
-    const Snapshot* b = find_snapshot(r, to);
-    if (a == nullptr || b == nullptr) return std::nullopt;
-    const auto ra = a->readings.find(key);
-    const auto rb = b->readings.find(key);
-    if (ra == a->readings.end() || rb == b->readings.end()) return std::nullopt;
-    const auto c = cost_between(key, ra->second, rb->second);
-    if (!c) return std::nullopt;
-    return static_cast<double>(*c);
-}
-
 // One sample per repeat, or nothing when any repeat lacks it: a metric over fewer repeats
 // than the run has would hide the gap.
-std::optional<Samples> per_repeat(const Repeats& ok, const std::function<std::optional<double>(const RepeatRecord&)>& f) {
+std::optional<Samples> per_repeat(const Repeats& ok,
+                                  const std::function<std::optional<double>(const RepeatRecord&)>& f) {
     Samples out;
     for (const RepeatRecord* r : ok) {
         const auto v = f(*r);
@@ -86,11 +67,12 @@ public:
                double divisor = 1) {
         for (const std::string& key : memory_keys(ok)) {
             put(prefix + "." + key, "bytes",
-                per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
-                    const auto c = cost(r, from, to, key);
-                    if (!c) return std::nullopt;
-                    return *c / divisor;
-                }),
+                per_repeat(ok,
+                           [&](const RepeatRecord& r) -> std::optional<double> {
+                               const auto c = snapshot_cost(r, from, to, key);
+                               if (!c) return std::nullopt;
+                               return *c / divisor;
+                           }),
                 key);
         }
     }
@@ -106,7 +88,8 @@ void capacity(const RunRecord& run, const Repeats& ok, Sink& sink) {
     for (const RepeatRecord* r : ok) {
         if (!r->data.contains("pin_error")) pinned.push_back(r);
     }
-    sink.put("capacity.pin_failed", "count", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("capacity.pin_failed", "count",
+             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  return r.data.contains("pin_error") ? 1.0 : 0.0;
              }));
     sink.put("capacity.largest_without", "bytes",
@@ -120,12 +103,14 @@ void capacity(const RunRecord& run, const Repeats& ok, Sink& sink) {
     };
     sink.put("capacity.loss", "bytes", per_repeat(pinned, loss));
     const double gib = static_cast<double>(run.run.size) / kGiB;
-    sink.put("capacity.loss_per_gib", "bytes", per_repeat(pinned, [&](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("capacity.loss_per_gib", "bytes",
+             per_repeat(pinned, [&](const RepeatRecord& r) -> std::optional<double> {
                  const auto l = loss(r);
                  if (!l || gib <= 0) return std::nullopt;
                  return *l / gib;
              }));
-    sink.put("capacity.read_ratio", "ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("capacity.read_ratio", "ratio",
+             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  const auto ref = number(r.data, "read_gbps_reference");
                  const auto a = number(r.data, "read_gbps_without");
                  if (!ref || !a || *ref <= 0) return std::nullopt;
@@ -149,7 +134,8 @@ void sweep(const Repeats& ok, Sink& sink) {
             for (const RepeatRecord* r : ok) {
                 Samples x, y;
                 for (double size : xs) {
-                    const auto c = cost(*r, "after_context", "size_" + std::to_string(static_cast<std::uint64_t>(size)), key);
+                    const auto c = snapshot_cost(
+                        *r, "after_context", "size_" + std::to_string(static_cast<std::uint64_t>(size)), key);
                     if (!c) break;
                     x.push_back(size / kGiB);
                     y.push_back(*c);
@@ -172,10 +158,12 @@ void sweep(const Repeats& ok, Sink& sink) {
             sink.costs(ok, "sweep.cost.x" + std::to_string(k), "after_context", "count_" + std::to_string(k));
         }
         for (const std::string& key : memory_keys(ok)) {
-            sink.put("sweep.steps." + key, "count", per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
+            sink.put("sweep.steps." + key, "count",
+                     per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
                          std::set<double> levels;
                          for (int k = 1; k <= k_max; ++k) {
-                             const auto c = cost(r, "after_context", "count_" + std::to_string(k), key);
+                             const auto c =
+                                 snapshot_cost(r, "after_context", "count_" + std::to_string(k), key);
                              if (!c) return std::nullopt;
                              levels.insert(*c);
                          }
@@ -203,14 +191,16 @@ void multi_gpu(const RunRecord& run, const Repeats& ok, Sink& sink) {
     auto sum = [&](const RepeatRecord& r) -> std::optional<double> {
         double total = 0;
         for (int d = 0; d < run.run.gpus; ++d) {
-            const auto c = cost(r, "after_free", "after_first_use", "nvml." + std::to_string(d) + ".used");
+            const auto c =
+                snapshot_cost(r, "after_free", "after_first_use", "nvml." + std::to_string(d) + ".used");
             if (!c) return std::nullopt;
             total += *c;
         }
         return total;
     };
     sink.put("multi_gpu.cost_sum.nvml.used", "bytes", per_repeat(ok, sum));
-    sink.put("multi_gpu.cost_per_device.nvml.used", "bytes", per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("multi_gpu.cost_per_device.nvml.used", "bytes",
+             per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
                  const auto s = sum(r);
                  if (!s) return std::nullopt;
                  return *s / run.run.gpus;
@@ -221,8 +211,9 @@ void workers(const Repeats& ok, Sink& sink) {
     const nlohmann::json& first = ok.front()->data;
     const int n = first.value("workers", 0);
     if (first.value("variant", "") == "framework") {
-        sink.put("workers.framework_pinned_bytes", "bytes",
-                 per_repeat(ok, [](const RepeatRecord& r) { return number(r.data, "framework_pinned_bytes"); }));
+        sink.put("workers.framework_pinned_bytes", "bytes", per_repeat(ok, [](const RepeatRecord& r) {
+                     return number(r.data, "framework_pinned_bytes");
+                 }));
         sink.costs(ok, "workers.framework_cost", "contexts", "pinned");
         return;
     }
@@ -236,21 +227,28 @@ void churn(const Repeats& ok, Sink& sink) {
     if (cycles < 1) return;
     const std::string last = "cycle_" + std::to_string(cycles);
     for (const std::string& key : memory_keys(ok)) {
-        sink.put("churn.creep." + key, "bytes", per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
-                     const auto a = cost(r, "after_context", "cycle_1", key);
-                     const auto b = cost(r, "after_context", last, key);
-                     if (!a || !b) return std::nullopt;
-                     return *b - *a;
-                 }), key);
-        sink.put("churn.max." + key, "bytes", per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
-                     std::optional<double> highest;
-                     for (int i = 1; i <= cycles; ++i) {
-                         const auto c = cost(r, "after_context", "cycle_" + std::to_string(i), key);
-                         if (!c) return std::nullopt;
-                         highest = std::max(highest.value_or(*c), *c);
-                     }
-                     return highest;
-                 }), key);
+        sink.put("churn.creep." + key, "bytes",
+                 per_repeat(ok,
+                            [&](const RepeatRecord& r) -> std::optional<double> {
+                                const auto a = snapshot_cost(r, "after_context", "cycle_1", key);
+                                const auto b = snapshot_cost(r, "after_context", last, key);
+                                if (!a || !b) return std::nullopt;
+                                return *b - *a;
+                            }),
+                 key);
+        sink.put("churn.max." + key, "bytes",
+                 per_repeat(ok,
+                            [&](const RepeatRecord& r) -> std::optional<double> {
+                                std::optional<double> highest;
+                                for (int i = 1; i <= cycles; ++i) {
+                                    const auto c =
+                                        snapshot_cost(r, "after_context", "cycle_" + std::to_string(i), key);
+                                    if (!c) return std::nullopt;
+                                    highest = std::max(highest.value_or(*c), *c);
+                                }
+                                return highest;
+                            }),
+                 key);
     }
     sink.costs(ok, "churn.residual_after_wait", "after_context", "final");
 }
@@ -280,10 +278,12 @@ void shared(const Repeats& ok, Sink& sink) {
 
 void register_window(const Repeats& ok, Sink& sink) {
     sink.costs(ok, "register_window.peak", "after_context", "registered");
-    sink.put("register_window.time_ratio", "ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("register_window.time_ratio", "ratio",
+             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  const auto k = r.timings_ms.find("kept_per_transfer");
                  const auto w = r.timings_ms.find("windowed_per_transfer");
-                 if (k == r.timings_ms.end() || w == r.timings_ms.end() || k->second <= 0) return std::nullopt;
+                 if (k == r.timings_ms.end() || w == r.timings_ms.end() || k->second <= 0)
+                     return std::nullopt;
                  return w->second / k->second;
              }));
 }

@@ -1,10 +1,11 @@
 #include "pinbench/run_metrics.hpp"
 
-#include "results/kind_metrics.hpp"
-
 #include <array>
 #include <set>
 #include <vector>
+
+#include "results/kind_metrics.hpp"
+#include "results/snapshot_cost.hpp"
 
 namespace pinbench {
 
@@ -23,38 +24,39 @@ constexpr std::array<Target, 3> targets{{
     {"after_free", "residual"},
 }};
 
-const Snapshot* find_snapshot(const RepeatRecord& r, const std::string& label) {
-    for (const auto& s : r.snapshots) {
-        if (s.label == label) return &s;
-    }
-    return nullptr;
-}
-
-const Reading* find_reading(const Snapshot& s, const std::string& key) {
-    const auto it = s.readings.find(key);
-    return it == s.readings.end() ? nullptr : &it->second;
-}
-
 // Costs of `key` from the baseline to `label`, one per repeat; empty when any repeat lacks
 // either snapshot or either reading (a metric over fewer repeats would hide that).
 std::optional<std::vector<double>> costs(const std::vector<const RepeatRecord*>& repeats,
                                          const std::string& label, const std::string& key) {
     std::vector<double> out;
     for (const RepeatRecord* r : repeats) {
-        const Snapshot* before = find_snapshot(*r, baseline_label);
-        const Snapshot* after = find_snapshot(*r, label);
-        if (before == nullptr || after == nullptr) return std::nullopt;
-        const Reading* b = find_reading(*before, key);
-        const Reading* a = find_reading(*after, key);
-        if (b == nullptr || a == nullptr) return std::nullopt;
-        const auto cost = cost_between(key, *b, *a);
+        const auto cost = snapshot_cost(*r, baseline_label, label, key);
         if (!cost) return std::nullopt;
-        out.push_back(static_cast<double>(*cost));
+        out.push_back(*cost);
     }
     return out;
 }
 
 }  // namespace
+
+std::optional<double> snapshot_cost(const RepeatRecord& r, const std::string& from, const std::string& to,
+                                    const std::string& key) {
+    const auto find = [&r](const std::string& label) -> const Snapshot* {
+        for (const auto& s : r.snapshots) {
+            if (s.label == label) return &s;
+        }
+        return nullptr;
+    };
+    const Snapshot* a = find(from);
+    const Snapshot* b = find(to);
+    if (a == nullptr || b == nullptr) return std::nullopt;
+    const auto ra = a->readings.find(key);
+    const auto rb = b->readings.find(key);
+    if (ra == a->readings.end() || rb == b->readings.end()) return std::nullopt;
+    const auto c = cost_between(key, ra->second, rb->second);
+    if (!c) return std::nullopt;
+    return static_cast<double>(*c);
+}
 
 std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, const Granules& granules) {
     std::vector<const RepeatRecord*> ok;

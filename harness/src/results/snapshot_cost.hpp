@@ -1,0 +1,17 @@
+// The cost of one probe key between two labelled snapshots of a repeat: the one computation
+// behind every memory metric (run_metrics.cpp for overhead, kind_metrics.cpp for the kinds).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "pinbench/results.hpp"
+
+namespace pinbench {
+
+// Bytes `key` says were consumed from snapshot `from` to snapshot `to` (positive: consumed,
+// whatever the key's direction); nullopt when either snapshot or either reading is missing.
+std::optional<double> snapshot_cost(const RepeatRecord& r, const std::string& from, const std::string& to,
+                                    const std::string& key);
+
+}  // namespace pinbench
