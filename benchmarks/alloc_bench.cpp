@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "context.hpp"
-#include "cuda/register_bench_support.hpp"
 #include "os_memory.hpp"
 #include "pinbench/api_variant.hpp"
 #include "pinbench/host_buffer.hpp"
+#include "pinbench/transfers.hpp"
 #include "topology.hpp"
 
 namespace pinbench::bench {

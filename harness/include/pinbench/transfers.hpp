@@ -11,13 +11,17 @@
 namespace pinbench {
 
 // cudaHostRegister over memory this process does not own through CUDA (an OS shared-memory
-// view, a page-aligned buffer); cudaHostUnregister in the destructor. `flags` are ApiFlag bits.
+// view, a page-aligned buffer, pages from the OS directly); cudaHostUnregister in the
+// destructor unless release() already did. `flags` are ApiFlag bits (portable, mapped).
 class HostRegistration {
 public:
-    HostRegistration(void* data, std::size_t bytes, unsigned flags);
+    HostRegistration(void* data, std::size_t bytes, unsigned flags);  // throws CudaError
     ~HostRegistration();
     HostRegistration(const HostRegistration&) = delete;
     HostRegistration& operator=(const HostRegistration&) = delete;
+
+    // cudaHostUnregister now, so that unregistering can be timed on its own. Throws CudaError.
+    void release();
 
 private:
     void* data_;

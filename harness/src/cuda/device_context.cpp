@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "cuda/cuda_check.hpp"
+#include "cuda/cuda_handles.hpp"
 #include "cuda/kernels.hpp"
 #include "pinbench/device.hpp"
+#include "pinbench/transfers.hpp"
 
 namespace pinbench {
 
@@ -60,12 +62,17 @@ GpuUseWorkspace::GpuUseWorkspace(std::size_t copy_chunk)
 
 namespace {
 
-void copy_to_device_chunked(const std::byte* src, std::size_t bytes, const DeviceBuffer& target) {
+// H2D copies of [src, src + bytes) in target-sized chunks on the legacy stream; not synchronized.
+void enqueue_copies_to_device(const std::byte* src, std::size_t bytes, const DeviceBuffer& target) {
     const std::size_t chunk = target.size();
     for (std::size_t off = 0; off < bytes; off += chunk) {
         const std::size_t n = std::min(chunk, bytes - off);
         PINBENCH_CUDA(cudaMemcpyAsync(target.data(), src + off, n, cudaMemcpyHostToDevice, nullptr));
     }
+}
+
+void copy_to_device_chunked(const std::byte* src, std::size_t bytes, const DeviceBuffer& target) {
+    enqueue_copies_to_device(src, bytes, target);
     PINBENCH_CUDA(cudaStreamSynchronize(nullptr));
 }
 
@@ -80,6 +87,17 @@ std::uint64_t device_checksum(const void* data, std::size_t bytes, const GpuUseW
 }
 
 }  // namespace
+
+double timed_h2d_copy_ms(const void* data, std::size_t bytes, const GpuUseWorkspace& ws) {
+    cuda::Event start(true), stop(true);
+    PINBENCH_CUDA(cudaEventRecord(start.get(), nullptr));
+    enqueue_copies_to_device(static_cast<const std::byte*>(data), bytes, ws.copy_target());
+    PINBENCH_CUDA(cudaEventRecord(stop.get(), nullptr));
+    PINBENCH_CUDA(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    PINBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms;
+}
 
 void first_gpu_use(const HostBuffer& buffer, const GpuUseWorkspace& ws) {
     copy_to_device_chunked(buffer.data(), buffer.size(), ws.copy_target());

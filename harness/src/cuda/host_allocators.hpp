@@ -1,5 +1,6 @@
 // CUDA core, internal: the host-located allocators that need more than one call
-// (host_vmm.cpp, host_pool.cpp). allocate_host_buffer (host_buffers.cpp) dispatches to them.
+// (host_vmm.cpp, host_pool.cpp), which allocate_host_buffer (host_buffers.cpp) dispatches to,
+// and the ApiFlag -> cudaHostRegister flag mapping that registration elsewhere shares.
 #pragma once
 
 #include <cstddef>
@@ -17,5 +18,8 @@ std::unique_ptr<HostBuffer> allocate_vmm_host_buffer(ApiVariant api, std::size_t
 // A pool created at api.location (host or host_numa), made read/write for the current device,
 // then cudaMallocFromPoolAsync + stream synchronize. Same errors as above.
 std::unique_ptr<HostBuffer> allocate_pool_host_buffer(ApiVariant api, std::size_t bytes);
+
+// cudaHostRegister flags for ApiFlag bits (portable, mapped); defined in host_buffers.cpp.
+unsigned host_register_flags(unsigned flags);
 
 }  // namespace pinbench::cuda

@@ -28,13 +28,6 @@ unsigned host_alloc_flags(unsigned flags) {
     return f;
 }
 
-unsigned host_register_flags(unsigned flags) {
-    unsigned f = cudaHostRegisterDefault;
-    if (flags & flag_portable) f |= cudaHostRegisterPortable;
-    if (flags & flag_mapped) f |= cudaHostRegisterMapped;
-    return f;
-}
-
 void* mapped_device_pointer(void* host, ApiVariant api) {
     if (!has_device_pointer(api)) return nullptr;
     void* dev = nullptr;
@@ -133,7 +126,7 @@ public:
     template <class... MemoryArgs>
     RegisteredBuffer(ApiVariant api, std::size_t bytes, MemoryArgs&&... memory_args)
         : api_(api), memory_(std::forward<MemoryArgs>(memory_args)...), size_(bytes) {
-        PINBENCH_CUDA(cudaHostRegister(memory_.data(), bytes, host_register_flags(api.flags)));
+        PINBENCH_CUDA(cudaHostRegister(memory_.data(), bytes, cuda::host_register_flags(api.flags)));
         try {
             device_ptr_ = mapped_device_pointer(memory_.data(), api);
         } catch (...) {
@@ -159,6 +152,13 @@ private:
 };
 
 }  // namespace
+
+unsigned cuda::host_register_flags(unsigned flags) {
+    unsigned f = cudaHostRegisterDefault;
+    if (flags & flag_portable) f |= cudaHostRegisterPortable;
+    if (flags & flag_mapped) f |= cudaHostRegisterMapped;
+    return f;
+}
 
 std::size_t host_page_size() { return page_size_guess(); }
 

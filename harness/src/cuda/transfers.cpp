@@ -1,40 +1,30 @@
-// Registration around transfers, timed copies and peer access (CUDA core).
+// Registration around transfers and peer access (CUDA core); timed_h2d_copy_ms lives beside the
+// other chunked copies in device_context.cpp.
 #include "pinbench/transfers.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_handles.hpp"
+#include "cuda/host_allocators.hpp"
 #include "pinbench/errors.hpp"
 
 namespace pinbench {
 
 HostRegistration::HostRegistration(void* data, std::size_t bytes, unsigned flags) : data_(data) {
-    unsigned f = cudaHostRegisterDefault;
-    if (flags & flag_portable) f |= cudaHostRegisterPortable;
-    if (flags & flag_mapped) f |= cudaHostRegisterMapped;
-    PINBENCH_CUDA(cudaHostRegister(data, bytes, f));
+    PINBENCH_CUDA(cudaHostRegister(data, bytes, cuda::host_register_flags(flags)));
 }
 
-HostRegistration::~HostRegistration() { cudaHostUnregister(data_); }
+HostRegistration::~HostRegistration() {
+    if (data_ != nullptr) cudaHostUnregister(data_);
+}
 
-double timed_h2d_copy_ms(const void* data, std::size_t bytes, const GpuUseWorkspace& ws) {
-    cuda::Event start(true), stop(true);
-    const auto* src = static_cast<const std::byte*>(data);
-    const std::size_t chunk = ws.copy_target().size();
-    PINBENCH_CUDA(cudaEventRecord(start.get(), nullptr));
-    for (std::size_t off = 0; off < bytes; off += chunk) {
-        const std::size_t n = std::min(chunk, bytes - off);
-        PINBENCH_CUDA(cudaMemcpyAsync(ws.copy_target().data(), src + off, n, cudaMemcpyHostToDevice, nullptr));
-    }
-    PINBENCH_CUDA(cudaEventRecord(stop.get(), nullptr));
-    PINBENCH_CUDA(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    PINBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    return ms;
+void HostRegistration::release() {
+    if (data_ == nullptr) return;
+    PINBENCH_CUDA(cudaHostUnregister(std::exchange(data_, nullptr)));
 }
 
 void enable_peer_access(const std::vector<int>& devices) {

@@ -19,12 +19,12 @@ RepeatRecord measure_register_window(const PlannedRun& run, const Nvml* nvml) {
 
     // Kept: register once, every transfer, unregister; the snapshot is taken outside the clock.
     auto t = SteadyClock::now();
-    auto kept = std::make_unique<HostRegistration>(memory.front()->data(), run.size, run.api.flags);
+    HostRegistration kept(memory.front()->data(), run.size, run.api.flags);
     for (int i = 0; i < transfers; ++i) (void)timed_h2d_copy_ms(memory.front()->data(), run.size, ws);
     double kept_ms = ms_between(t, SteadyClock::now());
     out.snapshots.push_back(settled_snapshot(probes, "registered", start));
     t = SteadyClock::now();
-    kept.reset();
+    kept.release();
     kept_ms += ms_between(t, SteadyClock::now());
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
