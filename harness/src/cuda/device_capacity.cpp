@@ -149,20 +149,18 @@ DeviceFiller::~DeviceFiller() {
 }
 
 std::string DeviceFiller::intact() const {
-    unsigned long long* sum = nullptr;
-    PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
+    const ResultWord sum;
     std::string problem;
     for (std::size_t i = 0; i < chunks_.size() && problem.empty(); ++i) {
         const auto [p, n] = chunks_[i];
-        PINBENCH_CUDA(cudaMemset(sum, 0, sizeof *sum));
-        PINBENCH_CUDA(cuda::launch_checksum(p, n, sum, nullptr));
+        PINBENCH_CUDA(cudaMemset(sum.get(), 0, sizeof *sum.get()));
+        PINBENCH_CUDA(cuda::launch_checksum(p, n, sum.get(), nullptr));
         unsigned long long got = 0;
-        PINBENCH_CUDA(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
+        PINBENCH_CUDA(cudaMemcpy(&got, sum.get(), sizeof got, cudaMemcpyDeviceToHost));
         // Every 32-bit word is 0x5A5A5A5A (chunks are multiples of the resolution, so of 4).
         const unsigned long long expected = (n / 4) * 0x5A5A5A5AULL;
         if (got != expected) problem = "filler chunk " + std::to_string(i) + " no longer holds its pattern";
     }
-    cudaFree(sum);
     return problem;
 }
 

@@ -17,9 +17,9 @@ RepeatRecord measure_shared(const PlannedRun& run, const Nvml* nvml) {
     out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
     std::optional<SharedMemory> block;
     if (shared) block.emplace(SharedMemory::create(run.size));
-    const auto timeout = std::chrono::milliseconds(static_cast<long long>(run.timeout_s * 1000 / 2));
     {
-        WorkerGroup group(processes, WorkerSpec{run.api, run.size, true, shared ? block->name() : ""}, timeout);
+        WorkerGroup group(processes, WorkerSpec{run.api, run.size, true, shared ? block->name() : ""},
+                          worker_step_timeout(run.timeout_s));
         out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
         group.pin_all();
         out.snapshots.push_back(settled_snapshot(probes, "pinned", start));

@@ -27,8 +27,8 @@ std::vector<std::uint64_t> curve_sizes(const PlannedRun& run) {
     return sizes;
 }
 
-void size_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes, SteadyClock::time_point start,
-                RepeatRecord& out) {
+void size_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes,
+                SteadyClock::time_point start, RepeatRecord& out) {
     nlohmann::json points = nlohmann::json::array();
     for (std::uint64_t size : curve_sizes(run)) {
         auto buffers = pin_buffers(run.api, size, 1);
@@ -42,8 +42,8 @@ void size_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes,
     out.data["sizes"] = points;
 }
 
-void count_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes, SteadyClock::time_point start,
-                 RepeatRecord& out) {
+void count_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes,
+                 SteadyClock::time_point start, RepeatRecord& out) {
     const int k_max = param_int(run, "max_count");
     std::vector<std::unique_ptr<HostBuffer>> held;
     for (int k = 1; k <= k_max; ++k) {
@@ -80,35 +80,31 @@ void max_pinnable(const PlannedRun& run, Devices& devices, RepeatRecord& out) {
     const std::uint64_t unit = 64ull << 20;
     const auto t0 = SteadyClock::now();
     nlohmann::json tried = nlohmann::json::array();
-    std::string stopped_by;
-    std::uint64_t lo = 0, hi = cap / unit + 1;  // units of 64 MiB: lo pins, hi does not
     // The cap first: on most machines it simply pins, and the search is over.
-    std::string err = try_pin(run.api, cap, devices);
-    tried.push_back({{"bytes", cap}, {"error", err}});
-    if (err.empty()) {
-        lo = hi - 1;
-    } else {
-        stopped_by = err;
-        hi = cap / unit;
-    }
+    std::string stopped_by = try_pin(run.api, cap, devices);
+    tried.push_back({{"bytes", cap}, {"error", stopped_by}});
+    std::uint64_t best = cap;
     bool timed_out = false;
-    while (hi - lo > 1) {
-        if (ms_between(t0, SteadyClock::now()) > limit_s * 1000) {
-            timed_out = true;
-            break;
+    if (!stopped_by.empty()) {
+        std::uint64_t lo = 0, hi = cap / unit;  // units of 64 MiB: lo pins, hi does not
+        while (hi - lo > 1) {
+            if (ms_between(t0, SteadyClock::now()) > limit_s * 1000) {
+                timed_out = true;
+                break;
+            }
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            const std::string err = try_pin(run.api, mid * unit, devices);
+            tried.push_back({{"bytes", mid * unit}, {"error", err}});
+            if (err.empty()) {
+                lo = mid;
+            } else {
+                hi = mid;
+                stopped_by = err;
+            }
         }
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        err = try_pin(run.api, mid * unit, devices);
-        tried.push_back({{"bytes", mid * unit}, {"error", err}});
-        if (err.empty()) {
-            lo = mid;
-        } else {
-            hi = mid;
-            stopped_by = err;
-        }
+        best = lo * unit;
     }
-    const std::uint64_t best = err.empty() && lo == cap / unit ? cap : lo * unit;
-    out.data["max_pinnable"] = std::min(best, cap);
+    out.data["max_pinnable"] = best;
     out.data["capped"] = stopped_by.empty();
     out.data["timed_out"] = timed_out;
     out.data["stopped_by"] = stopped_by;

@@ -20,9 +20,15 @@ namespace pinbench::kinds {
 struct WorkerSpec {
     ApiVariant api;
     std::uint64_t bytes = 0;
-    bool cuda = true;          // false: a producer without CUDA (holds `bytes` of pageable memory)
+    bool cuda = true;         // false: a producer without CUDA (holds `bytes` of pageable memory)
     std::string shared_name;  // non-empty: register this OS shared-memory block instead of pinning
 };
+
+// How long one step may take: half the repeat's timeout, so that a stuck worker is reported
+// with its own words before the parent kills the whole repeat.
+inline std::chrono::milliseconds worker_step_timeout(double repeat_timeout_s) {
+    return std::chrono::milliseconds(static_cast<long long>(repeat_timeout_s * 1000 / 2));
+}
 
 class WorkerGroup {
 public:

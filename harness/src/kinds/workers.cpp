@@ -13,14 +13,10 @@
 namespace pinbench::kinds {
 namespace {
 
-std::chrono::milliseconds step_timeout(const PlannedRun& run) {
-    return std::chrono::milliseconds(static_cast<long long>(run.timeout_s * 1000 / 2));
-}
-
 void per_process(const PlannedRun& run, int n, const ProbeSet& probes, SteadyClock::time_point start,
                  RepeatRecord& out) {
     auto t = SteadyClock::now();
-    WorkerGroup group(n, WorkerSpec{run.api, run.size, true, {}}, step_timeout(run));
+    WorkerGroup group(n, WorkerSpec{run.api, run.size, true, {}}, worker_step_timeout(run.timeout_s));
     out.timings_ms["contexts"] = ms_between(t, SteadyClock::now());
     out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
     t = SteadyClock::now();
@@ -33,7 +29,7 @@ void per_process(const PlannedRun& run, int n, const ProbeSet& probes, SteadyClo
 void framework(const PlannedRun& run, int n, Devices& devices, const ProbeSet& probes,
                SteadyClock::time_point start, RepeatRecord& out) {
     const int prefetch = param_int(run, "prefetch_factor");
-    WorkerGroup producers(n, WorkerSpec{run.api, run.size, false, {}}, step_timeout(run));
+    WorkerGroup producers(n, WorkerSpec{run.api, run.size, false, {}}, worker_step_timeout(run.timeout_s));
     out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
     CachingHostAllocator cache(
         [&](std::size_t bytes) { return std::move(pin_buffers(run.api, bytes, 1).front()); });

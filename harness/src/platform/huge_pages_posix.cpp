@@ -8,11 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 
+#include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/fd_posix.hpp"
 
@@ -22,12 +21,14 @@ namespace {
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
+// The file's text, or nothing where it does not exist or cannot be read (a kernel without
+// that sysfs file says the feature is absent).
 std::optional<std::string> read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    try {
+        return read_file(path);
+    } catch (const SystemError&) {
+        return std::nullopt;
+    }
 }
 
 std::optional<std::uint64_t> read_number(const std::string& path) {

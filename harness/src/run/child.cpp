@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "kinds/kind_support.hpp"
+#include "kinds/measure.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/errors.hpp"
@@ -16,8 +18,6 @@
 #include "pinbench/plan.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/results.hpp"
-#include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "run/environment.hpp"
 #include "run/measuring_probes.hpp"
 #include "run/protocol.hpp"
@@ -28,7 +28,6 @@ namespace pinbench {
 namespace {
 
 using kinds::Devices;
-using kinds::ms_between;
 using kinds::open_devices;
 
 // What a mode produces: the repeat's status, snapshots and timings, plus mode-specific data.
@@ -45,11 +44,8 @@ Outcome run_null_control(const nlohmann::json& request, const Nvml* nvml) {
     const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
     devices.synchronize();
     for (int i = 0; i < samples; ++i) {
-        Snapshot s;
-        s.label = "sample_" + std::to_string(i);
-        s.readings = probes.read_all();
-        s.t_ms = ms_between(start, SteadyClock::now());
-        out.record.snapshots.push_back(std::move(s));
+        out.record.snapshots.push_back(
+            kinds::immediate_snapshot(probes, "sample_" + std::to_string(i), start));
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return out;
