@@ -20,16 +20,18 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
     const ProbeSet probes = all_device_probes(nvml);
     const MemInfo info = devices.contexts.front()->mem_info();
     if (free_target >= info.total) {
-        throw UnsupportedError("free_target " + size_label(free_target) + " is not below device 0's memory (" +
-                               size_label(info.total) + ")");
+        throw UnsupportedError("free_target " + size_label(free_target) +
+                               " is not below device 0's memory (" + size_label(info.total) + ")");
     }
     if (free_target >= info.free) {
-        throw UnsupportedError("free_target " + size_label(free_target) + " is not below device 0's free memory (" +
-                               size_label(info.free) + ") after creating the context");
+        throw UnsupportedError("free_target " + size_label(free_target) +
+                               " is not below device 0's free memory (" + size_label(info.free) +
+                               ") after creating the context");
     }
     // Reference read speed of ordinary device memory of about the size the search will find
     // (read speed grows with size), before anything is full.
-    const double reference_gbps = device_read_gbps(std::max<std::uint64_t>(free_target / resolution * resolution, 64ull << 20));
+    const double reference_gbps =
+        device_read_gbps(std::max<std::uint64_t>(free_target / resolution * resolution, 64ull << 20));
     out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
 
     auto t = SteadyClock::now();

@@ -27,7 +27,8 @@ RepeatRecord measure_churn(const PlannedRun& run, const Nvml* nvml) {
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(final_wait_s));
     out.snapshots.push_back(settled_snapshot(probes, "final", start));
-    out.data = {{"cycles", cycles}, {"settle", settle ? "settled" : "immediate"}, {"final_wait_s", final_wait_s}};
+    out.data = {
+        {"cycles", cycles}, {"settle", settle ? "settled" : "immediate"}, {"final_wait_s", final_wait_s}};
     return out;
 }
 

@@ -15,8 +15,8 @@ namespace pinbench::kinds {
 
 WorkerGroup::WorkerGroup(int n, const WorkerSpec& spec, std::chrono::milliseconds step_timeout)
     : timeout_(step_timeout) {
-    std::vector<std::string> argv{current_executable_path(), "__worker", "--api", to_string(spec.api),
-                                  "--bytes", std::to_string(spec.bytes)};
+    std::vector<std::string> argv{current_executable_path(), "__worker", "--api",
+                                  to_string(spec.api),       "--bytes",  std::to_string(spec.bytes)};
     if (!spec.cuda) argv.emplace_back("--no-cuda");
     if (!spec.shared_name.empty()) {
         argv.emplace_back("--shared");
@@ -44,8 +44,9 @@ void WorkerGroup::step(const std::string& command, const std::string& answer) {
     for (std::size_t i = 0; i < workers_.size(); ++i) {
         const std::optional<std::string> line = workers_[i]->read_line(timeout_);
         if (!line || *line != answer) {
-            throw std::runtime_error("worker " + std::to_string(i) + " (pid " + std::to_string(workers_[i]->pid()) +
-                                     ") did not answer '" + answer + "'" + (line ? ": " + *line : " in time"));
+            throw std::runtime_error("worker " + std::to_string(i) + " (pid " +
+                                     std::to_string(workers_[i]->pid()) + ") did not answer '" + answer +
+                                     "'" + (line ? ": " + *line : " in time"));
         }
     }
 }
@@ -84,8 +85,8 @@ int worker_main(const WorkerSpec& spec) {
         if (spec.cuda) {
             if (!spec.shared_name.empty()) {
                 held.shared.emplace(SharedMemory::open(spec.shared_name, spec.bytes));
-                held.registration =
-                    std::make_unique<HostRegistration>(held.shared->data(), held.shared->size(), spec.api.flags);
+                held.registration = std::make_unique<HostRegistration>(held.shared->data(),
+                                                                       held.shared->size(), spec.api.flags);
                 (void)timed_h2d_copy_ms(held.shared->data(), held.shared->size(), *workspace);
             } else {
                 held.own = allocate_host_buffer(spec.api, spec.bytes);
