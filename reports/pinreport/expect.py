@@ -78,29 +78,37 @@ def _observations(doc: dict[str, Any], scenario: str, model: str) -> list[tuple[
     return out
 
 
+def _judge(
+    items: list[tuple[str, Any, Any, str]], bound: Any, is_max: bool, limit_text: str, noun: str
+) -> tuple[ClaimVerdict, str]:
+    """(label, value, uncertainty, shown value) against one bound: REFUTED by the first value
+    beyond it by more than its uncertainty, AMBIGUOUS when one is within it, else CONFIRMED."""
+    refuting = None  # the first value beyond the limit
+    ambiguous = []
+    for label, value, u, shown in items:
+        beyond = value - u > bound if is_max else value + u < bound
+        within = value + u <= bound if is_max else value - u >= bound
+        if beyond:
+            refuting = refuting or f"{label}: {shown} {'>' if is_max else '<'} {limit_text}"
+        elif not within:
+            ambiguous.append(f"{label}: {shown} within one granule of {limit_text}")
+    if refuting:
+        return ClaimVerdict.REFUTED, refuting
+    if ambiguous:
+        return ClaimVerdict.AMBIGUOUS, ambiguous[0]
+    return ClaimVerdict.CONFIRMED, f"all {len(items)} {noun} {'at or below' if is_max else 'at or above'} {limit_text}"
+
+
 def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, float, float]]) -> tuple[ClaimVerdict, str]:
     ratio = limit.endswith("_ratio")
-    is_max = limit.startswith("max_")
-    refuting = None  # the first value beyond the limit
-    limit_text = _shown(limit, bound)
-    ambiguous = []
-    bound = exact(bound)
+    items = []
     for run_id, key, cost, pinned, granule in obs:
         value, u = exact(cost), exact(granule)
         if ratio:
             value, u = value / exact(pinned), u / exact(pinned)
         shown = f"{float(value):.4g}" if ratio else format_bytes(float(value))
-        beyond = value - u > bound if is_max else value + u < bound
-        within = value + u <= bound if is_max else value - u >= bound
-        if beyond:
-            refuting = refuting or f"{run_id} {key}: {shown} {'>' if is_max else '<'} {limit_text}"
-        elif not within:
-            ambiguous.append(f"{run_id} {key}: {shown} within one granule of {limit_text}")
-    if refuting:
-        return ClaimVerdict.REFUTED, refuting
-    if ambiguous:
-        return ClaimVerdict.AMBIGUOUS, ambiguous[0]
-    return ClaimVerdict.CONFIRMED, f"all {len(obs)} values {'at or below' if is_max else 'at or above'} {limit_text}"
+        items.append((f"{run_id} {key}", value, u, shown))
+    return _judge(items, exact(bound), limit.startswith("max_"), _shown(limit, bound), "values")
 
 
 def _metric_claims(doc: dict[str, Any], scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
@@ -135,22 +143,13 @@ def _metric_claims(doc: dict[str, Any], scenario: str, model: str, metrics: dict
 def _check_metric(
     side: str, bound: float, unit: str, values: list[tuple[str, dict[str, Any]]]
 ) -> tuple[ClaimVerdict, str]:
-    is_max = side == "max"
-    limit_text = _shown("", bound, unit or "bytes")
-    refuting, ambiguous = None, []
+    unit = unit or "bytes"
+    items = []
     for run_id, m in values:
         value = float(m["median"])
         u = float(m.get("granule") or 0) if unit == "bytes" else 0.0
-        shown = _shown("", value, unit or "bytes")
-        if (value - u > bound) if is_max else (value + u < bound):
-            refuting = refuting or f"{run_id}: {shown} {'>' if is_max else '<'} {limit_text}"
-        elif not ((value + u <= bound) if is_max else (value - u >= bound)):
-            ambiguous.append(f"{run_id}: {shown} within one granule of {limit_text}")
-    if refuting:
-        return ClaimVerdict.REFUTED, refuting
-    if ambiguous:
-        return ClaimVerdict.AMBIGUOUS, ambiguous[0]
-    return ClaimVerdict.CONFIRMED, f"all {len(values)} runs {'at or below' if is_max else 'at or above'} {limit_text}"
+        items.append((run_id, value, u, _shown("", value, unit)))
+    return _judge(items, bound, side == "max", _shown("", bound, unit), "runs")
 
 
 def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
