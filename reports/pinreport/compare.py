@@ -204,6 +204,16 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
     return out
 
 
+def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[Any, dict[str, Any]]]:
+    """(stored entry, its run) for every stored file in which this run ended ok."""
+    out = []
+    for entry in baseline.entries:
+        brun = _find_run(entry.doc, run_id)
+        if brun is not None and brun.get("status") == "ok":
+            out.append((entry, brun))
+    return out
+
+
 def _compare_metric(
     run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
 ) -> Comparison:
@@ -214,12 +224,8 @@ def _compare_metric(
         return _compare_summary(run, metric, baseline, floor, options)
     base_samples: list[float] = []
     granules = [info.get("granule")]
-    seen_run = False
-    for entry in baseline.entries:
-        brun = _find_run(entry.doc, run["id"])
-        if brun is None or brun.get("status") != "ok":
-            continue
-        seen_run = True
+    ok_runs = _ok_baseline_runs(baseline, run["id"])
+    for entry, brun in ok_runs:
         if metric not in brun.get("metrics", {}):
             continue
         samples = metric_samples(brun, metric)
@@ -231,7 +237,7 @@ def _compare_metric(
         base_samples.extend(samples)
         granules.append(brun["metrics"][metric].get("granule"))
     if not base_samples:
-        what = "this metric" if seen_run else "this run"
+        what = "this metric" if ok_runs else "this run"
         return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
     current = metric_samples(run, metric)
     if current is None or not summary_matches(info, current):
@@ -262,19 +268,15 @@ def _compare_summary(
     unit = info.get("unit", "")
     summaries: list[Summary] = []
     steps = [info.get("granule"), bisection_resolution(run["plan"], metric)]
-    seen_run = False
-    for entry in baseline.entries:
-        brun = _find_run(entry.doc, run["id"])
-        if brun is None or brun.get("status") != "ok":
-            continue
-        seen_run = True
+    ok_runs = _ok_baseline_runs(baseline, run["id"])
+    for _, brun in ok_runs:
         m = brun.get("metrics", {}).get(metric)
         if m is None or m.get("unit") != unit:
             continue
         summaries.append(Summary.of(m))
         steps.extend([m.get("granule"), bisection_resolution(brun.get("plan", {}), metric)])
     if not summaries:
-        what = "this metric" if seen_run else "this run"
+        what = "this metric" if ok_runs else "this run"
         return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
     worse = higher_is_worse(metric)
     if unit == "bytes":
