@@ -13,7 +13,9 @@
 #
 # Exit code (highest wins, as in pinreport): 0 no regression; 1 a REGRESSION or VIOLATION;
 # 2 bad input (scenario, script, options); 3 infrastructure (build, doctor, a failed run or
-# control, benchmarks, store, push). $OUT/summary.md says which step decided it.
+# control, a disturbed run, benchmarks, store, push); 4 internal error (a bug in a tool).
+# $OUT/summary.md says which step decided it; $OUT/disturbed holds the number of runs that
+# another process disturbed (pinreport gave no verdict on them).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -88,25 +90,32 @@ status=0                 # the job's exit code so far (max of every step's)
 infra_steps=()           # the steps that ended in an infrastructure failure
 
 note() { echo "- $*" | tee -a "$summary" >&2; }
-# Records a step's exit code. Codes outside 0..3 (a crash, a signal) count as infrastructure.
+# Records a step's exit code. 4 is an internal error (pinreport's own code for a bug); codes
+# outside 0..4 (a crash, a signal) count as infrastructure.
+internal_steps=()
 record() {
   local step=$1 rc=$2
-  ((rc > 3 || rc < 0)) && rc=3
+  ((rc > 4 || rc < 0)) && rc=3
+  ((rc == 4)) && internal_steps+=("$step")
   ((rc == 3)) && infra_steps+=("$step")
   ((rc > status)) && status=$rc
   note "$step: exit $rc"
 }
+disturbed=0              # runs another process disturbed (from pinreport compare's output)
 finish() {
   local verdict
   case $status in
     0) verdict="OK: no regression" ;;
     1) verdict="REGRESSION: see junit.xml and report" ;;
     2) verdict="BAD INPUT: a scenario, script or option was rejected" ;;
+    4) verdict="INTERNAL ERROR in: ${internal_steps[*]:-unknown} (a bug in the tool, not a regression; see its log)" ;;
     *) verdict="INFRASTRUCTURE FAILURE in: ${infra_steps[*]:-unknown} (not a regression)" ;;
   esac
+  ((disturbed > 0)) && verdict="$verdict; $disturbed runs disturbed: no verdict on them"
   ((replay)) && verdict="[REPLAYED] $verdict"
   echo "**nightly: $verdict (exit $status)**" | tee -a "$summary" >&2
   echo "$status" >"$out/exit_code"
+  echo "$disturbed" >"$out/disturbed"
   # GitHub Actions shows this on the run page; elsewhere the file is in the artifacts.
   [[ -n ${GITHUB_STEP_SUMMARY:-} ]] && cat "$summary" >>"$GITHUB_STEP_SUMMARY"
   exit "$status"
@@ -215,6 +224,12 @@ if [[ -f $store/store.json ]]; then
   "$pinreport" compare --store "$store" --current "$results" --junit "$out/junit.xml" \
     >"$out/compare.txt" 2>"$out/compare.err"
   record "pinreport compare" $?
+  # pinreport prints "N runs disturbed: no verdict on them" when another process moved device
+  # memory during N runs (docs/results-schema.md, status "disturbed"): infrastructure, never a regression.
+  disturbed=$(sed -n 's/^\(\[REPLAYED\] \)\{0,1\}\([0-9][0-9]*\) runs\{0,1\} disturbed: no verdict on them.*/\2/p' \
+    "$out/compare.txt" | head -n 1)
+  disturbed=${disturbed:-0}
+  ((disturbed > 0)) && note "pinreport compare: $disturbed runs disturbed: no verdict on them"
   "$pinreport" html --store "$store" --current "$results" "${bench_json[@]}" -o "$out/report.html" \
     >"$out/html.log" 2>&1
   rc=$?

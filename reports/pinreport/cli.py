@@ -9,14 +9,16 @@
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
-timed-out runs, a failed control, missing probes, an interrupted run). The highest applies.
+timed-out runs, a failed control, missing probes, an interrupted run); 4 an internal error (a
+bug in pinreport: the traceback goes to stderr, no verdict is given). The highest applies.
 """
 
 import argparse
 import sys
+import traceback
 from collections.abc import Sequence
 
-from pinreport.compare import EXIT_BAD_INPUT, EXIT_OK, CompareOptions, compare
+from pinreport.compare import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, CompareOptions, compare
 from pinreport.console import format_compare, format_reserve
 from pinreport.errors import BadInputError, UsageError
 from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
@@ -205,6 +207,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except Exception as e:  # noqa: BLE001 - a bug must not read as a verdict (exit 1)
+        traceback.print_exc(file=sys.stderr)
+        print(
+            f"pinreport: internal error (exit {EXIT_INTERNAL}, no verdict given): {type(e).__name__}: {e}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ PREVIOUS = "previous"
 HISTORY = "history"
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+# A bug in pinreport itself (an exception nobody raised on purpose): never 1, the REGRESSION code.
+EXIT_INTERNAL = 4
 
 # Metric name prefixes for which a rise is an improvement (docs/kinds.md): bandwidths, the largest
 # block that can still be allocated, the largest pinnable size, how often a later pin succeeds,

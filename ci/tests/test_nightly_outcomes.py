@@ -1,0 +1,75 @@
+"""ci/nightly.sh's summary and exit code for pinreport outcomes that need no GPU and no build:
+an internal error (exit 4) and disturbed runs (exit 3, "N runs disturbed: no verdict on them").
+pinbench and pinreport are small stand-in scripts, so only the script's own logic is tested."""
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NIGHTLY = ROOT / "ci" / "nightly.sh"
+
+FAKE_PINBENCH = """#!/usr/bin/env bash
+# run --backend replay ... -o FILE: writes FILE; store add FILE --store DIR: makes DIR a store.
+out=""; store=""
+while (($#)); do
+  case $1 in -o) out=$2; shift ;; --store) store=$2; shift ;; esac
+  shift
+done
+[[ -n $out ]] && echo '{}' >"$out"
+[[ -n $store ]] && mkdir -p "$store" && echo '{}' >"$store/store.json"
+exit 0
+"""
+
+
+def _script(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def _night(tmp_path: Path, compare_output: str, compare_exit: int) -> tuple[subprocess.CompletedProcess, Path]:
+    pinbench = _script(tmp_path / "pinbench", FAKE_PINBENCH)
+    pinreport = _script(
+        tmp_path / "pinreport",
+        "#!/usr/bin/env bash\n"
+        f'if [[ $1 == compare ]]; then printf "%s\\n" "{compare_output}"; exit {compare_exit}; fi\n'
+        "exit 0\n",
+    )
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    night = subprocess.run(
+        ["bash", str(NIGHTLY), "--replay-from", "x.json", "--replay-script", "y.yaml",
+         "--store", str(tmp_path / "store"), "--out", str(out), "--skip-build",
+         "--pinbench", str(pinbench), "--pinreport", str(pinreport)],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    return night, out
+
+
+def test_internal_error_of_pinreport_is_exit_4_not_a_regression(tmp_path):
+    night, out = _night(tmp_path, "pinreport: internal error (exit 4, no verdict given): KeyError: x", 4)
+    assert night.returncode == 4
+    summary = (out / "summary.md").read_text()
+    assert "INTERNAL ERROR in: pinreport compare" in summary
+    assert "REGRESSION" not in summary
+    assert (out / "exit_code").read_text().strip() == "4"
+
+
+@pytest.mark.parametrize("prefix", ["", "[REPLAYED] "])
+def test_disturbed_runs_are_named_never_a_regression(tmp_path, prefix):
+    night, out = _night(tmp_path, f"{prefix}2 runs disturbed: no verdict on them (another process moved device memory)", 3)
+    assert night.returncode == 3
+    summary = (out / "summary.md").read_text()
+    assert "2 runs disturbed: no verdict on them" in summary
+    assert "REGRESSION" not in summary
+    assert (out / "disturbed").read_text().strip() == "2"
+
+
+def test_a_crash_still_counts_as_infrastructure(tmp_path):
+    night, out = _night(tmp_path, "Segmentation fault", 139)
+    assert night.returncode == 3
+    assert (out / "disturbed").read_text().strip() == "0"
