@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pinreport import kinds
+from pinreport.disturbance import disturbed_keys
 from pinreport.environment import driver_models
 from pinreport.rule import (
     CAPACITY_LOSS,
@@ -64,8 +65,9 @@ def _observations(doc: dict[str, Any], pageable: bool = False) -> list[tuple[str
             continue
         if (plan.get("api") == CONTROL_API) != pageable:
             continue
+        disturbed = disturbed_keys(run)  # never judged (disturbance.py)
         for key, cost in sorted(held_costs(run).items()):
-            if is_judged_key(key):
+            if is_judged_key(key) and key not in disturbed:
                 out.append((run["id"], key, cost.median, pinned_bytes(plan), float(cost.granule or 0)))
     return out
 

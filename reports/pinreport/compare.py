@@ -15,12 +15,18 @@ else changed between the environments, so a verdict is never blamed on the drive
 
 Baselines come from the store's real namespace only: replayed data is never a baseline.
 A replayed current file may be compared (to test the pipeline) and is labelled REPLAYED.
+
+Disturbed measurements (disturbance.py) are never judged: a run with status "disturbed" and
+every metric of a disturbed probe get NOT JUDGED with the evidence, and the exit code is 3;
+disturbed baseline samples are left out of every baseline.
 """
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pinreport import disturbance
+from pinreport.disturbance import Disturbance
 from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
 from pinreport.errors import BadInputError
 from pinreport.expect import ClaimResult, check_expectations
@@ -135,6 +141,9 @@ class CompareReport:
     infrastructure: list[str] = field(default_factory=list)
     bad_input: list[BadInputError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    disturbed: list[Disturbance] = field(default_factory=list)  # runs of the current file not (fully) judged
+    # (stored file, run id) -> the disturbed metrics of that baseline run (computed once)
+    _baseline_disturbed: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
 
     @property
     def regressions(self) -> list[MetricVerdict]:
@@ -144,10 +153,21 @@ class CompareReport:
     def violations(self) -> list[RuleResult]:
         return [r for r in self.rule if r.verdict == RuleVerdict.VIOLATION]
 
+    def disturbed_summary(self) -> str | None:
+        """The one line the nightly summary repeats: "N runs disturbed: no verdict on them"."""
+        if not self.disturbed:
+            return None
+        n = len(self.disturbed)
+        whole = sum(d.whole_run for d in self.disturbed)
+        return (
+            f"{n} run{'s' if n != 1 else ''} disturbed: no verdict on them "
+            f"({whole} ended disturbed, {n - whole} with disturbed probes; another process moved device memory)"
+        )
+
     def exit_code(self) -> int:
-        """The highest that applies: 3 infrastructure (then no verdict can be trusted), 2 bad
-        input, 1 a regression or a VIOLATION, else 0."""
-        if self.infrastructure:
+        """The highest that applies: 3 infrastructure or a disturbance that stopped a verdict
+        (then no verdict can be trusted), 2 bad input, 1 a regression or a VIOLATION, else 0."""
+        if self.infrastructure or self.disturbed:
             return EXIT_INFRASTRUCTURE
         if self.bad_input:
             return EXIT_BAD_INPUT
@@ -216,6 +236,14 @@ def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[Any, dict[s
     return out
 
 
+def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: dict[str, Any]) -> frozenset[str]:
+    """The metrics of a stored run that are disturbed (left out of every baseline)."""
+    key = (entry.path, brun.get("id", ""))
+    if key not in report._baseline_disturbed:
+        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun))
+    return report._baseline_disturbed[key]
+
+
 def _compare_metric(
     run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
 ) -> Comparison:
@@ -223,12 +251,12 @@ def _compare_metric(
     if not baseline.found:
         return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
     if not rebuildable(metric):
-        return _compare_summary(run, metric, baseline, floor, options)
+        return _compare_summary(run, metric, baseline, floor, options, report)
     base_samples: list[float] = []
     granules = [info.get("granule")]
     ok_runs = _ok_baseline_runs(baseline, run["id"])
     for entry, brun in ok_runs:
-        if metric not in brun.get("metrics", {}):
+        if metric not in brun.get("metrics", {}) or metric in _baseline_disturbed(report, entry, brun):
             continue
         samples = metric_samples(brun, metric)
         if samples is None or not summary_matches(brun["metrics"][metric], samples):
@@ -263,7 +291,7 @@ def _compare_metric(
 
 
 def _compare_summary(
-    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions
+    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
 ) -> Comparison:
     """A kind metric (no per-repeat samples in the file): the summary rule on the stored summaries."""
     info = run["metrics"][metric]
@@ -271,9 +299,9 @@ def _compare_summary(
     summaries: list[Summary] = []
     steps = [info.get("granule"), bisection_resolution(run["plan"], metric)]
     ok_runs = _ok_baseline_runs(baseline, run["id"])
-    for _, brun in ok_runs:
+    for entry, brun in ok_runs:
         m = brun.get("metrics", {}).get(metric)
-        if m is None or m.get("unit") != unit:
+        if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):
             continue
         summaries.append(Summary.of(m))
         steps.extend([m.get("granule"), bisection_resolution(brun.get("plan", {}), metric)])
@@ -378,21 +406,31 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
         status = run.get("status")
         if status == "waived":
             report.notes.append(f"run {run['id']} waived: {run.get('reason', '')}")
-        if status != "ok":
+        disturbed = disturbance.of_run(run)
+        if disturbed is not None:
+            report.disturbed.append(disturbed)
+        if status not in ("ok", disturbance.DISTURBED):
             continue
         scenario = run["plan"]["scenario"]
         floor = options.floor_for(scenarios.get(scenario), scenario)
-        report.infrastructure.extend(_missing_probes(run, report.baselines))
-        report.notes.extend(_count_notes(run))
+        not_judged = disturbance.disturbed_metrics(run) if status == "ok" else {}
+        if status == "ok":
+            report.infrastructure.extend(_missing_probes(run, report.baselines))
+            report.notes.extend(_count_notes(run))
         for metric in sorted(run.get("metrics", {})):
             info = run["metrics"][metric]
             if not compared(info.get("unit", "")):
                 continue
+            median = info.get("median")
+            shown = float(median) if isinstance(median, (int, float)) and not isinstance(median, bool) else float("nan")
             for kind in (PREVIOUS, HISTORY):
-                c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
-                report.verdicts.append(
-                    MetricVerdict(run["id"], scenario, metric, info.get("unit", ""), kind, c, float(info["median"]))
-                )
-        report.rule.extend(rule_results(run, options.band))
+                if status != "ok" or metric in not_judged:
+                    why = "; ".join(disturbed.evidence) if status != "ok" else not_judged[metric]
+                    c = Comparison(Verdict.NOT_JUDGED, f"disturbed: {why}")
+                else:
+                    c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
+                report.verdicts.append(MetricVerdict(run["id"], scenario, metric, info.get("unit", ""), kind, c, shown))
+        if status == "ok":
+            report.rule.extend(rule_results(run, options.band))
     report.claims = check_expectations(current.doc)
     return report

@@ -97,6 +97,11 @@ def format_compare(report: CompareReport) -> str:
         for c in report.claims:
             lines.append(f"{tag}  {c.scenario} {c.driver_model} {c.limit}={c.shown_value}: {c.verdict} ({c.reason})")
 
+    if report.disturbed:
+        lines.append("")
+        lines.append(f"{tag}Disturbed by another process: NOT JUDGED (no verdict; exit code 3)")
+        for d in report.disturbed:
+            lines.append(f"{tag}  {d.describe()}")
     for title, items in (
         ("Infrastructure problems", report.infrastructure),
         ("Bad input (skipped, the rest analysed)", [str(e) for e in report.bad_input]),
@@ -107,6 +112,9 @@ def format_compare(report: CompareReport) -> str:
             lines.append(f"{tag}{title}")
             lines.extend(f"{tag}  {i}" for i in items)
 
+    if report.disturbed_summary():
+        lines.append("")
+        lines.append(f"{tag}{report.disturbed_summary()}")
     counts = Counter(str(v.verdict) for v in report.verdicts)
     rule_counts = Counter(str(r.verdict) for r in report.rule if r.judged)
     claim_counts = Counter(str(c.verdict) for c in report.claims if c.verdict != ClaimVerdict.NOT_TESTED)

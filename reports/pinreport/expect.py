@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from pinreport.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.environment import driver_models
 from pinreport.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
 from pinreport.units import format_bytes
@@ -72,9 +73,12 @@ def _observations(doc: dict[str, Any], scenario: str, model: str) -> list[tuple[
             or _run_models(env, plan.get("gpus", 1)) != {model}
         ):
             continue
+        disturbed = disturbed_keys(run)  # never judged (disturbance.py)
         for key, cost in sorted(held_costs(run).items()):
-            if is_judged_key(key):
-                out.append((run["id"], key, cost.median, float(pinned_bytes(plan)), float(cost.granule or 0)))
+            if is_judged_key(key) and key not in disturbed:
+                # the uncertainty: one granule plus the repeats' MAD, as the rule's (rule.py)
+                u = float(cost.granule or 0) + cost.mad
+                out.append((run["id"], key, cost.median, float(pinned_bytes(plan)), u))
     return out
 
 
@@ -125,7 +129,11 @@ def _metric_claims(doc: dict[str, Any], scenario: str, model: str, metrics: dict
     for name, bounds in sorted(metrics.items()):
         if not isinstance(bounds, dict):
             continue
-        values = [(r["id"], r["metrics"][name]) for r in runs if name in (r.get("metrics") or {})]
+        values = [
+            (r["id"], r["metrics"][name])
+            for r in runs
+            if name in (r.get("metrics") or {}) and name not in disturbed_metrics(r)
+        ]
         unit = values[0][1].get("unit", "") if values else ""
         for side in ("min", "max"):
             if side not in bounds:

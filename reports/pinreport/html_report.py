@@ -42,6 +42,7 @@ MiB, GiB = 1024**2, 1024**3
 RESERVE_SIZES = (1 * GiB, 4 * GiB)
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
+DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs
 # Verdicts that need no reading in the morning; folded below the others.
 _PLAIN = {"SAME", "OK", "CONFIRMED", "NO-BASELINE", "NOT JUDGED", "NOT TESTED", "OVER-RESERVED"}
 _NOT_ID = re.compile(r"[^A-Za-z0-9]+")
@@ -98,6 +99,8 @@ def overall_verdict(report: CompareReport) -> tuple[str, list[str]]:
     found = []
     if report.infrastructure:
         found.append(INFRASTRUCTURE)
+    if report.disturbed:
+        found.append(DISTURBED)
     if report.violations:
         found.append(RULE_VIOLATION)
     if report.regressions:
@@ -154,6 +157,24 @@ def control_rows(doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[dict[s
         for k, v in sorted(granules.items())
     ]
     return rows, grows
+
+
+# --- disturbed runs ---------------------------------------------------------------------------
+
+
+def disturbed_rows(report: CompareReport) -> list[dict[str, Any]]:
+    """One row per run of the current file that another process disturbed: what was not judged
+    and the evidence pinbench recorded (or pinreport found), one line each."""
+    return [
+        {
+            "id": d.run_id,
+            "what": "run ended disturbed" if d.whole_run else "probes disturbed in an ok run",
+            "attempts": str(d.attempts) if d.attempts is not None else "",
+            "metrics": len(d.metrics),
+            "evidence": list(d.evidence),
+        }
+        for d in report.disturbed
+    ]
 
 
 # --- the verdict table ------------------------------------------------------------------------
@@ -231,7 +252,7 @@ def verdict_rows(report: CompareReport, runs: list[dict[str, Any]]) -> list[dict
             }
         )
     for r in rows:
-        r["shown"] = r["flag"] or r["status"] not in _PLAIN
+        r["shown"] = r["flag"] or r["status"] not in _PLAIN or r["reason"].startswith("disturbed")
     rows.sort(key=lambda r: 0 if r["flag"] else (1 if r["shown"] else 2))
     return rows
 
@@ -811,6 +832,8 @@ def build_report(
         "env_rows": env_rows,
         "env_changed": sum(r["changed"] for r in env_rows),
         "infrastructure": report.infrastructure,
+        "disturbed": disturbed_rows(report),
+        "disturbed_summary": report.disturbed_summary() or "",
         "bad_input": bad,
         "notes": report.notes,
         "controls": controls,

@@ -2,7 +2,8 @@
 rule per scenario and probe key, each scenario claim, and the infrastructure and input checks.
 
 A case fails for REGRESSION, VIOLATION and a REFUTED claim, is skipped when it had no baseline
-at all, and errors for an infrastructure problem or bad input. (The exit code does not count
+at all or was NOT JUDGED (a disturbed probe), and errors for an infrastructure problem, a run
+disturbed by another process ("disturbed": never a failure, since no verdict was given) or bad input. (The exit code does not count
 REFUTED claims: they are hypotheses under test, not requirements.)
 """
 
@@ -49,6 +50,8 @@ def build_junit(report: CompareReport) -> ET.ElementTree:
             )
         elif all(v.verdict == Verdict.NO_BASELINE for v in vs):
             ET.SubElement(case, "skipped", message="NO-BASELINE")
+        elif all(v.verdict == Verdict.NOT_JUDGED for v in vs):
+            ET.SubElement(case, "skipped", message=f"{prefix}NOT JUDGED: {vs[0].comparison.reason}")
 
     by_key = defaultdict(list)
     for r in report.rule:
@@ -79,7 +82,11 @@ def build_junit(report: CompareReport) -> ET.ElementTree:
         elif c.verdict == ClaimVerdict.NOT_TESTED:
             ET.SubElement(case, "skipped", message=c.reason)
 
-    for name, problems in (("infrastructure", report.infrastructure), ("input", [str(e) for e in report.bad_input])):
+    for name, problems in (
+        ("infrastructure", report.infrastructure),
+        ("disturbed", [d.describe() for d in report.disturbed]),
+        ("input", [str(e) for e in report.bad_input]),
+    ):
         case = _case(suite, "pinreport", name, problems)
         if problems:
             ET.SubElement(case, "error", type=name, message=problems[0])

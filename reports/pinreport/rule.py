@@ -2,7 +2,11 @@
 
 For each run of a rule kind, each probe key's cost while the buffers are held (the larger
 median of cost.after_alloc and cost.after_first_use) is divided by the pinned bytes
-(plan.size_bytes x plan.count): ratio = cost / pinned, uncertainty = one granule / pinned.
+(plan.size_bytes x plan.count): ratio = cost / pinned, uncertainty = (one granule + the MAD of
+the repeats) / pinned: the quantisation step plus how far the repeats spread (a MAD of 82 MiB
+beside a granule of 2 MiB is not "+- 0.0000"). A probe key that was disturbed by another
+process (disturbance.py: marked by pinbench, or a cost below zero by more than one granule) is
+NOT JUDGED with the evidence, never OVER-RESERVED or "nothing used".
 
 Only dedicated-memory keys are judged (cuda.free, nvml.<i>.used, dxgi.local.usage,
 pdh.<x>.dedicated), one device at a time: the reserve is VRAM on each GPU. Shared-memory keys
@@ -13,9 +17,9 @@ and are not judged.
 Capacity runs (docs/kinds.md) are the most direct evidence: capacity.loss is how much the
 largest cudaMalloc block on device 0 shrank once P bytes were pinned, i.e. dedicated memory the
 application can no longer have. Their rule result has key "capacity.loss": ratio = median loss /
-P (plan.size_bytes), uncertainty = one bisection resolution (params.resolution, default 2 MiB)
-/ P: both bisections err by less than one resolution in the same direction, so their difference
-by less than one. Probe costs a capacity run may carry are shown beside, not judged there (the
+P (plan.size_bytes), uncertainty = (one bisection resolution (params.resolution, default 2 MiB)
++ the MAD of the repeats) / P: both bisections err by less than one resolution in the same
+direction, so their difference by less than one. Probe costs a capacity run may carry are shown beside, not judged there (the
 filler moves them). Against the band [lower, upper], with the interval ratio +- uncertainty:
   VIOLATION      the whole interval is above upper: that reserve is not enough
   OVER-RESERVED  the whole interval is below lower; factor = lower / ratio
@@ -30,6 +34,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from pinreport.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.errors import UsageError
 from pinreport.samples import describe_key, split_metric
 from pinreport.units import format_bytes
@@ -113,6 +118,7 @@ class HeldCost:
     stage: str  # "cost.after_alloc" or "cost.after_first_use"
     median: float
     granule: int | None
+    mad: float = 0.0  # the spread of the repeats (median absolute deviation), bytes
 
 
 def held_costs(run: dict[str, Any]) -> dict[str, HeldCost]:
@@ -123,7 +129,9 @@ def held_costs(run: dict[str, Any]) -> dict[str, HeldCost]:
         if parts is None or parts[0] not in HELD_STAGES or m.get("unit") != "bytes":
             continue
         stage, key = parts
-        cost = HeldCost(stage, float(m["median"]), m.get("granule"))
+        mad = m.get("mad")
+        spread = float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
+        cost = HeldCost(stage, float(m["median"]), m.get("granule"), spread)
         if key not in out or cost.median > out[key].median:
             out[key] = cost
     return out
@@ -154,12 +162,15 @@ def _result(
 ) -> RuleResult:
     plan = run["plan"]
     ratio = exact(cost.median) / pinned
-    u = Fraction(granule_count * cost.granule, pinned) if cost.granule else None
+    spread = exact(cost.mad)
+    u = (granule_count * cost.granule + spread) / pinned if cost.granule else None
     if band is None:
         verdict, factor, reason = RuleVerdict.NOT_JUDGED, None, why
     else:
-        verdict, factor = judge_ratio(ratio, u or Fraction(0), band)
-        reason = f"band {band}" + ("" if u is not None else "; granule unknown, uncertainty not included")
+        verdict, factor = judge_ratio(ratio, u if u is not None else spread / pinned, band)
+        reason = f"band {band}" + ("" if u is not None else "; granule unknown, uncertainty is the MAD alone")
+        if spread:
+            reason += f"; uncertainty includes the repeats' MAD of {format_bytes(float(spread))}"
         if factor is not None:
             reason += f"; reserve is {factor:.3g}x what was used" if math.isfinite(factor) else "; nothing used"
     return RuleResult(
@@ -194,7 +205,12 @@ def capacity_result(run: dict[str, Any], band: Band | None) -> RuleResult | None
     if isinstance(m.get("granule"), int) and m["granule"] > step:
         step = m["granule"]
     control = plan.get("api") == CONTROL_API
-    cost = HeldCost(CAPACITY_LOSS, float(m["median"]), step)
+    mad = m.get("mad")
+    spread = float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
+    cost = HeldCost(CAPACITY_LOSS, float(m["median"]), step, spread)
+    disturbed = disturbed_metrics(run).get(CAPACITY_LOSS)
+    if disturbed is not None:
+        return _result(run, CAPACITY_LOSS, cost, pinned, None, f"disturbed: {disturbed}")
     r = _result(run, CAPACITY_LOSS, cost, pinned, None if control else band, "pageable: the control, not judged")
     what = f"largest cudaMalloc block shrank by the loss; uncertainty one bisection step ({format_bytes(step)})"
     return replace(r, reason=f"{what}; {r.reason}")
@@ -213,13 +229,16 @@ def rule_results(run: dict[str, Any], band: Band) -> list[RuleResult]:
     if loss is not None:
         out.append(loss)
     costs = held_costs(run)
+    disturbed = disturbed_keys(run)
     for key in sorted(costs):
-        if is_judged_key(key):
+        if key in disturbed:
+            out.append(_result(run, key, costs[key], pinned, None, f"disturbed: {disturbed[key]}"))
+        elif is_judged_key(key):
             why = "capacity run: judged on capacity.loss" if capacity else "pageable: the control, not judged"
             out.append(_result(run, key, costs[key], pinned, None if control or capacity else band, why))
         elif is_shared_key(key):
             out.append(_result(run, key, costs[key], pinned, None, "shared memory: another budget, not judged"))
-    nvml = [costs[k] for k in costs if _NVML_USED.match(k)]
+    nvml = [costs[k] for k in costs if _NVML_USED.match(k) and k not in disturbed]
     if len(nvml) > 1:
         granules = [c.granule for c in nvml]
         total = HeldCost(

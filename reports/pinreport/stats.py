@@ -55,6 +55,7 @@ class Verdict(StrEnum):
     SAME = "SAME"
     AMBIGUOUS = "AMBIGUOUS"
     NO_BASELINE = "NO-BASELINE"
+    NOT_JUDGED = "NOT JUDGED"  # the probe was disturbed by another process (disturbance.py)
 
 
 @dataclass(frozen=True)

@@ -465,3 +465,28 @@ def kinds_doc(**kw: Any) -> dict[str, Any]:
         ),
     ]
     return results_doc(runs, **kw)
+
+
+# --- disturbance (results schema 3: docs/results-schema.md) ------------------------------------
+
+
+def disturb_run(run: dict[str, Any], texts: list[str], attempts: int = 3) -> dict[str, Any]:
+    """The run as pinbench writes one that could not collect clean repeats: status "disturbed",
+    run["disturbance"] with one evidence item per text, the repeats marked disturbed."""
+    run["status"] = "disturbed"
+    run["reason"] = f"disturbed in {attempts} attempts"
+    run["disturbance"] = {
+        "evidence": [{"probe": "nvml.0.used", "pid": 4242, "bytes": 256 * MiB, "text": t} for t in texts],
+        "attempts": attempts,
+    }
+    for r in run["repeats"]:
+        r["status"] = "disturbed"
+    return run
+
+
+def disturb_metrics(run: dict[str, Any], names: list[str], texts: list[str]) -> dict[str, Any]:
+    """An ok run whose metrics `names` were disturbed ("disturbed": true) with this evidence."""
+    for name in names:
+        run["metrics"][name]["disturbed"] = True
+    run["disturbance"] = {"evidence": [{"text": t} for t in texts], "attempts": 1}
+    return run

@@ -1,0 +1,141 @@
+"""Disturbed measurements: what another process did to a run, and what pinreport refuses to judge.
+
+A device-level probe (cudaMemGetInfo, NVML device memory, the PDH adapter counters) sees every
+process's allocations, so a neighbour that allocates or frees device memory while a repeat
+measures moves its readings. pinbench watches for that (results schema 3, docs/results-schema.md):
+  - a run that could not collect clean repeats ends with status "disturbed" and carries
+    run["disturbance"] = {"evidence": [{..., "text": "..."}], "attempts": N};
+  - in an otherwise ok run, a metric whose probe was disturbed has "disturbed": true (and the
+    run's disturbance may list the probe keys in "probes").
+pinreport also checks older files itself: a cost or residual below zero by more than one
+granule in any repeat (the probe read memory coming back that this repeat never took) is a
+disturbed probe, never "nothing used". Every metric of that probe key is then disturbed.
+
+Nothing disturbed is judged (NOT JUDGED, with the evidence), disturbed baseline samples are
+left out, and a verdict that disturbance stopped makes the exit code 3 (infrastructure).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from pinreport.samples import split_metric
+from pinreport.units import format_bytes
+
+DISTURBED = "disturbed"
+# The slack below zero when a metric's granule is unknown: pinbench's default --tolerance.
+UNKNOWN_GRANULE_SLACK = 2 * 1024**2
+
+
+@dataclass(frozen=True)
+class Disturbance:
+    """What was not judged in one run of the current file, and why."""
+
+    run_id: str
+    whole_run: bool  # status "disturbed"; else some probes of an ok run
+    metrics: tuple[str, ...]  # the metrics not judged (all of the run's for a whole run)
+    evidence: tuple[str, ...]
+    attempts: int | None = None
+
+    def describe(self) -> str:
+        what = "run disturbed" if self.whole_run else f"{len(self.metrics)} metric(s) of disturbed probes"
+        tries = f" after {self.attempts} attempt(s)" if self.attempts else ""
+        return f"run {self.run_id}: {what}{tries}: " + "; ".join(self.evidence)
+
+
+def _texts(run: dict[str, Any]) -> list[str]:
+    d = run.get("disturbance")
+    items = d.get("evidence") if isinstance(d, dict) else None
+    out = []
+    for e in items if isinstance(items, list) else []:
+        text = e.get("text") if isinstance(e, dict) else e
+        if isinstance(text, str) and text:
+            out.append(text)
+    return out
+
+
+def attempts(run: dict[str, Any]) -> int | None:
+    d = run.get("disturbance")
+    n = d.get("attempts") if isinstance(d, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def run_disturbed(run: dict[str, Any]) -> bool:
+    return run.get("status") == DISTURBED
+
+
+def _number(m: dict[str, Any], name: str) -> float | None:
+    v = m.get(name)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def negative_beyond_noise(m: dict[str, Any]) -> str | None:
+    """Why a byte metric's summary shows memory coming back beyond one granule; None when not."""
+    if m.get("unit") != "bytes":
+        return None
+    low = _number(m, "min")
+    if low is None:
+        return None
+    g = m.get("granule")
+    slack = g if isinstance(g, int) and not isinstance(g, bool) and g > 0 else UNKNOWN_GRANULE_SLACK
+    if low >= -slack:
+        return None
+    step = f"one granule ({format_bytes(slack)})" if slack is g else f"{format_bytes(slack)} (granule unknown)"
+    med = _number(m, "median")
+    return (
+        f"reads {format_bytes(low)} in a repeat (median {format_bytes(med or 0)}), more than {step} below zero: "
+        "memory came back that this repeat never took (another process freed it)"
+    )
+
+
+def disturbed_metrics(run: dict[str, Any]) -> dict[str, str]:
+    """metric -> why, for every metric of an ok run that must not be judged: those pinbench
+    marked disturbed, and every metric of a probe key one of whose cost or residual metrics
+    is negative beyond noise (module docstring)."""
+    metrics = run.get("metrics") or {}
+    out: dict[str, str] = {}
+    evidence = _texts(run)
+    marked = "; ".join(evidence) if evidence else "no evidence recorded"
+    bad_keys: dict[str, str] = {}
+    d = run.get("disturbance")
+    for key in d.get("probes") or [] if isinstance(d, dict) else []:
+        if isinstance(key, str):
+            bad_keys[key] = f"pinbench marked probe {key} disturbed: {marked}"
+    for name, m in metrics.items():
+        if not isinstance(m, dict):
+            continue
+        if m.get("disturbed") is True:
+            out[name] = f"pinbench marked this probe disturbed: {marked}"
+        parts = split_metric(name)
+        why = negative_beyond_noise(m) if parts is not None else None
+        if why is not None and parts[1] not in bad_keys:
+            bad_keys[parts[1]] = f"{name} {why}"
+    for name in metrics:
+        parts = split_metric(name)
+        if parts is not None and parts[1] in bad_keys and name not in out:
+            why = bad_keys[parts[1]]
+            out[name] = why if why.startswith("pinbench") else f"disturbed probe {parts[1]}: {why}"
+    return out
+
+
+def disturbed_keys(run: dict[str, Any]) -> dict[str, str]:
+    """probe key -> why, for the keys of an ok run whose cost or residual metrics are disturbed."""
+    out: dict[str, str] = {}
+    for name, why in disturbed_metrics(run).items():
+        parts = split_metric(name)
+        if parts is not None:
+            out.setdefault(parts[1], why)
+    return out
+
+
+def of_run(run: dict[str, Any]) -> Disturbance | None:
+    """The disturbance of one run of the current file, or None when it was measured cleanly."""
+    if run_disturbed(run):
+        texts = _texts(run) or [run.get("reason") or "pinbench marked the run disturbed (no evidence recorded)"]
+        return Disturbance(run.get("id", "?"), True, tuple(sorted(run.get("metrics") or {})), tuple(texts), attempts(run))
+    if run.get("status") != "ok":
+        return None
+    bad = disturbed_metrics(run)
+    if not bad:
+        return None
+    reasons = tuple(dict.fromkeys(bad.values()))
+    return Disturbance(run.get("id", "?"), False, tuple(sorted(bad)), reasons, attempts(run))
