@@ -61,7 +61,9 @@ def test_internal_error_of_pinreport_is_exit_4_not_a_regression(tmp_path):
 
 @pytest.mark.parametrize("prefix", ["", "[REPLAYED] "])
 def test_disturbed_runs_are_named_never_a_regression(tmp_path, prefix):
-    night, out = _night(tmp_path, f"{prefix}2 runs disturbed: no verdict on them (another process moved device memory)", 3)
+    night, out = _night(
+        tmp_path, f"{prefix}2 runs disturbed: no verdict on them (another process moved device memory)", 3
+    )
     assert night.returncode == 3
     summary = (out / "summary.md").read_text()
     assert "2 runs disturbed: no verdict on them" in summary

@@ -4,6 +4,7 @@
                     [--alpha A] [--floor F] [--time-floor F] [--min-repeats N]
                     [--scenario-floor NAME=F ...]
   pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
+  pinreport aa      NIGHT.json NIGHT.json ... (the same verdict options as compare)
   pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] -o report.html
                     (the same verdict options as compare)
 
@@ -16,9 +17,11 @@ bug in pinreport: the traceback goes to stderr, no verdict is given). The highes
 import argparse
 import sys
 import traceback
+from pathlib import Path
 from collections.abc import Sequence
 
-from pinreport.compare import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, CompareOptions, compare
+from pinreport import aa
+from pinreport.compare import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REGRESSION, CompareOptions, compare
 from pinreport.console import format_compare, format_reserve
 from pinreport.errors import BadInputError, UsageError
 from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
@@ -26,7 +29,13 @@ from pinreport.html_report import build_report, write_html
 from pinreport.junit import write_junit
 from pinreport.load import ResultsFile, load_results
 from pinreport.rule import Band
-from pinreport.stats import DEFAULT_ALPHA, DEFAULT_FLOOR, DEFAULT_MIN_REPEATS, DEFAULT_TIME_FLOOR
+from pinreport.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_FLOOR,
+    DEFAULT_MIN_NIGHTS,
+    DEFAULT_MIN_REPEATS,
+    DEFAULT_TIME_FLOOR,
+)
 from pinreport.store import REAL, REPLAY, StoreContents, read_store
 from pinreport.units import parse_size
 from pinreport.versions import is_release, release_key
@@ -52,6 +61,16 @@ def _non_negative(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text!r}")
+    return value
+
+
 def _scenario_floor(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     if not sep or not name:
@@ -63,14 +82,27 @@ def _add_verdict_options(p: argparse.ArgumentParser) -> None:
     """What decides a verdict; `compare` and `html` take the same, so they judge alike."""
     p.add_argument("--band", default="0.10,0.20", help="reservation band LOWER,UPPER (default 0.10,0.20)")
     p.add_argument("--alpha", type=_fraction, default=DEFAULT_ALPHA, help="Mann-Whitney significance level")
-    p.add_argument("--floor", type=_non_negative, default=DEFAULT_FLOOR, help="relative floor of a change (0.05)")
+    p.add_argument(
+        "--floor",
+        type=_non_negative,
+        default=DEFAULT_FLOOR,
+        help="relative floor of a change (default 0: bytes change by one granule; times take --time-floor)",
+    )
     p.add_argument(
         "--time-floor",
         type=_non_negative,
         default=DEFAULT_TIME_FLOOR,
         help="least relative floor of a time metric (0.25: the spread measured between machine starts)",
     )
-    p.add_argument("--min-repeats", type=int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict")
+    p.add_argument(
+        "--min-repeats", type=_positive_int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict (>= 1)"
+    )
+    p.add_argument(
+        "--min-nights",
+        type=_positive_int,
+        default=DEFAULT_MIN_NIGHTS,
+        help="stored nights a time metric needs before it is judged against the night-to-night spread (2)",
+    )
     p.add_argument(
         "--scenario-floor",
         type=_scenario_floor,
@@ -86,15 +118,29 @@ def _verdict_options(args: argparse.Namespace) -> CompareOptions:
         alpha=args.alpha,
         floor=args.floor,
         time_floor=args.time_floor,
-        min_repeats=max(args.min_repeats, 1),
+        min_repeats=args.min_repeats,
+        min_nights=args.min_nights,
         band=Band.parse(args.band),
         scenario_floors=dict(args.scenario_floor),
     )
 
 
+def _missing_store(path: str) -> int | None:
+    """A --store that is not a directory is a typo, not an empty history: exit 2 before anything
+    is analysed (an existing directory without store.json is named by read_store instead)."""
+    if Path(path).is_dir():
+        return None
+    what = "does not exist" if not Path(path).exists() else "is not a directory"
+    print(f"error: {path}: --store {what} (give the baseline store directory)", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
 def _load_inputs(args: argparse.Namespace, *, verify_hashes: bool) -> tuple[ResultsFile, StoreContents] | int:
     """The store and the current results file, or the exit code when the current file is bad
     (the store's own bad files are still named)."""
+    missing = _missing_store(args.store)
+    if missing is not None:
+        return missing
     store = read_store(args.store, verify_hashes=verify_hashes)
     try:
         return load_results(args.current), store
@@ -127,7 +173,31 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--driver", help="driver release (default: the highest stored per machine)")
     r.add_argument("--replay", action="store_true", help="fit the replay namespace (labelled REPLAYED)")
     r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
+    a = sub.add_parser("aa", help="A/A check on real nights of one release: false alarms, judged metrics, detection")
+    a.add_argument("nights", nargs="+", help="results files of one machine and release, one per night")
+    _add_verdict_options(a)
     return p
+
+
+def _run_aa(args: argparse.Namespace) -> int:
+    options = _verdict_options(args)
+    nights, problems = [], []
+    for path in args.nights:
+        try:
+            nights.append(load_results(path))
+        except BadInputError as e:
+            problems.append(e)
+    if not problems:
+        try:
+            results = aa.check(nights, options)
+        except BadInputError as e:
+            problems.append(e)
+    if problems:
+        for e in problems:
+            print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    sys.stdout.write(aa.format_aa(results, options))
+    return EXIT_REGRESSION if any(r.false_alarms for r in results) else EXIT_OK
 
 
 def _run_compare(args: argparse.Namespace) -> int:
@@ -172,6 +242,9 @@ def _run_reserve(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     if args.gpus < 1:
         raise UsageError("--gpus must be 1 or more")
+    missing = _missing_store(args.store)
+    if missing is not None:
+        return missing
     store = read_store(args.store, (REPLAY,) if args.replay else (REAL,))
     for problem in store.problems:
         print(f"error: {problem}", file=sys.stderr)
@@ -203,6 +276,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_compare(args)
         if args.command == "html":
             return _run_html(args)
+        if args.command == "aa":
+            return _run_aa(args)
         return _run_reserve(args)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -5,7 +5,8 @@ Each metric of each ok run is compared twice:
             older than the current one, for the same platform, driver model, GPU and GPU count
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
-with stats.compare_bytes (bytes) or stats.compare_times (ms) when the per-repeat samples can be
+with stats.compare_bytes (bytes) or stats.compare_times_nights (ms: the night rule, judged
+against the spread between the stored nights) when the per-repeat samples can be
 rebuilt from the snapshots (cost.*, residual.*, time.*), else with stats.compare_summaries (the
 scenario kinds' own metrics, docs/kinds.md). Units: bytes by the byte rule; ms and ratio like
 times (the time floor; the rank test where samples exist); count metrics (capacity.pin_failed,
@@ -36,6 +37,7 @@ from pinreport.samples import metric_samples, rebuildable, split_metric, summary
 from pinreport.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
+    DEFAULT_MIN_NIGHTS,
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
     Comparison,
@@ -43,7 +45,7 @@ from pinreport.stats import (
     Verdict,
     compare_bytes,
     compare_summaries,
-    compare_times,
+    compare_times_nights,
 )
 from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
 from pinreport.versions import is_release, previous_release
@@ -81,6 +83,7 @@ class CompareOptions:
     floor: float = DEFAULT_FLOOR
     time_floor: float = DEFAULT_TIME_FLOOR  # times: the floor is max(floor, time_floor)
     min_repeats: int = DEFAULT_MIN_REPEATS
+    min_nights: int = DEFAULT_MIN_NIGHTS  # time-like metrics: stored nights needed (stats.py, night rule)
     band: Band = field(default_factory=Band)
     scenario_floors: Mapping[str, float] = field(default_factory=dict)  # --scenario-floor NAME=F
 
@@ -253,6 +256,7 @@ def _compare_metric(
     if not rebuildable(metric):
         return _compare_summary(run, metric, baseline, floor, options, report)
     base_samples: list[float] = []
+    nights: list[list[float]] = []  # one list per stored file (night), for the night rule
     granules = [info.get("granule")]
     ok_runs = _ok_baseline_runs(baseline, run["id"])
     for entry, brun in ok_runs:
@@ -265,6 +269,7 @@ def _compare_metric(
             )
             continue
         base_samples.extend(samples)
+        nights.append(samples)
         granules.append(brun["metrics"][metric].get("granule"))
     if not base_samples:
         what = "this metric" if ok_runs else "this run"
@@ -279,12 +284,13 @@ def _compare_metric(
         return compare_bytes(
             base_samples, current, granule, floor=floor, min_repeats=options.min_repeats, higher_is_worse=worse
         )
-    return compare_times(
-        base_samples,
+    return compare_times_nights(
+        nights,
         current,
         alpha=options.alpha,
         floor=max(floor, options.time_floor),
         min_repeats=options.min_repeats,
+        min_nights=options.min_nights,
         higher_is_worse=worse,
         unit=info.get("unit", ""),
     )
@@ -328,6 +334,7 @@ def _compare_summary(
         min_repeats=options.min_repeats,
         higher_is_worse=worse,
         unit=unit,
+        min_nights=options.min_nights,
     )
 
 

@@ -131,7 +131,9 @@ def of_run(run: dict[str, Any]) -> Disturbance | None:
     """The disturbance of one run of the current file, or None when it was measured cleanly."""
     if run_disturbed(run):
         texts = _texts(run) or [run.get("reason") or "pinbench marked the run disturbed (no evidence recorded)"]
-        return Disturbance(run.get("id", "?"), True, tuple(sorted(run.get("metrics") or {})), tuple(texts), attempts(run))
+        return Disturbance(
+            run.get("id", "?"), True, tuple(sorted(run.get("metrics") or {})), tuple(texts), attempts(run)
+        )
     if run.get("status") != "ok":
         return None
     bad = disturbed_metrics(run)

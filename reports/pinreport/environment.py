@@ -149,9 +149,16 @@ ABSENT = "(absent)"
 
 def environment_changes(current: dict[str, Any], baselines: list[dict[str, Any]]) -> list[EnvironmentChange]:
     """Every environment field (except the driver release) whose value in the current
-    document differs from its value in any of the baseline documents."""
+    document differs from its value in any of the baseline documents.
+
+    The tool record of a replayed document (backend "replay") is the replaying binary's (its
+    version, its compiler), not the measurement's: when the current file is replayed, tool.*
+    is left out on both sides, so a rebuilt pinbench never reads as a change of the machine."""
     cur = comparable_fields(current)
     bases = [comparable_fields(b) for b in baselines]
+    if current.get("backend") == "replay":
+        cur = {k: v for k, v in cur.items() if not k.startswith("tool.")}
+        bases = [{k: v for k, v in b.items() if not k.startswith("tool.")} for b in bases]
     changes = []
     for field in sorted(set(cur).union(*[set(b) for b in bases])):
         now = cur.get(field, ABSENT)

@@ -3,8 +3,9 @@ rule per scenario and probe key, each scenario claim, and the infrastructure and
 
 A case fails for REGRESSION, VIOLATION and a REFUTED claim, is skipped when it had no baseline
 at all or was NOT JUDGED (a disturbed probe), and errors for an infrastructure problem, a run
-disturbed by another process ("disturbed": never a failure, since no verdict was given) or bad input. (The exit code does not count
-REFUTED claims: they are hypotheses under test, not requirements.)
+disturbed by another process ("disturbed": never a failure, since no verdict was given) or bad
+input. (The exit code does not count REFUTED claims: they are hypotheses under test, not
+requirements.)
 """
 
 import xml.etree.ElementTree as ET

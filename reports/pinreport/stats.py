@@ -7,7 +7,7 @@ Mann-Whitney U test. Both need `min_repeats` samples on each side, else AMBIGUOU
 Byte rule. With g the probe's granule (the larger of the two sides'; 1 byte when unknown) and
 delta = median(current) - median(baseline), the metric changed when all three hold:
   1. |delta| >= g                              (at least one quantisation step)
-  2. |delta| >= floor * |median(baseline)|     (the relative floor, default 5%)
+  2. |delta| >= floor * |median(baseline)|     (the relative floor, default 0: see DEFAULT_FLOOR)
   3. the samples are separated: every current sample lies beyond the baseline's range on the
      side of the change (min(current) > max(baseline) for a rise, max(current) < min(baseline)
      for a fall).
@@ -16,6 +16,19 @@ delta = median(current) - median(baseline), the metric changed when all three ho
 Time rule. The metric changed when the Mann-Whitney U p-value is below alpha (default 0.01)
 and |delta| >= floor * |median(baseline)|, where for times the floor is at least the time floor
 (default 25%, measured: see DEFAULT_TIME_FLOOR); otherwise SAME.
+
+Night rule (time-like metrics: time.*, bandwidth.*, and the ms and ratio metrics of the kinds).
+Repeats within one night do not describe how a time moves between nights (machine starts,
+clocks, page-cache state): the committed smoke and quick runs, two starts of one H200, differ by
++49% in one median with p = 0.0175. So the baseline is taken night by night: with m_1..m_k the
+medians of the k stored nights (stored files) that measured the metric, c = median(m_i) and the
+night-to-night spread R = max(m_i) - min(m_i), the metric changed when
+  1. the rank test rejects (Mann-Whitney p < alpha, current repeats against the pooled nights'), and
+  2. |median(current) - c| > max(floor * |c|, NIGHT_SPREAD_FACTOR * R).
+So it detects a shift larger than twice the spread seen between quiet nights and larger than the
+time floor. With fewer than `min_nights` nights (default DEFAULT_MIN_NIGHTS) the spread is not
+known: AMBIGUOUS, "too few nights". The summary rule's ms and ratio metrics use the same
+threshold (each stored summary is one night), with separation instead of the rank test.
 
 Summary rule (metrics of the scenario kinds, docs/kinds.md: the file holds their summaries
 but not their per-repeat values, so no rank test is possible). The byte rule on summaries: with
@@ -36,10 +49,10 @@ from enum import StrEnum
 import numpy as np
 from scipy import stats as scipy_stats
 
-from pinreport.units import format_bytes, format_delta
+from pinreport.units import format_bytes, format_delta, format_value
 
 DEFAULT_ALPHA = 0.01
-DEFAULT_FLOOR = 0.05
+DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a change (reports/README.md)
 # Time metrics also need a floor above the spread between machine starts: in an A/A pair of real
 # H200 runs made in two device calls (results/h200-smoke vs results/h200-quick), four time
 # medians moved with Mann-Whitney p < 0.01 by 6% to 22% (largest: cudaHostRegister 4 GiB alloc,
@@ -47,6 +60,12 @@ DEFAULT_FLOOR = 0.05
 # changed. The floor sits above that measured spread. docs/notes.md has the numbers.
 DEFAULT_TIME_FLOOR = 0.25
 DEFAULT_MIN_REPEATS = 7
+# The night rule (module docstring): nights needed to know the night-to-night spread (two, so
+# that three nights of one release, each from a fresh machine start, judge each other), and how
+# many spreads a change must exceed. A shift of 3 spreads is detected (when over the time floor);
+# with only two nights the spread is one difference, so the time floor still guards the rest.
+DEFAULT_MIN_NIGHTS = 2
+NIGHT_SPREAD_FACTOR = 2.0
 
 
 class Verdict(StrEnum):
@@ -67,6 +86,8 @@ class Comparison:
     n_baseline: int = 0
     n_current: int = 0
     p_value: float | None = None
+    nights: int = 0  # night rule: stored nights in the baseline (0: rule not used)
+    night_spread: float | None = None  # night rule: max - min of the nights' medians
 
     @property
     def delta(self) -> float | None:
@@ -178,6 +199,94 @@ def compare_times(
 
 
 @dataclass(frozen=True)
+class NightSpread:
+    """The nights' medians of one metric: their median (the center) and their range."""
+
+    nights: int
+    center: float
+    low: float
+    high: float
+
+    @property
+    def spread(self) -> float:
+        return self.high - self.low
+
+    @staticmethod
+    def of(medians: Sequence[float]) -> "NightSpread":
+        if not medians:
+            raise ValueError("night spread of no nights")
+        return NightSpread(len(medians), median(medians), min(medians), max(medians))
+
+    def margin(self, floor: float) -> float:
+        """How far the current median must lie from the center to count as a change."""
+        return max(floor * abs(self.center), NIGHT_SPREAD_FACTOR * self.spread)
+
+    def describe(self, unit: str) -> str:
+        return (
+            f"{self.nights} nights, medians {format_value(self.low, unit)} to {format_value(self.high, unit)} "
+            f"(spread {format_value(self.spread, unit)})"
+        )
+
+
+def _too_few_nights(ns: NightSpread, min_nights: int, unit: str) -> str | None:
+    if ns.nights >= min_nights:
+        return None
+    return (
+        f"too few nights: {ns.nights} stored night(s) measured it, {min_nights} needed to know the "
+        f"night-to-night spread"
+    )
+
+
+def compare_times_nights(
+    nights: Sequence[Sequence[float]],
+    current: Sequence[float],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    floor: float = DEFAULT_FLOOR,
+    min_repeats: int = DEFAULT_MIN_REPEATS,
+    min_nights: int = DEFAULT_MIN_NIGHTS,
+    higher_is_worse: bool = True,
+    unit: str = "ms",
+) -> Comparison:
+    """The night rule (module docstring): `nights` holds each stored night's samples."""
+    nights = [n for n in nights if len(n)]
+    pooled = [x for n in nights for x in n]
+    early = _too_few(pooled, current, min_repeats)
+    if early is not None:
+        return early
+    ns = NightSpread.of([median(n) for n in nights])
+    mc = median(current)
+    p = mann_whitney_p(pooled, current)
+    delta = mc - ns.center
+    common = dict(
+        baseline_median=ns.center,
+        current_median=mc,
+        n_baseline=len(pooled),
+        n_current=len(current),
+        p_value=p,
+        nights=ns.nights,
+        night_spread=ns.spread,
+    )
+    moved = f"median moved {format_delta(delta, unit)} from the nights' center"
+    few = _too_few_nights(ns, min_nights, unit)
+    if few is not None:
+        return Comparison(Verdict.AMBIGUOUS, f"{few} ({moved}, p={p:.3g})", **common)
+    margin = ns.margin(floor)
+    limit = f"max({floor:.0%} floor, {NIGHT_SPREAD_FACTOR:g} x spread) = {format_value(margin, unit)}"
+    if p >= alpha:
+        return Comparison(
+            Verdict.SAME, f"{moved}; Mann-Whitney p={p:.3g} >= alpha {alpha:g}; {ns.describe(unit)}", **common
+        )
+    if abs(delta) <= margin:
+        return Comparison(Verdict.SAME, f"{moved}, within {limit}; {ns.describe(unit)}; p={p:.3g}", **common)
+    return Comparison(
+        _direction(delta, higher_is_worse),
+        f"{moved}, beyond {limit}; {ns.describe(unit)}; Mann-Whitney p={p:.3g} < alpha {alpha:g}",
+        **common,
+    )
+
+
+@dataclass(frozen=True)
 class Summary:
     """A metric's summary as the results file stores it (over the ok repeats)."""
 
@@ -213,8 +322,10 @@ def compare_summaries(
     min_repeats: int = DEFAULT_MIN_REPEATS,
     higher_is_worse: bool = True,
     unit: str = "bytes",
+    min_nights: int = 0,
 ) -> Comparison:
-    """The summary rule (module docstring)."""
+    """The summary rule (module docstring); with min_nights > 0 (ms and ratio metrics) each
+    stored summary is one night and the night rule's threshold applies."""
     n_base = sum(s.n for s in baseline)
     if n_base == 0:
         return Comparison(Verdict.NO_BASELINE, "no baseline samples", n_current=current.n)
@@ -229,6 +340,14 @@ def compare_summaries(
     delta = current.median - base.median
     moved = f"median moved {format_delta(delta, unit)}"
     of = "" if len(baseline) == 1 else f" (baseline: median of {len(baseline)} stored medians)"
+    if min_nights > 0:
+        ns = NightSpread.of([s.median for s in baseline])
+        common.update(nights=ns.nights, night_spread=ns.spread)
+        few = _too_few_nights(ns, min_nights, unit)
+        if few is not None:
+            return Comparison(Verdict.AMBIGUOUS, f"{few} ({moved})", **common)
+        step = max(step, NIGHT_SPREAD_FACTOR * ns.spread)
+        of = f"; {ns.describe(unit)}"
     if abs(delta) < step:
         return Comparison(Verdict.SAME, f"{moved}, less than one step of {format_delta(step, unit)}{of}", **common)
     if not _floor_met(delta, base.median, floor):

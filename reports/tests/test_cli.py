@@ -63,13 +63,36 @@ def test_bad_current_file_exits_2_and_names_it(store, capsys):
     assert "bad-truncated.json: invalid JSON" in err
 
 
-def test_missing_store_is_bad_input_but_current_is_analysed(tmp_path, capsys):
+@pytest.mark.parametrize("command", ["compare", "html", "reserve"])
+def test_missing_store_directory_exits_2_before_analysing(tmp_path, capsys, command):
+    """Before: a typo in --store analysed everything against no baseline, then exited 2."""
+    extra = {"compare": ["--current", FIXTURES / "current-580.65.06.json"],
+             "html": ["--current", FIXTURES / "current-580.65.06.json", "-o", tmp_path / "r.html"],
+             "reserve": ["--size", "1GiB"]}[command]  # fmt: skip
+    code, out, err = _run(capsys, command, "--store", tmp_path / "none", *extra)
+    assert code == 2
+    assert out == ""
+    assert err == f"error: {tmp_path / 'none'}: --store does not exist (give the baseline store directory)\n"
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_empty_store_directory_is_bad_input_but_current_is_analysed(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
     code, out, _ = _run(
-        capsys, "compare", "--store", tmp_path / "none", "--current", FIXTURES / "current-580.65.06.json"
+        capsys, "compare", "--store", tmp_path / "empty", "--current", FIXTURES / "current-580.65.06.json"
     )
     assert code == 2
     assert "not a pinbench store" in out
     assert "NO-BASELINE" in out
+
+
+@pytest.mark.parametrize(("option", "value"), [("--min-repeats", "-5"), ("--min-repeats", "0"), ("--min-nights", "0")])
+def test_counts_below_one_are_refused(store, capsys, option, value):
+    """Before: --min-repeats -5 was accepted (and silently raised to 1)."""
+    with pytest.raises(SystemExit) as e:
+        main(["compare", "--store", str(store), "--current", str(FIXTURES / "current-580.65.06.json"), option, value])
+    assert e.value.code == 2
+    assert f"must be 1 or more: '{value}'" in capsys.readouterr().err
 
 
 def test_failed_control_exits_3(store, capsys, tmp_path):

@@ -94,7 +94,9 @@ def test_history_of_same_release_excludes_the_current_file(tmp_path):
     report = compare(_current(current), store)
     assert len(report.baselines[HISTORY].entries) == 1
     assert report.baselines[HISTORY].entries[0].started_at == "2025-05-31T10:00:00Z"
-    assert {v.verdict for v in report.verdicts if v.kind == HISTORY} == {Verdict.SAME}
+    assert {v.verdict for v in report.verdicts if v.kind == HISTORY and v.unit == "bytes"} == {Verdict.SAME}
+    times = [v for v in report.verdicts if v.kind == HISTORY and v.unit == "ms"]
+    assert times and all("too few nights: 1 stored night(s)" in v.comparison.reason for v in times)
 
 
 def test_history_pools_nights(tmp_path):
@@ -254,12 +256,13 @@ def test_replayed_current_is_labelled(tmp_path):
 def test_floor_per_scenario(tmp_path, how):
     store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", cost=100 * MiB))
     doc = _night("580.65.06", "2025-06-01T10:00:00Z", cost=104 * MiB)  # +4%
-    assert {v.verdict for v in _verdicts(compare(_current(doc), store)).values()} == {Verdict.SAME}
+    five = CompareOptions(floor=0.05)
+    assert {v.verdict for v in _verdicts(compare(_current(doc), store, five)).values()} == {Verdict.SAME}
     if how == "option":
-        options = CompareOptions(scenario_floors={"quick-overhead": 0.03})
+        options = CompareOptions(floor=0.05, scenario_floors={"quick-overhead": 0.03})
     else:
         doc["scenario"]["scenarios"] = [{"name": "quick-overhead", "options": {"relative_floor": 0.03}}]
-        options = CompareOptions()
+        options = five
     report = compare(_current(doc), store, options)
     assert {v.verdict for v in _verdicts(report).values()} == {Verdict.REGRESSION}
 
@@ -273,3 +276,16 @@ def test_baseline_summary_that_disagrees_with_its_repeats_is_bad_input(tmp_path)
     assert f"{METRIC} does not match the samples of its repeats" in str(report.bad_input[0])
     assert _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.NO_BASELINE
     assert report.exit_code() == EXIT_BAD_INPUT
+
+
+def test_replayed_file_does_not_report_the_replaying_binary_as_a_change():
+    """Before: a replay made by a pinbench built with another compiler listed tool.compiler
+    (the replaying binary's) among the environment changes."""
+    base = results_doc([run_doc()])
+    base["tool"]["compiler"] = "13.3.0"
+    replayed = results_doc([run_doc()], replay_of="results/h200-quick/results.json")
+    replayed["tool"] = {"name": "pinbench", "version": "0.2.0", "compiler": "14.2.0"}
+    assert [c.field for c in environment_changes(replayed, [base])] == []
+    measured = results_doc([run_doc()])
+    measured["tool"] = dict(replayed["tool"])
+    assert [c.field for c in environment_changes(measured, [base])] == ["tool.compiler", "tool.version"]

@@ -1,7 +1,6 @@
 """Issue 14 item 4: no verdict on a disturbed probe (disturbance.py), exit 3, evidence shown."""
 
 import math
-import xml.etree.ElementTree as ET
 
 from builders import GiB, MiB, disturb_metrics, disturb_run, make_store, results_doc, run_doc, add_to_store, write_json
 
@@ -40,7 +39,10 @@ def test_negative_cost_beyond_a_granule_is_a_disturbed_probe_not_nothing_used():
     report = compare(_current([_neighbour_run()]), StoreContents(root="none"))
     (r,) = [r for r in report.rule if r.key == "cuda.free"]
     assert r.verdict == RuleVerdict.NOT_JUDGED
-    assert r.reason.startswith("disturbed: disturbed probe cuda.free: cost.after_alloc.cuda.free reads -524.00 MiB in a repeat (median -442.00 MiB)")
+    assert r.reason.startswith(
+        "disturbed: disturbed probe cuda.free: "
+        "cost.after_alloc.cuda.free reads -524.00 MiB in a repeat (median -442.00 MiB)"
+    )
     assert report.exit_code() == 3
     text = format_compare(report)
     assert "nothing used" not in text and "OVER-RESERVED" not in text

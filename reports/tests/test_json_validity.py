@@ -28,8 +28,17 @@ def test_shared_fixture(name, expected):
 
 def test_fixture_set_covers_every_kind_of_refusal():
     phrases = {expected for _, expected in CASES}
-    for phrase in ("nested deeper", "NaN", "Infinity", "number out of range", "byte order mark", "UTF-8",
-                   "surrogate", "duplicate key", "accept"):
+    for phrase in (
+        "nested deeper",
+        "NaN",
+        "Infinity",
+        "number out of range",
+        "byte order mark",
+        "UTF-8",
+        "surrogate",
+        "duplicate key",
+        "accept",
+    ):
         assert any(phrase in p for p in phrases), phrase
 
 
@@ -67,7 +76,6 @@ def test_a_bad_stored_file_is_named_and_the_rest_of_the_store_analysed(tmp_path,
     assert out.count("invalid JSON") == 3
     assert "number out of range" in out and "nested deeper than 64 levels" in out and "NaN is not a JSON number" in out
     assert "history of 580.65.06: 1 stored file(s)" in out  # the good night is still the baseline
-
 
 
 def test_an_internal_error_exits_4_never_1(tmp_path, capsys, monkeypatch):

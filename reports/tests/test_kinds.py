@@ -45,7 +45,7 @@ def test_pool_summaries_by_hand():
     ],
 )
 def test_compare_summaries_cases(current, step, expected):
-    c = compare_summaries([Summary(7, 100, 90, 110)], current, step, unit="bytes")
+    c = compare_summaries([Summary(7, 100, 90, 110)], current, step, unit="bytes", floor=0.05)
     assert c.verdict == expected
     assert c.baseline_median == 100 and c.current_median == current.median
 
@@ -87,9 +87,10 @@ def _capacity(loss_mib, read_ratio=0.98, resolution=None, failed=0, size=1 * GiB
     )
 
 
-def _compare(tmp_path, old_runs, new_runs):
+def _compare(tmp_path, old_runs, new_runs, nights=1):
     store = make_store(tmp_path / "store")
-    add_to_store(store, results_doc(old_runs, release="572.16", started_at="2025-06-01T02:00:00Z"))
+    for i in range(nights):
+        add_to_store(store, results_doc(old_runs, release="572.16", started_at=f"2025-06-01T0{i}:00:00Z"))
     current = write_json(tmp_path / "c.json", results_doc(new_runs, started_at="2025-06-02T02:00:00Z"))
     report = compare(load_results(current), read_store(store))
     return report, {(v.metric, v.kind): v for v in report.verdicts}
@@ -119,13 +120,20 @@ def test_capacity_loss_under_one_bisection_step_is_same(tmp_path):
 def test_ratio_metrics_take_the_time_floor_and_counts_are_not_compared(tmp_path):
     old = _capacity([100] * 7, read_ratio=[0.95, 0.96, 0.97, 0.95, 0.96, 0.97, 0.96])
     dropped_20 = _capacity([100] * 7, read_ratio=[0.76, 0.77, 0.78, 0.76, 0.77, 0.78, 0.77])  # -20%: < 25%
-    _, v = _compare(tmp_path, [old], [dropped_20])
+    _, v = _compare(tmp_path / "one", [old], [dropped_20])
+    # a ratio is as noisy as a time: one stored night does not tell the night-to-night spread
+    assert v[("capacity.read_ratio", "previous")].verdict == Verdict.AMBIGUOUS
+    assert (
+        "too few nights: 1 stored night(s) measured it, 2 needed"
+        in v[("capacity.read_ratio", "previous")].comparison.reason
+    )
+    _, v = _compare(tmp_path, [old], [dropped_20], nights=2)
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.SAME
     assert "under the 25% floor" in v[("capacity.read_ratio", "previous")].comparison.reason
     assert not any(m == "capacity.pin_failed" for m, _ in v)
 
     dropped_50 = _capacity([100] * 7, read_ratio=[0.47, 0.48, 0.49, 0.47, 0.48, 0.49, 0.48], failed=2)
-    report, v = _compare(tmp_path / "b", [old], [dropped_50])
+    report, v = _compare(tmp_path / "b", [old], [dropped_50], nights=2)
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.REGRESSION  # lower is worse
     assert any("capacity.pin_failed reaches 2" in n for n in report.notes)
 

@@ -56,13 +56,24 @@ def test_bytes_overlap_is_ambiguous():
 
 def test_bytes_relative_floor():
     base, cur = [100 * MiB] * 7, [104 * MiB] * 7  # 4 MiB = 2 granules but 4% < 5%
-    assert compare_bytes(base, cur, G).verdict == Verdict.SAME
+    assert compare_bytes(base, cur, G, floor=0.05).verdict == Verdict.SAME
     assert compare_bytes(base, cur, G, floor=0.03).verdict == Verdict.REGRESSION
+    # the default byte floor is 0: two granules with every sample separated is a change
+    assert compare_bytes(base, cur, G).verdict == Verdict.REGRESSION
+
+
+def test_one_granule_with_separated_samples_is_a_change_by_default():
+    """Issue 15: an injected byte shift of one granule must be caught. On the H200 a 4 GiB
+    cudaMallocHost costs 8 MiB on cuda.free with a 128 KiB granule: one granule is 1.6%, which
+    the old 5% default floor hid."""
+    g = 128 * 1024
+    assert compare_bytes([8 * MiB] * 7, [8 * MiB + g] * 7, g).verdict == Verdict.REGRESSION
+    assert compare_bytes([8 * MiB] * 7, [8 * MiB + g - 1] * 7, g).verdict == Verdict.SAME
 
 
 def test_bytes_unknown_granule_means_one_byte():
     assert compare_bytes([1000] * 7, [1001] * 7, None, floor=0).verdict == Verdict.REGRESSION
-    assert compare_bytes([1000] * 7, [1001] * 7, None).verdict == Verdict.SAME
+    assert compare_bytes([1000] * 7, [1001] * 7, None, floor=0.05).verdict == Verdict.SAME
 
 
 def test_too_few_repeats_is_ambiguous():
@@ -98,7 +109,7 @@ def test_time_alpha_decides():
 def test_time_significant_but_under_floor_is_same():
     base = [10.00 + 0.01 * i for i in range(7)]
     cur = [10.10 + 0.01 * i for i in range(7)]  # +1%
-    c = compare_times(base, cur)
+    c = compare_times(base, cur, floor=0.05)
     assert c.p_value < 0.01
     assert c.verdict == Verdict.SAME
     assert "floor" in c.reason
@@ -121,3 +132,48 @@ def test_bandwidth_higher_is_better():
     base = [10.0 + 0.1 * i for i in range(7)]
     cur = [20.0 + 0.1 * i for i in range(7)]
     assert compare_times(base, cur, higher_is_worse=False, unit="GB/s").verdict == Verdict.IMPROVEMENT
+
+
+# --- the night rule (issue 15 item 2) -----------------------------------------------------------
+
+
+def _night_samples(m: float, n: int = 7) -> list[float]:
+    return [m - 1.5, m - 1, m - 0.5, m, m + 0.5, m + 1, m + 1.5][:n]
+
+
+def test_night_rule_needs_two_nights():
+    from pinreport.stats import compare_times_nights
+
+    c = compare_times_nights([_night_samples(100)], _night_samples(200))
+    assert c.verdict == Verdict.AMBIGUOUS
+    assert c.reason.startswith("too few nights: 1 stored night(s) measured it, 2 needed")
+    assert c.nights == 1 and c.p_value < 0.01  # the within-night test alone would have flagged it
+
+
+def test_night_rule_judges_against_the_spread_between_nights():
+    from pinreport.stats import compare_times_nights
+
+    # nights at 100 and 104 ms: center 102, spread 4; a shift of 3 spreads (+12 ms) is detected
+    nights = [_night_samples(100), _night_samples(104)]
+    c = compare_times_nights(nights, _night_samples(114), floor=0.0)
+    assert c.verdict == Verdict.REGRESSION
+    assert (c.baseline_median, c.night_spread, c.nights) == (102.0, 4.0, 2)
+    assert "beyond max(0% floor, 2 x spread) = 8 ms" in c.reason
+    # 2 spreads exactly (+8 ms) is still noise
+    assert compare_times_nights(nights, _night_samples(110), floor=0.0).verdict == Verdict.SAME
+    # the time floor still applies: +12 ms is under 25% of 102 ms
+    assert compare_times_nights(nights, _night_samples(114), floor=0.25).verdict == Verdict.SAME
+    assert compare_times_nights(nights, _night_samples(80), floor=0.0).verdict == Verdict.IMPROVEMENT
+
+
+def test_a_night_that_moved_by_49_percent_widens_the_margin():
+    """The committed A/A pair: quick-overhead/cudaMallocHost/4GiB time.free_ms moved +49% between
+    two machine starts. With that night in the history, the same move again is SAME; judged by
+    the within-night repeats alone (the rule before) it was a REGRESSION."""
+    from pinreport.stats import compare_times_nights
+
+    nights = [_night_samples(100), _night_samples(149)]
+    c = compare_times_nights(nights, _night_samples(150), floor=0.25)
+    assert c.verdict == Verdict.SAME
+    assert c.night_spread == 49.0 and "within max(25% floor, 2 x spread) = 98 ms" in c.reason
+    assert compare_times(_night_samples(100), _night_samples(149), floor=0.25).verdict == Verdict.REGRESSION
