@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-          libcli11-dev g++-mingw-w64-x86-64 python3-venv unzip chromium)
+          libcli11-dev libxxhash-dev g++-mingw-w64-x86-64 python3-venv unzip chromium)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -27,6 +27,14 @@ if [[ ! -f $deps/nvidia/nvml_dev/include/nvml.h || ! -f $deps/nvidia/cuda_runtim
   mkdir -p "$deps"
   for w in "$tmp"/*.whl; do unzip -qo "$w" -d "$deps"; done
   rm -rf "$tmp"
+fi
+
+# xxhash.h (the store's content hash, used header-only) beside the sources too: CMake looks in
+# .deps/xxhash/include first, so a machine without libxxhash-dev (the GPU machine) or a cross
+# build can be given this one file.
+if [[ ! -f .deps/xxhash/include/xxhash.h ]]; then
+  mkdir -p .deps/xxhash/include
+  cp /usr/include/xxhash.h .deps/xxhash/include/
 fi
 
 # The Python side (reports/, CI checks) in .venv, from PyPI.

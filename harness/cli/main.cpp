@@ -74,6 +74,8 @@ int add_to_store(const std::string& dir, const std::vector<std::string>& files, 
             const StoredEntry e = store.add(f, options);
             std::cout << (e.already_stored ? "already stored: " : "stored: ") << e.relative_path
                       << (e.replay ? "  (REPLAYED DATA: replay namespace, never a baseline)" : "") << "\n";
+            for (const std::string& partial : e.replaced)
+                std::cout << "replaced the partial " << partial << " (the same measurement, resumed)\n";
         } catch (const InputError& e) {
             std::cerr << e.what() << "\n";
             code = exit_code::bad_input;

@@ -12,7 +12,16 @@
 namespace pinbench {
 
 inline constexpr const char* store_schema_name = "pinbench.store";
-inline constexpr int store_schema_version = 1;
+// Version 2 names new files by XXH3-64 instead of FNV-1a; version-1 stores still read, and
+// become version 2 with their first add (their FNV names stay valid: docs/store.md).
+inline constexpr int store_schema_version = 2;
+inline constexpr int store_schema_oldest_version = 1;
+
+// What identifies one measurement however its file was copied or re-saved, from a results
+// document: its measurement_id (results schema 3), else "derived-" + XXH3-64 of started_at,
+// backend and the sorted repeat nonces (docs/store.md gives the exact text). pinreport's
+// store.measurement_id() agrees.
+std::string measurement_identity(const nlohmann::json& results);
 
 // The five path components a results file is filed under. Every component is safe as a
 // directory name; a value the environment record lacks is "unknown-<field>".
@@ -37,10 +46,11 @@ struct StoredEntry {
     std::string relative_path;  // below the store directory, '/'-separated: "real/linux/..."
     bool replay = false;        // under replay/ (backend "replay"): never a real baseline
     StoreKey key;
-    std::string started_at;       // from the file name: "20250601T100000Z"
-    std::string hash;             // from the file name: 12 hex digits
-    bool already_stored = false;  // add(): the same file was there already; nothing was written
-    std::string problem;          // list(): why this file is not a usable entry; "" when it is
+    std::string started_at;             // from the file name: "20250601T100000Z"
+    std::string hash;                   // from the file name: 12 hex digits
+    bool already_stored = false;        // add(): the same measurement was there already; nothing was written
+    std::vector<std::string> replaced;  // add(): stored partials of this measurement it replaced
+    std::string problem;                // list(): why this file is not a usable entry; "" when it is
 };
 
 // How a writer waits for the store's lock and when it may break one left behind.
@@ -68,9 +78,13 @@ public:
     static Store open(const std::string& dir);
 
     // Files a copy of the results file (its bytes, unchanged) under its key. Only complete
-    // results unless options.allow_incomplete. Adding the same file again writes nothing and
-    // returns already_stored. Throws InputError for an unreadable, invalid or incomplete results
-    // file, SystemError when the store cannot be written or its lock cannot be taken in time.
+    // results unless options.allow_incomplete. Adding the same measurement again (the same file,
+    // or a copy with other formatting: measurement_identity) writes nothing and returns
+    // already_stored, unless every stored copy is a partial that finished less (complete false,
+    // fewer runs): then the new file replaces them (`replaced`). Also deletes the stale
+    // temporaries of killed writers (older than options.lock.stale_after, process gone). Throws InputError
+    // for an unreadable, invalid or incomplete results file, SystemError when the store cannot be written or
+    // its lock cannot be taken in time.
     StoredEntry add(const std::string& results_path, const StoreAddOptions& options = {}) const;
 
     // Every stored file, sorted by relative path; each is read and checked (schema, backend

@@ -5,9 +5,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <system_error>
+
+// xxHash, header-only: nothing to link (found by CMake, docs/store.md).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
@@ -28,17 +33,54 @@ constexpr const char* real_namespace = "real";
 constexpr const char* replay_namespace = "replay";
 constexpr std::size_t hash_digits = 12;
 
-// FNV-1a, 64 bits, over the file's bytes. It names a file, it does not protect one: a clash
-// with different contents is detected in add() and refused, never overwritten.
+std::string hex16(std::uint64_t h) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
+
+// XXH3-64 over the file's bytes (store version 2). It names a file, it does not protect one: a
+// clash with different contents is detected in add() and refused, never overwritten.
 std::string content_hash(const std::string& bytes) {
+    return hex16(XXH3_64bits(bytes.data(), bytes.size())).substr(0, hash_digits);
+}
+
+// FNV-1a, 64 bits: the names version 1 gave. Still accepted by list() for files stored then.
+std::string legacy_content_hash(const std::string& bytes) {
     std::uint64_t h = 14695981039346656037ull;
     for (const unsigned char c : bytes) {
         h ^= c;
         h *= 1099511628211ull;
     }
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-    return std::string(text, hash_digits);
+    return hex16(h).substr(0, hash_digits);
+}
+
+bool hash_matches(const std::string& bytes, const std::string& name_hash) {
+    return content_hash(bytes) == name_hash || legacy_content_hash(bytes) == name_hash;
+}
+
+// Messages quote what they found; a number of 400 digits is shortened to its first digits and
+// its length, and the message stays on one line.
+std::string one_line(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        std::size_t j = i;
+        while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+        if (j - i > 24) {
+            out += text.substr(i, 12) + "...(" + std::to_string(j - i) + " digits)";
+            i = j;
+            continue;
+        }
+        if (j > i) {
+            out += text.substr(i, j - i);
+            i = j;
+            continue;
+        }
+        const unsigned char c = static_cast<unsigned char>(text[i++]);
+        out += (c < 0x20 || c == 0x7f) ? ' ' : static_cast<char>(c);
+    }
+    if (out.size() > 300) out = out.substr(0, 300) + "...";
+    return out;
 }
 
 // A driver release keeps its dots ("580.65.06"); anything else unsafe in a directory name
@@ -117,6 +159,8 @@ fs::path stored_path(bool replay, const StoreKey& k, const std::string& stamp, c
 struct LoadedResults {
     std::string bytes;
     ResultsDocument doc;
+    std::string measurement_id;  // "" when the file has none (results schema 1 and 2)
+    std::string identity;        // measurement_identity()
 };
 
 // Like load_results, but keeps the bytes: the store files them unchanged.
@@ -135,14 +179,29 @@ LoadedResults load_results_bytes(const std::string& path) {
         const std::string text = e.what();
         const auto bracket = text.find("] ");
         throw InputError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
-                         (bracket == std::string::npos ? text : text.substr(bracket + 2)));
+                         one_line(bracket == std::string::npos ? text : text.substr(bracket + 2)));
+    } catch (const json::exception& e) {
+        // out_of_range.406: a number too large for a double (10^400), quoted in full by nlohmann.
+        const std::string text = e.what();
+        const auto bracket = text.find("] ");
+        throw InputError(path + ": invalid JSON: " +
+                         one_line(bracket == std::string::npos ? text : text.substr(bracket + 2)));
     }
-    loaded.doc = results_from_json(j, path);
+    loaded.measurement_id = string_member(j, "measurement_id");
+    loaded.identity = measurement_identity(j);
+    try {
+        loaded.doc = results_from_json(j, path);
+    } catch (const InputError& e) {
+        throw InputError(one_line(e.what()));
+    } catch (const json::exception& e) {
+        throw InputError(path + ": " + one_line(e.what()));
+    }
     return loaded;
 }
 
-// Reads store.json; throws InputError naming it when it is not a version-1 store file.
-void check_store_file(const std::string& path) {
+// Reads store.json and returns its version; throws InputError naming it when it is not a store
+// file this build reads (versions 1 and 2: version 1 differs only in the hash of new names).
+int check_store_file(const std::string& path) {
     std::string text;
     try {
         text = read_file(path);
@@ -159,10 +218,72 @@ void check_store_file(const std::string& path) {
     const json* version = member(j, "schema_version");
     if (!version || !version->is_number_integer())
         throw InputError(path + ": schema_version: missing or not an integer");
-    if (version->get<std::int64_t>() != store_schema_version)
-        throw InputError(path + ": store schema version " + std::to_string(version->get<std::int64_t>()) +
-                         " is not supported (this build reads version " +
+    const std::int64_t v = version->get<std::int64_t>();
+    if (v < store_schema_oldest_version || v > store_schema_version)
+        throw InputError(path + ": store schema version " + std::to_string(v) +
+                         " is not supported (this build reads versions " +
+                         std::to_string(store_schema_oldest_version) + " to " +
                          std::to_string(store_schema_version) + ")");
+    return static_cast<int>(v);
+}
+
+void write_store_file(const std::string& path) {
+    const json header = {{"schema", store_schema_name}, {"schema_version", store_schema_version}};
+    write_file_atomically(path, header.dump(2) + "\n");
+}
+
+// write_file_atomically's temporaries are "<name>.tmp.<pid>.<random>". One is stale when it is
+// older than `age` and its writer's process is gone from this host: a killed `store add`.
+bool stale_temporary(const fs::path& path, std::chrono::seconds age) {
+    const std::string name = utf8_of(path.filename());
+    const auto at = name.rfind(".tmp.");
+    if (at == std::string::npos) return false;
+    const std::string rest = name.substr(at + 5);
+    const auto dot = rest.find('.');
+    if (dot == std::string::npos || dot == 0 || dot > 10) return false;
+    std::uint64_t pid = 0;
+    for (std::size_t i = 0; i < dot; ++i) {
+        if (rest[i] < '0' || rest[i] > '9') return false;
+        pid = pid * 10 + static_cast<std::uint64_t>(rest[i] - '0');
+    }
+    if (pid == 0 || pid > 0xffffffffull) return false;
+    std::error_code ec;
+    const auto written = fs::last_write_time(path, ec);
+    if (ec || fs::file_time_type::clock::now() - written < age) return false;
+    return store_detail::process_liveness(static_cast<std::uint32_t>(pid)) == store_detail::Liveness::gone;
+}
+
+// Deletes the stale temporaries (stale_temporary) in the store's root and in every directory of
+// its namespaces. Called by add() under the lock; returns how many it removed.
+int remove_stale_temporaries(const fs::path& root, std::chrono::seconds age) {
+    int removed = 0;
+    std::vector<fs::path> stale;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+        std::error_code type_ec;
+        if (e.is_regular_file(type_ec) && stale_temporary(e.path(), age)) stale.push_back(e.path());
+    }
+    for (const char* ns : {real_namespace, replay_namespace}) {
+        std::error_code walk_ec;
+        if (!fs::is_directory(root / ns, walk_ec)) continue;
+        fs::recursive_directory_iterator it(root / ns, walk_ec), end;
+        for (; !walk_ec && it != end; it.increment(walk_ec)) {
+            std::error_code type_ec;
+            if (it->is_regular_file(type_ec) && stale_temporary(it->path(), age)) stale.push_back(it->path());
+        }
+    }
+    for (const fs::path& p : stale) {
+        std::error_code rm_ec;
+        if (fs::remove(p, rm_ec)) ++removed;
+    }
+    return removed;
+}
+
+// How far a results file got: complete, else the number of runs it holds (docs/results-schema.md:
+// an interrupted file may lack planned runs). A resumed file that finished more replaces its partial.
+bool more_finished(const ResultsDocument& a, const ResultsDocument& b) {
+    if (a.complete != b.complete) return a.complete;
+    return a.runs.size() > b.runs.size();
 }
 
 // Fills `entry` from its place in the store; false (and entry.problem) when the place is wrong.
@@ -196,6 +317,9 @@ void check_entry(StoredEntry& entry) {
     } catch (const InputError& e) {
         entry.problem = e.what();
         return;
+    } catch (const std::exception& e) {  // anything else the reader throws is this file's problem too
+        entry.problem = one_line(e.what());
+        return;
     }
     const bool replayed = is_replayed(loaded.doc);
     const bool under_replay = entry.replay;
@@ -206,7 +330,7 @@ void check_entry(StoredEntry& entry) {
         entry.problem = "measured results under " + std::string(replay_namespace) + "/";
     } else if (const StoreKey key = store_key_of(loaded.doc.environment); !(key == entry.key)) {
         entry.problem = "filed under " + key_text(entry.key) + " but its environment gives " + key_text(key);
-    } else if (content_hash(loaded.bytes) != entry.hash) {
+    } else if (!hash_matches(loaded.bytes, entry.hash)) {
         entry.problem = "contents do not match the hash in its name (changed after it was stored)";
     } else if (file_stamp(loaded.doc.started_at) != entry.started_at) {
         entry.problem = "started_at " + loaded.doc.started_at + " does not match its name";
@@ -246,6 +370,24 @@ StoreKey store_key_of(const json& environment) {
     return key;
 }
 
+std::string measurement_identity(const json& results) {
+    const std::string given = string_member(results, "measurement_id");
+    if (!given.empty()) return given;
+    std::vector<std::string> nonces;
+    if (const json* runs = member(results, "runs"); runs && runs->is_array()) {
+        for (const json& run : *runs) {
+            const json* repeats = member(run, "repeats");
+            if (!repeats || !repeats->is_array()) continue;
+            for (const json& r : *repeats) nonces.push_back(string_member(r, "nonce"));
+        }
+    }
+    std::sort(nonces.begin(), nonces.end());
+    const std::string backend = string_member(results, "backend");
+    std::string text = string_member(results, "started_at") + "\n" + (backend.empty() ? "cuda" : backend);
+    for (const std::string& n : nonces) text += "\n" + n;
+    return "derived-" + hex16(XXH3_64bits(text.data(), text.size()));
+}
+
 Store Store::open(const std::string& dir) {
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
@@ -259,15 +401,22 @@ Store Store::open(const std::string& dir) {
         return Store(dir);
     }
     // Never turn an unrelated directory into a store; only another opener's temporary file may
-    // be there already.
+    // be there already. Anything else appears only after store.json was renamed into place (an
+    // opener writes nothing before it), so a second look at store.json tells a store that
+    // another opener has just created, and is being added to, from an unrelated directory.
+    bool foreign = false;
     for (const auto& e : fs::directory_iterator(root, ec)) {
-        if (utf8_of(e.path().filename()).rfind("store.json.tmp.", 0) != 0)
-            throw InputError(dir +
-                             ": not a pinbench store (no store.json) and not empty; nothing was written");
+        if (utf8_of(e.path().filename()).rfind("store.json.tmp.", 0) != 0) foreign = true;
     }
     if (ec) throw SystemError("cannot list store directory '" + dir + "': " + ec.message());
-    const json header = {{"schema", store_schema_name}, {"schema_version", store_schema_version}};
-    write_file_atomically(store_file, header.dump(2) + "\n");
+    if (foreign) {
+        if (fs::exists(root / "store.json", ec)) {
+            check_store_file(store_file);
+            return Store(dir);
+        }
+        throw InputError(dir + ": not a pinbench store (no store.json) and not empty; nothing was written");
+    }
+    write_store_file(store_file);
     return Store(dir);
 }
 
@@ -289,7 +438,14 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     entry.relative_path = generic_utf8_of(relative);
     entry.path = utf8_of(target);
 
+    const fs::path root = path_from_utf8(dir_);
     const store_detail::StoreLock lock = store_detail::StoreLock::acquire(dir_, options.lock);
+    remove_stale_temporaries(root, options.lock.stale_after);
+    // A version-1 store becomes version 2 with its first add: its files keep their FNV names,
+    // which list() and pinreport still accept; a version-1 reader then refuses the store
+    // instead of calling the new XXH3 names corrupt.
+    const std::string store_file = utf8_of(root / "store.json");
+    if (check_store_file(store_file) < store_schema_version) write_store_file(store_file);
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw SystemError("cannot create '" + utf8_of(target.parent_path()) + "': " + ec.message());
@@ -302,7 +458,48 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
         entry.already_stored = true;
         return entry;
     }
+
+    // The same measurement under another name (other formatting, line ends, key order, or a
+    // partial of it): files of the same key whose bytes contain its measurement_id, or (no id:
+    // the identity starts with started_at) whose names start with the same time.
+    const std::string& identity = loaded.identity;
+    const std::string& id = loaded.measurement_id;
+    std::vector<std::pair<fs::path, ResultsDocument>> same;
+    for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
+        std::error_code type_ec;
+        const std::string name = utf8_of(e.path().filename());
+        if (!e.is_regular_file(type_ec) || name.find(".tmp.") != std::string::npos) continue;
+        if (id.empty() && name.rfind(entry.started_at + "-", 0) != 0) continue;
+        try {
+            if (!id.empty() && read_file(utf8_of(e.path())).find(id) == std::string::npos) continue;
+            LoadedResults other = load_results_bytes(utf8_of(e.path()));
+            if (other.identity == identity) same.emplace_back(e.path(), std::move(other.doc));
+        } catch (const InputError&) {
+            // An unreadable stored file is list()'s to report; it is no copy of this one.
+        } catch (const SystemError&) {
+        }
+    }
+    if (ec) throw SystemError("cannot list '" + utf8_of(target.parent_path()) + "': " + ec.message());
+    for (const auto& [path, doc] : same) {
+        if (!more_finished(loaded.doc, doc)) {  // stored already, as far or further
+            entry.already_stored = true;
+            entry.relative_path = generic_utf8_of(path.lexically_relative(root));
+            entry.path = utf8_of(path);
+            return entry;
+        }
+    }
+    // Every stored copy is a partial that finished less: the new file replaces them (one night,
+    // never two). Written first, then the partials go: a crash in between leaves both, and
+    // readers keep the one that finished more.
     write_file_atomically(entry.path, loaded.bytes);
+    for (const auto& [path, doc] : same) {
+        std::error_code rm_ec;
+        fs::remove(path, rm_ec);
+        if (rm_ec)
+            throw SystemError("cannot remove the replaced partial '" + utf8_of(path) +
+                              "': " + rm_ec.message());
+        entry.replaced.push_back(generic_utf8_of(path.lexically_relative(root)));
+    }
     return entry;
 }
 

@@ -177,20 +177,20 @@ TEST(Store, OpenCreatesTheDirectoryAndItsVersionedStoreFile) {
     const std::string dir = tmp.file("store/nested");
     Store::open(dir);
     const json header = json::parse(read(dir + "/store.json"));
-    EXPECT_EQ(header, (json{{"schema", "pinbench.store"}, {"schema_version", 1}}));
+    EXPECT_EQ(header, (json{{"schema", "pinbench.store"}, {"schema_version", 2}}));
     EXPECT_NO_THROW(Store::open(dir));  // reopening an existing store
 }
 
 TEST(Store, OpenRejectsAnotherVersionNamingTheFile) {
     TempDir tmp;
-    write_file_atomically(tmp.file("store.json"), R"({"schema": "pinbench.store", "schema_version": 2})");
+    write_file_atomically(tmp.file("store.json"), R"({"schema": "pinbench.store", "schema_version": 3})");
     try {
         Store::open(tmp.path().string());
-        FAIL() << "version 2 accepted";
+        FAIL() << "version 3 accepted";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),
                   tmp.file("store.json") +
-                      ": store schema version 2 is not supported (this build reads version 1)");
+                      ": store schema version 3 is not supported (this build reads versions 1 to 2)");
     }
 }
 
@@ -281,9 +281,10 @@ TEST(Store, NightlyRunsOfOneReleaseAccumulate) {
     const StoredEntry monday = store.add(write_results(tmp, "mon.json", results("2025-06-02T02:00:00Z")));
     const std::string monday_bytes = read(monday.path);
     const StoredEntry tuesday = store.add(write_results(tmp, "tue.json", results("2025-06-03T02:00:00Z")));
-    // Same start second, different contents: still two files.
+    // Same start second, another measurement (its own repeat nonces): still two files.
     ResultsDocument rerun = results("2025-06-03T02:00:00Z");
     rerun.runs[0].repeats[0].wall_ms = 801;
+    rerun.runs[0].repeats[0].nonce = "other";
     const StoredEntry rerun_entry = store.add(write_results(tmp, "rerun.json", rerun));
 
     EXPECT_FALSE(tuesday.already_stored);
@@ -295,6 +296,223 @@ TEST(Store, NightlyRunsOfOneReleaseAccumulate) {
     expect_all_usable(listed);
     EXPECT_EQ(listed[0].relative_path, monday.relative_path);  // sorted: oldest first within a key
     EXPECT_EQ(read(monday.path), monday_bytes);                // nothing overwritten
+}
+
+// --- one measurement, one night ------------------------------------------------------------
+
+// The same JSON value with the members of every object in reverse order.
+nlohmann::ordered_json reversed(const json& j) {
+    if (j.is_object()) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (auto it = j.rbegin(); it != j.rend(); ++it) out[it.key()] = reversed(*it);
+        return out;
+    }
+    if (j.is_array()) {
+        nlohmann::ordered_json out = nlohmann::ordered_json::array();
+        for (const json& v : j) out.push_back(reversed(v));
+        return out;
+    }
+    return nlohmann::ordered_json(j);
+}
+
+TEST(Store, MeasurementIdentityIsItsIdOrDerivedFromStartBackendAndSortedNonces) {
+    ResultsDocument doc = results("2025-06-01T10:00:00Z", "580.65.06", 2);
+    doc.runs[0].repeats[0].nonce = "zz";
+    doc.runs[0].repeats[1].nonce = "aa";
+    // XXH3-64 of "2025-06-01T10:00:00Z\ncuda\naa\nzz" (reports/tests/test_store_index.py checks
+    // the same text and value on the Python side).
+    json j = to_json(doc);
+    j.erase("measurement_id");  // as results schema 1 and 2 wrote them
+    EXPECT_EQ(measurement_identity(j), "derived-72e8672fc04da6ea");
+    std::swap(doc.runs[0].repeats[0].nonce, doc.runs[0].repeats[1].nonce);
+    EXPECT_EQ(measurement_identity(to_json(doc)), "derived-72e8672fc04da6ea");  // order of repeats: same
+    j["measurement_id"] = "5eed1d0000c0ffee";
+    EXPECT_EQ(measurement_identity(j), "5eed1d0000c0ffee");
+}
+
+TEST(Store, TheSameMeasurementReformattedIsAlreadyStored) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const ResultsDocument doc = results("2025-06-01T10:00:00Z");
+    const StoredEntry first = store.add(write_results(tmp, "r.json", doc));
+    const json j = to_json(doc);
+    std::string crlf;
+    for (const char c : j.dump(2) + "\n") crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    const std::vector<std::pair<std::string, std::string>> copies = {
+        {"compact.json", j.dump()},
+        {"wide.json", j.dump(4) + "\n\n"},
+        {"crlf.json", crlf},
+        {"reordered.json", reversed(j).dump(1)},
+    };
+    for (const auto& [name, bytes] : copies) {
+        write_file_atomically(tmp.file(name), bytes);
+        const StoredEntry again = store.add(tmp.file(name));
+        EXPECT_TRUE(again.already_stored) << name;
+        EXPECT_EQ(again.relative_path, first.relative_path) << name;
+    }
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(read(listed[0].path), read(first.path));
+}
+
+TEST(Store, AResumedFileReplacesItsStoredPartial) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    ResultsDocument full = results("2025-06-01T10:00:00Z");
+    RunRecord second = full.runs[0];
+    second.run.id = "quick/cudaMallocHost/128MiB/x1/g1";
+    second.repeats[0].nonce = "n-second";
+    full.runs.push_back(second);
+    ResultsDocument partial = full;
+    partial.complete = false;
+    partial.finished_at = "";
+    partial.runs.pop_back();
+
+    StoreAddOptions incomplete;
+    incomplete.allow_incomplete = true;
+    // One measurement_id in both (results schema 3 writes it; set in the JSON here).
+    const auto with_id = [&](const std::string& name, const ResultsDocument& doc) {
+        json j = to_json(doc);
+        j["measurement_id"] = "00c0ffee5eed1d00";
+        write_file_atomically(tmp.file(name), j.dump(2));
+        return tmp.file(name);
+    };
+    // The resumed file's repeats of the first run were measured again: other nonces, same id.
+    full.runs[0].repeats[0].nonce = "n-again";
+    const StoredEntry night1 = store.add(with_id("partial.json", partial), incomplete);
+    EXPECT_FALSE(night1.already_stored);
+    const StoredEntry resumed = store.add(with_id("resumed.json", full));
+    EXPECT_FALSE(resumed.already_stored);
+    EXPECT_EQ(resumed.replaced, std::vector<std::string>{night1.relative_path});
+    auto listed = store.list();
+    ASSERT_EQ(listed.size(), 1u);  // one night, never two
+    EXPECT_EQ(listed[0].relative_path, resumed.relative_path);
+    expect_all_usable(listed);
+
+    // The partial again, after its completion was stored: nothing changes.
+    const StoredEntry late = store.add(tmp.file("partial.json"), incomplete);
+    EXPECT_TRUE(late.already_stored);
+    EXPECT_EQ(late.relative_path, resumed.relative_path);
+    EXPECT_EQ(store.list().size(), 1u);
+}
+
+TEST(Store, ParallelAddsOfOneFileIntoANewStoreAllSucceed) {
+    TempDir tmp;
+    const std::string source = write_results(tmp, "r.json", results("2025-06-01T10:00:00Z"));
+    for (int round = 0; round < 8; ++round) {
+        const std::string dir = tmp.file("store" + std::to_string(round));
+        if (round % 2) fs::create_directories(dir);  // absent, then empty
+        constexpr int adders = 20;
+        std::atomic<int> stored{0}, already{0};
+        std::vector<std::string> errors(adders);
+        std::vector<std::thread> threads;
+        for (int i = 0; i < adders; ++i) {
+            threads.emplace_back([&, i] {
+                try {
+                    StoreAddOptions options;
+                    options.lock.poll = std::chrono::milliseconds(2);
+                    const StoredEntry e = Store::open(dir).add(source, options);
+                    (e.already_stored ? already : stored)++;
+                } catch (const std::exception& e) {
+                    errors[i] = e.what();
+                }
+            });
+        }
+        for (auto& t : threads) t.join();
+        for (const std::string& e : errors) EXPECT_EQ(e, "") << "round " << round;
+        EXPECT_EQ(stored.load(), 1) << "round " << round;
+        EXPECT_EQ(already.load(), adders - 1) << "round " << round;
+        EXPECT_EQ(Store::open(dir).list().size(), 1u);
+    }
+}
+
+TEST(Store, AHugeNumberIsOneFilesProblemAndTheRestIsListed) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry good = store.add(write_results(tmp, "r.json", results("2025-06-01T10:00:00Z")));
+    std::string text = to_json(results("2025-06-01T11:00:00Z")).dump(1);
+    const std::string median = "\"median\": 2097152";
+    const auto at = text.find(median);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, median.size(), "\"median\": 1" + std::string(400, '0'));
+    const fs::path bad = fs::path(good.path).parent_path() / "20250601T110000Z-000000000000.json";
+    write_file_atomically(bad.string(), text);
+
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 2u);
+    EXPECT_EQ(listed[0].problem, "");
+    EXPECT_EQ(listed[0].relative_path, good.relative_path);
+    EXPECT_NE(listed[1].problem.find("(401 digits)"), std::string::npos) << listed[1].problem;
+    EXPECT_EQ(listed[1].problem.rfind(listed[1].path + ": invalid JSON: number overflow", 0), 0u)
+        << listed[1].problem;
+    EXPECT_LT(listed[1].problem.size() - listed[1].path.size(), 100u) << listed[1].problem;
+    EXPECT_EQ(listed[1].problem.find("0000000000000000000000000"), std::string::npos) << listed[1].problem;
+}
+
+// FNV-1a 64, the names of a version-1 store.
+std::string fnv12(const std::string& bytes) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return std::string(text, 12);
+}
+
+TEST(Store, AVersionOneStoreStillReadsAndBecomesVersionTwoWithItsFirstAdd) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store");
+    fs::create_directories(dir);
+    write_file_atomically(dir + "/store.json", R"({"schema": "pinbench.store", "schema_version": 1})");
+    const std::string old_bytes = to_json(results("2025-06-01T10:00:00Z")).dump(2) + "\n";
+    const std::string old_name =
+        "real/linux/linux/nvidia-h200/1gpu/580.65.06/20250601T100000Z-" + fnv12(old_bytes) + ".json";
+    fs::create_directories(fs::path(dir) / fs::path(old_name).parent_path());
+    write_file_atomically(dir + "/" + old_name, old_bytes);
+
+    const Store store = Store::open(dir);
+    auto listed = store.list();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].problem, "");
+    const StoredEntry added = store.add(write_results(tmp, "new.json", results("2025-06-02T10:00:00Z")));
+    EXPECT_NE(added.hash, fnv12(read(added.path)));  // new names: XXH3
+    EXPECT_EQ(json::parse(read(dir + "/store.json"))["schema_version"], 2);
+    listed = store.list();
+    ASSERT_EQ(listed.size(), 2u);
+    expect_all_usable(listed);
+    EXPECT_EQ(listed[0].relative_path, old_name);
+}
+
+TEST(Store, AddDeletesTheStaleTemporariesOfKilledWriters) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry entry = store.add(write_results(tmp, "r.json", results("2025-06-01T10:00:00Z")));
+    const std::string folder = fs::path(entry.path).parent_path().string();
+    const std::uint32_t dead = [] {
+#ifndef _WIN32
+        const pid_t child = ::fork();
+        if (child == 0) ::_exit(0);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        return static_cast<std::uint32_t>(child);
+#else
+        return 0xfffffff0u;
+#endif
+    }();
+    const std::string me = std::to_string(current_process_id());
+    const std::string old_dead = folder + "/x.json.tmp." + std::to_string(dead) + ".00ff00ff00ff00ff";
+    const std::string new_dead = folder + "/y.json.tmp." + std::to_string(dead) + ".00ff00ff00ff00fe";
+    const std::string old_alive = folder + "/z.json.tmp." + me + ".00ff00ff00ff00fd";
+    const std::string root_dead = tmp.file("store/store.json.tmp." + std::to_string(dead) + ".0a0b0c0d");
+    for (const auto& p : {old_dead, new_dead, old_alive, root_dead}) write_file_atomically(p, "partial");
+    const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    for (const auto& p : {old_dead, old_alive, root_dead}) fs::last_write_time(p, hour_ago);
+
+    store.add(write_results(tmp, "s.json", results("2025-06-02T10:00:00Z")));
+    EXPECT_FALSE(fs::exists(old_dead));   // old, its writer gone: deleted
+    EXPECT_FALSE(fs::exists(root_dead));  // store.json's too
+    EXPECT_TRUE(fs::exists(new_dead));    // too young: a writer may still be renaming it
+    EXPECT_TRUE(fs::exists(old_alive));   // its process lives
+    EXPECT_EQ(store.list().size(), 2u);
 }
 
 TEST(Store, ReplayedResultsLiveInTheirOwnNamespace) {
@@ -372,7 +590,7 @@ TEST(Store, InvalidResultsFilesAreNamed) {
             << e.what();
     }
     EXPECT_THROW(store.add(tmp.file("missing.json")), InputError);
-    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version3.json"), InputError);
+    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version4.json"), InputError);
     EXPECT_TRUE(store.list().empty());
 }
 
