@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing pinbench needs on a fresh Debian/Ubuntu machine:
-# Debian packages (only those missing), the CUDA 12.9 runtime and NVML headers from PyPI
-# wheels into .deps/cuda12 (for the CUDA 12 header check and for nvml.h where the toolkit
-# lacks it), and the Python environment of reports/ in .venv.
+# Debian packages (only those missing; also Wine and what the Windows check builds from source),
+# the CUDA 12.9 runtime and NVML headers from PyPI wheels into .deps/cuda12 (for the CUDA 12
+# header check and for nvml.h where the toolkit lacks it), and the Python environment of
+# reports/ in .venv.
 # nvcc itself is not installed here: it comes with the CUDA toolkit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,30 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The Windows check (ci/check_windows.sh): Wine runs the mingw-w64 build; GoogleTest's sources
+# and yaml-cpp's Debian source package are built with mingw into .deps/mingw. Wine without its
+# recommends (no fonts, no audio, no X): the programs are console programs, run headless.
+windows_packages=(wine64 wine googletest dpkg-dev)
+missing=()
+for p in "${windows_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# `apt-get source` needs a deb-src entry, absent on a stock image: one for the same archive
+# (and snapshot) as the first deb822 entry of the main sources.
+if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  main_sources=/etc/apt/sources.list.d/debian.sources
+  if [[ -f $main_sources ]]; then
+    echo "setup: adding a deb-src entry (/etc/apt/sources.list.d/pinbench-deb-src.sources)"
+    awk 'BEGIN { RS = ""; ORS = "\n" } NR == 1 { print }' "$main_sources" | sed '1s/^Types: deb$/Types: deb-src/' \
+      >/etc/apt/sources.list.d/pinbench-deb-src.sources
+    apt-get update -qq
+  fi
 fi
 
 deps=.deps/cuda12

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test that needs no GPU (GPU tests skip with the reason),
-# then the CUDA 12.9 header check and the Windows (mingw-w64) compile check.
+# then the CUDA 12.9 header check and the Windows tests (mingw-w64 build, run under Wine).
 # This is the README's test command; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,8 @@ cmake --preset ci-nogpu
 cmake --build --preset ci-nogpu -j2
 ctest --preset ci-nogpu -j2
 ci/check_cuda12_headers.sh
-ci/check_mingw.sh
+# The Windows code, built with mingw-w64 and run under Wine (ci/README.md).
+PINBENCH_JOBS="${PINBENCH_JOBS:-2}" ci/check_windows.sh
 # Python: analysis, report and nightly-script tests. The C++ build above provides the pinbench
 # binary some of them drive through the replay backend.
 PATH="$PWD/.venv/bin:$PATH" PINBENCH_EXE="$PWD/build/ci-nogpu/harness/pinbench" .venv/bin/python -m pytest -q reports/tests benchmarks/test_summarize.py ci/tests

@@ -1,13 +1,26 @@
 // Atomic whole-file writes on Windows: temp file in the same directory, FlushFileBuffers, then
-// MoveFileExW(REPLACE_EXISTING | WRITE_THROUGH). A writer killed part-way leaves at most a stale
+// a rename over the target. A writer killed part-way leaves at most a stale
 // "<path>.tmp.<pid>.<random>" file beside the target; it is harmless and may be deleted.
+//
+// Replacing a file that a reader holds open (docs/windows.md, "Replacing files while others
+// read them"): the rename uses POSIX semantics (SetFileInformationByHandle with FileRenameInfoEx and
+// FILE_RENAME_FLAG_POSIX_SEMANTICS | FILE_RENAME_FLAG_REPLACE_IF_EXISTS, Windows 10 1607 and
+// later, NTFS), under which a target held open with FILE_SHARE_DELETE (pinbench's own
+// read_file) is replaced at once; the reader keeps reading the old contents. A reader that did
+// not share delete access (Python's open(), most programs) still blocks any replace on
+// Windows, so every replace is retried with backoff for up to kReplaceBudget, then fails with
+// an error naming the cause. Where the POSIX rename is not implemented (older Windows, FAT,
+// some network file systems, Wine: ERROR_INVALID_PARAMETER) MoveFileExW is used, with the same
+// retries; then any open reader blocks the replace for as long as it holds the file.
 #include "pinbench/atomic_file.hpp"
 
 #include <windows.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
-#include <random>
+#include <cstring>
+#include <vector>
 
 #include "pinbench/errors.hpp"
 #include "platform/handles_win32.hpp"
@@ -17,6 +30,9 @@ namespace pinbench {
 namespace {
 
 using win32::UniqueHandle;
+
+// How long a replace waits for readers that hold the target without sharing delete access.
+constexpr std::chrono::milliseconds kReplaceBudget{2000};
 
 [[noreturn]] void fail_write(const std::string& path, const std::string& step, DWORD error) {
     throw SystemError("cannot write '" + path + "': " + step + ": " + win32::error_text(error));
@@ -36,17 +52,50 @@ private:
     std::wstring path_;
 };
 
-// A reader (or a virus scanner) holding the target open without FILE_SHARE_DELETE makes the
-// replace fail for a moment; a few short retries ride that out.
-bool replace_file(const std::wstring& from, const std::wstring& to, DWORD& error) {
-    for (int attempt = 0;; ++attempt) {
-        if (::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-            return true;
-        error = ::GetLastError();
-        const bool transient = error == ERROR_ACCESS_DENIED || error == ERROR_SHARING_VIOLATION;
-        if (!transient || attempt == 9) return false;
-        ::Sleep(20);
-    }
+// FILE_RENAME_INFO as FileRenameInfoEx reads it (Flags in place of ReplaceIfExists); spelled
+// out because older SDK headers declare only the BOOLEAN.
+struct RenameInfoEx {
+    DWORD Flags;
+    HANDLE RootDirectory;
+    DWORD FileNameLength;  // bytes, without the terminating null
+    WCHAR FileName[1];
+};
+constexpr DWORD kRenameReplaceIfExists = 0x1;  // FILE_RENAME_FLAG_REPLACE_IF_EXISTS
+constexpr DWORD kRenamePosixSemantics = 0x2;   // FILE_RENAME_FLAG_POSIX_SEMANTICS
+constexpr auto kFileRenameInfoEx = static_cast<FILE_INFO_BY_HANDLE_CLASS>(22);  // FileRenameInfoEx
+
+// The rename of the open temporary file over `target` (a full path) with POSIX semantics.
+bool posix_rename(HANDLE file, const std::wstring& target, DWORD& error) {
+    const std::size_t name_bytes = target.size() * sizeof(wchar_t);
+    std::vector<std::byte> buffer(sizeof(RenameInfoEx) + name_bytes);
+    auto* info = reinterpret_cast<RenameInfoEx*>(buffer.data());
+    info->Flags = kRenamePosixSemantics | kRenameReplaceIfExists;
+    info->RootDirectory = nullptr;
+    info->FileNameLength = static_cast<DWORD>(name_bytes);
+    std::memcpy(info->FileName, target.c_str(), name_bytes + sizeof(wchar_t));
+    if (::SetFileInformationByHandle(file, kFileRenameInfoEx, info, static_cast<DWORD>(buffer.size())))
+        return true;
+    error = ::GetLastError();
+    return false;
+}
+
+// The rename is not available here (as opposed to refused for this file).
+bool posix_rename_unsupported(DWORD error) {
+    return error == ERROR_INVALID_PARAMETER || error == ERROR_NOT_SUPPORTED ||
+           error == ERROR_INVALID_FUNCTION || error == ERROR_CALL_NOT_IMPLEMENTED;
+}
+
+// Someone holds the target (or, for a moment, a virus scanner the temporary file).
+bool held_open(DWORD error) { return error == ERROR_ACCESS_DENIED || error == ERROR_SHARING_VIOLATION; }
+
+std::wstring full_path(const std::wstring& path) {
+    const DWORD n = ::GetFullPathNameW(path.c_str(), 0, nullptr, nullptr);
+    if (n == 0) return path;
+    std::wstring full(n, L'\0');
+    const DWORD written = ::GetFullPathNameW(path.c_str(), n, full.data(), nullptr);
+    if (written == 0 || written >= n) return path;
+    full.resize(written);
+    return full;
 }
 
 }  // namespace
@@ -56,8 +105,10 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     const std::wstring wide_path = win32::widen(path);
     const std::wstring wide_temp = win32::widen(temp);
 
-    UniqueHandle file(::CreateFileW(wide_temp.c_str(), GENERIC_WRITE, 0, nullptr, CREATE_NEW,
-                                    FILE_ATTRIBUTE_NORMAL, nullptr));
+    // DELETE access: the handle itself is renamed over the target. Delete sharing: the guard
+    // below can delete the file while the handle is still open (on an error path).
+    UniqueHandle file(::CreateFileW(wide_temp.c_str(), GENERIC_WRITE | DELETE, FILE_SHARE_DELETE, nullptr,
+                                    CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!file.valid()) {
         const DWORD error = ::GetLastError();  // before anything else can overwrite it
         fail_write(path, "create " + temp, error);
@@ -79,11 +130,52 @@ void write_file_atomically(const std::string& path, const std::string& contents)
         const DWORD error = ::GetLastError();
         fail_write(path, "flush " + temp, error);
     }
-    file.reset();
 
-    DWORD error = ERROR_SUCCESS;
-    if (!replace_file(wide_temp, wide_path, error)) fail_write(path, "rename " + temp, error);
-    guard.release();
+    const std::wstring target = full_path(wide_path);
+    const DWORD target_attributes = ::GetFileAttributesW(target.c_str());
+    if (target_attributes != INVALID_FILE_ATTRIBUTES && (target_attributes & FILE_ATTRIBUTE_DIRECTORY) != 0)
+        fail_write(path, "rename " + temp + ": the target is a directory", ERROR_ACCESS_DENIED);
+    const auto start = std::chrono::steady_clock::now();
+    DWORD delay_ms = 1;
+    bool posix = true;
+    int attempts = 0;
+    for (;;) {
+        DWORD error = ERROR_SUCCESS;
+        ++attempts;
+        if (posix) {
+            if (posix_rename(file.get(), target, error)) {
+                guard.release();
+                return;
+            }
+            if (posix_rename_unsupported(error)) {
+                posix = false;
+                file.reset();  // MoveFileExW opens the temporary file itself
+                continue;
+            }
+        } else {
+            if (::MoveFileExW(wide_temp.c_str(), wide_path.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+                guard.release();
+                return;
+            }
+            error = ::GetLastError();
+        }
+        const auto waited = std::chrono::steady_clock::now() - start;
+        if (!held_open(error)) fail_write(path, "rename " + temp, error);
+        if (waited >= kReplaceBudget) {
+            char seconds[32];
+            std::snprintf(seconds, sizeof seconds, "%.1f",
+                          std::chrono::duration<double>(waited).count());
+            fail_write(path,
+                       std::string("replace: another program holds the file open without sharing delete access ") +
+                           "(Python's open() and most programs do" +
+                           (posix ? "" : "; without POSIX rename semantics here, any reader does") +
+                           "); still refused after " + std::to_string(attempts) + " attempts over " + seconds +
+                           " s",
+                       error);
+        }
+        ::Sleep(delay_ms);
+        delay_ms = std::min<DWORD>(delay_ms * 2, 50);
+    }
 }
 
 std::string read_file(const std::string& path) {

@@ -237,11 +237,20 @@ public:
             for (const auto& spec : kPdhCounters) out[spec.key] = Reading::not_available(why_);
             return;
         }
+        // With no counter added, collecting says only PDH_NO_DATA: each reading gives the reason
+        // its counter could not be added instead.
+        const bool any_added =
+            std::any_of(counters_.begin(), counters_.end(), [](const Counter& c) { return c.handle != nullptr; });
+        if (!any_added) {
+            for (const auto& c : counters_) out[c.spec.key] = Reading::not_available(c.why);
+            return;
+        }
         // Memory counters are raw values: one collection gives current figures.
         const PDH_STATUS status = ::PdhCollectQueryData(query_.get());
         if (status != ERROR_SUCCESS) {
             const std::string why = "PdhCollectQueryData failed: " + pdh_text(status);
-            for (const auto& c : counters_) out[c.spec.key] = Reading::not_available(why);
+            for (const auto& c : counters_)
+                out[c.spec.key] = Reading::not_available(c.handle != nullptr ? why : c.why);
             return;
         }
         for (const auto& c : counters_) out[c.spec.key] = sum_instances(c);

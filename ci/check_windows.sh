@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Builds the Windows side of pinbench with mingw-w64 (the host-only build: -DPINBENCH_CUDA=OFF,
+# static runtime) and runs it under Wine, headless: pinbench.exe and the CPU test program with
+# the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp). ci/README.md lists
+# what runs here, what is skipped under Wine and why, and what still only compiles.
+#
+# Usage: ci/check_windows.sh [--build-only] [-- GTEST_ARGS...]
+#   PINBENCH_JOBS=N     build parallelism (default 1: CI's 2 cores are shared)
+#   PINBENCH_WINEPREFIX the Wine prefix (default .deps/wine-prefix, created once and kept)
+#   PINBENCH_MINGW_DEPS, PINBENCH_MINGW_BUILD  other places for .deps/mingw and build/mingw
+# Caches: .deps/mingw (GoogleTest and yaml-cpp built with mingw, header-only packages), the
+# Wine prefix, and build/mingw; a second run rebuilds only what changed.
+# Prints one line "check_windows: N passed, N failed, N skipped under Wine"; exits 1 when a test
+# failed, 2 when a tool is missing, 3 when the build failed.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+build_only=0
+gtest_args=()
+while (($#)); do
+  case "$1" in
+    --build-only) build_only=1 ;;
+    --) shift; gtest_args=("$@"); break ;;
+    *) echo "check_windows: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+jobs="${PINBENCH_JOBS:-1}"
+toolchain="$root/cmake/mingw-w64-x86_64.cmake"
+prefix="${PINBENCH_MINGW_DEPS:-$root/.deps/mingw}"  # what the pinbench build finds its dependencies in
+dep_build="$prefix-build"                          # the dependencies' own build trees and sources
+build="${PINBENCH_MINGW_BUILD:-$root/build/mingw}"
+export WINEPREFIX="${PINBENCH_WINEPREFIX:-$root/.deps/wine-prefix}"
+
+step_start=$SECONDS
+say() { printf 'check_windows: [%3ds] %s\n' "$((SECONDS - step_start))" "$*"; }
+
+for tool in x86_64-w64-mingw32-g++-posix cmake ninja; do
+  command -v "$tool" >/dev/null || { echo "check_windows: $tool not found (run ci/setup-debian.sh)" >&2; exit 2; }
+done
+wine=""
+if ((!build_only)); then
+  for candidate in wine64 /usr/lib/wine/wine64 wine; do
+    if command -v "$candidate" >/dev/null 2>&1; then wine="$(command -v "$candidate")"; break; fi
+  done
+  [[ -n $wine ]] || { echo "check_windows: wine64 not found (run ci/setup-debian.sh)" >&2; exit 2; }
+fi
+
+# --- Dependencies, built once into .deps/mingw ------------------------------------------------
+# The stamp records what they were built from; a changed Debian package or toolchain rebuilds.
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo none; }
+stamp_text="googletest $(pkg_version googletest)
+yaml-cpp $(apt-cache policy yaml-cpp 2>/dev/null | awk '/Candidate:/ {print $2}')
+nlohmann-json3-dev $(pkg_version nlohmann-json3-dev)
+libcli11-dev $(pkg_version libcli11-dev)
+mingw $(pkg_version g++-mingw-w64-x86-64-posix)
+toolchain $(sha256sum "$toolchain" | cut -c1-16)
+script-deps 1"
+
+cmake_dep() {  # SOURCE_DIR NAME CMAKE_ARGS...: configure, build and install one dependency
+  local src="$1" name="$2"
+  shift 2
+  cmake -S "$src" -B "$dep_build/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$dep_build/$name.log" 2>&1 &&
+    cmake --build "$dep_build/$name" -j "$jobs" >>"$dep_build/$name.log" 2>&1 &&
+    cmake --install "$dep_build/$name" >>"$dep_build/$name.log" 2>&1 ||
+    { echo "check_windows: building $name failed; the log:" >&2; tail -30 "$dep_build/$name.log" >&2; exit 3; }
+}
+
+# A header-only package as a CMake package of its own, pointing at a directory that holds only
+# its headers, so that nothing else from Linux's /usr/include reaches a Windows compile.
+header_only_package() {  # PACKAGE TARGET VERSION HEADER_DIR...
+  local package="$1" target="$2" version="$3"
+  shift 3
+  local include="$prefix/header-only/$package"
+  mkdir -p "$include" "$prefix/lib/cmake/$package"
+  for dir in "$@"; do ln -sfn "/usr/include/$dir" "$include/$dir"; done
+  cat >"$prefix/lib/cmake/$package/${package}Config.cmake" <<EOF
+# Written by ci/check_windows.sh: the Debian package's headers ($*), version $version.
+if(NOT TARGET $target)
+  add_library($target INTERFACE IMPORTED)
+  set_target_properties($target PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$include")
+endif()
+set(${package}_FOUND TRUE)
+EOF
+  cat >"$prefix/lib/cmake/$package/${package}ConfigVersion.cmake" <<EOF
+set(PACKAGE_VERSION "$version")
+if(PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+endif()
+EOF
+}
+
+if [[ ! -f $prefix/.stamp || "$(cat "$prefix/.stamp")" != "$stamp_text" ]]; then
+  say "building the dependencies with mingw-w64 into .deps/mingw (once)"
+  rm -rf "$prefix" "$dep_build"
+  mkdir -p "$prefix" "$dep_build"
+  [[ -d /usr/src/googletest ]] || { echo "check_windows: /usr/src/googletest missing (apt-get install googletest)" >&2; exit 2; }
+  cmake_dep /usr/src/googletest googletest -DBUILD_GMOCK=OFF -Dgtest_force_shared_crt=OFF
+  say "GoogleTest built"
+  (cd "$dep_build" && apt-get source -qq yaml-cpp >yaml-cpp-source.log 2>&1) ||
+    { echo "check_windows: apt-get source yaml-cpp failed (a deb-src entry and dpkg-dev: ci/setup-debian.sh)" >&2
+      tail -5 "$dep_build/yaml-cpp-source.log" >&2; exit 2; }
+  yaml_src="$(find "$dep_build" -maxdepth 1 -type d -name 'yaml-cpp-*' | head -1)"
+  cmake_dep "$yaml_src" yaml-cpp -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF \
+    -DYAML_CPP_BUILD_CONTRIB=OFF -DYAML_BUILD_SHARED_LIBS=OFF
+  say "yaml-cpp built"
+  header_only_package nlohmann_json nlohmann_json::nlohmann_json "$(pkg_version nlohmann-json3-dev | sed 's/-.*//')" nlohmann
+  header_only_package CLI11 CLI11::CLI11 "$(pkg_version libcli11-dev | sed 's/[+-].*//')" CLI
+  printf '%s' "$stamp_text" >"$prefix/.stamp"
+fi
+
+# --- pinbench, host-only, for Windows ---------------------------------------------------------
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+    -DPINBENCH_MINGW_PREFIX="$prefix" -DPINBENCH_CUDA=OFF -DPINBENCH_BUILD_BENCHMARKS=OFF \
+    -DPINBENCH_BUILD_TESTS=ON >"$build.configure.log" 2>&1 ||
+    { echo "check_windows: configuring failed:" >&2; tail -30 "$build.configure.log" >&2; rm -f "$build/build.ninja"; exit 3; }
+fi
+say "building pinbench.exe and pinbench_cpu_tests.exe (-j$jobs)"
+if ! cmake --build "$build" -j "$jobs" --target pinbench pinbench_cpu_tests >"$build.log" 2>&1; then
+  echo "check_windows: the mingw-w64 build failed:" >&2
+  grep -E 'error|Error' "$build.log" | head -40 >&2
+  exit 3
+fi
+say "built"
+((build_only)) && exit 0
+
+# --- Wine, headless --------------------------------------------------------------------------
+# No display, no Direct3D (DXGI still lists an emulated adapter), no debugger on a crash (a
+# crashing child must end with its exception code, as on Windows), no Mono/Gecko installers.
+unset DISPLAY WAYLAND_DISPLAY
+export WINEDEBUG="${WINEDEBUG:--all}"
+export WINE_D3D_CONFIG="renderer=no3d"
+export WINEDLLOVERRIDES="winedbg.exe=d;mscoree=d;mshtml=d"
+if [[ ! -f $WINEPREFIX/system.reg ]]; then
+  say "creating the Wine prefix $WINEPREFIX (once)"
+  mkdir -p "$WINEPREFIX"
+  "$wine" wineboot --init >"$WINEPREFIX.log" 2>&1 || true
+  wineserver -w || true
+  [[ -f $WINEPREFIX/system.reg ]] || { echo "check_windows: creating the Wine prefix failed:" >&2; tail -20 "$WINEPREFIX.log" >&2; exit 2; }
+fi
+
+report="$build/wine-tests.xml"
+rm -f "$report"
+say "running pinbench_cpu_tests.exe under $("$wine" --version)"
+status=0
+# The report's path relative to the build directory: Wine would read a Linux path as C:\work\...
+(cd "$build" && "$wine" harness/tests/pinbench_cpu_tests.exe --gtest_output="xml:$(basename "$report")" \
+  --gtest_brief=1 "${gtest_args[@]}") >"$build/wine-tests.log" 2>&1 || status=$?
+wineserver -k 2>/dev/null || true
+grep -vE '^\[ +(RUN|OK) +\]' "$build/wine-tests.log" | tail -60 || true
+
+if [[ ! -f $report ]]; then
+  echo "check_windows: the test program ended (status $status) without writing its report" >&2
+  echo "check_windows: 0 passed, 1 failed (the test program itself)"
+  exit 1
+fi
+# One line per skipped test with its reason, then the totals.
+python3 - "$report" "$status" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+
+root = ET.parse(sys.argv[1]).getroot()
+passed = failed = skipped = 0
+for case in root.iter("testcase"):
+    name = f"{case.get('classname')}.{case.get('name')}"
+    if case.find("failure") is not None:
+        failed += 1
+        print(f"check_windows: FAILED  {name}")
+    elif case.get("result") == "skipped" or case.find("skipped") is not None:
+        skipped += 1
+        node = case.find("skipped")
+        reason = (node.get("message") if node is not None else "") or "(no reason given)"
+        print(f"check_windows: skipped {name}: {reason.strip().splitlines()[-1]}")
+    else:
+        passed += 1
+if failed == 0 and sys.argv[2] != "0":
+    failed += 1
+    print(f"check_windows: the test program exited with {sys.argv[2]} after its tests")
+print(f"check_windows: {passed} passed, {failed} failed, {skipped} skipped under Wine")
+sys.exit(1 if failed else 0)
+EOF
