@@ -36,7 +36,7 @@ from pinreport.stats import (
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
 )
-from pinreport.store import REAL, REPLAY, StoreContents, read_store
+from pinreport.store import REAL, REPLAY, StoreContents, read_for_compare, read_for_html, read_store
 from pinreport.units import parse_size
 from pinreport.versions import is_release, release_key
 
@@ -135,19 +135,18 @@ def _missing_store(path: str) -> int | None:
     return EXIT_BAD_INPUT
 
 
-def _load_inputs(args: argparse.Namespace, *, verify_hashes: bool) -> tuple[ResultsFile, StoreContents] | int:
-    """The store and the current results file, or the exit code when the current file is bad
-    (the store's own bad files are still named)."""
+def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreContents] | int:
+    """The current results file and what `read` (store.read_for_compare / read_for_html) takes
+    from the store for it, or the exit code when the current file is bad."""
     missing = _missing_store(args.store)
     if missing is not None:
         return missing
-    store = read_store(args.store, verify_hashes=verify_hashes)
     try:
-        return load_results(args.current), store
+        current = load_results(args.current)
     except BadInputError as e:
-        for problem in [e, *store.problems]:
-            print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    return current, read(args.store, current.doc)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -202,7 +201,7 @@ def _run_aa(args: argparse.Namespace) -> int:
 
 def _run_compare(args: argparse.Namespace) -> int:
     options = _verdict_options(args)  # bad options are reported before any file is read
-    inputs = _load_inputs(args, verify_hashes=True)
+    inputs = _load_inputs(args, read_for_compare)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
@@ -220,8 +219,8 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
     options = _verdict_options(args)
-    # Many nights of history: trust the stored files' hashes (`compare` and `pinbench store list` check them).
-    inputs = _load_inputs(args, verify_hashes=False)
+    # Many nights of history: from the summary index (store_index), each file checked once.
+    inputs = _load_inputs(args, read_for_html)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs

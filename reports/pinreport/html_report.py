@@ -280,7 +280,7 @@ def nights(current: ResultsFile, store: StoreContents) -> list[Night]:
     me = measurement_id(current.doc)
     out = []
     seen_current = False
-    for e in store.entries:
+    for e in store.history:
         if e.namespace != REAL or e.key.group != key.group:
             continue
         seen_current = seen_current or measurement_id(e.doc) == me

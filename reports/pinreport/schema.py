@@ -13,7 +13,9 @@ RESULTS_SCHEMA_VERSION = 2
 RESULTS_SCHEMA_OLDEST_VERSION = 1
 
 STORE_SCHEMA_NAME = "pinbench.store"
-STORE_SCHEMA_VERSION = 1
+# Store version 2 names new files by XXH3-64 (version 1: FNV-1a); version-1 stores still read.
+STORE_SCHEMA_VERSION = 2
+STORE_SCHEMA_OLDEST_VERSION = 1
 
 # The note every replayed results file carries (docs/replay.md).
 REPLAY_NOTE = "REPLAYED DATA derived from a real results file; not a measurement"

@@ -1,23 +1,32 @@
 """The baseline store, read side (the harness writes it: harness/include/pinbench/store.hpp).
 
-Layout:
-    STORE/store.json   {"schema": "pinbench.store", "schema_version": 1}
+Layout (docs/store.md):
+    STORE/store.json   {"schema": "pinbench.store", "schema_version": 2}
     STORE/<namespace>/<platform>/<driver_model>/<gpu>/<n>gpu/<release>/<YYYYMMDDTHHMMSSZ>-<hash12>.json
 with namespace "real" for measurements and "replay" for replayed files, which are never
 baselines. Each file is a complete results document. entry_path() is the one function that
 builds these paths. Reading never stops at a bad file: it is named in `problems` and skipped.
+
+The path is an index: read_for_compare() reads only the directories a comparison needs (the
+current release and the previous one of the current file's group), and the summary index
+(pinreport.store_index) gives `html` its history without reading every night again.
 """
 
 import json
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pinreport.environment import StoreKey, store_key
+import xxhash
+
+from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
-from pinreport.load import ResultsFile, load_results
-from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
+from pinreport.load import ResultsFile, parse_json, parse_results
+from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.versions import is_release, previous_release
 
 REAL = "real"
 REPLAY = "replay"
@@ -52,22 +61,54 @@ def entry_path(root: str | Path, key: StoreKey, started_at: object, hash12: str,
 
 
 def content_hash(data: bytes) -> str:
-    """The first 12 hex digits of the 64-bit FNV-1a hash of the bytes (store.md)."""
+    """The first 12 hex digits of the XXH3-64 hash of the bytes: the names of store version 2
+    (store.md). xxhash is C: about 10 GB/s, 0.2 ms for a real 1.7 MB results file."""
+    return xxhash.xxh3_64_hexdigest(data)[:12]
+
+
+def legacy_content_hash(data: bytes) -> str:
+    """The first 12 hex digits of the 64-bit FNV-1a hash: the names store version 1 gave. Pure
+    Python (about 0.3 s per MB); only computed for a name that is not the XXH3 of its bytes."""
     h = 0xCBF29CE484222325
     for b in data:
         h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return f"{h:016x}"[:12]
 
 
+def hash_matches(data: bytes, name_hash: str) -> bool:
+    """Whether a stored file's bytes give the hash in its name (XXH3, or FNV-1a for a file that
+    a version-1 writer stored)."""
+    return content_hash(data) == name_hash or legacy_content_hash(data) == name_hash
+
+
 def store_marker() -> dict[str, Any]:
     return {"schema": STORE_SCHEMA_NAME, "schema_version": STORE_SCHEMA_VERSION}
 
 
-def measurement_id(doc: dict[str, Any]) -> tuple[Any, ...]:
-    """What identifies one measurement however its file was copied: its start time and the
-    nonces of its repeats (each ties a child's report to one repeat)."""
-    nonces = tuple(r.get("nonce") for run in doc.get("runs", []) for r in run.get("repeats", []))
-    return (doc.get("started_at"), nonces)
+def measurement_id(doc: dict[str, Any]) -> str:
+    """What identifies one measurement however its file was copied or re-saved (store.md): its
+    measurement_id (results schema 3, kept across --resume), else "derived-" + XXH3-64 of
+    started_at, backend and the sorted repeat nonces, one per line. Equals the C++
+    measurement_identity()."""
+    given = doc.get("measurement_id")
+    if isinstance(given, str) and given:
+        return given
+    nonces = sorted(
+        str(r.get("nonce"))
+        for run in doc.get("runs", [])
+        if isinstance(run, dict)
+        for r in run.get("repeats", [])
+        if isinstance(r, dict)
+    )
+    text = "\n".join([str(doc.get("started_at", "")), str(doc.get("backend", "cuda")), *nonces])
+    return "derived-" + xxhash.xxh3_64_hexdigest(text.encode("utf-8"))
+
+
+def finished(doc: dict[str, Any]) -> tuple[bool, int]:
+    """How far a results file got: complete, then the number of runs it holds. Of two files of
+    one measurement the one that finished more stands for it (a resumed file, store.md)."""
+    runs = doc.get("runs")
+    return (doc.get("complete") is True, len(runs) if isinstance(runs, list) else 0)
 
 
 @dataclass(frozen=True)
@@ -91,6 +132,13 @@ class StoreContents:
     root: str
     entries: list[StoreEntry] = field(default_factory=list)
     problems: list[BadInputError] = field(default_factory=list)
+    # The nights `html` charts, oldest first: the entries, unless read_for_html() filled it from
+    # the summary index (then each entry's doc is a summary: store_index.night_summary()).
+    history_entries: list[StoreEntry] | None = None
+
+    @property
+    def history(self) -> list[StoreEntry]:
+        return self.entries if self.history_entries is None else self.history_entries
 
 
 def _check_marker(root: Path) -> BadInputError | None:
@@ -107,11 +155,16 @@ def _check_marker(root: Path) -> BadInputError | None:
             str(marker),
             f"not a pinbench store (schema is {json.dumps(found)}, expected {json.dumps(STORE_SCHEMA_NAME)})",
         )
-    if doc.get("schema_version") != STORE_SCHEMA_VERSION:
+    version = doc.get("schema_version")
+    if (
+        not isinstance(version, int)
+        or isinstance(version, bool)
+        or not STORE_SCHEMA_OLDEST_VERSION <= version <= STORE_SCHEMA_VERSION
+    ):
         return BadInputError(
             str(marker),
-            f"store schema version {json.dumps(doc.get('schema_version'))} is not "
-            f"supported (this build reads version {STORE_SCHEMA_VERSION})",
+            f"store schema version {json.dumps(version)} is not supported (this build reads "
+            f"versions {STORE_SCHEMA_OLDEST_VERSION} to {STORE_SCHEMA_VERSION})",
         )
     return None
 
@@ -134,50 +187,189 @@ def _key_parts(key: StoreKey) -> list[str]:
     return [key.platform, key.driver_model, key.gpu, key.gpu_count, key.release]
 
 
+def check_stored_file(
+    root: Path, path: Path, namespace: str, *, verify_hash: bool = True, data: bytes | None = None, validated: bool = False
+) -> StoreEntry:
+    """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
+    when it is not a usable entry. The one place a stored file is checked.
+
+    validated: these bytes passed the strict JSON and schema checks before (the summary index
+    says so for a file whose hash and stamp are unchanged): they are parsed, not checked again."""
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as e:
+            raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
+    results = ResultsFile(str(path), json.loads(data)) if validated else _parse_stored(data, path)
+    if results.replayed != (namespace == REPLAY):
+        what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
+        raise BadInputError(str(path), what)
+    key = store_key(results.doc.get("environment") or {})
+    why = _path_problem(root, path, namespace, key, results.doc.get("started_at"))
+    m = _FILE_NAME.match(path.name)
+    if why is None and m and verify_hash and not hash_matches(data, m.group(2)):
+        why = "its bytes do not match the hash in its name (edited after it was stored?)"
+    if why is not None:
+        raise BadInputError(str(path), why)
+    return StoreEntry(str(path), namespace, results, key)
+
+
+def _parse_stored(data: bytes, path: Path) -> ResultsFile:
+    """The results reader's checks (strict JSON, schema) on bytes read once: they are hashed too."""
+    return parse_results(parse_json(data, str(path)), str(path))
+
+
+def one_per_measurement(entries: Iterable[StoreEntry]) -> list[StoreEntry]:
+    """One entry per measurement_id: where a crash left a resumed file beside its partial (or a
+    copy was put in by hand), the one that finished more; oldest first."""
+    best: dict[str, StoreEntry] = {}
+    for e in entries:
+        mid = measurement_id(e.doc)
+        if mid not in best or (finished(e.doc), e.path) > (finished(best[mid].doc), best[mid].path):
+            best[mid] = e
+    return sorted(best.values(), key=lambda e: (e.started_at, e.path))
+
+
+def release_dirs(root: str | Path, group: tuple[str, str, str, str], namespace: str = REAL) -> dict[str, Path]:
+    """The release directories stored for one group (platform, model, gpu, count), by release:
+    a directory listing, no file is read."""
+    base = Path(root, namespace, *group)
+    try:
+        return {d.name: d for d in base.iterdir() if d.is_dir()}
+    except OSError:
+        return {}
+
+
+def _read_files(
+    root: Path, paths: Iterable[Path], namespace: str, contents: StoreContents, verify_hashes: bool
+) -> list[StoreEntry]:
+    out = []
+    for path in paths:
+        try:
+            out.append(check_stored_file(root, path, namespace, verify_hash=verify_hashes))
+        except BadInputError as e:
+            contents.problems.append(e)
+    return out
+
+
+def _stored_files(directory: Path) -> list[Path]:
+    """The *.json files below a directory, sorted; writers' temporaries (*.json.tmp.*) are not."""
+    return sorted(directory.rglob("*.json")) if directory.is_dir() else []
+
+
 def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verify_hashes: bool = True) -> StoreContents:
     """Every usable results file of the given namespaces, oldest first; the rest in problems.
 
     A file is a problem (named, skipped) when it is not a valid results file, holds replayed
     data under real/ or measured data under replay/, lies at a path its key does not give, or
     its bytes do not match the hash in its name. A store whose store.json is missing or of
-    another schema or version is not read at all (its layout is unknown).
-
-    verify_hashes=False skips the content hash (pure-Python FNV-1a: about 0.3 s per real 1 MB
-    file); `pinreport html` uses it for the history of many nights, and `pinbench store list`
-    checks the same hashes in C++."""
+    another schema or version is not read at all (its layout is unknown). Two files of one
+    measurement (one_per_measurement) count once."""
     root = Path(root)
     contents = StoreContents(root=str(root))
     problem = _check_marker(root)
     if problem is not None:
         contents.problems.append(problem)
         return contents
+    entries = []
     for namespace in namespaces:
-        base = root / namespace
-        if not base.is_dir():
-            continue
-        # Writers rename complete files into place; their temporaries (*.json.tmp.*) are skipped.
-        for path in sorted(base.rglob("*.json")):
-            try:
-                results = load_results(path)
-            except BadInputError as e:
-                contents.problems.append(e)
-                continue
-            if results.replayed != (namespace == REPLAY):
-                what = (
-                    "replayed data under real/: never a baseline"
-                    if results.replayed
-                    else ("measured data under replay/")
-                )
-                contents.problems.append(BadInputError(str(path), what))
-                continue
-            key = store_key(results.doc.get("environment") or {})
-            why = _path_problem(root, path, namespace, key, results.doc.get("started_at"))
-            m = _FILE_NAME.match(path.name)
-            if why is None and m and verify_hashes and content_hash(path.read_bytes()) != m.group(2):
-                why = "its bytes do not match the hash in its name (edited after it was stored?)"
-            if why is not None:
-                contents.problems.append(BadInputError(str(path), why))
-                continue
-            contents.entries.append(StoreEntry(str(path), namespace, results, key))
-    contents.entries.sort(key=lambda e: (e.started_at, e.path))
+        entries += _read_files(root, _stored_files(root / namespace), namespace, contents, verify_hashes)
+    contents.entries = one_per_measurement(entries)
     return contents
+
+
+def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) -> StoreContents:
+    """What `pinreport compare` needs of the store, and nothing else: the real files of the
+    current file's group under its own release (history) and under the previous release, which
+    is the highest older release directory holding a usable file. Files of other groups and
+    releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
+
+    Every file read has its hash checked; the strict JSON and schema checks run once per file
+    (store_index.GroupIndex remembers which bytes passed them) and the index is saved."""
+    from pinreport.store_index import GroupIndex
+
+    root = Path(root)
+    contents = StoreContents(root=str(root))
+    problem = _check_marker(root)
+    if problem is not None:
+        contents.problems.append(problem)
+        return contents
+    key = store_key(current_doc.get("environment") or {})
+    index = index or GroupIndex(root, key.group)
+    dirs = release_dirs(root, key.group)
+
+    def read(directory: Path) -> list[StoreEntry]:
+        found = []
+        for path in _stored_files(directory):
+            got = index.entry(path)
+            if isinstance(got, BadInputError):
+                contents.problems.append(got)
+            else:
+                found.append(got)
+        return found
+
+    entries = read(dirs[key.release]) if key.release in dirs else []
+    release = driver_release(current_doc.get("environment") or {})
+    older = set(dirs)
+    while release and is_release(release) and older:
+        prev = previous_release(release, older)
+        if prev is None:
+            break
+        found = read(dirs[prev])
+        entries += found
+        if any(e.key.release == prev for e in found):
+            break
+        older.discard(prev)
+    index.save()
+    contents.entries = one_per_measurement(entries)
+    return contents
+
+
+def read_for_html(root: str | Path, current_doc: dict[str, Any]) -> StoreContents:
+    """read_for_compare(), plus the history of every night of the group from the summary index
+    (store_index.GroupIndex.history: each file checked once, again only when its size, mtime,
+    ctime or inode changed); the index's problems are named beside the comparison's."""
+    from pinreport.store_index import GroupIndex
+
+    root = Path(root)
+    key = store_key(current_doc.get("environment") or {})
+    index = GroupIndex(root, key.group)
+    contents = read_for_compare(root, current_doc, index)
+    if contents.problems and contents.problems[0].path.endswith(STORE_FILE):
+        return contents
+    history, problems = index.history()
+    index.save()
+    seen = {(p.path, p.detail) for p in contents.problems}
+    contents.problems += [p for p in problems if (p.path, p.detail) not in seen]
+    contents.history_entries = history
+    return contents
+
+
+def write_atomically(path: Path, data: bytes, *, attempts: int = 20) -> bool:
+    """Writes `path` through a temporary file in its directory and os.replace, so a concurrent
+    reader sees the old file or the new one, never a mix. On Windows a reader holding the old
+    file open makes the replace fail for a moment: it is retried (attempts, growing waits); False
+    when it never succeeded (the temporary is removed)."""
+    import secrets
+    import time
+
+    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.{secrets.token_hex(8)}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        for i in range(attempts):
+            try:
+                os.replace(tmp, path)
+                return True
+            except PermissionError:
+                time.sleep(min(0.01 * (i + 1), 0.1))
+        return False
+    except OSError:
+        return False
+    finally:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass

@@ -5,7 +5,16 @@ import pytest
 from builders import add_to_store, make_store, results_doc, run_doc
 
 from pinreport.environment import StoreKey, slug, store_key
-from pinreport.store import REAL, REPLAY, compact_timestamp, content_hash, entry_path, measurement_id, read_store
+from pinreport.store import (
+    REAL,
+    REPLAY,
+    compact_timestamp,
+    content_hash,
+    entry_path,
+    legacy_content_hash,
+    measurement_id,
+    read_store,
+)
 
 
 def test_entry_path_layout(tmp_path):
@@ -69,10 +78,11 @@ def test_store_key_of_mixed_machine_and_odd_release():
     assert (store_key(env).release, store_key(env).platform) == ("unknown-release", "unknown-platform")
 
 
-def test_content_hash_is_fnv1a_64():
-    # Published FNV-1a 64 test vectors: "" -> cbf29ce484222325, "a" -> af63dc4c8601ec8c.
-    assert content_hash(b"") == "cbf29ce48422"
-    assert content_hash(b"a") == "af63dc4c8601"
+def test_content_hash_is_xxh3_64_and_version_1_names_are_fnv1a_64():
+    # Published XXH3-64 vector: "" -> 2d06800538d394c2; FNV-1a 64: "" -> cbf29ce484222325, "a" -> af63dc4c8601ec8c.
+    assert content_hash(b"") == "2d06800538d3"
+    assert legacy_content_hash(b"") == "cbf29ce48422"
+    assert legacy_content_hash(b"a") == "af63dc4c8601"
     assert compact_timestamp("2025-06-01T10:00:00.5Z") == "20250601T100000Z"
     assert compact_timestamp("yesterday") == "unknown-started-at"
 

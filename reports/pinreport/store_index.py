@@ -1,0 +1,213 @@
+"""The summary index: what `pinreport html` charts of every stored night, without reading every
+night again (docs/store.md, "The summary index").
+
+One file per group, STORE/index/real/<platform>/<driver model>/<gpu>/<n>gpu.json, derived from
+the stored files and never their source of truth: deleting it costs one rebuild. Each stored
+file has a row: its size, mtime, ctime and inode when it was checked, and either the problem
+that makes it unusable or its summary (night_summary). A file is read, validated (strict JSON,
+results schema, place, hash) once; it is read again only when its size, mtime, ctime or inode
+changed (an edit, a copy, a restore), or when INDEX_VERSION changed. The file is rewritten
+through a temporary file and os.replace (store.write_atomically), so a concurrent reader sees
+the old index or the new one; one it cannot parse is rebuilt, never trusted.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pinreport.environment import StoreKey, driver_release
+from pinreport.errors import BadInputError
+from pinreport.load import ResultsFile
+from pinreport.rule import HELD_STAGES, RULE_KINDS
+from pinreport.samples import split_metric
+from pinreport.store import (
+    REAL,
+    StoreEntry,
+    _stored_files,
+    check_stored_file,
+    content_hash,
+    finished,
+    measurement_id,
+    release_dirs,
+    write_atomically,
+)
+
+INDEX_SCHEMA = "pinreport.summary-index"
+# Bumped whenever night_summary() keeps other fields: every row is then rebuilt.
+INDEX_VERSION = 1
+INDEX_DIR = "index"
+_METRIC_FIELDS = ("unit", "median", "granule", "disturbed")
+
+
+def index_path(root: str | Path, group: tuple[str, str, str, str], namespace: str = REAL) -> Path:
+    platform, model, gpu, count = group
+    return Path(root, INDEX_DIR, namespace, platform, model, gpu, f"{count}.json")
+
+
+def night_summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """The part of a results document the history and cost charts read (html_report._groups,
+    rule.held_costs): ok runs of the rule kinds, each with its plan and its held-cost byte
+    metrics (unit, median, granule, disturbed), plus started_at, backend, measurement_id and
+    the driver release. A document in the results format, so the charts read it unchanged."""
+    runs = []
+    for run in doc.get("runs", []):
+        plan = run.get("plan") or {}
+        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+            continue
+        metrics = {}
+        for name, m in (run.get("metrics") or {}).items():
+            parts = split_metric(name)
+            if parts is None or parts[0] not in HELD_STAGES or not isinstance(m, dict) or m.get("unit") != "bytes":
+                continue
+            metrics[name] = {k: m[k] for k in _METRIC_FIELDS if k in m}
+        if metrics:
+            runs.append({"id": run.get("id"), "status": "ok", "plan": plan, "metrics": metrics})
+    return {
+        "started_at": doc.get("started_at", ""),
+        "backend": doc.get("backend", "cuda"),
+        "measurement_id": measurement_id(doc),
+        "complete": doc.get("complete"),
+        "environment": {"driver": {"release": driver_release(doc.get("environment") or {})}},
+        "runs": runs,
+    }
+
+
+def _stamp(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _load(path: Path) -> dict[str, Any]:
+    """The rows of an index file; {} when it is absent, unreadable, broken or of another version."""
+    try:
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("schema") != INDEX_SCHEMA or doc.get("version") != INDEX_VERSION:
+        return {}
+    rows = doc.get("files")
+    if not isinstance(rows, dict):
+        return {}
+    return {rel: row for rel, row in rows.items() if _usable(row)}
+
+
+def _usable(row: Any) -> bool:
+    if not isinstance(row, dict) or not isinstance(row.get("stamp"), list):
+        return False
+    if isinstance(row.get("problem"), str):
+        return True
+    return (
+        row.get("problem") is None
+        and isinstance(row.get("summary"), dict)
+        and isinstance(row.get("release"), str)
+        and isinstance(row.get("hash"), str)
+        and isinstance(row.get("finished"), list)
+    )
+
+
+class GroupIndex:
+    """The summary index of one group: its rows, brought up to date as files are read, saved
+    (atomically, only when a row changed) by save()."""
+
+    def __init__(self, root: Path, group: tuple[str, str, str, str]) -> None:
+        self.root = Path(root)
+        self.group = group
+        self.path = index_path(root, group)
+        self._saved = _load(self.path)
+        self.rows = dict(self._saved)
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def _check(self, path: Path, stamp: list[int], data: bytes | None) -> StoreEntry | BadInputError:
+        rel = self._rel(path)
+        try:
+            if data is None:
+                try:
+                    data = path.read_bytes()
+                except OSError as e:
+                    raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
+            entry = check_stored_file(self.root, path, REAL, data=data)
+        except BadInputError as e:
+            self.rows[rel] = {"stamp": stamp, "problem": e.detail}
+            return e
+        complete, runs = finished(entry.doc)
+        name_hash = path.name[-17:-5]
+        self.rows[rel] = {
+            "stamp": stamp,
+            "problem": None,
+            "hash": name_hash,
+            "form": "xxh3" if content_hash(data) == name_hash else "fnv",
+            "release": entry.key.release,
+            "finished": [complete, runs],
+            "summary": night_summary(entry.doc),
+        }
+        return entry
+
+    def entry(self, path: Path) -> StoreEntry | BadInputError:
+        """One stored file in full (for `compare`). Its hash is always checked against its bytes;
+        the strict JSON and schema checks are skipped when the index says these bytes (same
+        hash, same stamp) passed them. A file stored by a version-1 writer (FNV name: 0.3 s per MB
+        in Python) is checked in full once and then trusted on its unchanged stamp."""
+        try:
+            stamp = _stamp(path.stat())
+            data = path.read_bytes()
+        except OSError as e:
+            return BadInputError(str(path), f"cannot read: {e.strerror}")
+        row = self.rows.get(self._rel(path))
+        name_hash = path.name[-17:-5]
+        if row is not None and row["stamp"] == stamp:
+            if row["problem"] is not None:
+                return BadInputError(str(path), row["problem"])
+            if row["hash"] == name_hash and (content_hash(data) == name_hash or row.get("form") == "fnv"):
+                try:
+                    return check_stored_file(self.root, path, REAL, data=data, validated=True, verify_hash=False)
+                except (BadInputError, ValueError):
+                    pass  # not as indexed after all: checked in full below
+        return self._check(path, stamp, data)
+
+    def history(self) -> tuple[list[StoreEntry], list[BadInputError]]:
+        """Every real night of the group, oldest first, one per measurement (the one that
+        finished more), each entry's doc its night_summary(); and the problems of the group's
+        files. New or changed files are checked (read in full); unchanged ones are not read."""
+        present: dict[str, dict[str, Any]] = {}
+        for directory in release_dirs(self.root, self.group).values():
+            for file in _stored_files(directory):
+                rel = self._rel(file)
+                try:
+                    stamp = _stamp(file.stat())
+                except OSError:
+                    continue  # removed since the listing
+                row = self.rows.get(rel)
+                if row is None or row["stamp"] != stamp:
+                    self._check(file, stamp, None)
+                present[rel] = self.rows[rel]
+        self.rows = present  # rows of removed files go
+        best: dict[str, tuple[tuple[Any, ...], StoreEntry]] = {}
+        problems = []
+        for rel, row in present.items():
+            full = str(self.root / rel)
+            if row["problem"] is not None:
+                problems.append(BadInputError(full, row["problem"]))
+                continue
+            summary = row["summary"]
+            entry = StoreEntry(full, REAL, ResultsFile(full, summary), StoreKey(*self.group, row["release"]))
+            rank = (tuple(row["finished"]), full)
+            mid = summary["measurement_id"]
+            if mid not in best or rank > best[mid][0]:
+                best[mid] = (rank, entry)
+        history = sorted((e for _, e in best.values()), key=lambda e: (e.started_at, e.path))
+        return history, sorted(problems, key=lambda p: p.path)
+
+    def save(self) -> None:
+        """Writes the index when a row changed (store.write_atomically); a store that cannot be
+        written keeps its index in memory for this run only."""
+        if self.rows == self._saved:
+            return
+        data = json.dumps({"schema": INDEX_SCHEMA, "version": INDEX_VERSION, "files": self.rows}, separators=(",", ":"))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if write_atomically(self.path, data.encode()):
+                self._saved = dict(self.rows)
+        except OSError:
+            pass

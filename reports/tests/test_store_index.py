@@ -1,0 +1,166 @@
+"""The store's read side at scale: one measurement counts once, compare reads only what it needs,
+compare and html agree on integrity, and the summary index (pinreport.store_index)."""
+
+import json
+
+from builders import add_to_store, make_store, results_doc, run_doc, write_json
+
+from pinreport import store_index
+from pinreport.cli import main
+from pinreport.load import load_results
+from pinreport.store import content_hash, legacy_content_hash, measurement_id, read_for_compare, read_for_html, read_store
+from pinreport.store_index import GroupIndex, index_path
+
+
+def _night(started_at: str, release: str = "580.65.06", **kw) -> dict:
+    return results_doc([run_doc(**kw)], started_at=started_at, release=release)
+
+
+def test_measurement_id_matches_the_cpp_derivation():
+    # The same document as harness/tests/cpu/store_test.cpp (MeasurementIdentityIs...): XXH3-64
+    # of "2025-06-01T10:00:00Z\ncuda\naa\nzz".
+    doc = {"started_at": "2025-06-01T10:00:00Z", "backend": "cuda", "runs": [{"repeats": [{"nonce": "zz"}, {"nonce": "aa"}]}]}
+    assert measurement_id(doc) == "derived-72e8672fc04da6ea"
+    doc["measurement_id"] = "5eed1d0000c0ffee"
+    assert measurement_id(doc) == "5eed1d0000c0ffee"
+
+
+def test_one_measurement_stored_twice_in_other_formatting_counts_once(tmp_path):
+    """Before: a re-saved copy (other whitespace, CRLF, key order) was a second night."""
+    root = make_store(tmp_path / "store")
+    doc = _night("2025-06-01T10:00:00Z")
+    first = add_to_store(root, doc)
+    crlf = json.dumps(doc, indent=3).replace("\n", "\r\n").encode()
+    reordered = json.dumps(dict(reversed(list(doc.items())))).encode()
+    for data in (crlf, reordered):
+        path = first.with_name(first.name[:17] + content_hash(data) + ".json")
+        path.write_bytes(data)
+    contents = read_store(root)
+    assert contents.problems == []
+    assert [e.path for e in contents.entries] == [max(str(p) for p in first.parent.iterdir())]
+
+
+def test_a_resumed_file_stands_for_its_partial(tmp_path):
+    root = make_store(tmp_path / "store")
+    full = results_doc([run_doc(size=s) for s in (1 << 26, 1 << 27)], started_at="2025-06-01T10:00:00Z")
+    full["measurement_id"] = "00c0ffee5eed1d00"
+    partial = json.loads(json.dumps(full))
+    partial["complete"] = False
+    partial["runs"] = partial["runs"][:1]
+    add_to_store(root, partial)
+    complete = add_to_store(root, full)
+    entries = read_store(root).entries
+    assert [e.path for e in entries] == [str(complete)]
+
+
+def _store_with_history(tmp_path):
+    """Nights of 572.16 and 580.65.06, and a corrupt file under an old release nobody needs."""
+    root = make_store(tmp_path / "store")
+    for day in (1, 2):
+        add_to_store(root, _night(f"2025-05-0{day}T10:00:00Z", "572.16"))
+    baseline = add_to_store(root, _night("2025-05-03T10:00:00Z", "572.16"))
+    for day in (4, 5):
+        add_to_store(root, _night(f"2025-05-0{day}T10:00:00Z"))
+    old = add_to_store(root, _night("2025-04-01T10:00:00Z", "560.10"))
+    old.write_text(old.read_text()[:50])
+    current = write_json(tmp_path / "current.json", _night("2025-05-06T10:00:00Z"))
+    return root, current, baseline, old
+
+
+def test_compare_reads_only_the_current_and_previous_release(tmp_path, capsys):
+    """Before: compare read, hashed and schema-checked every stored file (and named the corrupt
+    560.10 file it never needed, exit 2)."""
+    root, current, _, old = _store_with_history(tmp_path)
+    contents = read_for_compare(root, load_results(current).doc)
+    assert sorted({e.key.release for e in contents.entries}) == ["572.16", "580.65.06"]
+    assert len(contents.entries) == 5
+    assert contents.problems == []
+    code = main(["compare", "--store", str(root), "--current", str(current)])
+    out, err = capsys.readouterr()
+    assert str(old) not in out + err
+    assert code == 0
+
+
+def test_compare_and_html_agree_on_a_hand_edited_baseline(tmp_path, capsys):
+    """Before: html trusted the stored hashes and used the edited file; compare named it."""
+    root, current, baseline, _ = _store_with_history(tmp_path)
+    baseline.write_text(baseline.read_text().replace('"wall_ms": 500.0', '"wall_ms": 501.0', 1))
+    codes = []
+    for argv in (["compare"], ["html", "-o", str(tmp_path / "r.html")]):
+        codes.append(main([*argv, "--store", str(root), "--current", str(current)]))
+        out, err = capsys.readouterr()
+        named = out + err + ((tmp_path / "r.html").read_text() if argv[0] == "html" else "")
+        assert f"{baseline}: its bytes do not match the hash in its name" in named.replace("&#39;", "'"), argv
+    assert codes[0] == codes[1] == 2
+
+
+def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_path, monkeypatch):
+    root, current, baseline, old = _store_with_history(tmp_path)
+    doc = load_results(current).doc
+    checked = []
+    real_check = store_index.check_stored_file
+
+    def counting(root_, path, namespace, **kw):
+        if not kw.get("validated"):
+            checked.append(path.name)
+        return real_check(root_, path, namespace, **kw)
+
+    monkeypatch.setattr(store_index, "check_stored_file", counting)
+    first = read_for_html(root, doc)
+    assert len(checked) == 6  # each file of the group once, the corrupt 560.10 one included
+    assert [e.key.release for e in first.history] == ["572.16"] * 3 + ["580.65.06"] * 2
+    assert [p.path for p in first.problems] == [str(old)]  # html names every problem of the group
+    checked.clear()
+    second = read_for_html(root, doc)
+    assert checked == []  # nothing checked again: same hash, same stamp
+    assert [e.path for e in second.history] == [e.path for e in first.history]
+    # The history doc is a summary: ok rule-kind runs and their held costs only.
+    assert set(second.history[0].doc) == {"started_at", "backend", "measurement_id", "complete", "environment", "runs"}
+    # A new night: only it is checked.
+    add_to_store(root, _night("2025-05-07T10:00:00Z"))
+    read_for_html(root, doc)
+    assert checked == [f"20250507T100000Z-{p.name[17:]}" for p in sorted((root / "real").rglob("20250507*"))]
+
+
+def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
+    root, current, baseline, _ = _store_with_history(tmp_path)
+    doc = load_results(current).doc
+    read_for_html(root, doc)
+    index = index_path(root, ("linux", "linux", "nvidia-h200", "1gpu"))
+    rows = json.loads(index.read_text())["files"]
+    assert len(rows) == 6  # 5 nights and the corrupt 560.10 file (a problem row)
+    assert sum(r["problem"] is not None for r in rows.values()) == 1
+    index.write_text(index.read_text()[:100])  # a broken index (never written so: atomic)
+    again = read_for_html(root, doc)
+    assert len(again.history) == 5
+    assert json.loads(index.read_text())["files"] == rows  # rebuilt from the stored files alike
+    assert [p.name for p in index.parent.iterdir()] == [index.name]  # no temporaries left
+    # An edit changes the file's stamp: its row is checked again and names it.
+    baseline.write_text(baseline.read_text().replace('"wall_ms": 500.0', '"wall_ms": 502.0', 1))
+    edited = read_for_html(root, doc)
+    assert str(baseline) in [p.path for p in edited.problems]
+    assert str(baseline) not in [e.path for e in edited.history]
+
+
+def test_a_version_1_store_with_fnv_names_still_reads(tmp_path):
+    root = make_store(tmp_path / "store")
+    (root / "store.json").write_text('{"schema": "pinbench.store", "schema_version": 1}')
+    doc = _night("2025-05-01T10:00:00Z")
+    data = json.dumps(doc).encode()
+    path = add_to_store(root, doc)
+    path.unlink()
+    legacy = path.with_name(f"20250501T100000Z-{legacy_content_hash(data)}.json")
+    legacy.write_bytes(data)
+    current = _night("2025-05-02T10:00:00Z")
+    for contents in (read_store(root), read_for_compare(root, current), read_for_html(root, current)):
+        assert contents.problems == []
+        assert [e.path for e in contents.entries] == [str(legacy)]
+    assert [e.path for e in read_for_html(root, current).history] == [str(legacy)]  # from the index
+
+
+def test_index_rows_survive_a_reader_between_saves(tmp_path):
+    root, current, _, _ = _store_with_history(tmp_path)
+    idx = GroupIndex(root, ("linux", "linux", "nvidia-h200", "1gpu"))
+    idx.history()
+    idx.save()
+    assert GroupIndex(root, idx.group).rows == idx.rows
