@@ -13,6 +13,12 @@ namespace pinbench {
 
 inline constexpr int scenario_schema_version = 2;  // the newest version; 1 is read too
 
+// Documented limits of a scenario file (docs/scenario-format.md "Limits"); each is refused with
+// FILE:LINE:COL, never a crash or a silent cut.
+inline constexpr std::uint64_t max_planned_runs = 10000;    // runs one file may expand to
+inline constexpr double max_timeout_s = 7 * 24 * 3600.0;    // a repeat's timeout: one week
+inline constexpr std::size_t max_size_curve_points = 4096;  // sizes of one sweep size_curve
+
 struct SourceLocation {
     std::string file;
     int line = 0;    // 1-based

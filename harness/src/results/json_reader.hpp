@@ -14,6 +14,23 @@
 
 namespace pinbench::detail {
 
+// Strict JSON, the rules of pinreport's reader (reports/pinreport/load.py): UTF-8 without a byte
+// order mark, no duplicate key in any object, at most max_json_depth nested arrays and objects,
+// integers in [-2^63, 2^64-1], finite numbers, no NaN or Infinity. Anything else throws
+// InputError "FILE: invalid JSON: REASON" (syntax errors: "FILE: invalid JSON at byte N: ...").
+// Both readers test against harness/tests/fixtures/json-validity. (strict_json.cpp)
+inline constexpr std::size_t max_json_depth = 64;
+nlohmann::json parse_strict_json(std::string_view text, const std::string& file);
+
+// UTF-8 as Python's strict decoder reads it (no overlong forms, no surrogates, nothing above
+// U+10FFFF): the length of the well-formed sequence starting at byte i (0: none), and the offset
+// of the first byte that starts no such sequence (npos: the text is valid UTF-8).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+std::size_t first_invalid_utf8(std::string_view s);
+// The text with control characters and invalid UTF-8 escaped (\n, \t, \r, \xNN), so that an
+// error message quoting input stays one line a terminal prints as it is.
+std::string one_line(std::string_view s);
+
 // A JSON value plus its file and path. Every accessor checks the type and throws InputError
 // naming both; nothing is defaulted silently.
 class JsonAt {

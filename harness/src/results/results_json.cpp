@@ -281,12 +281,8 @@ ResultsDocument load_results(const std::string& path) {
         // An unreadable input file is bad input (exit code 2), like an invalid one.
         throw InputError(std::string("cannot read results file: ") + e.what());
     }
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw InputError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + cleaned(e));
-    }
+    // Strict JSON (json_reader.hpp): refuses what pinreport refuses (BOM, NaN, 10^400, ...).
+    const json j = detail::parse_strict_json(text, path);
     return results_from_json(j, path);
 }
 

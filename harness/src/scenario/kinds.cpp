@@ -3,8 +3,10 @@
 #include "scenario/kinds.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 
 #include "pinbench/units.hpp"
 
@@ -178,6 +180,21 @@ std::string param_label(const ParamSpec& p, const nlohmann::json& value) {
             return value.get<std::string>();
     }
     return value.dump();
+}
+
+std::vector<std::uint64_t> size_curve_sizes(std::uint64_t start, std::uint64_t stop, std::uint64_t step,
+                                            double factor, std::size_t limit) {
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t s = start; s <= stop && sizes.size() < limit;) {
+        sizes.push_back(s);
+        const double scaled = std::ceil(static_cast<double>(s) * factor);
+        const std::uint64_t next =
+            step != 0 ? (s > std::numeric_limits<std::uint64_t>::max() - step ? s : s + step)
+                      : (scaled >= 18446744073709551615.0 ? s : static_cast<std::uint64_t>(scaled));
+        if (next <= s) break;
+        s = next;
+    }
+    return sizes;
 }
 
 }  // namespace pinbench

@@ -2,6 +2,7 @@
 // validates `params:` against and the plan expands axis parameters from.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -56,5 +57,11 @@ bool applies(const Condition& c, const nlohmann::json& params);
 
 // A parameter value as written in run ids: sizes as size_label ("2MiB"), numbers as %g.
 std::string param_label(const ParamSpec& p, const nlohmann::json& value);
+
+// The sizes a sweep's size_curve measures: start, then start + step (or x factor, rounded up)
+// while at most stop, and no more than `limit` of them. The parser refuses a curve of more than
+// max_size_curve_points (pinbench/scenario.hpp); the sweep kind measures exactly these.
+std::vector<std::uint64_t> size_curve_sizes(std::uint64_t start, std::uint64_t stop, std::uint64_t step,
+                                            double factor, std::size_t limit);
 
 }  // namespace pinbench

@@ -16,10 +16,12 @@
 #include <set>
 #include <sstream>
 #include <system_error>
+#include <unordered_set>
 
 #include "pinbench/errors.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/units.hpp"
+#include "results/json_reader.hpp"
 #include "scenario/kinds.hpp"
 
 namespace pinbench {
@@ -168,11 +170,50 @@ public:
     explicit Reader(std::string path) : path_(std::move(path)) {}
 
     [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) const {
-        // Null marks (-1) happen for synthesized nodes; 1:1 is the honest fallback.
-        throw InputError(path_, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1, message);
+        // Null marks (-1) happen for synthesized nodes; 1:1 is the honest fallback. Quoted input
+        // may hold control characters or invalid UTF-8: escaped, so the error stays one line.
+        throw InputError(path_, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1,
+                         detail::one_line(message));
+    }
+
+    // Scenario files are UTF-8: a description with invalid bytes passed `plan` and later killed
+    // `run` when the results were written as JSON.
+    void check_utf8(const std::string& text) const {
+        const std::size_t bad = detail::first_invalid_utf8(text);
+        if (bad == std::string::npos) {
+            return;
+        }
+        YAML::Mark m;
+        m.line =
+            static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+        const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+        m.column = static_cast<int>(bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1));
+        static constexpr char hex[] = "0123456789abcdef";
+        const auto c = static_cast<unsigned char>(text[bad]);
+        fail(m, std::string("not valid UTF-8 (byte 0x") + hex[c >> 4] + hex[c & 0xF] +
+                    "); a scenario file is UTF-8 text");
+    }
+
+    // The runs a scenario expands to (plan.cpp multiplies the same lists), saturating.
+    static std::uint64_t run_count(const Scenario& s) {
+        const auto mul = [](std::uint64_t a, std::uint64_t b) {
+            return (b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b)
+                       ? std::numeric_limits<std::uint64_t>::max()
+                       : a * b;
+        };
+        std::uint64_t n = mul(mul(mul(s.apis.size(), s.sizes.size()), s.counts.size()), s.gpus.size());
+        for (const auto& [name, value] : s.params.items()) {
+            const KindSpec* kind = find_kind(s.kind);
+            const ParamSpec* p = kind ? find_param(*kind, name) : nullptr;
+            if (p != nullptr && p->axis && value.is_array()) {
+                n = mul(n, value.size());
+            }
+        }
+        return n;
     }
 
     ScenarioFile read(const std::string& text) {
+        check_utf8(text);
         std::vector<YAML::Node> docs;
         try {
             docs = YAML::LoadAll(text);
@@ -240,6 +281,7 @@ public:
         file.path = path_;
         file.schema_version = v;
         std::map<std::string, YAML::Mark> names;
+        std::uint64_t runs = 0;
         for (const YAML::Node& item : list->value) {
             Draft d = scenario(item, defaults);
             if (const auto first = names.find(d.s.name); first != names.end()) {
@@ -247,6 +289,17 @@ public:
                                       std::to_string(first->second.line + 1) + ")");
             }
             names.emplace(d.s.name, d.name_mark);
+            // Checked before the plan is expanded: a 10 kB file could ask for 64M runs (bad_alloc).
+            const std::uint64_t own = run_count(d.s);
+            runs = own > max_planned_runs ? own : runs + own;
+            if (runs > max_planned_runs) {
+                fail(d.name_mark,
+                     "the plan would have more than " + std::to_string(max_planned_runs) +
+                         " runs (scenario " + in_quotes(d.s.name) + " alone expands to " +
+                         (own == std::numeric_limits<std::uint64_t>::max() ? std::string("more than 2^64")
+                                                                           : std::to_string(own)) +
+                         "); split the file or shorten its lists (docs/scenario-format.md, Limits)");
+            }
             file.scenarios.push_back(std::move(d.s));
         }
         return file;
@@ -264,12 +317,13 @@ private:
 
     std::vector<Field> fields_of(const YAML::Node& map) const {
         std::vector<Field> fields;
+        std::unordered_set<std::string> seen;  // linear: 80k keys took 15 s with a scan per key
         for (auto it = map.begin(); it != map.end(); ++it) {
             if (!it->first.IsScalar()) {
                 fail(it->first.Mark(), "keys must be plain names, got " + node_kind(it->first));
             }
             Field f{it->first.Scalar(), it->first, it->second};
-            if (find(fields, f.key) != nullptr) {
+            if (!seen.insert(f.key).second) {
                 fail(f.key_node.Mark(), "duplicate key " + in_quotes(f.key));
             }
             fields.push_back(std::move(f));
@@ -353,6 +407,12 @@ private:
         if (f.value.IsSequence()) {
             if (f.value.size() == 0) {
                 fail(f.value_mark(), in_quotes(f.key) + " list is empty; give at least one value");
+            }
+            // Longer than any plan may be; also bounds the duplicate-value checks, which scan the list.
+            if (f.value.size() > max_planned_runs) {
+                fail(f.value_mark(), in_quotes(f.key) + " lists " + std::to_string(f.value.size()) +
+                                         " values, more than the " + std::to_string(max_planned_runs) +
+                                         " runs a plan may have (docs/scenario-format.md, Limits)");
             }
             for (const YAML::Node& item : f.value) {
                 items.emplace_back(item, item.IsNull() ? f.value.Mark() : item.Mark());
@@ -517,6 +577,8 @@ private:
             }
         }
 
+        check_size_curve(params, mark_of);
+
         if (kind.host_register_only && applies(*kind.host_register_only, params)) {
             for (std::size_t i = 0; i < d.s.apis.size(); ++i) {
                 if (d.s.apis[i].family != ApiFamily::host_register) {
@@ -544,6 +606,32 @@ private:
             fail(scenario_mark, "missing required key 'size' in scenario");
         }
         d.s.params = std::move(params);
+    }
+
+    // A sweep's size_curve measures at most max_size_curve_points sizes (it used to stop there
+    // silently): more is refused where the step or factor is given.
+    template <typename MarkOf>
+    void check_size_curve(const nlohmann::json& params, const MarkOf& mark_of) const {
+        if (params.value("mode", "") != "size_curve" || !params.contains("start") ||
+            !params.contains("stop")) {
+            return;
+        }
+        const bool by_step = params.contains("step") && !params["step"].is_null();
+        if (!by_step && !(params.contains("factor") && params["factor"].is_number())) {
+            return;
+        }
+        const std::uint64_t n =
+            size_curve_sizes(params["start"].get<std::uint64_t>(), params["stop"].get<std::uint64_t>(),
+                             by_step ? params["step"].get<std::uint64_t>() : 0,
+                             by_step ? 0.0 : params["factor"].get<double>(), max_size_curve_points + 1)
+                .size();
+        if (n > max_size_curve_points) {
+            fail(mark_of(by_step ? "step" : "factor"),
+                 "the size curve from " + size_label(params["start"].get<std::uint64_t>()) + " to " +
+                     size_label(params["stop"].get<std::uint64_t>()) + " has more than " +
+                     std::to_string(max_size_curve_points) +
+                     " points (docs/scenario-format.md, Limits); use a larger step or factor");
+        }
     }
 
     // Parameters sharing a group (a sweep's step and factor): exactly one is given. Checked once
@@ -643,6 +731,10 @@ private:
             if (s.timeout_s <= 0) {
                 fail(m, "timeout_s must be greater than 0, got " + f.value.Scalar());
             }
+            if (s.timeout_s > max_timeout_s) {  // 1e16 s overflowed into "timed out after 0 s"
+                fail(m, "timeout_s must be at most " + format_number(max_timeout_s) + " (one week), got " +
+                            f.value.Scalar());
+            }
         } else if (f.key == "driver_models") {
             s.driver_models.clear();
             for (const auto& [n, nm] : one_or_list(f)) {
@@ -688,7 +780,8 @@ private:
             }
             if (!metric.value.IsMap() || metric.value.size() == 0) {
                 fail(metric.value_mark(), "limits of " + in_quotes(metric.key) +
-                                              " must be a mapping with min and/or max, got " + node_kind(metric.value));
+                                              " must be a mapping with min and/or max, got " +
+                                              node_kind(metric.value));
             }
             nlohmann::json bounds = nlohmann::json::object();
             for (const Field& bound : fields_of(metric.value)) {

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -474,6 +476,34 @@ TEST(ScenarioKinds, TableMatchesDocsKinds) {
         EXPECT_EQ(documented[std::string(k.name)], params);
     }
     EXPECT_EQ(order, table_order);
+}
+
+// Issue 15: the duplicate-key check scanned every earlier key (80k keys: 15 s).
+TEST(ScenarioFile, DuplicateKeyCheckIsLinear) {
+    std::ostringstream text;
+    text << "schema_version: 2\nscenarios:\n  - name: a\n    kind: overhead\n    api: pageable\n"
+         << "    size: 64MiB\n    params:\n";
+    for (int i = 0; i < 80000; ++i) text << "      k" << i << ": 1\n";
+    text << "      k0: 2\n";
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        parse_scenario_text(text.str(), "many.yaml");
+        FAIL() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), "many.yaml:80008:7: duplicate key 'k0'");
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// The sizes a size_curve measures: the parser's limit and the kind's loop are one function.
+TEST(ScenarioFile, SizeCurveSizes) {
+    EXPECT_EQ(size_curve_sizes(64, 256, 64, 0, 100), (std::vector<std::uint64_t>{64, 128, 192, 256}));
+    EXPECT_EQ(size_curve_sizes(64, 300, 0, 2.0, 100), (std::vector<std::uint64_t>{64, 128, 256}));
+    EXPECT_EQ(size_curve_sizes(1, 1000000, 1, 0, 4097).size(), 4097u);
+    // no overflow near the top of the range
+    const std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+    EXPECT_EQ(size_curve_sizes(top - 1, top, 4, 0, 10), (std::vector<std::uint64_t>{top - 1}));
+    EXPECT_EQ(size_curve_sizes(top / 2 + 1, top, 0, 3.0, 10), (std::vector<std::uint64_t>{top / 2 + 1}));
 }
 
 }  // namespace
