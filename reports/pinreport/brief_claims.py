@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pinreport import kinds
-from pinreport.disturbance import disturbed_keys
+from pinreport.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.environment import driver_models
 from pinreport.rule import (
     CAPACITY_LOSS,
@@ -97,10 +97,14 @@ def _transfer(bench, kind: str, op: str, size: float) -> float | None:
 
 
 def _ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[dict[str, Any]]:
+    """The ok runs of a kind that no other process disturbed (a run with a disturbed probe
+    gives no evidence for a claim: disturbance.py)."""
     return [
         r
         for r in kinds.runs_of(doc, kind)
-        if r.get("status") == "ok" and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
+        if r.get("status") == "ok"
+        and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
+        and not disturbed_metrics(r)
     ]
 
 

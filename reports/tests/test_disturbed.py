@@ -147,3 +147,22 @@ def test_cli_exits_3_with_the_evidence(tmp_path, capsys):
     assert code == 3
     assert "Disturbed by another process: NOT JUDGED" in out
     assert "memory came back that this repeat never took" in out
+
+
+def test_brief_claims_take_no_evidence_from_a_disturbed_run():
+    from builders import kind_run
+
+    from pinreport import brief_claims
+
+    runs = [
+        kind_run(
+            "workers",
+            {"workers.context_per_worker.cuda.free": [500 * MiB] * 7, "workers.pinned_per_worker.cuda.free": [2 * MiB] * 7},
+            {"workers": w, "variant": "per_process"},
+            size=256 * MiB,
+        )
+        for w in (1, 4)
+    ]
+    assert len(brief_claims._ok_runs(results_doc(runs), "workers")) == 2
+    disturb_metrics(runs[1], ["workers.context_per_worker.cuda.free"], [EVIDENCE])
+    assert [r["id"] for r in brief_claims._ok_runs(results_doc(runs), "workers")] == [runs[0]["id"]]
