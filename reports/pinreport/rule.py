@@ -20,7 +20,8 @@ application can no longer have. Their rule result has key "capacity.loss": ratio
 P (plan.size_bytes), uncertainty = (one bisection resolution (params.resolution, default 2 MiB)
 + the MAD of the repeats) / P: both bisections err by less than one resolution in the same
 direction, so their difference by less than one. Probe costs a capacity run may carry are
-shown beside, not judged there (the filler moves them). Against the band [lower, upper], with the interval ratio +- uncertainty:
+shown beside, not judged there (the filler moves them). Against the band [lower, upper], with
+the interval ratio +- uncertainty:
   VIOLATION      the whole interval is above upper: that reserve is not enough
   OVER-RESERVED  the whole interval is below lower; factor = lower / ratio
   OK             the whole interval is inside the band (the edges count as inside)

@@ -157,7 +157,10 @@ def test_brief_claims_take_no_evidence_from_a_disturbed_run():
     runs = [
         kind_run(
             "workers",
-            {"workers.context_per_worker.cuda.free": [500 * MiB] * 7, "workers.pinned_per_worker.cuda.free": [2 * MiB] * 7},
+            {
+                "workers.context_per_worker.cuda.free": [500 * MiB] * 7,
+                "workers.pinned_per_worker.cuda.free": [2 * MiB] * 7,
+            },
             {"workers": w, "variant": "per_process"},
             size=256 * MiB,
         )
