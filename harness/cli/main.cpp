@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
     run_cmd
         ->add_option("--repeat-timeout", repeat_timeout,
                      "Seconds per repeat, overriding the scenario's timeout_s")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->check(CLI::Range(0.0, max_timeout_s));  // as timeout_s: larger values overflowed the timer
     run_cmd->add_option("--control-size", positive, "Positive control allocation")
         ->check(SizeValidator())
         ->capture_default_str();
