@@ -1,7 +1,7 @@
 # The nightly job on Windows (GitHub Actions, Task Scheduler, Jenkins, GitLab). Thin on purpose:
 # it only prepares what bash cannot (the MSVC developer environment, the vcpkg binary cache)
 # and runs ci/nightly.sh with Git for Windows' bash and the windows-msvc preset. Every argument
-# is passed on unchanged; ci/README.md lists them and the exit codes (0, 1, 2, 3).
+# is passed on unchanged; ci/README.md lists them and the exit codes (0, 1, 2, 3; 4 internal error).
 #
 #   pwsh -File ci\nightly.ps1 --store-home D:/pinbench-store --out out/nightly
 #
