@@ -13,6 +13,7 @@ the old index or the new one; one it cannot parse is rebuilt, never trusted.
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,21 @@ def _usable(row: Any) -> bool:
         and isinstance(row.get("hash"), str)
         and isinstance(row.get("finished"), list)
     )
+
+
+STALE_TEMPORARY_S = 3600
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Deletes the temporaries of index writers killed before their rename (older than an hour:
+    a write takes well under a second)."""
+    now = time.time()
+    for tmp in path.parent.glob(f"{path.name}.tmp.*"):
+        try:
+            if now - tmp.stat().st_mtime > STALE_TEMPORARY_S:
+                tmp.unlink()
+        except OSError:
+            pass
 
 
 class GroupIndex:
@@ -207,6 +223,7 @@ class GroupIndex:
         data = json.dumps({"schema": INDEX_SCHEMA, "version": INDEX_VERSION, "files": self.rows}, separators=(",", ":"))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _remove_stale_temporaries(self.path)
             if write_atomically(self.path, data.encode()):
                 self._saved = dict(self.rows)
         except OSError:

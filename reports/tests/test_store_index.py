@@ -2,6 +2,7 @@
 compare and html agree on integrity, and the summary index (pinreport.store_index)."""
 
 import json
+import os
 
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 
@@ -130,6 +131,9 @@ def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     rows = json.loads(index.read_text())["files"]
     assert len(rows) == 6  # 5 nights and the corrupt 560.10 file (a problem row)
     assert sum(r["problem"] is not None for r in rows.values()) == 1
+    stale = index.with_name(index.name + ".tmp.4242.00ff00ff")  # a killed writer's, an hour old
+    stale.write_text("{")
+    os.utime(stale, (0, 0))
     index.write_text(index.read_text()[:100])  # a broken index (never written so: atomic)
     again = read_for_html(root, doc)
     assert len(again.history) == 5
