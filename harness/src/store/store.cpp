@@ -17,6 +17,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
+#include "results/json_reader.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
 
@@ -171,17 +172,14 @@ LoadedResults load_results_bytes(const std::string& path) {
     } catch (const SystemError& e) {
         throw InputError(std::string("cannot read results file: ") + e.what());
     }
+    // Strict JSON (results/json_reader.hpp): the store refuses what pinreport refuses (BOM,
+    // duplicate keys, NaN, 10^400, ...), with a one-line message naming the file.
     json j;
     try {
-        j = json::parse(loaded.bytes);
-    } catch (const json::parse_error& e) {
-        // what() starts with "[json.exception.parse_error.101] "; the rest is the useful part.
-        const std::string text = e.what();
-        const auto bracket = text.find("] ");
-        throw InputError(path + ": invalid JSON at byte " + std::to_string(e.byte) + ": " +
-                         one_line(bracket == std::string::npos ? text : text.substr(bracket + 2)));
+        j = detail::parse_strict_json(loaded.bytes, path);
+    } catch (const InputError& e) {
+        throw InputError(one_line(e.what()));
     } catch (const json::exception& e) {
-        // out_of_range.406: a number too large for a double (10^400), quoted in full by nlohmann.
         const std::string text = e.what();
         const auto bracket = text.find("] ");
         throw InputError(path + ": invalid JSON: " +

@@ -442,8 +442,8 @@ TEST(Store, AHugeNumberIsOneFilesProblemAndTheRestIsListed) {
     ASSERT_EQ(listed.size(), 2u);
     EXPECT_EQ(listed[0].problem, "");
     EXPECT_EQ(listed[0].relative_path, good.relative_path);
-    EXPECT_NE(listed[1].problem.find("(401 digits)"), std::string::npos) << listed[1].problem;
-    EXPECT_EQ(listed[1].problem.rfind(listed[1].path + ": invalid JSON: number overflow", 0), 0u)
+    // The strict reader's words (results/json_reader.hpp), as pinreport says it.
+    EXPECT_EQ(listed[1].problem.rfind(listed[1].path + ": invalid JSON: number out of range", 0), 0u)
         << listed[1].problem;
     EXPECT_LT(listed[1].problem.size() - listed[1].path.size(), 100u) << listed[1].problem;
     EXPECT_EQ(listed[1].problem.find("0000000000000000000000000"), std::string::npos) << listed[1].problem;
