@@ -7,9 +7,10 @@ store.hpp); tests/test_schema.py reads those headers and checks it.
 from importlib import resources
 
 RESULTS_SCHEMA_NAME = "pinbench.results"
-# Version 2 (scenario kinds, docs/kinds.md) adds plan.params and repeats[].data; version 1
-# files (overhead runs only) read alike. The reader accepts OLDEST..RESULTS_SCHEMA_VERSION.
-RESULTS_SCHEMA_VERSION = 2
+# Version 2 (scenario kinds, docs/kinds.md) adds plan.params and repeats[].data; version 3 the
+# status "disturbed", attempts, disturbance evidence, measurement_id, interrupted and resumed.
+# Older files read alike. The reader accepts OLDEST..RESULTS_SCHEMA_VERSION.
+RESULTS_SCHEMA_VERSION = 3
 RESULTS_SCHEMA_OLDEST_VERSION = 1
 
 STORE_SCHEMA_NAME = "pinbench.store"

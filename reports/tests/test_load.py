@@ -26,18 +26,18 @@ def test_builder_documents_are_schema_valid(tmp_path):
 def test_other_version_names_file_and_versions():
     # The C++ reader's message, word for word (harness/tests/cpu/results_json_test.cpp).
     with pytest.raises(BadInputError) as e:
-        load_results(HARNESS_FIXTURES / "version3.json")
+        load_results(HARNESS_FIXTURES / "version4.json")
     assert str(e.value) == (
-        f"{HARNESS_FIXTURES / 'version3.json'}: results schema version 3 is not supported "
-        "(this build reads versions 1 to 2)"
+        f"{HARNESS_FIXTURES / 'version4.json'}: results schema version 4 is not supported "
+        "(this build reads versions 1 to 3)"
     )
 
 
-@pytest.mark.parametrize("version", [0, 3, "2", True, None])
-def test_versions_outside_1_to_2_are_rejected(tmp_path, version):
+@pytest.mark.parametrize("version", [0, 4, "2", True, None])
+def test_versions_outside_1_to_3_are_rejected(tmp_path, version):
     doc = results_doc([run_doc()])
     doc["schema_version"] = version
-    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 2\)"):
+    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 3\)"):
         load_results(write_json(tmp_path / "r.json", doc))
 
 

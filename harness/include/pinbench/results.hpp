@@ -16,16 +16,21 @@
 namespace pinbench {
 
 inline constexpr const char* results_schema_name = "pinbench.results";
-// Version 2 (scenario kinds) adds plan.params and repeats[].data; version 1 files still read.
-inline constexpr int results_schema_version = 2;
+// Version 2 (scenario kinds) adds plan.params and repeats[].data; version 3 adds the status
+// "disturbed", repeat attempts and disturbance evidence, measurement_id, interrupted and
+// resumed (docs/results-schema.md). Versions 1 and 2 still read.
+inline constexpr int results_schema_version = 3;
 
 // Every planned run and every repeat ends with one of these; "not measured" is never 0.
-enum class Status { ok, waived, failed, timeout };
+// disturbed: another process moved device memory inside the measuring window and retries
+// did not get a clean repeat (docs/disturbance.md).
+enum class Status { ok, waived, failed, timeout, disturbed };
 std::string to_string(Status s);
 Status status_from_string(const std::string& s);  // throws InputError
 
 struct RepeatRecord {
     int index = 0;
+    int attempt = 0;  // 0 first; a disturbed attempt is retried under the same index
     Status status = Status::ok;
     std::string error;  // failed/timeout: what happened (CUDA API + error name, signal, ...)
     std::uint32_t pid = 0;
@@ -37,30 +42,39 @@ struct RepeatRecord {
     std::map<std::string, double> timings_ms;  // "context", "alloc", "first_use", "free"
     std::string output_tail;                   // child's output when it did not end cleanly
     nlohmann::json data = nlohmann::json::object();  // kind-specific measurements (docs/kinds.md)
+    // Null or {"probes": [keys], "evidence": [{..., "text"}]}: what another process did inside
+    // this attempt's window, as the parent's device watch saw it (docs/disturbance.md).
+    nlohmann::json disturbance;
 };
 
 struct MetricSummary {
     std::string unit;                     // "bytes" or "ms"
     Summary stats;                        // over the ok repeats
     std::optional<std::int64_t> granule;  // bytes metrics: the probe key's granule (null control)
+    bool disturbed = false;  // its probe was disturbed in a repeat of this run: never judged
 };
 
 struct RunRecord {
     PlannedRun run;
     Status status = Status::ok;  // ok when every repeat is ok; else the worst repeat's status
-    std::string reason;          // waived/failed: why
-    std::vector<RepeatRecord> repeats;
+    std::string reason;          // waived/failed/disturbed: why
+    std::vector<RepeatRecord> repeats;  // every attempt, disturbed ones included
+    // Null, or {"attempts": N, "probes": [keys], "evidence": [...]} when any attempt was disturbed.
+    nlohmann::json disturbance;
     std::map<std::string, MetricSummary> metrics;  // e.g. "cost.after_first_use.cuda.free"
 };
 
 struct ResultsDocument {
     int schema_version = results_schema_version;
+    std::string measurement_id;    // random, written when measuring starts; kept by --resume
     std::string backend = "cuda";  // "cuda" or "replay"
     nlohmann::json replay;         // backend replay: {"source":..., "script":..., "source_backend":...}
     nlohmann::json tool;           // name, version, built_with (CUDA toolkit), compiler
     std::vector<std::string> command;
     std::string started_at, finished_at;  // ISO 8601 UTC
     bool complete = false;                // false while running / when interrupted
+    nlohmann::json interrupted;           // null, or {signal, at, run_id, repeat} (docs/results-schema.md)
+    nlohmann::json resumed = nlohmann::json::array();  // parts this file was resumed from
     nlohmann::json environment;
     nlohmann::json controls;  // null control (noise, granule per key), positive control
     nlohmann::json scenario;  // the scenario file as parsed (path, scenarios)

@@ -21,8 +21,8 @@ using Granules = std::map<std::string, std::int64_t>;
 // A key unavailable in any ok repeat yields no metric (never a 0).
 std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, const Granules& granules);
 
-// The overall status of a run from its repeats: ok when all are ok, else the first of
-// failed, timeout, waived found (failed outranks timeout outranks waived).
+// The overall status of a run from its repeats, each index by its last attempt: ok when all
+// are ok, else failed outranks timeout outranks disturbed outranks waived.
 Status run_status(const RunRecord& run);
 
 }  // namespace pinbench

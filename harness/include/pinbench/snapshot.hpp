@@ -47,11 +47,19 @@ struct KeyInfo {
 // rest usage; "dxgi.nonlocal.*" and "*.shared" are the shared budget.
 KeyInfo describe_key(std::string_view key);
 
+// When a snapshot was read, on the machine-wide monotonic clock (steady_clock: CLOCK_MONOTONIC,
+// QueryPerformanceCounter), so the parent's device watch can line it up with what it saw.
+// From `stable_ns` to `end_ns` the readings did not move: the measuring process was idle.
+struct SteadyWindow {
+    std::int64_t begin_ns = 0, stable_ns = 0, end_ns = 0;  // 0: not recorded (older files)
+};
+
 struct Snapshot {
     std::string label;     // "after_context", "after_alloc", "after_first_use", "after_free", ...
     double t_ms = 0;       // since the repeat started
     double settle_ms = 0;  // how long the probes took to become stable
     bool stable = true;    // false when the settle loop gave up
+    SteadyWindow window;
     Readings readings;
 };
 

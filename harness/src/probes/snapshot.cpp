@@ -1,6 +1,7 @@
 #include "pinbench/snapshot.hpp"
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "probes/snapshot_json.hpp"
 
@@ -54,6 +55,7 @@ void to_json(nlohmann::json& j, const Snapshot& s) {
                        {"settle_ms", s.settle_ms},
                        {"stable", s.stable},
                        {"readings", std::move(readings)}};
+    if (s.window.end_ns != 0) j["steady_ns"] = {s.window.begin_ns, s.window.stable_ns, s.window.end_ns};
 }
 
 namespace detail {
@@ -73,6 +75,13 @@ Snapshot snapshot_from(const JsonAt& at) {
     s.t_ms = at.field("t_ms").number();
     s.settle_ms = at.field("settle_ms").number();
     s.stable = at.field("stable").boolean();
+    if (at.has("steady_ns")) {  // results version 3
+        std::vector<std::int64_t> w;
+        at.field("steady_ns").for_each_element([&](const JsonAt& v) { w.push_back(v.integer()); });
+        if (w.size() != 3 || w[0] > w[1] || w[1] > w[2])
+            at.field("steady_ns").fail("expected [begin, stable, end] in increasing order");
+        s.window = {w[0], w[1], w[2]};
+    }
     at.field("readings").for_each_member([&](const std::string& key, const JsonAt& value) {
         s.readings[key] = reading_from(value);
     });

@@ -43,6 +43,7 @@ json to_json(const MetricSummary& m) {
     json j = m.stats;
     j["unit"] = m.unit;
     j["granule"] = m.granule ? json(*m.granule) : json(nullptr);
+    if (m.disturbed) j["disturbed"] = true;
     return j;
 }
 
@@ -63,7 +64,20 @@ MetricSummary metric_from(const JsonAt& at) {
     m.stats.mad = at.field("mad").number();
     const JsonAt granule = at.field("granule");
     if (!granule.json().is_null()) m.granule = granule.integer();
+    if (at.has("disturbed")) m.disturbed = at.field("disturbed").boolean();  // version 3
     return m;
+}
+
+// Null, or an object whose evidence is a list of objects, each with a one-line text.
+json disturbance_from(const JsonAt& at) {
+    if (at.json().is_null()) return nullptr;
+    at.require_object();
+    at.field("evidence").for_each_element([](const JsonAt& e) {
+        e.require_object();
+        e.field("text").string();
+    });
+    if (at.has("probes")) at.field("probes").for_each_element([](const JsonAt& p) { p.string(); });
+    return at.json();
 }
 
 RepeatRecord repeat_from(const JsonAt& at) {
@@ -73,6 +87,12 @@ RepeatRecord repeat_from(const JsonAt& at) {
     const std::int64_t i = index.integer();
     if (i < 0 || i > std::numeric_limits<int>::max()) index.fail("out of range");
     r.index = static_cast<int>(i);
+    if (at.has("attempt")) {  // version 3
+        const JsonAt attempt = at.field("attempt");
+        const std::int64_t a = attempt.integer();
+        if (a < 0 || a > 1000) attempt.fail("out of range");
+        r.attempt = static_cast<int>(a);
+    }
     r.status = status_at(at.field("status"));
     r.error = at.field("error").string();
     const JsonAt pid = at.field("pid");
@@ -95,6 +115,7 @@ RepeatRecord repeat_from(const JsonAt& at) {
         data.require_object();
         r.data = data.json();
     }
+    if (at.has("disturbance")) r.disturbance = disturbance_from(at.field("disturbance"));
     return r;
 }
 
@@ -103,8 +124,10 @@ json to_json(const RunRecord& run) {
     for (const auto& r : run.repeats) repeats.push_back(to_json(r));
     json metrics = json::object();
     for (const auto& [name, m] : run.metrics) metrics[name] = to_json(m);
-    return json{{"id", run.run.id},     {"plan", to_json(run.run)},      {"status", to_string(run.status)},
-                {"reason", run.reason}, {"repeats", std::move(repeats)}, {"metrics", std::move(metrics)}};
+    return json{{"id", run.run.id},         {"plan", to_json(run.run)},
+                {"status", to_string(run.status)}, {"reason", run.reason},
+                {"repeats", std::move(repeats)}, {"metrics", std::move(metrics)},
+                {"disturbance", run.disturbance}};
 }
 
 RunRecord run_from(const JsonAt& at) {
@@ -126,6 +149,7 @@ RunRecord run_from(const JsonAt& at) {
     at.field("repeats").for_each_element([&](const JsonAt& r) { run.repeats.push_back(repeat_from(r)); });
     at.field("metrics").for_each_member(
         [&](const std::string& name, const JsonAt& m) { run.metrics[name] = metric_from(m); });
+    if (at.has("disturbance")) run.disturbance = disturbance_from(at.field("disturbance"));
     return run;
 }
 
@@ -159,6 +183,8 @@ std::string to_string(Status s) {
             return "failed";
         case Status::timeout:
             return "timeout";
+        case Status::disturbed:
+            return "disturbed";
     }
     return "failed";  // unreachable for valid enum values
 }
@@ -168,7 +194,8 @@ Status status_from_string(const std::string& s) {
     if (s == "waived") return Status::waived;
     if (s == "failed") return Status::failed;
     if (s == "timeout") return Status::timeout;
-    throw InputError("unknown status '" + s + "' (expected ok, waived, failed or timeout)");
+    if (s == "disturbed") return Status::disturbed;
+    throw InputError("unknown status '" + s + "' (expected ok, waived, failed, timeout or disturbed)");
 }
 
 json to_json(const RepeatRecord& r) {
@@ -177,6 +204,7 @@ json to_json(const RepeatRecord& r) {
     json timings = json::object();
     for (const auto& [name, ms] : r.timings_ms) timings[name] = ms;
     return json{{"index", r.index},
+                {"attempt", r.attempt},
                 {"status", to_string(r.status)},
                 {"error", r.error},
                 {"pid", r.pid},
@@ -187,7 +215,8 @@ json to_json(const RepeatRecord& r) {
                 {"timings_ms", std::move(timings)},
                 {"snapshots", std::move(snapshots)},
                 {"output_tail", r.output_tail},
-                {"data", r.data.is_object() ? r.data : json::object()}};
+                {"data", r.data.is_object() ? r.data : json::object()},
+                {"disturbance", r.disturbance}};
 }
 
 RepeatRecord repeat_from_json(const json& j) { return repeat_from(JsonAt(j, "", "repeat")); }
@@ -199,6 +228,7 @@ json to_json(const ResultsDocument& doc) {
     // format this code reads back.
     return json{{"schema", results_schema_name},
                 {"schema_version", results_schema_version},
+                {"measurement_id", doc.measurement_id},
                 {"backend", doc.backend},
                 {"replay", replay_block(doc)},
                 {"tool", object_or_empty(doc.tool)},
@@ -206,6 +236,8 @@ json to_json(const ResultsDocument& doc) {
                 {"started_at", doc.started_at},
                 {"finished_at", doc.finished_at},
                 {"complete", doc.complete},
+                {"interrupted", doc.interrupted},
+                {"resumed", doc.resumed.is_array() ? doc.resumed : json::array()},
                 {"environment", object_or_empty(doc.environment)},
                 {"controls", object_or_empty(doc.controls)},
                 {"scenario", object_or_empty(doc.scenario)},
@@ -227,7 +259,8 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
                          ", expected \"" + results_schema_name + "\")");
     }
     const std::int64_t version = root.field("schema_version").integer();
-    // Version 1 is version 2 without kind parameters and repeat data; both read alike.
+    // Version 1 is version 2 without kind parameters and repeat data, version 2 is version 3
+    // without disturbance, attempts, measurement_id, interrupted and resumed; all read alike.
     if (version < 1 || version > results_schema_version) {
         throw InputError(file + ": results schema version " + std::to_string(version) +
                          " is not supported (this build reads versions 1 to " +
@@ -256,6 +289,15 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
     doc.started_at = root.field("started_at").string();
     doc.finished_at = root.field("finished_at").string();
     doc.complete = root.field("complete").boolean();
+    if (version >= 3) {
+        doc.measurement_id = root.field("measurement_id").string();
+        const JsonAt interrupted = root.field("interrupted");
+        if (!interrupted.json().is_null()) interrupted.require_object();
+        doc.interrupted = interrupted.json();
+        const JsonAt resumed = root.field("resumed");
+        resumed.for_each_element([](const JsonAt& part) { part.require_object(); });
+        doc.resumed = resumed.json();
+    }
     for (const auto& [name, target] :
          {std::pair{"environment", &doc.environment}, std::pair{"controls", &doc.controls},
           std::pair{"scenario", &doc.scenario}}) {

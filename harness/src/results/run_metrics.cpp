@@ -100,20 +100,38 @@ std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, c
         metrics["time." + name + "_ms"] = MetricSummary{"ms", *summarize(std::move(samples)), std::nullopt};
     }
     add_kind_metrics(run, ok, granules, metrics);
+    // A probe a neighbour moved in an ok repeat (its run was judged on per-process probes):
+    // its metrics are kept but never judged.
+    for (const RepeatRecord* r : ok) {
+        if (!r->disturbance.is_object()) continue;
+        for (const auto& p : r->disturbance.value("probes", nlohmann::json::array())) {
+            const std::string suffix = "." + p.get<std::string>();
+            for (auto& [name, m] : metrics) m.disturbed = m.disturbed || name.ends_with(suffix);
+        }
+    }
     return metrics;
 }
 
 Status run_status(const RunRecord& run) {
     // No repeats: nothing to derive from, so the status the caller set (e.g. waived) stands.
     if (run.repeats.empty()) return run.status;
-    bool failed = false, timeout = false, waived = false;
+    // A disturbed attempt retried under the same index is superseded by the later attempt:
+    // each index counts by its last attempt.
+    std::map<int, const RepeatRecord*> last;
     for (const auto& r : run.repeats) {
-        failed = failed || r.status == Status::failed;
-        timeout = timeout || r.status == Status::timeout;
-        waived = waived || r.status == Status::waived;
+        auto& slot = last[r.index];
+        if (slot == nullptr || r.attempt >= slot->attempt) slot = &r;
+    }
+    bool failed = false, timeout = false, disturbed = false, waived = false;
+    for (const auto& [index, r] : last) {
+        failed = failed || r->status == Status::failed;
+        timeout = timeout || r->status == Status::timeout;
+        disturbed = disturbed || r->status == Status::disturbed;
+        waived = waived || r->status == Status::waived;
     }
     if (failed) return Status::failed;
     if (timeout) return Status::timeout;
+    if (disturbed) return Status::disturbed;
     if (waived) return Status::waived;
     return Status::ok;
 }

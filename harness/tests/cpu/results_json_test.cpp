@@ -97,7 +97,7 @@ std::string error_of(const json& j) {
 TEST(ResultsJson, WriterHeader) {
     const json j = to_json(sample_doc());
     EXPECT_EQ(j.at("schema"), "pinbench.results");
-    EXPECT_EQ(j.at("schema_version"), 2);
+    EXPECT_EQ(j.at("schema_version"), 3);
     EXPECT_EQ(j.at("backend"), "cuda");
     EXPECT_TRUE(j.at("replay").is_null());
     EXPECT_EQ(j.at("runs").size(), 3u);
@@ -171,10 +171,10 @@ TEST(ResultsJson, RejectsOtherSchemas) {
               "r.json: not a pinbench results file (schema is \"pinbench.baseline\", expected "
               "\"pinbench.results\")");
     j["schema"] = "pinbench.results";
-    j["schema_version"] = 3;
-    EXPECT_EQ(error_of(j), "r.json: results schema version 3 is not supported (this build reads versions 1 to 2)");
+    j["schema_version"] = 4;
+    EXPECT_EQ(error_of(j), "r.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
     j["schema_version"] = 0;
-    EXPECT_EQ(error_of(j), "r.json: results schema version 0 is not supported (this build reads versions 1 to 2)");
+    EXPECT_EQ(error_of(j), "r.json: results schema version 0 is not supported (this build reads versions 1 to 3)");
     j["schema_version"] = "1";
     EXPECT_EQ(error_of(j), "r.json: schema_version: expected an integer, found string");
     j.erase("schema_version");
@@ -213,7 +213,7 @@ TEST(ResultsJson, WrongTypesNameTheirPath) {
     j["runs"][0]["repeats"][0]["status"] = "great";
     EXPECT_EQ(error_of(j),
               "r.json: runs[0].repeats[0].status: unknown status 'great' (expected ok, waived, "
-              "failed or timeout)");
+              "failed, timeout or disturbed)");
 
     j = to_json(sample_doc());
     j["runs"][0]["repeats"][0]["snapshots"][1]["readings"]["cuda.free"] = 1.5;
@@ -309,8 +309,8 @@ std::string load_error(const std::string& name) {
 
 TEST(LoadResults, RejectsWithTheFileName) {
     EXPECT_EQ(
-        load_error("version3.json"),
-        fixtures + "version3.json: results schema version 3 is not supported (this build reads versions 1 to 2)");
+        load_error("version4.json"),
+        fixtures + "version4.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
     EXPECT_EQ(
         load_error("not_results.json").rfind(fixtures + "not_results.json: not a pinbench results file", 0),
         0u);

@@ -152,9 +152,26 @@ RunRecord with_statuses(std::initializer_list<Status> statuses) {
     for (Status s : statuses) {
         RepeatRecord r;
         r.status = s;
+        r.index = static_cast<int>(run.repeats.size());
         run.repeats.push_back(r);
     }
     return run;
+}
+
+TEST(RunStatus, EachIndexCountsByItsLastAttempt) {
+    RunRecord run = with_statuses({Status::ok, Status::ok});
+    RepeatRecord disturbed;
+    disturbed.index = 1;
+    disturbed.attempt = 0;
+    disturbed.status = Status::disturbed;
+    run.repeats[1].attempt = 1;  // the retry of index 1 was clean
+    run.repeats.insert(run.repeats.begin() + 1, disturbed);
+    EXPECT_EQ(run_status(run), Status::ok);
+    run.repeats.back().status = Status::disturbed;  // the retry was disturbed too
+    EXPECT_EQ(run_status(run), Status::disturbed);
+    run.repeats.front().status = Status::timeout;  // timeout outranks disturbed
+    EXPECT_EQ(run_status(run), Status::timeout);
+    EXPECT_EQ(run_status(with_statuses({Status::waived, Status::disturbed})), Status::disturbed);
 }
 
 TEST(RunStatus, WorstRepeatWins) {
