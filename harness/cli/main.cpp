@@ -133,12 +133,33 @@ int main(int argc, char** argv) {
     run_cmd
         ->add_option("--repeat-timeout", repeat_timeout,
                      "Seconds per repeat, overriding the scenario's timeout_s")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->check(CLI::Range(0.0, max_timeout_s));  // as timeout_s: larger values overflowed the timer
     run_cmd->add_option("--control-size", positive, "Positive control allocation")
         ->check(SizeValidator())
         ->capture_default_str();
     run_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
         ->check(SizeValidator())
+        ->capture_default_str();
+
+    // The device watch (docs/disturbance.md).
+    bool no_watch = false;
+    int watch_interval_ms = 10, disturbance_retries = 3;
+    double retry_wait_s = 1.0, null_every_s = 60;
+    run_cmd->add_flag("--no-watch", no_watch,
+                      "Do not watch the GPU for other processes while measuring (nothing is then judged disturbed)");
+    run_cmd->add_option("--watch-interval", watch_interval_ms, "Milliseconds between the watch's NVML reads")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    run_cmd->add_option("--disturbance-retries", disturbance_retries,
+                        "Extra attempts for a repeat another process disturbed")
+        ->check(CLI::Range(0, 20))
+        ->capture_default_str();
+    run_cmd->add_option("--retry-wait", retry_wait_s, "Seconds before the first retry (doubling after)")
+        ->check(CLI::Range(0.0, 600.0))
+        ->capture_default_str();
+    run_cmd->add_option("--null-every", null_every_s, "Seconds between null windows taken between runs")
+        ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();
 
     std::string store_dir;
@@ -228,6 +249,11 @@ int main(int argc, char** argv) {
             options.controls.positive_bytes = parse_size(positive);
             options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance));
             options.progress = &std::cerr;
+            options.watch.enabled = !no_watch;
+            options.watch.interval = std::chrono::milliseconds(watch_interval_ms);
+            options.watch.retries = disturbance_retries;
+            options.watch.retry_wait = std::chrono::milliseconds(static_cast<long long>(retry_wait_s * 1000));
+            options.watch.null_every = std::chrono::milliseconds(static_cast<long long>(null_every_s * 1000));
             if (backend == "replay") {
                 if (replay_from.empty()) throw InputError("--backend replay needs --from RESULTS");
                 options.replay_source = replay_from;

@@ -11,6 +11,7 @@
 
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/probe.hpp"
+#include "pinbench/device_map.hpp"
 
 namespace pinbench {
 
@@ -82,6 +83,9 @@ int cuda_device_count(std::string* why);
 // compute capability, UUID, LUID (Windows), TCC flag, unified addressing, PCI location,
 // CUDA_MODULE_LOADING and the context's stack limit. Values or {"unavailable": reason}.
 nlohmann::json describe_cuda(int device);
+
+// The device's UUID and PCI bus id, for matching it with its NVML index (pinbench/device_map.hpp).
+DeviceIdentity device_identity(int device);
 
 // The device's LUID (Windows WDDM/MCDM); nullopt elsewhere.
 std::optional<std::array<std::uint8_t, 8>> device_luid(int device);

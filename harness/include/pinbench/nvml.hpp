@@ -49,10 +49,11 @@ public:
     Maybe<int> cuda_driver_version() const;     // nvmlSystemGetCudaDriverVersion_v2, e.g. 13000
     unsigned device_count() const;              // 0 when unavailable
 
-    // Per device, by NVML index (PCI order; children run with CUDA_DEVICE_ORDER=PCI_BUS_ID
-    // so CUDA and NVML indices agree unless CUDA_VISIBLE_DEVICES is set).
+    // Per device, by NVML index. CUDA indices differ from these whenever CUDA_VISIBLE_DEVICES
+    // is set: map them by UUID (pinbench/device_map.hpp), never by position.
     NvmlDeviceMemory memory(unsigned index) const;
     Maybe<std::vector<NvmlProcess>> compute_processes(unsigned index) const;
+    Maybe<std::vector<NvmlProcess>> graphics_processes(unsigned index) const;  // display/D3D/GL clients
     Maybe<std::string> name(unsigned index) const;
     Maybe<std::string> uuid(unsigned index) const;
     Maybe<std::string> pci_bus_id(unsigned index) const;

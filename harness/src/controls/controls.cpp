@@ -29,20 +29,20 @@ const Snapshot* find(const std::vector<Snapshot>& snaps, const std::string& labe
 
 nlohmann::json failed_control(const std::string& why) { return {{"verdict", "FAIL"}, {"error", why}}; }
 
-// Runs one control child; returns its snapshots or a FAIL verdict explaining why there are none.
-std::optional<std::vector<Snapshot>> run_control_child(ChildLauncher& launcher, nlohmann::json request,
-                                                       nlohmann::json* failure) {
-    auto result = launcher.run(std::move(request), control_timeout);
-    if (!result.response) {
-        *failure = failed_control(result.problem + "\n" + result.outcome.output);
+// Runs one control child under the device watch; returns its snapshots or a FAIL verdict
+// explaining why there are none. *disturbance is the watch's evidence (null when quiet).
+std::optional<std::vector<Snapshot>> run_control_child(ChildLauncher& launcher, const Nvml* nvml,
+                                                       const WatchPlan& plan, const WatchOptions& watch,
+                                                       nlohmann::json request, nlohmann::json* failure,
+                                                       nlohmann::json* disturbance) {
+    WatchedAttempt a = run_watched_attempt(launcher, nvml, std::move(request), control_timeout, plan, watch, -1);
+    *disturbance = a.record.disturbance;
+    if (a.record.status != Status::ok) {
+        *failure = failed_control(a.record.error.empty() ? "control child failed" : a.record.error +
+                                  (a.record.output_tail.empty() ? "" : "\n" + a.record.output_tail));
         return std::nullopt;
     }
-    const auto& record = result.response->at("record");
-    if (record.value("status", "ok") != "ok") {
-        *failure = failed_control(record.value("error", "control child failed"));
-        return std::nullopt;
-    }
-    return snapshots_of(*result.response);
+    return a.record.snapshots;
 }
 
 nlohmann::json snapshots_json(const std::vector<Snapshot>& snaps) {
@@ -233,12 +233,16 @@ nlohmann::json positive_host_verdict(const std::vector<Snapshot>& snaps, std::ui
     return out;
 }
 
-nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const ControlOptions& options) {
+nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const ControlOptions& options,
+                            const nlohmann::json& environment, const WatchOptions& watch) {
+    const WatchPlan plan = watch_plan_for(environment, 1, options.tolerance);
     // Each control: one child, then a verdict over its snapshots, which are kept for the granules.
     using Verdict = std::function<nlohmann::json(const std::vector<Snapshot>&)>;
     const std::vector<std::tuple<const char*, nlohmann::json, Verdict>> controls_to_run{
         {"null",
-         {{"mode", child_mode::null_control}, {"samples", options.null_samples}},
+         {{"mode", child_mode::null_control},
+          {"samples", options.null_samples},
+          {"window_ms", options.null_window.count()}},
          [](const auto& snaps) { return null_control_verdict(snaps); }},
         {"positive_device",
          {{"mode", child_mode::positive_device}, {"bytes", options.positive_bytes}},
@@ -251,22 +255,34 @@ nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const Con
     };
     nlohmann::json controls;
     for (const auto& [name, request, verdict] : controls_to_run) {
-        nlohmann::json failure;
-        if (auto snaps = run_control_child(launcher, request, &failure)) {
+        nlohmann::json failure, disturbance;
+        if (auto snaps = run_control_child(launcher, nvml, plan, watch, request, &failure, &disturbance)) {
             controls[name] = verdict(*snaps);
             controls[name]["snapshots"] = snapshots_json(*snaps);
         } else {
             controls[name] = failure;
+        }
+        if (disturbance.is_object()) {
+            // What the control saw may be a neighbour's doing: never a PASS.
+            auto& c = controls[name];
+            c["verdict_if_quiet"] = c.value("verdict", "?");
+            c["verdict"] = "DISTURBED";
+            c["disturbance"] = disturbance;
+            c["error"] = "another process moved device memory in the control's window: " +
+                         disturbance["evidence"][0].value("text", std::string());
         }
     }
     if (options.cross_check) controls["cross_check"] = cross_check(launcher, nvml, options);
     return controls;
 }
 
-bool controls_passed(const nlohmann::json& controls, std::string* why) {
+bool controls_passed(const nlohmann::json& controls, std::string* why, bool disturbed_fails) {
     bool ok = true;
     for (const auto& [name, c] : controls.items()) {
-        if (!c.is_object() || c.value("verdict", "") != "FAIL") continue;
+        if (!c.is_object()) continue;
+        const std::string verdict = c.value("verdict", "");
+        const bool fails = verdict == "FAIL" || (disturbed_fails && verdict == "DISTURBED");
+        if (!fails) continue;
         ok = false;
         if (why) *why += (why->empty() ? "" : "; ") + name + ": " + c.value("error", "failed");
     }

@@ -60,6 +60,10 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
             out << "\n";
         }
     };
+    if (c.contains("disturbance")) {
+        for (const auto& e : c["disturbance"].value("evidence", nlohmann::json::array()))
+            out << "      seen: " << e.value("text", std::string()) << "\n";
+    }
     if (c.contains("keys")) print_keys(c["keys"]);
     if (c.contains("shared_keys")) print_keys(c["shared_keys"]);
     if (c.contains("nvml_observer_delta")) {
@@ -112,7 +116,7 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     } else {
         std::string why;
         const auto nvml = Nvml::open(&why);
-        bundle["controls"] = run_controls(launcher, nvml.get(), options.controls);
+        bundle["controls"] = run_controls(launcher, nvml.get(), options.controls, bundle["environment"], WatchOptions{});
         bundle["os_adapters"] = list_os_adapters();
         bundle["controls"]["luid"] = luid_check(bundle["environment"], bundle["os_adapters"]);
         out << "controls (positive control size " << format_bytes(options.controls.positive_bytes)

@@ -101,6 +101,23 @@ nlohmann::json describe_cuda(int device) {
     return j;
 }
 
+DeviceIdentity device_identity(int device) {
+    DeviceIdentity id;
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+        id.uuid = uuid_string(prop.uuid);
+    } else {
+        (void)cudaGetLastError();
+    }
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) {
+        id.pci_bus_id = bus;
+    } else {
+        (void)cudaGetLastError();
+    }
+    return id;
+}
+
 std::optional<std::array<std::uint8_t, 8>> device_luid(int device) {
 #ifdef _WIN32
     cudaDeviceProp prop{};

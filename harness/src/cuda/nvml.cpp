@@ -168,7 +168,7 @@ struct Nvml::Impl {
     Entry<HandleByIndexFn> handle_by_index;
     Entry<MemoryV2Fn> memory_v2;
     Entry<MemoryV1Fn> memory_v1;
-    Entry<ProcessesFn> processes;
+    Entry<ProcessesFn> processes, graphics_processes;
     std::size_t process_stride = sizeof(nvmlProcessInfo_v2_t);
     Entry<DeviceStringFn> name, uuid;
     Entry<PciInfoFn> pci_info;
@@ -197,6 +197,8 @@ struct Nvml::Impl {
         memory_v1 = resolve<MemoryV1Fn>(l, {"nvmlDeviceGetMemoryInfo"});
         processes = resolve<ProcessesFn>(
             l, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+        graphics_processes = resolve<ProcessesFn>(
+            l, {"nvmlDeviceGetGraphicsRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses_v2"});
         // The R535 signature (see ProcessSlot): conf-compute memory query present, detail list absent.
         if (std::strcmp(processes.name, "nvmlDeviceGetComputeRunningProcesses_v3") == 0 && processes.fn &&
             l.symbol("nvmlDeviceGetConfComputeMemSizeInfo") &&
@@ -380,10 +382,12 @@ NvmlDeviceMemory Nvml::memory(unsigned index) const {
     return {M::of(m.total), M::of(m.used), M::of(m.free), M::none(v2_why)};
 }
 
-Maybe<std::vector<NvmlProcess>> Nvml::compute_processes(unsigned index) const {
+namespace {
+
+// Compute or graphics processes of one device (the two NVML calls share a signature).
+Maybe<std::vector<NvmlProcess>> running_processes(const Nvml::Impl& im, const Entry<ProcessesFn>& e,
+                                                  unsigned index) {
     using Result = Maybe<std::vector<NvmlProcess>>;
-    const Impl& im = *impl_;
-    const auto& e = im.processes;
     if (!e.fn) return Result::none(missing(e.name));
     const auto dev = im.device(index);
     if (!dev.value) return Result::none(dev.why);
@@ -416,6 +420,16 @@ Maybe<std::vector<NvmlProcess>> Nvml::compute_processes(unsigned index) const {
         out.push_back(std::move(p));
     }
     return Result::of(std::move(out));
+}
+
+}  // namespace
+
+Maybe<std::vector<NvmlProcess>> Nvml::compute_processes(unsigned index) const {
+    return running_processes(*impl_, impl_->processes, index);
+}
+
+Maybe<std::vector<NvmlProcess>> Nvml::graphics_processes(unsigned index) const {
+    return running_processes(*impl_, impl_->graphics_processes, index);
 }
 
 Maybe<std::string> Nvml::name(unsigned index) const {

@@ -49,21 +49,16 @@ Devices open_devices(int n, bool with_workspaces) {
     return d;
 }
 
-ProbeSet all_device_probes(const Nvml* nvml) {
-    std::vector<int> nvml_devices{0};
-    if (nvml != nullptr) {
-        nvml_devices.clear();
-        for (unsigned i = 0; i < nvml->device_count(); ++i) nvml_devices.push_back(static_cast<int>(i));
-        if (nvml_devices.empty()) nvml_devices.push_back(0);
-    }
-    return make_measuring_probes(nvml_devices, nvml);
-}
+ProbeSet all_device_probes(const Nvml* nvml) { return make_measuring_probes({0}, nvml, NvmlScope::every_device); }
 
 Snapshot immediate_snapshot(const ProbeSet& probes, std::string label, SteadyClock::time_point start) {
     Snapshot s;
     s.label = std::move(label);
+    const auto begin = SteadyClock::now();
     s.readings = probes.read_all();
-    s.t_ms = ms_between(start, SteadyClock::now());
+    const auto end = SteadyClock::now();
+    s.window = {steady_ns(begin), steady_ns(end), steady_ns(end)};
+    s.t_ms = ms_between(start, end);
     return s;
 }
 

@@ -40,8 +40,8 @@ void require_devices(int n);
 // Throws UnsupportedError when fewer devices exist.
 Devices open_devices(int n, bool with_workspaces);
 
-// Probes of the measuring child: cudaMemGetInfo for device 0, NVML for every device of the
-// machine (no context needed), the platform probes for device 0's adapter.
+// Probes of the measuring child: cudaMemGetInfo for device 0, NVML for every CUDA device this
+// process sees (by its NVML index), the platform probes for device 0's adapter.
 ProbeSet all_device_probes(const Nvml* nvml);
 
 // One unsettled read of every probe (for traces where settling would hide the creep).

@@ -3,6 +3,7 @@
 #include "kinds/kind_support.hpp"
 #include "kinds/measure.hpp"
 #include "pinbench/transfers.hpp"
+#include "run/measuring_probes.hpp"
 
 namespace pinbench::kinds {
 
@@ -34,6 +35,12 @@ RepeatRecord measure_multi_gpu(const PlannedRun& run, const Nvml* nvml) {
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
     out.data = {{"order", order}, {"peer_access", peer}, {"devices_with_context", devices.ids}};
+    if (nvml != nullptr) {
+        // The NVML index of each used GPU: its nvml.<i>.* keys (CUDA_VISIBLE_DEVICES reorders them).
+        nlohmann::json indices = nlohmann::json::array();
+        for (const auto& i : nvml_indices_of(devices.ids, *nvml)) indices.push_back(i ? nlohmann::json(*i) : nullptr);
+        out.data["nvml_indices"] = indices;
+    }
     return out;
 }
 

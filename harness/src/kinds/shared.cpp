@@ -15,11 +15,14 @@ RepeatRecord measure_shared(const PlannedRun& run, const Nvml* nvml) {
     Devices devices = open_devices(1, false);
     const ProbeSet probes = all_device_probes(nvml);
     out.snapshots.push_back(settled_snapshot(probes, "after_context", start));
+    std::vector<std::uint32_t> worker_pids;
     std::optional<SharedMemory> block;
     if (shared) block.emplace(SharedMemory::create(run.size));
     {
         WorkerGroup group(processes, WorkerSpec{run.api, run.size, true, shared ? block->name() : ""},
                           worker_step_timeout(run.timeout_s));
+        worker_pids = group.pids();
+        group.prepare_all();  // "contexts" holds the workspaces too: the cost is the pin alone
         out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
         group.pin_all();
         out.snapshots.push_back(settled_snapshot(probes, "pinned", start));
@@ -27,7 +30,7 @@ RepeatRecord measure_shared(const PlannedRun& run, const Nvml* nvml) {
     }
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
-    out.data = {{"processes", processes}, {"variant", shared ? "shared" : "private"}};
+    out.data = {{"processes", processes}, {"variant", shared ? "shared" : "private"}, {"worker_pids", worker_pids}};
     return out;
 }
 

@@ -29,6 +29,8 @@ WorkerGroup::WorkerGroup(int n, const WorkerSpec& spec, std::chrono::millisecond
 
 WorkerGroup::~WorkerGroup() = default;  // Subprocess kills and reaps what still runs
 
+void WorkerGroup::prepare_all() { step("prepare", "prepared"); }
+
 void WorkerGroup::pin_all() { step("pin", "pinned"); }
 
 void WorkerGroup::release_all() {
@@ -73,16 +75,26 @@ int worker_main(const WorkerSpec& spec) {
         std::unique_ptr<GpuUseWorkspace> workspace;
         std::vector<std::byte> produced;
         if (spec.cuda) {
+            // The context alone: the GPU-use workspace comes with "prepare", so that the
+            // context's own cost can be read apart from it.
             context = std::make_unique<DeviceContext>(0);
-            workspace = std::make_unique<GpuUseWorkspace>();
         } else {
             // A producer: makes its batches in ordinary memory, as a DataLoader worker does.
             produced.assign(spec.bytes, std::byte{0x42});
         }
         std::cout << "ready" << std::endl;
         Held held;
-        if (!expect_line(spec.cuda ? "pin" : "release")) throw std::runtime_error("unexpected command");
+        std::string line;
+        if (!std::getline(std::cin, line)) throw std::runtime_error("no command");
+        if (spec.cuda && line == "prepare") {
+            workspace = std::make_unique<GpuUseWorkspace>();
+            context->synchronize();
+            std::cout << "prepared" << std::endl;
+            if (!std::getline(std::cin, line)) throw std::runtime_error("no command");
+        }
+        if (line != (spec.cuda ? "pin" : "release")) throw std::runtime_error("unexpected command '" + line + "'");
         if (spec.cuda) {
+            if (!workspace) workspace = std::make_unique<GpuUseWorkspace>();
             if (!spec.shared_name.empty()) {
                 held.shared.emplace(SharedMemory::open(spec.shared_name, spec.bytes));
                 held.registration = std::make_unique<HostRegistration>(held.shared->data(),
@@ -106,6 +118,12 @@ int worker_main(const WorkerSpec& spec) {
         std::cout << "error: " << e.what() << std::endl;
         return 1;
     }
+}
+
+std::vector<std::uint32_t> WorkerGroup::pids() const {
+    std::vector<std::uint32_t> out;
+    for (const auto& w : workers_) out.push_back(static_cast<std::uint32_t>(w->pid()));
+    return out;
 }
 
 }  // namespace pinbench::kinds

@@ -39,10 +39,13 @@ public:
     WorkerGroup(const WorkerGroup&) = delete;
     WorkerGroup& operator=(const WorkerGroup&) = delete;
 
-    void pin_all();      // every worker pins and answers "pinned"
+    void prepare_all();  // every worker allocates its GPU-use workspace, answers "prepared"
+    void pin_all();      // every worker pins and answers "pinned" (allocating a workspace first if unprepared)
     void release_all();  // every worker frees, answers "released" and exits
 
     int size() const { return static_cast<int>(workers_.size()); }
+    // The workers' process ids: the parent's device watch counts them as this repeat's own.
+    std::vector<std::uint32_t> pids() const;
 
 private:
     void step(const std::string& command, const std::string& answer);

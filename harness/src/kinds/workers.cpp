@@ -18,7 +18,10 @@ void per_process(const PlannedRun& run, int n, const ProbeSet& probes, SteadyClo
     auto t = SteadyClock::now();
     WorkerGroup group(n, WorkerSpec{run.api, run.size, true, {}}, worker_step_timeout(run.timeout_s));
     out.timings_ms["contexts"] = ms_between(t, SteadyClock::now());
-    out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
+    out.data["worker_pids"] = group.pids();
+    out.snapshots.push_back(settled_snapshot(probes, "contexts", start));  // contexts alone
+    group.prepare_all();
+    out.snapshots.push_back(settled_snapshot(probes, "workspaces", start));  // + each worker's workspace
     t = SteadyClock::now();
     group.pin_all();
     out.timings_ms["pin"] = ms_between(t, SteadyClock::now());
@@ -30,6 +33,7 @@ void framework(const PlannedRun& run, int n, Devices& devices, const ProbeSet& p
                SteadyClock::time_point start, RepeatRecord& out) {
     const int prefetch = param_int(run, "prefetch_factor");
     WorkerGroup producers(n, WorkerSpec{run.api, run.size, false, {}}, worker_step_timeout(run.timeout_s));
+    out.data["worker_pids"] = producers.pids();
     out.snapshots.push_back(settled_snapshot(probes, "contexts", start));
     CachingHostAllocator cache(
         [&](std::size_t bytes) { return std::move(pin_buffers(run.api, bytes, 1).front()); });

@@ -231,7 +231,7 @@ private:
 
     ReplayInjection parse_injection(const YAML::Node& node) {
         const std::string what = "inject entry";
-        const auto e = entries(node, what, {"what", "runs", "repeat"});
+        const auto e = entries(node, what, {"what", "runs", "repeat", "attempts", "bytes"});
         ReplayInjection inj;
         const Entry& w = require(e, node, what, "what");
         const std::string name = text(w, "what");
@@ -241,8 +241,25 @@ private:
             inj.what = ReplayInjection::What::hang;
         } else if (name == "cuda_error") {
             inj.what = ReplayInjection::What::cuda_error;
+        } else if (name == "disturbance") {
+            inj.what = ReplayInjection::What::disturbance;
         } else {
-            fail(w.value, "unknown injection '" + name + "' (expected crash, hang or cuda_error)");
+            fail(w.value, "unknown injection '" + name + "' (expected crash, hang, cuda_error or disturbance)");
+        }
+        const bool disturbance = inj.what == ReplayInjection::What::disturbance;
+        for (const char* only : {"attempts", "bytes"}) {
+            if (const auto it = e.find(only); it != e.end() && !disturbance)
+                fail(it->second.where(), std::string("'") + only + "' belongs to what: disturbance");
+        }
+        if (const auto it = e.find("attempts"); it != e.end()) {
+            const long long a = integer(it->second, "attempts");
+            if (a < 1 || a > 1000) fail(it->second.value, "attempts must be 1..1000 (omit it: every attempt)");
+            inj.attempts = static_cast<int>(a);
+        }
+        if (const auto it = e.find("bytes"); it != e.end()) {
+            const double b = bytes(it->second);
+            if (b == 0) fail(it->second.value, "bytes: a disturbance moves memory (not 0)");
+            inj.bytes = static_cast<std::int64_t>(b);
         }
         inj.runs = text(require(e, node, what, "runs"), "runs");
         if (const auto it = e.find("repeat"); it != e.end()) {

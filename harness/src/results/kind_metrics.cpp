@@ -191,8 +191,12 @@ void multi_gpu(const RunRecord& run, const Repeats& ok, Sink& sink) {
     auto sum = [&](const RepeatRecord& r) -> std::optional<double> {
         double total = 0;
         for (int d = 0; d < run.run.gpus; ++d) {
-            const auto c =
-                snapshot_cost(r, "after_free", "after_first_use", "nvml." + std::to_string(d) + ".used");
+            // NVML index of CUDA device d as the child matched it (by UUID); older files: d.
+            const auto& indices = r.data.value("nvml_indices", nlohmann::json::array());
+            if (d < static_cast<int>(indices.size()) && !indices[d].is_number_unsigned()) return std::nullopt;
+            const int nvml_index = d < static_cast<int>(indices.size()) ? indices[d].get<int>() : d;
+            const auto c = snapshot_cost(r, "after_free", "after_first_use",
+                                         "nvml." + std::to_string(nvml_index) + ".used");
             if (!c) return std::nullopt;
             total += *c;
         }
@@ -219,7 +223,12 @@ void workers(const Repeats& ok, Sink& sink) {
     }
     if (n <= 0) return;  // no workers: nothing per worker (never a 0)
     sink.costs(ok, "workers.context_per_worker", "after_context", "contexts", n);
-    sink.costs(ok, "workers.pinned_per_worker", "contexts", "pinned", n);
+    // Since results version 3 the context is read alone, before each worker's GPU-use workspace
+    // ("workspaces"); older files have the workspace inside "contexts".
+    const bool apart = !ok.empty() && std::any_of(ok.front()->snapshots.begin(), ok.front()->snapshots.end(),
+                                                  [](const Snapshot& s) { return s.label == "workspaces"; });
+    if (apart) sink.costs(ok, "workers.workspace_per_worker", "contexts", "workspaces", n);
+    sink.costs(ok, "workers.pinned_per_worker", apart ? "workspaces" : "contexts", "pinned", n);
 }
 
 void churn(const Repeats& ok, Sink& sink) {

@@ -2,6 +2,7 @@
 // warm-up, snapshots after settling, and reports through an atomically written response.
 #include "run/child.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <new>
@@ -34,11 +35,15 @@ using kinds::open_devices;
 struct Outcome {
     RepeatRecord record;
     nlohmann::json data = nlohmann::json::object();
+    nlohmann::json injected_watch;  // replay: a trace for the parent's disturbance judgement
 };
 
 Outcome run_null_control(const nlohmann::json& request, const Nvml* nvml) {
     Outcome out;
-    const int samples = request.value("samples", 20);
+    const int samples = std::max(request.value("samples", 20), 1);
+    // The samples span a window about as long as a repeat: noise that comes and goes in
+    // seconds is seen, which 20 quick reads were not.
+    const auto interval = std::chrono::milliseconds(request.value("window_ms", 200) / samples);
     const auto start = SteadyClock::now();
     Devices devices = open_devices(1, false);
     const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
@@ -46,7 +51,10 @@ Outcome run_null_control(const nlohmann::json& request, const Nvml* nvml) {
     for (int i = 0; i < samples; ++i) {
         out.record.snapshots.push_back(
             kinds::immediate_snapshot(probes, "sample_" + std::to_string(i), start));
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        // This process does nothing from its first sample on: the whole window is idle.
+        auto& w = out.record.snapshots.back().window;
+        w.begin_ns = w.stable_ns = out.record.snapshots.front().window.begin_ns;
+        std::this_thread::sleep_for(interval);
     }
     return out;
 }
@@ -112,6 +120,7 @@ nlohmann::json make_response(const nlohmann::json& request, const Outcome& outco
     r["repeat"] = request.value("repeat", -1);
     r["record"] = to_json(outcome.record);
     r["data"] = outcome.data;
+    if (!outcome.injected_watch.is_null()) r["injected_watch"] = outcome.injected_watch;
     return r;
 }
 
@@ -132,7 +141,7 @@ int child_main(const std::string& request_path) {
     outcome.record.pid = current_process_id();
     try {
         if (mode == child_mode::replay) {
-            outcome.record = replay_repeat(request);  // may crash or hang on purpose
+            outcome.record = replay_repeat(request, &outcome.injected_watch);  // may crash or hang on purpose
         } else {
             std::string nvml_why;
             const auto nvml = Nvml::open(&nvml_why);

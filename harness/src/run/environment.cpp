@@ -1,9 +1,13 @@
 #include "run/environment.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <vector>
 
 #include "pinbench/device.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "run/measuring_probes.hpp"
 
 namespace pinbench {
 namespace {
@@ -50,12 +54,19 @@ nlohmann::json collect_environment(const Nvml* nvml, const std::string& nvml_why
 
     nlohmann::json devices = nlohmann::json::array();
     const int described = std::min(std::max(gpus, 1), cuda_count);
+    std::vector<int> cuda_ids;
+    for (int d = 0; d < described; ++d) cuda_ids.push_back(d);
+    // CUDA index d and NVML index differ under CUDA_VISIBLE_DEVICES: match by UUID.
+    const std::vector<std::optional<unsigned>> nvml_index =
+        nvml ? nvml_indices_of(cuda_ids, *nvml) : std::vector<std::optional<unsigned>>(cuda_ids.size());
     for (int d = 0; d < described; ++d) {
         nlohmann::json dev = describe_cuda(d)["device"];
-        if (nvml && static_cast<unsigned>(d) < nvml->device_count()) {
-            dev["nvml"] = describe_device(*nvml, static_cast<unsigned>(d));
+        if (nvml && nvml_index[d]) {
+            dev["nvml_index"] = *nvml_index[d];
+            dev["nvml"] = describe_device(*nvml, *nvml_index[d]);
         } else {
-            dev["nvml"] = unavailable(nvml ? "no NVML device with this index" : nvml_why);
+            dev["nvml_index"] = nullptr;
+            dev["nvml"] = unavailable(nvml ? "no NVML device has this GPU's UUID or PCI bus id" : nvml_why);
         }
         // The driver model is a Windows notion; on Linux the model is "linux".
         nlohmann::json model = dev["nvml"].is_object() && dev["nvml"].contains("driver_model")
@@ -73,7 +84,8 @@ nlohmann::json collect_environment(const Nvml* nvml, const std::string& nvml_why
     if (nvml) {
         const std::uint32_t self = current_process_id();
         for (int d = 0; d < described; ++d) {
-            const auto procs = nvml->compute_processes(static_cast<unsigned>(d));
+            if (!nvml_index[d]) continue;
+            const auto procs = nvml->compute_processes(*nvml_index[d]);
             if (!procs.value) continue;
             for (const auto& p : *procs.value) {
                 if (p.pid == self) continue;

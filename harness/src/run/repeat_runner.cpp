@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <set>
+#include <thread>
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
@@ -41,9 +44,10 @@ class Progress {
 public:
     Progress(std::ostream* out, int total_repeats)
         : out_(out), total_(total_repeats), start_(SteadyClock::now()) {}
+    // `counts`: false for an attempt that will be retried (the repeat is not done yet).
     void repeat_done(std::size_t run_index, std::size_t runs, const std::string& id, int repeat, int repeats,
-                     const std::string& status) {
-        ++done_;
+                     const std::string& status, bool counts = true) {
+        if (counts) ++done_;
         if (!out_) return;
         const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start_).count();
         const double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
@@ -64,18 +68,86 @@ private:
     SteadyClock::time_point start_;
 };
 
-RepeatRecord record_from(const ChildLauncher::Result& result, int index) {
-    RepeatRecord r;
-    if (result.response) {
-        r = repeat_from_json(result.response->at("record"));
-    } else {
-        r.status = result.outcome.kind == ProcessOutcome::Kind::timed_out ? Status::timeout : Status::failed;
-        r.error = result.problem;
-        r.output_tail = result.outcome.output;
+// Per-process dedicated probes (DXGI LOCAL, PDH process dedicated) that the host positive
+// control showed to see pinned bytes: where one exists it judges, and neighbours that move
+// only the device-level probes do not make the repeat unusable (docs/disturbance.md).
+bool per_process_probe_judges(const nlohmann::json& controls) {
+    const nlohmann::json host = controls.value("positive_host", nlohmann::json::object());
+    const nlohmann::json costs = host.value("dedicated_cost", nlohmann::json::object());
+    for (const auto& [key, cost] : costs.items()) {
+        if (!is_device_level_key(key) && cost.is_number_integer() && cost.get<std::int64_t>() > 0) return true;
     }
-    r.index = index;
-    r.wall_ms = result.outcome.wall_ms;
-    return r;
+    return false;
+}
+
+// Does this attempt's disturbance touch what judges the run?
+bool disturbs_judgement(const Disturbance& d, const WatchPlan& plan, bool per_process_judges) {
+    if (!d.any() || per_process_judges) return false;
+    for (unsigned dev : d.devices) {
+        if (plan.judged_devices.contains(dev)) return true;
+    }
+    return false;
+}
+
+// The costs of every device-level key from the first snapshot to each later one, per repeat.
+std::map<std::string, double> repeat_costs(const RepeatRecord& r, const WatchPlan& plan) {
+    std::map<std::string, double> out;
+    if (r.snapshots.size() < 2) return out;
+    const Snapshot& first = r.snapshots.front();
+    for (std::size_t i = 1; i < r.snapshots.size(); ++i) {
+        for (const auto& [key, reading] : r.snapshots[i].readings) {
+            const auto dev = device_of_key(key, plan.cuda0);
+            if (!dev || !plan.judged_devices.contains(*dev)) continue;
+            if (describe_key(key).direction == Direction::fixed) continue;
+            const auto b = first.readings.find(key);
+            if (b == first.readings.end()) continue;
+            if (const auto c = cost_between(key, b->second, reading))
+                out[r.snapshots[i].label + "/" + key] = static_cast<double>(*c);
+        }
+    }
+    return out;
+}
+
+// Repeats of a run whose device-level costs stray from the run's median by more than the
+// tolerance: with a neighbour on the GPU, such a repeat may have been disturbed where the
+// watch could not see it (a neighbour that pinned and unpinned while this child allocated).
+std::vector<std::size_t> outliers(const std::vector<const RepeatRecord*>& ok, const WatchPlan& plan,
+                                  std::vector<std::string>* why) {
+    std::vector<std::map<std::string, double>> costs;
+    for (const auto* r : ok) costs.push_back(repeat_costs(*r, plan));
+    std::vector<std::size_t> out;
+    if (ok.size() < 3) return out;
+    std::map<std::string, std::vector<double>> by_key;
+    for (const auto& c : costs) {
+        for (const auto& [k, v] : c) by_key[k].push_back(v);
+    }
+    for (std::size_t i = 0; i < ok.size(); ++i) {
+        for (const auto& [k, v] : costs[i]) {
+            auto values = by_key[k];
+            if (values.size() != ok.size()) continue;
+            std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+            const double median = values[values.size() / 2];
+            if (std::abs(v - median) > static_cast<double>(plan.tolerance)) {
+                out.push_back(i);
+                why->push_back(k + " read " + std::to_string(static_cast<long long>(v - median)) +
+                               " B off the run's median while another process was on the GPU");
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+// A null window between runs: the devices watched with nothing of ours running.
+nlohmann::json null_window_record(const Nvml& nvml, const WatchPlan& plan, const WatchOptions& options,
+                                  const std::string& after_run) {
+    const Disturbance d = watch_quiet_window(nvml, plan, options.null_window, options.interval);
+    nlohmann::json j = disturbance_json(d, {});
+    return {{"after_run", after_run},
+            {"at", utc_now()},
+            {"window_ms", options.null_window.count()},
+            {"verdict", d.any() ? "DISTURBED" : "QUIET"},
+            {"evidence", j.is_object() ? j["evidence"] : nlohmann::json::array()}};
 }
 
 void finalize_metrics(ResultsDocument& doc) {
@@ -109,6 +181,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     doc.tool = tool_record();
     doc.command = options.command;
     doc.started_at = utc_now();
+    doc.measurement_id = make_nonce();
     doc.scenario = scenario;
     ChildLauncher launcher(options.executable);
     Progress progress(options.progress, 0);
@@ -157,24 +230,33 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             save(doc, options.results_path);
             return exit_code::infrastructure;
         }
-        doc.controls = run_controls(launcher, nvml.get(), options.controls);
+        doc.controls = run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
     }
     std::string control_failures;
-    const bool controls_ok = controls_passed(doc.controls, &control_failures);
+    // A disturbed control is recorded, not a failure of the run: each run carries its own
+    // disturbance verdict (docs/disturbance.md). `doctor` fails on it.
+    const bool controls_ok = controls_passed(doc.controls, &control_failures, false);
     if (!controls_ok) progress.note("pinbench: CONTROL FAILED: " + control_failures);
+    if (std::string noisy; !controls_passed(doc.controls, &noisy, true) && controls_ok)
+        progress.note("pinbench: controls disturbed by another process: " + noisy);
 
     int total = 0;
     for (const auto& r : plan.runs) total += r.repeats;
     progress = Progress(options.progress, total);
     const std::string model = driver_model_of(doc.environment);
     const int have_gpus = doc.environment.value("cuda_device_count", 0);
-    std::vector<unsigned> all_devices;
+    // The GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index: never a hidden one.
+    const std::vector<unsigned> all_devices =
+        watch_plan_for(doc.environment, 1, options.controls.tolerance).devices;
     DeviceLevel baseline;
-    if (nvml) {
-        for (unsigned d = 0; d < nvml->device_count(); ++d) all_devices.push_back(d);
-        baseline = read_device_level(*nvml, all_devices);
-    }
-    bool any_failed = false;
+    if (nvml) baseline = read_device_level(*nvml, all_devices);
+    const bool per_process_judges = per_process_probe_judges(doc.controls);
+    const std::size_t plan_runs = plan.runs.size();
+    long long watch_reads = 0;
+    double watch_read_ms = 0;
+    nlohmann::json null_windows = nlohmann::json::array();
+    auto last_null_window = SteadyClock::now();
+    bool any_failed = false, any_disturbed = false;
     for (std::size_t i = 0; i < plan.runs.size(); ++i) {
         const PlannedRun& planned = plan.runs[i];
         RunRecord rec;
@@ -197,7 +279,12 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             save(doc, options.results_path);
             continue;
         }
-        for (int k = 0; k < planned.repeats; ++k) {
+        const WatchPlan plan = watch_plan_for(doc.environment, planned.gpus, options.controls.tolerance);
+        const auto run_began = SteadyClock::now();
+        int attempts = 0, disturbed_attempts = 0;
+        bool neighbour_seen = false, gave_up = false;
+        // One attempt at repeat k; returns true when it is final (not to be retried).
+        auto attempt = [&](int k, int number) {
             DeviceWait wait;
             if (nvml) {
                 wait = wait_for_device_level(*nvml, all_devices, baseline, options.controls.tolerance,
@@ -206,39 +293,145 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             nlohmann::json request = {{"mode", replay ? child_mode::replay : child_mode::measure},
                                       {"run", to_json(planned)},
                                       {"run_id", planned.id},
-                                      {"repeat", k}};
+                                      {"repeat", k},
+                                      {"attempt", number}};
             if (replay)
                 request["replay"] = {{"source", options.replay_source}, {"script", options.replay_script}};
             const auto timeout = std::chrono::milliseconds(static_cast<long long>(planned.timeout_s * 1000));
-            RepeatRecord r = record_from(launcher.run(request, timeout), k);
+            WatchedAttempt w = run_watched_attempt(launcher, nvml.get(), request, timeout, plan, options.watch, k);
+            watch_reads += w.watch_reads;
+            watch_read_ms += w.watch_read_ms;
+            neighbour_seen |= w.foreign_present;
+            RepeatRecord r = std::move(w.record);
+            r.attempt = number;
             r.parent_wait_ms = wait.waited_ms;
             r.parent_settled = wait.settled;
             if (!wait.settled && r.error.empty()) r.error = wait.note;
-            progress.repeat_done(
-                i, plan.runs.size(), planned.id, k, planned.repeats,
-                to_string(r.status) + (r.error.empty() ? "" : ": " + r.error.substr(0, 160)));
-            const bool waived = r.status == Status::waived;
+            ++attempts;
+            if (r.status == Status::ok && disturbs_judgement(w.disturbance, plan, per_process_judges)) {
+                r.status = Status::disturbed;
+                r.error = w.disturbance.evidence.front().text;
+            }
+            if (r.status == Status::disturbed) ++disturbed_attempts;
+            // Once one repeat of the run stayed disturbed through all its retries, the run is
+            // disturbed whatever follows: later repeats get one attempt each.
+            const bool retry = r.status == Status::disturbed && number < options.watch.retries && !gave_up &&
+                               SteadyClock::now() - run_began < options.watch.retry_budget;
+            if (r.status == Status::disturbed && !retry) gave_up = true;
+            progress.repeat_done(i, plan_runs, planned.id, k, planned.repeats,
+                                 to_string(r.status) + (r.error.empty() ? "" : ": " + r.error.substr(0, 160)) +
+                                     (retry ? " (retrying)" : ""),
+                                 !retry);
+            const Status status = r.status;
             rec.repeats.push_back(std::move(r));
-            if (waived) {
+            if (retry) {
+                // Give the neighbour time to finish what it was doing: 1 s, 2 s, 4 s ...
+                std::this_thread::sleep_for(options.watch.retry_wait * (1LL << std::min(number, 4)));
+            }
+            return std::pair{!retry, status};
+        };
+        for (int k = 0; k < planned.repeats; ++k) {
+            Status status = Status::ok;
+            for (int number = 0;; ++number) {
+                const auto [final, st] = attempt(k, number);
+                status = st;
+                if (final) break;
+            }
+            if (status == Status::waived) {
                 // The machine cannot do it (an unsupported API, too few GPUs): asking again
                 // would only repeat the reason.
                 progress.skip(planned.repeats - k - 1);
                 break;
             }
         }
+        // A neighbour was on the GPU: repeats that disagree with the rest are retried too.
+        if (neighbour_seen) {
+            for (int pass = 0; pass < 2; ++pass) {
+                std::vector<const RepeatRecord*> ok;
+                std::vector<std::size_t> where;
+                for (std::size_t j = 0; j < rec.repeats.size(); ++j) {
+                    if (rec.repeats[j].status == Status::ok) {
+                        ok.push_back(&rec.repeats[j]);
+                        where.push_back(j);
+                    }
+                }
+                std::vector<std::string> why;
+                const auto odd = outliers(ok, plan, &why);
+                if (odd.empty()) break;
+                std::vector<int> again;
+                for (std::size_t n = 0; n < odd.size(); ++n) {
+                    RepeatRecord& r = rec.repeats[where[odd[n]]];
+                    r.status = Status::disturbed;
+                    r.error = why[n];
+                    nlohmann::json ev = r.disturbance.is_object() ? r.disturbance : nlohmann::json{{"probes", nlohmann::json::array()}, {"evidence", nlohmann::json::array()}};
+                    ev["evidence"].push_back({{"what", "outlier"}, {"text", why[n]}});
+                    r.disturbance = ev;
+                    ++disturbed_attempts;
+                    again.push_back(r.index);
+                }
+                for (int k : again) {
+                    int number = 0;
+                    for (const auto& r : rec.repeats) {
+                        if (r.index == k) number = std::max(number, r.attempt + 1);
+                    }
+                    for (;; ++number) {
+                        if (number > options.watch.retries ||
+                            SteadyClock::now() - run_began >= options.watch.retry_budget)
+                            break;
+                        progress.skip(-1);
+                        const auto [final, st] = attempt(k, number);
+                        if (final) break;
+                    }
+                }
+            }
+        }
         rec.status = run_status(rec);
         if (rec.status == Status::failed || rec.status == Status::timeout) any_failed = true;
+        if (rec.status == Status::disturbed) any_disturbed = true;
         for (const auto& r : rec.repeats) {
-            if (r.status != Status::ok && rec.reason.empty()) rec.reason = r.error;
+            if (r.status != Status::ok && rec.reason.empty() && r.status != Status::disturbed) rec.reason = r.error;
+        }
+        if (disturbed_attempts > 0) {
+            nlohmann::json evidence = nlohmann::json::array();
+            std::set<std::string> probes;
+            for (const auto& r : rec.repeats) {
+                if (r.status != Status::disturbed || !r.disturbance.is_object()) continue;
+                for (const auto& p : r.disturbance.value("probes", nlohmann::json::array())) probes.insert(p.get<std::string>());
+                for (const auto& e : r.disturbance["evidence"]) {
+                    if (evidence.size() < 20) evidence.push_back(e);
+                }
+            }
+            rec.disturbance = {{"attempts", attempts},
+                               {"disturbed_attempts", disturbed_attempts},
+                               {"probes", probes},
+                               {"evidence", evidence}};
+            if (rec.status == Status::disturbed) {
+                rec.reason = std::to_string(disturbed_attempts) + " of " + std::to_string(attempts) +
+                             " attempts disturbed by another process; no clean repeat for every index";
+            }
+        }
+        // Between runs, a null window: the noise seen while this invocation ran.
+        if (nvml && options.watch.enabled && SteadyClock::now() - last_null_window >= options.watch.null_every) {
+            null_windows.push_back(null_window_record(*nvml, plan, options.watch, planned.id));
+            last_null_window = SteadyClock::now();
         }
         doc.runs.push_back(std::move(rec));
         save(doc, options.results_path);
+    }
+    if (nvml) {
+        doc.controls["null_windows"] = null_windows;
+        doc.controls["watch"] = {{"enabled", options.watch.enabled},
+                                 {"interval_ms", options.watch.interval.count()},
+                                 {"reads", watch_reads},
+                                 {"read_ms_total", watch_read_ms},
+                                 {"read_ms_mean", watch_reads > 0 ? watch_read_ms / watch_reads : 0.0}};
     }
     doc.finished_at = utc_now();
     doc.complete = true;
     save(doc, options.results_path);
     progress.note("results: " + options.results_path);
-    return (controls_ok && !any_failed) ? exit_code::ok : exit_code::infrastructure;
+    if (any_disturbed) progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");
+    return (controls_ok && !any_failed && !any_disturbed) ? exit_code::ok : exit_code::infrastructure;
 }
 
 }  // namespace pinbench

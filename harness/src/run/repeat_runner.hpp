@@ -12,6 +12,7 @@
 
 #include "controls/controls.hpp"
 #include "pinbench/plan.hpp"
+#include "run/watched_attempt.hpp"
 
 namespace pinbench {
 
@@ -22,12 +23,13 @@ struct RunOptions {
     std::string replay_source;         // non-empty: replay backend
     std::string replay_script;         // optional with replay
     ControlOptions controls;
+    WatchOptions watch;  // the device watch and what a disturbance costs (docs/disturbance.md)
     std::chrono::milliseconds device_wait_limit{15000};
     std::ostream* progress = nullptr;  // stderr in the CLI
 };
 
 // Returns the exit code: 0 when every run ended ok or waived and every control passed,
-// exit_code::infrastructure when a control failed or a run failed or timed out.
+// exit_code::infrastructure when a control failed or a run failed, timed out or was disturbed.
 int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions& options);
 
 // The plan recorded in a results file (the replay backend runs it again).

@@ -6,10 +6,28 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/replay_script.hpp"
+#include "run/settle.hpp"
 
 namespace pinbench {
 
-RepeatRecord replay_repeat(const nlohmann::json& request) {
+namespace {
+
+// A neighbour (pid 4242, named as injected) that changes its memory on NVML device 0 while this
+// child runs: the parent judges it as it would judge its own watch.
+nlohmann::json injected_neighbour(std::int64_t bytes) {
+    const std::int64_t t = steady_ns(SteadyClock::now());
+    const std::int64_t base = std::int64_t{100} << 20;
+    auto sample = [&](std::int64_t at, std::int64_t held) {
+        return nlohmann::json{{"t_ns", at},
+                              {"used", {held}},
+                              {"processes", {{{"pid", 4242}, {"device", 0}, {"used", held}, {"name", "neighbour (injected by replay script)"}}}}};
+    };
+    return {{"devices", {0}}, {"samples", {sample(t, base), sample(t + 1000, base + bytes)}}};
+}
+
+}  // namespace
+
+RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* injected_watch) {
     const auto& replay = request.at("replay");
     const ResultsDocument source = load_results(replay.at("source").get<std::string>());
     const std::string script_path = replay.value("script", "");
@@ -17,8 +35,13 @@ RepeatRecord replay_repeat(const nlohmann::json& request) {
     const std::string run_id = request.at("run_id").get<std::string>();
     const int repeat = request.at("repeat").get<int>();
 
+    const int attempt = request.value("attempt", 0);
     if (auto injection = injection_for(script, run_id, repeat)) {
         switch (injection->what) {
+            case ReplayInjection::What::disturbance:
+                if (injection->attempts < 0 || attempt < injection->attempts)
+                    *injected_watch = injected_neighbour(injection->bytes);
+                break;
             case ReplayInjection::What::crash:
                 std::abort();
             case ReplayInjection::What::hang:
@@ -37,9 +60,15 @@ RepeatRecord replay_repeat(const nlohmann::json& request) {
             waived.error = run.reason;
             return waived;
         }
+        // The source's attempt for this index: its last (the one that counted), as run_status reads it.
+        const RepeatRecord* found = nullptr;
         for (const auto& r : run.repeats) {
-            if (r.index != repeat) continue;
-            RepeatRecord out = r;
+            if (r.index == repeat && (found == nullptr || r.attempt >= found->attempt)) found = &r;
+        }
+        if (found != nullptr) {
+            RepeatRecord out = *found;
+            out.attempt = 0;
+            out.disturbance = nullptr;
             apply_transforms(script, run_id, out);
             return out;
         }

@@ -9,7 +9,8 @@
 
 namespace pinbench {
 
-// request["replay"] = {"source": results path, "script": script path or ""}; run_id, repeat.
-RepeatRecord replay_repeat(const nlohmann::json& request);
+// request["replay"] = {"source": results path, "script": script path or ""}; run_id, repeat,
+// attempt. A disturbance injection sets *injected_watch to the trace the parent is to judge.
+RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* injected_watch);
 
 }  // namespace pinbench

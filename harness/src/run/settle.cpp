@@ -25,17 +25,25 @@ Snapshot settled_snapshot(const ProbeSet& probes, std::string label, SteadyClock
                           const SettleOptions& options) {
     const auto begin = SteadyClock::now();
     Readings last = probes.read_all();
+    auto stable_since = begin;  // the first of the reads that agree
     int equal = 1;
     bool stable = options.equal_reads <= 1;
     while (!stable) {
         if (SteadyClock::now() - begin >= options.limit) break;
         std::this_thread::sleep_for(options.interval);
+        const auto read_at = SteadyClock::now();
         Readings next = probes.read_all();
-        equal = same_available_values(last, next) ? equal + 1 : 1;
+        if (same_available_values(last, next)) {
+            ++equal;
+        } else {
+            equal = 1;
+            stable_since = read_at;
+        }
         last = std::move(next);
         stable = equal >= options.equal_reads;
     }
     Snapshot s;
+    s.window = {steady_ns(begin), steady_ns(stable_since), steady_ns(SteadyClock::now())};
     s.label = std::move(label);
     s.settle_ms = ms_since(begin);
     s.t_ms = ms_since(start);

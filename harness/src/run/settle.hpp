@@ -14,6 +14,11 @@ namespace pinbench {
 
 using SteadyClock = std::chrono::steady_clock;
 
+// A time point as nanoseconds of the machine-wide monotonic clock (comparable across processes).
+inline std::int64_t steady_ns(SteadyClock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 struct SettleOptions {
     std::chrono::milliseconds interval{5};
     int equal_reads = 3;  // consecutive identical reads that count as stable

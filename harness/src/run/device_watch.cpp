@@ -1,0 +1,84 @@
+#include "run/device_watch.hpp"
+
+#include <algorithm>
+
+#include "pinbench/process_info.hpp"
+#include "run/settle.hpp"
+
+namespace pinbench {
+
+WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& devices) {
+    WatchSample s;
+    s.t_ns = steady_ns(SteadyClock::now());
+    for (unsigned d : devices) {
+        const auto mem = nvml.memory(d);
+        s.used.push_back(mem.used.value ? static_cast<std::int64_t>(*mem.used.value) : -1);
+        for (const bool graphics : {false, true}) {
+            const auto procs = graphics ? nvml.graphics_processes(d) : nvml.compute_processes(d);
+            if (!procs.value) continue;
+            for (const auto& p : *procs.value) {
+                s.processes.push_back(
+                    {p.pid, d, p.used.value ? static_cast<std::int64_t>(*p.used.value) : -1, graphics});
+            }
+        }
+    }
+    std::sort(s.processes.begin(), s.processes.end(), [](const GpuProcessUse& a, const GpuProcessUse& b) {
+        return std::tie(a.device, a.pid, a.graphics) < std::tie(b.device, b.pid, b.graphics);
+    });
+    return s;
+}
+
+DeviceWatch::DeviceWatch(const Nvml& nvml, std::vector<unsigned> devices, std::chrono::milliseconds interval)
+    : nvml_(nvml), interval_(interval) {
+    trace_.devices = std::move(devices);
+    poll_once();
+    thread_ = std::jthread([this](std::stop_token stop) {
+        while (!stop.stop_requested()) {
+            std::this_thread::sleep_for(interval_);
+            poll_once();
+        }
+    });
+}
+
+DeviceWatch::~DeviceWatch() {
+    thread_.request_stop();
+    if (thread_.joinable()) thread_.join();
+}
+
+void DeviceWatch::poll_once() {
+    const auto t0 = SteadyClock::now();
+    WatchSample s = read_watch_sample(nvml_, trace_.devices);
+    const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+    std::lock_guard lock(mutex_);
+    s.since_ns = trace_.reads == 0 ? s.t_ns : latest_.t_ns;
+    for (const auto& p : s.processes) {
+        if (!trace_.names.contains(p.pid)) trace_.names[p.pid] = process_name(p.pid);
+    }
+    if (trace_.reads == 0) first_ = s;
+    ++trace_.reads;
+    trace_.read_ms_total += ms;
+    latest_ = s;
+    append_if_changed(trace_, std::move(s));
+}
+
+WatchSample DeviceWatch::first() const {
+    std::lock_guard lock(mutex_);
+    return first_;
+}
+
+WatchSample DeviceWatch::latest() const {
+    std::lock_guard lock(mutex_);
+    return latest_;
+}
+
+WatchTrace DeviceWatch::finish() {
+    thread_.request_stop();
+    if (thread_.joinable()) thread_.join();
+    poll_once();
+    std::lock_guard lock(mutex_);
+    // The last read always stays, so the trace says until when it looked.
+    if (trace_.samples.empty() || trace_.samples.back().t_ns != latest_.t_ns) trace_.samples.push_back(latest_);
+    return trace_;
+}
+
+}  // namespace pinbench

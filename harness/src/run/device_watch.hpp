@@ -1,0 +1,45 @@
+// The parent's watch over the devices while a child measures: a thread that polls NVML device
+// usage and the compute and graphics process lists every `interval` and keeps the changes.
+// The parent never creates a CUDA context, so the watch itself moves nothing it observes.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "pinbench/nvml.hpp"
+#include "run/disturbance.hpp"
+
+namespace pinbench {
+
+// One read of every watched device: used bytes and the processes on it (with names filled in
+// for pids not seen before, into `names`).
+WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& devices);
+
+class DeviceWatch {
+public:
+    // Starts polling at once; the first sample is taken before the constructor returns.
+    DeviceWatch(const Nvml& nvml, std::vector<unsigned> devices, std::chrono::milliseconds interval);
+    ~DeviceWatch();  // stops the thread
+    DeviceWatch(const DeviceWatch&) = delete;
+    DeviceWatch& operator=(const DeviceWatch&) = delete;
+
+    // The first and the last sample taken (copies).
+    WatchSample first() const;
+    WatchSample latest() const;
+    // Stops polling (one last read first) and returns what was seen.
+    WatchTrace finish();
+
+private:
+    void poll_once();
+    const Nvml& nvml_;
+    std::chrono::milliseconds interval_;
+    mutable std::mutex mutex_;
+    WatchTrace trace_;
+    WatchSample first_, latest_;
+    std::jthread thread_;
+};
+
+}  // namespace pinbench
