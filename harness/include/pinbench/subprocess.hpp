@@ -49,4 +49,9 @@ private:
 // Path of the running executable (/proc/self/exe, GetModuleFileNameW).
 std::string current_executable_path();
 
+// Ends this process as a crash does, so that a parent sees a crash (ProcessOutcome::Kind::
+// signalled): SIGABRT on POSIX; on Windows an unhandled access violation (0xC0000005), because
+// std::abort() there is an ordinary exit with code 3. For injected crashes (replay scripts).
+[[noreturn]] void crash_this_process();
+
 }  // namespace pinbench

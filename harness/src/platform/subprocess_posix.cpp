@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -412,5 +413,7 @@ std::string current_executable_path() {
     if (ec) throw SystemError("cannot read /proc/self/exe: " + ec.message());
     return path.string();
 }
+
+void crash_this_process() { std::abort(); }
 
 }  // namespace pinbench

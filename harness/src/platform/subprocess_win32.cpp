@@ -392,4 +392,13 @@ std::string current_executable_path() {
     }
 }
 
+void crash_this_process() {
+    // Not continuable, and no handler is installed for it: the process ends with the code, as
+    // after a real access violation (under Wine too, with winedbg disabled).
+    ::RaiseException(static_cast<DWORD>(EXCEPTION_ACCESS_VIOLATION), EXCEPTION_NONCONTINUABLE, 0, nullptr);
+    ::TerminateProcess(::GetCurrentProcess(), static_cast<UINT>(EXCEPTION_ACCESS_VIOLATION));  // not reached
+    for (;;) {
+    }
+}
+
 }  // namespace pinbench

@@ -92,6 +92,14 @@ TEST(SubprocessWin32, ACrashIsReportedWithItsExceptionCode) {
     EXPECT_EQ(static_cast<unsigned>(o.signal), 0xC0000005u) << "STATUS_ACCESS_VIOLATION expected";
 }
 
+// std::abort() on Windows is an exit with code 3; crash_this_process() must look like a crash.
+TEST(SubprocessWin32, CrashThisProcessIsReportedAsACrash) {
+    Subprocess p(test_child("crash-this-process"), {});
+    const ProcessOutcome o = p.wait(30s);
+    EXPECT_EQ(o.kind, ProcessOutcome::Kind::signalled) << "exit code " << o.exit_code << ": " << o.output;
+    EXPECT_EQ(static_cast<unsigned>(o.signal), 0xC0000005u);
+}
+
 TEST(SubprocessWin32, EnvironmentEntriesAreAddedAndOverridden) {
     ::_putenv_s("PINBENCH_TEST_OVERRIDDEN", "parent");
     Subprocess p(test_child("env", {"PINBENCH_TEST_ADDED", "PINBENCH_TEST_OVERRIDDEN", "PATH"}),

@@ -6,6 +6,7 @@
 //   grandchild             start `sleep 30000` (this program) and print its pid, then wait
 //   sleep MS               sleep, then exit 0
 //   crash                  write through a null pointer (STATUS_ACCESS_VIOLATION)
+//   crash-this-process     pinbench::crash_this_process() (what a replay script's crash injects)
 //   handshake              print "ready", read a line, print "got LINE"
 //   drain                  read stdin to its end, then print "done"
 //   close-stdin            close stdin, print "closed", sleep 30 s
@@ -33,6 +34,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/shared_memory.hpp"
 #include "pinbench/store.hpp"
+#include "pinbench/subprocess.hpp"
 #include "store/store_lock.hpp"
 
 namespace {
@@ -92,6 +94,7 @@ int run(int argc, char** argv) {
         *nowhere = 1;
         return 0;
     }
+    if (mode == "crash-this-process") pinbench::crash_this_process();
     if (mode == "handshake") {
         say("ready");
         std::string line;
