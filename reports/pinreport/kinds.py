@@ -52,6 +52,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     ),
     "workers": (
         "workers.context_per_worker.<key>",
+        "workers.workspace_per_worker.<key>",
         "workers.pinned_per_worker.<key>",
         "workers.framework_pinned_bytes",
         "workers.framework_cost.<key>",
