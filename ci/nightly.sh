@@ -10,6 +10,7 @@
 #                 [--preset NAME] [--build-dir DIR] [--skip-build] [--skip-bench]
 #                 [--pinbench PATH] [--pinreport PATH]
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
+#                 [--resume]   # continue the cancelled night in --out (its results.json)
 #
 # Exit code (highest wins, as in pinreport): 0 no regression; 1 a REGRESSION or VIOLATION;
 # 2 bad input (scenario, script, options); 3 infrastructure (build, doctor, a failed run or
@@ -19,7 +20,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '7,13p' "$0"; exit 0; }
+usage() { sed -n '7,14p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -37,6 +38,7 @@ pinbench=""
 pinreport=""
 replay_from=""
 replay_script=""
+resume=0
 
 while (($#)); do
   case $1 in
@@ -62,6 +64,7 @@ while (($#)); do
     --pinreport) pinreport=${2:?}; shift ;;
     --replay-from) replay_from=${2:?}; shift ;;
     --replay-script) replay_script=${2:?}; shift ;;
+    --resume) resume=1 ;;
     -h | --help) usage ;;
     *) die_usage "unknown option '$1' (see ci/README.md)" ;;
   esac
@@ -121,6 +124,16 @@ finish() {
   exit "$status"
 }
 
+# pinbench run stopped by a signal (exit 128+N): the night was cancelled. Nothing is stored or
+# judged; the partial results.json (complete: false) stays for `ci/nightly.sh --resume`.
+cancelled() {
+  (($1 >= 128)) || return 0
+  echo "**nightly: CANCELLED (pinbench run exit $1, signal $(($1 - 128))); $results is partial: continue it with ci/nightly.sh --resume and the same --out**" |
+    tee -a "$summary" >&2
+  echo "$1" >"$out/exit_code"
+  exit "$1"
+}
+
 # An executable built on Windows carries .exe; bash finds it either way, -x does not.
 exe() { if [[ -f $1.exe ]]; then echo "$1.exe"; else echo "$1"; fi; }
 
@@ -176,19 +189,29 @@ fi
 
 # --- doctor: the first step that touches the GPU; nothing is measured unless it passes ----
 results=$out/results.json
+# A night cancelled earlier (complete: false) is continued, not started again, when asked.
+resume_args=()
+if ((resume)) && [[ -f $results ]] && grep -q '"complete": false' "$results"; then
+  resume_args=(--resume "$results")
+  note "resuming the cancelled night in $results"
+fi
 if ((replay)); then
   note "doctor: skipped (replay backend, no GPU)"
   "$pinbench" run --backend replay --from "$replay_from" --script "$replay_script" -o "$results" \
-    "${only[@]}" >"$out/run.log" 2>&1
-  record "run (replay of $replay_from)" $?
+    "${only[@]}" "${resume_args[@]}" >"$out/run.log" 2>&1
+  rc=$?
+  cancelled $rc
+  record "run (replay of $replay_from)" $rc
 else
   "$pinbench" doctor --bundle "$out/doctor.json" >"$out/doctor.txt" 2>&1
   rc=$?
   ((rc == 0)) || rc=3   # no GPU, a failed control: infrastructure, never a regression
   record doctor $rc
   ((rc == 0)) || finish
-  "$pinbench" run "$scenario" -o "$results" "${only[@]}" >"$out/run.log" 2>&1
-  record "run $scenario" $?
+  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" >"$out/run.log" 2>&1
+  rc=$?
+  cancelled $rc
+  record "run $scenario" $rc
 fi
 run_status=$status
 if [[ ! -f $results ]]; then

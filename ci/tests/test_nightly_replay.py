@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,44 @@ def test_without_a_gpu_doctor_ends_the_job_as_infrastructure(tools, tmp_path):
     assert "INFRASTRUCTURE FAILURE in: doctor (not a regression) (exit 3)" in summary
     assert (out / "doctor.json").is_file() and (out / "doctor.txt").is_file()
     assert not (out / "results.json").exists() and not (tmp_path / "store").exists()
+
+
+def test_a_cancelled_night_says_so_and_resume_finishes_it(tools, tmp_path):
+    """SIGINT during the run step: the night exits 130, stores nothing, keeps a partial
+    results.json; --resume with the same --out finishes it, keeps its finished runs and stores
+    one file (issue 16)."""
+    pinbench, pinreport = tools
+    store, out = tmp_path / "store", tmp_path / "out"
+    slow = tmp_path / "slow.yaml"
+    slow.write_text(
+        'replay_script_version: 1\nrelabel:\n  driver_release: "581.01"\n'
+        'inject:\n  - what: slow\n    runs: "*"\n    ms: 150\n'
+    )
+    cmd = [
+        "bash", str(NIGHTLY), "--replay-from", str(SOURCE), "--replay-script", str(slow),
+        "--store", str(store), "--out", str(out), "--skip-build", "--skip-bench",
+        "--pinbench", str(pinbench), "--pinreport", str(pinreport), "--only", "quick-overhead/*/64MiB/*",
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    night = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    run = None
+    for _ in range(200):  # wait until pinbench run has started a few runs, then cancel it alone
+        ps = subprocess.run(["pgrep", "-f", f"{pinbench} run --backend replay"], capture_output=True, text=True)
+        if ps.stdout.strip() and (out / "results.json").exists():
+            run = int(ps.stdout.split()[0])
+            break
+        time.sleep(0.05)
+    assert run is not None, "pinbench run never started"
+    os.kill(run, 2)
+    text, _ = night.communicate(timeout=120)
+    assert night.returncode == 130, text
+    assert "CANCELLED" in text and "--resume" in text
+    partial = (out / "results.json").read_text()
+    assert '"complete": false' in partial and '"signal": "SIGINT"' in partial
+    assert not (store / "replay").exists() or _stored(store, "replay") == [], "a partial night is never stored"
+
+    again = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    done = (out / "results.json").read_text()
+    assert '"complete": true' in done and '"resumed": [' in done
+    assert len(_stored(store, "replay")) == 1

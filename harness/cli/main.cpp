@@ -7,9 +7,11 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <optional>
 
 #include "controls/doctor.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
 #include "pinbench/plan.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
@@ -158,6 +160,14 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--retry-wait", retry_wait_s, "Seconds before the first retry (doubling after)")
         ->check(CLI::Range(0.0, 600.0))
         ->capture_default_str();
+    std::string resume_path;
+    bool allow_busy_gpu = false;
+    run_cmd->add_option("--resume", resume_path,
+                        "Continue an interrupted results file: keep its finished runs, measure the rest "
+                        "(written to the same file unless -o is given)")
+        ->check(CLI::ExistingFile);
+    run_cmd->add_flag("--allow-busy-gpu", allow_busy_gpu,
+                      "Measure even beside a leftover pinbench process on the GPU (recorded in the results)");
     run_cmd->add_option("--null-every", null_every_s, "Seconds between null windows taken between runs")
         ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();
@@ -187,6 +197,8 @@ int main(int argc, char** argv) {
     doctor_cmd->add_option("--control-size", doctor_size, "Positive control allocation")
         ->check(SizeValidator())
         ->capture_default_str();
+    doctor_cmd->add_flag("--allow-busy-gpu", allow_busy_gpu,
+                         "Run the controls even beside a leftover pinbench process on the GPU");
     doctor_cmd->add_option("--tolerance", tolerance, "How far a probe may miss a known allocation")
         ->check(SizeValidator())
         ->capture_default_str();
@@ -205,6 +217,8 @@ int main(int argc, char** argv) {
     worker_cmd->add_option("--api", worker_api)->required();
     worker_cmd->add_option("--bytes", worker_bytes)->required();
     worker_cmd->add_flag("--no-cuda", worker_no_cuda);
+    std::uint32_t worker_parent = 0;
+    worker_cmd->add_option("--parent", worker_parent);
     worker_cmd->add_option("--shared", worker_shared);
 
     try {
@@ -224,6 +238,7 @@ int main(int argc, char** argv) {
             std::string why;
             const auto api = parse_api_variant(worker_api, &why);
             if (!api) throw InputError("__worker --api: " + why);
+            die_with_parent(worker_parent);
             return kinds::worker_main({*api, worker_bytes, !worker_no_cuda, worker_shared});
         }
         if (*plan_cmd) {
@@ -239,6 +254,8 @@ int main(int argc, char** argv) {
             options.bundle_path = bundle;
             options.controls.positive_bytes = parse_size(doctor_size);
             options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance));
+            options.allow_busy_gpu = allow_busy_gpu;
+            const StopOnSignals stop;  // a cancelled doctor ends its control child and exits 128+N
             return run_doctor(options, std::cout);
         }
         if (*run_cmd) {
@@ -254,15 +271,29 @@ int main(int argc, char** argv) {
             options.watch.retries = disturbance_retries;
             options.watch.retry_wait = std::chrono::milliseconds(static_cast<long long>(retry_wait_s * 1000));
             options.watch.null_every = std::chrono::milliseconds(static_cast<long long>(null_every_s * 1000));
+            options.allow_busy_gpu = allow_busy_gpu;
+            std::optional<ResultsDocument> partial;
+            if (!resume_path.empty()) {
+                partial = load_results(resume_path);
+                options.resume = &*partial;
+                options.resume_path = resume_path;
+                if (run_cmd->count("-o") == 0) options.results_path = resume_path;
+            }
+            // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
+            // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
+            const StopOnSignals stop;
+            // Stored only when it finished: an interrupted file is resumed, then stored.
+            const auto and_store = [&](int code) {
+                if (store_dir.empty() || code >= 128) return code;
+                return std::max(code, add_to_store(store_dir, {options.results_path}, false));
+            };
             if (backend == "replay") {
                 if (replay_from.empty()) throw InputError("--backend replay needs --from RESULTS");
                 options.replay_source = replay_from;
                 options.replay_script = replay_script;
                 const ResultsDocument source = load_results(replay_from);
-                const int code = run_plan(select(plan_from_results(source), only, repeat_timeout),
-                                          source.scenario, options);
-                return store_dir.empty() ? code
-                                         : std::max(code, add_to_store(store_dir, {results_path}, false));
+                return and_store(
+                    run_plan(select(plan_from_results(source), only, repeat_timeout), source.scenario, options));
             }
             if (scenario_path.empty())
                 throw InputError("run: a scenario FILE is required with --backend cuda");
@@ -276,9 +307,7 @@ int main(int argc, char** argv) {
                          "`run --backend replay` and `plan` work, measuring needs a CUDA build\n";
             return exit_code::infrastructure;
 #endif
-            const int code =
-                run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options);
-            return store_dir.empty() ? code : std::max(code, add_to_store(store_dir, {results_path}, false));
+            return and_store(run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options));
         }
     } catch (const InputError& e) {
         std::cerr << e.what() << "\n";

@@ -12,7 +12,9 @@
 namespace pinbench {
 
 struct ProcessOutcome {
-    enum class Kind { exited, signalled, timed_out } kind = Kind::exited;
+    // interrupted: this process was asked to stop (pinbench/interrupt.hpp) while waiting; the
+    // child and its group / job were killed.
+    enum class Kind { exited, signalled, timed_out, interrupted } kind = Kind::exited;
     int exit_code = 0;   // when exited
     int signal = 0;      // when signalled (POSIX) / NTSTATUS code (Windows crash)
     std::string output;  // stdout and stderr together, last 64 KiB
@@ -28,8 +30,9 @@ public:
     Subprocess(const Subprocess&) = delete;
     Subprocess& operator=(const Subprocess&) = delete;
 
-    // Waits until the child exits or `timeout` passes; on timeout the child (and its process
-    // group / job) is killed and reaped before returning.
+    // Waits until the child exits, `timeout` passes or this process is asked to stop
+    // (stop_signal()); on timeout or stop the child (and its process group / job) is killed and
+    // reaped before returning.
     ProcessOutcome wait(std::chrono::milliseconds timeout);
 
     // Reads one line of the child's stdout if one arrives within `timeout` (for handshakes

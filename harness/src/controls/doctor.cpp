@@ -1,6 +1,8 @@
 #include "controls/doctor.hpp"
 
 #include "pinbench/atomic_file.hpp"
+#include "pinbench/interrupt.hpp"
+#include "run/device_watch.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/units.hpp"
@@ -101,6 +103,10 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     bundle["created_at"] = utc_now();
     auto env =
         launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
+    if (const int sig = stop_signal(); sig != 0) {
+        out << "pinbench doctor: stopped by " << stop_signal_name(sig) << "; no verdict\n";
+        return exit_code_for_signal(sig);
+    }
     if (!env.response) {
         out << "pinbench doctor: the environment child failed: " << env.problem << "\n"
             << env.outcome.output << "\n";
@@ -116,7 +122,20 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     } else {
         std::string why;
         const auto nvml = Nvml::open(&why);
+        if (nvml) {
+            const auto left = pinbench_processes(*nvml, watch_plan_for(bundle["environment"], 1, 0).devices,
+                                                 current_process_id());
+            if (!left.empty() && !options.allow_busy_gpu) {
+                out << "FAIL: " << describe_leftovers(left)
+                    << "; end them first (kill PID), or pass --allow-busy-gpu\n";
+                return exit_code::infrastructure;
+            }
+        }
         bundle["controls"] = run_controls(launcher, nvml.get(), options.controls, bundle["environment"], WatchOptions{});
+        if (const int sig = stop_signal(); sig != 0) {
+            out << "pinbench doctor: stopped by " << stop_signal_name(sig) << "; no verdict\n";
+            return exit_code_for_signal(sig);
+        }
         bundle["os_adapters"] = list_os_adapters();
         bundle["controls"]["luid"] = luid_check(bundle["environment"], bundle["os_adapters"]);
         out << "controls (positive control size " << format_bytes(options.controls.positive_bytes)

@@ -13,6 +13,7 @@ struct DoctorOptions {
     std::string executable;
     std::string bundle_path = "pinbench-doctor.json";
     ControlOptions controls;
+    bool allow_busy_gpu = false;  // run beside a leftover pinbench process
 };
 
 // Prints to `out`; returns 0 when every control passed, exit_code::infrastructure otherwise

@@ -1,5 +1,7 @@
 #include "kinds/worker_group.hpp"
 
+#include "pinbench/platform_probes.hpp"
+
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -18,6 +20,8 @@ WorkerGroup::WorkerGroup(int n, const WorkerSpec& spec, std::chrono::millisecond
     std::vector<std::string> argv{current_executable_path(), "__worker", "--api",
                                   to_string(spec.api),       "--bytes",  std::to_string(spec.bytes)};
     if (!spec.cuda) argv.emplace_back("--no-cuda");
+    argv.emplace_back("--parent");  // a worker dies with the child that started it
+    argv.push_back(std::to_string(current_process_id()));
     if (!spec.shared_name.empty()) {
         argv.emplace_back("--shared");
         argv.push_back(spec.shared_name);

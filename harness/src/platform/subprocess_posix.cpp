@@ -1,6 +1,7 @@
 // Subprocess on POSIX: posix_spawnp into a process group of its own, one pipe for stdin and one
 // for stdout+stderr, and poll() so the child never blocks on a full pipe while we wait.
 #include "pinbench/subprocess.hpp"
+#include "pinbench/interrupt.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -311,11 +312,15 @@ ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
     p.pending.clear();
 
     const auto deadline = deadline_after(timeout);
-    bool timed_out = false;
+    bool timed_out = false, interrupted = false;
     while (!p.exited()) {
         const int left = ms_until(deadline);
         if (left == 0) {
             timed_out = true;
+            break;
+        }
+        if (stop_signal() != 0) {
+            interrupted = true;
             break;
         }
         if (p.out_eof) {
@@ -342,6 +347,8 @@ ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
     ProcessOutcome o;
     if (timed_out) {
         o.kind = ProcessOutcome::Kind::timed_out;
+    } else if (interrupted) {
+        o.kind = ProcessOutcome::Kind::interrupted;
     } else if (status && WIFSIGNALED(*status)) {
         o.kind = ProcessOutcome::Kind::signalled;
         o.signal = WTERMSIG(*status);

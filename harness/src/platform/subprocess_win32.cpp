@@ -2,6 +2,7 @@
 // that kills its whole tree when closed or terminated, and a reader thread draining stdout so
 // the child never blocks on a full pipe.
 #include "pinbench/subprocess.hpp"
+#include "pinbench/interrupt.hpp"
 
 #include <windows.h>
 
@@ -304,10 +305,22 @@ ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
         p.pending.clear();
     }
 
-    const auto ms = std::clamp<long long>(timeout.count(), 0, static_cast<long long>(INFINITE - 1));
-    const DWORD waited = ::WaitForSingleObject(p.process.get(), static_cast<DWORD>(ms));
-    const bool timed_out = waited == WAIT_TIMEOUT;
-    if (waited != WAIT_OBJECT_0 && !timed_out) {
+    // In slices, so that a stop request (CTRL_C, CTRL_BREAK, CTRL_CLOSE) ends the wait early.
+    const auto deadline = Clock::now() + timeout;
+    DWORD waited = WAIT_TIMEOUT;
+    bool interrupted = false;
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        const auto slice = std::clamp<long long>(left, 0, 50);
+        waited = ::WaitForSingleObject(p.process.get(), static_cast<DWORD>(slice));
+        if (waited != WAIT_TIMEOUT || left <= 0) break;
+        if (stop_signal() != 0) {
+            interrupted = true;
+            break;
+        }
+    }
+    const bool timed_out = waited == WAIT_TIMEOUT && !interrupted;
+    if (waited != WAIT_OBJECT_0 && waited != WAIT_TIMEOUT) {
         const DWORD error = ::GetLastError();
         throw os_error("WaitForSingleObject on the child", error);  // ~Impl still cleans up
     }
@@ -315,7 +328,7 @@ ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
     // On a timeout this kills the child and its tree; after a normal exit it ends whatever the
     // child left running, so nothing it started outlives wait() and the pipe reaches EOF.
     p.terminate_tree();
-    if (timed_out) ::WaitForSingleObject(p.process.get(), INFINITE);
+    if (timed_out || interrupted) ::WaitForSingleObject(p.process.get(), INFINITE);
     DWORD code = 0;
     const bool have_code = ::GetExitCodeProcess(p.process.get(), &code) != 0;
     p.finished = true;
@@ -324,6 +337,8 @@ ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
     ProcessOutcome o;
     if (timed_out) {
         o.kind = ProcessOutcome::Kind::timed_out;
+    } else if (interrupted) {
+        o.kind = ProcessOutcome::Kind::interrupted;
     } else if (have_code && (code & 0x80000000u) != 0) {
         // An NTSTATUS error such as 0xC0000005 (access violation): the process crashed.
         o.kind = ProcessOutcome::Kind::signalled;

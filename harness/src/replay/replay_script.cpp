@@ -231,7 +231,7 @@ private:
 
     ReplayInjection parse_injection(const YAML::Node& node) {
         const std::string what = "inject entry";
-        const auto e = entries(node, what, {"what", "runs", "repeat", "attempts", "bytes"});
+        const auto e = entries(node, what, {"what", "runs", "repeat", "attempts", "bytes", "ms"});
         ReplayInjection inj;
         const Entry& w = require(e, node, what, "what");
         const std::string name = text(w, "what");
@@ -243,8 +243,17 @@ private:
             inj.what = ReplayInjection::What::cuda_error;
         } else if (name == "disturbance") {
             inj.what = ReplayInjection::What::disturbance;
+        } else if (name == "slow") {
+            inj.what = ReplayInjection::What::slow;
         } else {
-            fail(w.value, "unknown injection '" + name + "' (expected crash, hang, cuda_error or disturbance)");
+            fail(w.value, "unknown injection '" + name + "' (expected crash, hang, cuda_error, disturbance or slow)");
+        }
+        if (const auto it = e.find("ms"); it != e.end()) {
+            if (inj.what != ReplayInjection::What::slow) fail(it->second.where(), "'ms' belongs to what: slow");
+            inj.ms = number(it->second, "ms");
+            if (inj.ms < 0 || inj.ms > 600000) fail(it->second.value, "ms must be 0..600000");
+        } else if (inj.what == ReplayInjection::What::slow) {
+            fail(node, "inject entry: what: slow needs 'ms'");
         }
         const bool disturbance = inj.what == ReplayInjection::What::disturbance;
         for (const char* only : {"attempts", "bytes"}) {

@@ -15,6 +15,7 @@
 #include "pinbench/device.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/host_buffer.hpp"
+#include "pinbench/interrupt.hpp"
 #include "pinbench/nvml.hpp"
 #include "pinbench/plan.hpp"
 #include "pinbench/platform_probes.hpp"
@@ -134,6 +135,8 @@ int child_main(const std::string& request_path) {
         std::cerr << "pinbench __child: cannot read request " << request_path << ": " << e.what() << "\n";
         return exit_code::bad_input;
     }
+    // Never outlive the parent: a killed nightly must not leave a child holding device memory.
+    die_with_parent(request.value("parent_pid", std::uint32_t{0}));
     const std::string mode = request.value("mode", "");
     Outcome outcome;
     outcome.record.index = request.value("repeat", -1);

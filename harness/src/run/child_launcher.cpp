@@ -5,6 +5,7 @@
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "run/protocol.hpp"
 
@@ -30,6 +31,7 @@ std::unique_ptr<Subprocess> ChildLauncher::start(nlohmann::json& request) {
     const int n = counter_++;
     request["protocol"] = child_protocol;
     request["nonce"] = make_nonce();
+    request["parent_pid"] = current_process_id();  // the child dies with this process
     if (!request.contains("run_id")) request["run_id"] = "";
     if (!request.contains("repeat")) request["repeat"] = -1;
     const fs::path req = fs::path(work_dir_) / ("request-" + std::to_string(n) + ".json");
@@ -49,6 +51,10 @@ ChildLauncher::Result ChildLauncher::collect(const nlohmann::json& request, Proc
     if (o.kind == ProcessOutcome::Kind::timed_out) {
         result.problem =
             "timed out after " + std::to_string(static_cast<long long>(o.wall_ms / 1000)) + " s; killed";
+        return result;
+    }
+    if (o.kind == ProcessOutcome::Kind::interrupted) {
+        result.problem = "interrupted (" + stop_signal_name(stop_signal()) + "); the child was ended";
         return result;
     }
     if (o.kind == ProcessOutcome::Kind::signalled) {

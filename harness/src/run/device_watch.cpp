@@ -28,6 +28,27 @@ WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& dev
     return s;
 }
 
+std::vector<GpuProcessNamed> pinbench_processes(const Nvml& nvml, const std::vector<unsigned>& devices,
+                                                std::uint32_t self) {
+    std::vector<GpuProcessNamed> out;
+    for (const auto& p : read_watch_sample(nvml, devices).processes) {
+        if (p.pid == self) continue;
+        const std::string name = process_name(p.pid);
+        if (name.rfind("pinbench", 0) == 0) out.push_back({p, name});
+    }
+    return out;
+}
+
+std::string describe_leftovers(const std::vector<GpuProcessNamed>& left) {
+    std::string text;
+    for (const auto& l : left) {
+        text += (text.empty() ? "" : ", ") + std::string("pid ") + std::to_string(l.process.pid) + " (" + l.name +
+                ") on GPU " + std::to_string(l.process.device);
+        if (l.process.used >= 0) text += " holding " + signed_bytes_text(l.process.used).substr(1);
+    }
+    return "the GPU is in use by an earlier pinbench: " + text;
+}
+
 DeviceWatch::DeviceWatch(const Nvml& nvml, std::vector<unsigned> devices, std::chrono::milliseconds interval)
     : nvml_(nvml), interval_(interval) {
     trace_.devices = std::move(devices);

@@ -18,6 +18,17 @@ namespace pinbench {
 // for pids not seen before, into `names`).
 WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& devices);
 
+// The census of who else is on the GPU, shared by the watch and the leftover check: processes
+// named pinbench* (an earlier, cancelled run's children) on `devices`, other than `self`.
+struct GpuProcessNamed {
+    GpuProcessUse process;
+    std::string name;
+};
+std::vector<GpuProcessNamed> pinbench_processes(const Nvml& nvml, const std::vector<unsigned>& devices,
+                                                std::uint32_t self);
+// "GPU 0 is in use by an earlier pinbench: pid 1234 (pinbench) holding 584 MiB, ..."
+std::string describe_leftovers(const std::vector<GpuProcessNamed>& left);
+
 class DeviceWatch {
 public:
     // Starts polling at once; the first sample is taken before the constructor returns.

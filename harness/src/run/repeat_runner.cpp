@@ -9,10 +9,13 @@
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
+#include "pinbench/platform_probes.hpp"
 #include "pinbench/nvml.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/run_metrics.hpp"
 #include "pinbench/units.hpp"
+#include "run/device_watch.hpp"
 #include "run/environment.hpp"
 #include "run/protocol.hpp"
 #include "run/settle.hpp"
@@ -150,6 +153,74 @@ nlohmann::json null_window_record(const Nvml& nvml, const WatchPlan& plan, const
             {"evidence", j.is_object() ? j["evidence"] : nlohmann::json::array()}};
 }
 
+// Sleeps `d`, in short steps, returning early when a stop signal arrives.
+void sleep_unless_stopped(std::chrono::milliseconds d) {
+    const auto until = SteadyClock::now() + d;
+    while (stop_signal() == 0 && SteadyClock::now() < until)
+        std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(50)));
+}
+
+// The first path at which two JSON values differ ("" when equal), for naming the field.
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
+    if (a.type() != b.type()) return path.empty() ? "(root)" : path;
+    if (a.is_object()) {
+        for (const auto& [k, v] : a.items()) {
+            if (!b.contains(k)) return path + "." + k;
+            if (auto d = first_difference(v, b[k], path + "." + k); !d.empty()) return d;
+        }
+        for (const auto& [k, v] : b.items()) {
+            if (!a.contains(k)) return path + "." + k;
+        }
+        return "";
+    }
+    if (a.is_array()) {
+        if (a.size() != b.size()) return path + " (length)";
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (auto d = first_difference(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+        }
+        return "";
+    }
+    return a == b ? "" : path;
+}
+
+// A partial file can be continued only by the same scenario and the same pinbench.
+void check_resumable(const ResultsDocument& partial, const ResultsDocument& now, const std::string& path) {
+    if (partial.complete) throw InputError(path + ": --resume: this results file is complete; nothing to resume");
+    if (partial.backend != now.backend)
+        throw InputError(path + ": --resume: backend is " + partial.backend + " there, " + now.backend + " here");
+    if (auto d = first_difference(partial.scenario, now.scenario, "scenario"); !d.empty())
+        throw InputError(path + ": --resume: " + d + " differs: the scenario file changed since the partial run");
+    if (auto d = first_difference(partial.tool.value("version", nlohmann::json()), now.tool.value("version", nlohmann::json()),
+                                  "tool.version");
+        !d.empty())
+        throw InputError(path + ": --resume: tool.version differs: another pinbench wrote the partial run");
+}
+
+// ... on the same machine as far as the results care: driver release and model, GPU, count.
+void check_same_environment(const ResultsDocument& partial, const ResultsDocument& now, const std::string& path) {
+    const auto field = [](const nlohmann::json& env, const nlohmann::json::json_pointer& p) {
+        return env.contains(p) ? env.at(p) : nlohmann::json();
+    };
+    for (const char* p : {"/platform", "/driver/release", "/cuda_device_count", "/devices/0/name",
+                          "/devices/0/driver_model/current"}) {
+        const nlohmann::json::json_pointer ptr(p);
+        const nlohmann::json a = field(partial.environment, ptr), b = field(now.environment, ptr);
+        if (a != b) {
+            std::string name = std::string("environment") + p;
+            std::replace(name.begin(), name.end(), '/', '.');
+            throw InputError(path + ": --resume: " + name + " is " + a.dump() + " in the partial run and " + b.dump() +
+                             " here: measure the rest on the machine and driver that measured the first part");
+        }
+    }
+}
+
+const RunRecord* finished_run(const ResultsDocument& partial, const std::string& id) {
+    for (const auto& r : partial.runs) {
+        if (r.run.id == id) return &r;
+    }
+    return nullptr;
+}
+
 void finalize_metrics(ResultsDocument& doc) {
     const Granules granules = measure_granules(doc);
     nlohmann::json g = nlohmann::json::object();
@@ -183,6 +254,20 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     doc.started_at = utc_now();
     doc.measurement_id = make_nonce();
     doc.scenario = scenario;
+    const ResultsDocument* resume = options.resume;
+    if (resume != nullptr) {
+        // One measurement in two parts: its identity and start stay those of the first part.
+        check_resumable(*resume, doc, options.resume_path);
+        if (!resume->measurement_id.empty()) doc.measurement_id = resume->measurement_id;
+        doc.started_at = resume->started_at;
+        doc.resumed = resume->resumed.is_array() ? resume->resumed : nlohmann::json::array();
+        doc.resumed.push_back({{"started_at", resume->started_at},
+                               {"interrupted", resume->interrupted},
+                               {"runs", resume->runs.size()},
+                               {"command", resume->command},
+                               {"environment", resume->environment},
+                               {"controls", resume->controls}});
+    }
     ChildLauncher launcher(options.executable);
     Progress progress(options.progress, 0);
 
@@ -207,14 +292,16 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         progress.note("collecting the environment and running the controls...");
         auto env =
             launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
-        if (!env.response) {
+        if (stop_signal() != 0) {
+            doc.environment = {{"unavailable", env.problem}};
+        } else if (!env.response) {
             progress.note("pinbench: the environment child failed: " + env.problem + "\n" +
                           env.outcome.output);
             doc.environment = {{"unavailable", env.problem}};
         } else {
             doc.environment = env.response->at("data");
         }
-        if (doc.environment.value("cuda_device_count", 0) == 0) {
+        if (doc.environment.value("cuda_device_count", 0) == 0 && stop_signal() == 0) {
             progress.note("pinbench: no CUDA device here (" +
                           doc.environment.value("cuda_device_count_why", std::string("no response")) +
                           "); nothing to measure. Try the replay backend: see README.md");
@@ -230,8 +317,22 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             save(doc, options.results_path);
             return exit_code::infrastructure;
         }
-        doc.controls = run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
+        if (nvml) {
+            // Leftovers of an earlier pinbench (a cancelled nightly) would measure with us.
+            const auto left = pinbench_processes(*nvml, watch_plan_for(doc.environment, 1, 0).devices,
+                                                 current_process_id());
+            if (!left.empty() && !options.allow_busy_gpu) {
+                progress.note("pinbench: " + describe_leftovers(left) +
+                              "; end them first (kill PID), or pass --allow-busy-gpu to measure beside them");
+                return exit_code::infrastructure;
+            }
+            if (!left.empty()) doc.environment["busy_gpu_allowed"] = describe_leftovers(left);
+        }
+        if (resume != nullptr) check_same_environment(*resume, doc, options.resume_path);
+        if (stop_signal() == 0)
+            doc.controls = run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
     }
+    if (resume != nullptr && replay) check_same_environment(*resume, doc, options.resume_path);
     std::string control_failures;
     // A disturbed control is recorded, not a failure of the run: each run carries its own
     // disturbance verdict (docs/disturbance.md). `doctor` fails on it.
@@ -257,8 +358,21 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     nlohmann::json null_windows = nlohmann::json::array();
     auto last_null_window = SteadyClock::now();
     bool any_failed = false, any_disturbed = false;
+    nlohmann::json stopped_in;  // where a stop signal found the run: {run_id, repeat}
     for (std::size_t i = 0; i < plan.runs.size(); ++i) {
         const PlannedRun& planned = plan.runs[i];
+        if (stop_signal() != 0) {
+            if (stopped_in.is_null()) stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
+            break;
+        }
+        if (const RunRecord* kept = resume ? finished_run(*resume, planned.id) : nullptr) {
+            // Measured before the interruption: kept as it was.
+            progress.skip(planned.repeats);
+            progress.note("[" + std::to_string(i + 1) + "/" + std::to_string(plan.runs.size()) + "] " +
+                          planned.id + " kept from " + options.resume_path);
+            doc.runs.push_back(*kept);
+            continue;
+        }
         RunRecord rec;
         rec.run = planned;
         if (!planned.driver_models.empty() &&
@@ -326,16 +440,20 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             rec.repeats.push_back(std::move(r));
             if (retry) {
                 // Give the neighbour time to finish what it was doing: 1 s, 2 s, 4 s ...
-                std::this_thread::sleep_for(options.watch.retry_wait * (1LL << std::min(number, 4)));
+                sleep_unless_stopped(options.watch.retry_wait * (1LL << std::min(number, 4)));
             }
             return std::pair{!retry, status};
         };
-        for (int k = 0; k < planned.repeats; ++k) {
+        for (int k = 0; k < planned.repeats && stop_signal() == 0; ++k) {
             Status status = Status::ok;
-            for (int number = 0;; ++number) {
+            for (int number = 0; stop_signal() == 0; ++number) {
                 const auto [final, st] = attempt(k, number);
                 status = st;
                 if (final) break;
+            }
+            if (stop_signal() != 0) {
+                stopped_in = {{"run_id", planned.id}, {"repeat", k}};
+                break;
             }
             if (status == Status::waived) {
                 // The machine cannot do it (an unsupported API, too few GPUs): asking again
@@ -345,8 +463,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             }
         }
         // A neighbour was on the GPU: repeats that disagree with the rest are retried too.
-        if (neighbour_seen) {
-            for (int pass = 0; pass < 2; ++pass) {
+        if (neighbour_seen && stop_signal() == 0) {
+            for (int pass = 0; pass < 2 && stop_signal() == 0; ++pass) {
                 std::vector<const RepeatRecord*> ok;
                 std::vector<std::size_t> where;
                 for (std::size_t j = 0; j < rec.repeats.size(); ++j) {
@@ -374,7 +492,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                     for (const auto& r : rec.repeats) {
                         if (r.index == k) number = std::max(number, r.attempt + 1);
                     }
-                    for (;; ++number) {
+                    for (; stop_signal() == 0; ++number) {
                         if (number > options.watch.retries ||
                             SteadyClock::now() - run_began >= options.watch.retry_budget)
                             break;
@@ -384,6 +502,11 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                     }
                 }
             }
+        }
+        if (stop_signal() != 0) {
+            // Cancelled: this run is left out (a resume measures it again whole).
+            if (stopped_in.is_null()) stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
+            break;
         }
         rec.status = run_status(rec);
         if (rec.status == Status::failed || rec.status == Status::timeout) any_failed = true;
@@ -425,6 +548,21 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                                  {"reads", watch_reads},
                                  {"read_ms_total", watch_read_ms},
                                  {"read_ms_mean", watch_reads > 0 ? watch_read_ms / watch_reads : 0.0}};
+    }
+    if (const int sig = stop_signal(); sig != 0) {
+        nlohmann::json where = stopped_in.is_null() ? nlohmann::json{{"run_id", nullptr}, {"repeat", nullptr}} : stopped_in;
+        doc.interrupted = {{"signal", stop_signal_name(sig)},
+                           {"at", utc_now()},
+                           {"run_id", where["run_id"]},
+                           {"repeat", where["repeat"]}};
+        doc.complete = false;
+        doc.finished_at = "";
+        save(doc, options.results_path);
+        progress.note("pinbench: stopped by " + stop_signal_name(sig) + " with " + std::to_string(doc.runs.size()) +
+                      " of " + std::to_string(plan.runs.size()) + " runs finished; " + options.results_path +
+                      " says complete: false; continue with: pinbench run --resume " + options.results_path +
+                      " ... (exit " + std::to_string(exit_code_for_signal(sig)) + ")");
+        return exit_code_for_signal(sig);
     }
     doc.finished_at = utc_now();
     doc.complete = true;

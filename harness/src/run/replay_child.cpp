@@ -6,6 +6,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/replay_script.hpp"
+#include "pinbench/subprocess.hpp"
 #include "run/settle.hpp"
 
 namespace pinbench {
@@ -38,12 +39,15 @@ RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* inject
     const int attempt = request.value("attempt", 0);
     if (auto injection = injection_for(script, run_id, repeat)) {
         switch (injection->what) {
+            case ReplayInjection::What::slow:
+                std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(injection->ms));
+                break;
             case ReplayInjection::What::disturbance:
                 if (injection->attempts < 0 || attempt < injection->attempts)
                     *injected_watch = injected_neighbour(injection->bytes);
                 break;
             case ReplayInjection::What::crash:
-                std::abort();
+                crash_this_process();  // a crash on every platform (std::abort exits 3 on Windows)
             case ReplayInjection::What::hang:
                 for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
             case ReplayInjection::What::cuda_error:

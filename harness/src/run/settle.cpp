@@ -1,5 +1,7 @@
 #include "run/settle.hpp"
 
+#include "pinbench/interrupt.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
@@ -82,7 +84,7 @@ DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& 
             }
         }
         wait.waited_ms = ms_since(begin);
-        if (back) return wait;
+        if (back || stop_signal() != 0) return wait;
         if (SteadyClock::now() - begin >= limit) {
             wait.settled = false;
             wait.note = "device usage or compute process list did not return to the pre-run level within " +

@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "pinbench/interrupt.hpp"
 #include "run/device_watch.hpp"
 #include "run/settle.hpp"
 
@@ -109,7 +110,7 @@ WatchedAttempt run_watched_attempt(ChildLauncher& launcher, const Nvml* nvml, nl
         const auto exited = SteadyClock::now();
         for (;;) {
             const WatchSample now = watch->latest();
-            if (back_at(now, before, plan.tolerance)) break;
+            if (back_at(now, before, plan.tolerance) || stop_signal() != 0) break;
             if (SteadyClock::now() - exited >= options.return_limit) {
                 window.returned = false;
                 window.return_gap = gap(now, before);
@@ -156,7 +157,8 @@ Disturbance watch_quiet_window(const Nvml& nvml, const WatchPlan& plan, std::chr
                                std::chrono::milliseconds interval, WatchTrace* trace_out) {
     DeviceWatch watch(nvml, plan.devices, interval);
     const std::int64_t begin = steady_ns(SteadyClock::now());
-    std::this_thread::sleep_for(window);
+    for (const auto until = SteadyClock::now() + window; SteadyClock::now() < until && stop_signal() == 0;)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const WatchTrace trace = watch.finish();
     AttemptWindow w;
     w.begin_ns = begin;

@@ -144,7 +144,7 @@ const std::vector<BadScript> bad_scripts = {
      "1MiB\n",
      "bad.yaml:4:11: runs: expected a non-empty string"},
     {"replay_script_version: 1\ninject:\n  - what: explode\n    runs: '*'\n",
-     "bad.yaml:3:11: unknown injection 'explode' (expected crash, hang, cuda_error or disturbance)"},
+     "bad.yaml:3:11: unknown injection 'explode' (expected crash, hang, cuda_error, disturbance or slow)"},
     {"replay_script_version: 1\ninject:\n  - what: crash\n",
      "bad.yaml:3:5: inject entry: missing required key 'runs'"},
     {"replay_script_version: 1\ninject:\n  - what: crash\n    runs: '*'\n    repeat: -1\n",

@@ -1,0 +1,190 @@
+// Cancelled runs (issue 16), through the replay backend with slow children, so no GPU is
+// needed: SIGINT, SIGTERM and SIGKILL to `pinbench run` leave no pinbench process behind within
+// 2 s; after SIGINT/SIGTERM the results file validates, says complete: false with an
+// `interrupted` record and the exit code is 128 + the signal; --resume then gives a complete
+// file with every planned run; a resume against a changed scenario or a relabelled driver is
+// refused with exit 2 naming the field. POSIX only (signals); Windows: ci/README.md.
+#include <gtest/gtest.h>
+
+#ifndef _WIN32
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/results.hpp"
+#include "pinbench/subprocess.hpp"
+
+namespace pinbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string source = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json";
+
+fs::path temp_path(const std::string& name) {
+    return fs::temp_directory_path() /
+           ("pinbench-cancel-test-" + std::to_string(::getpid()) + "-" + name);
+}
+
+// Processes whose command line names the parent's private work directory (pinbench-<pid>-...):
+// its children and their workers, wherever they were reparented.
+int processes_of(pid_t parent) {
+    int n = 0;
+    const std::string mark = "pinbench-" + std::to_string(parent) + "-";
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::ifstream in(entry.path() / "cmdline");
+        std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (cmd.find(mark) != std::string::npos) ++n;
+    }
+    return n;
+}
+
+bool none_left_within(pid_t parent, std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (processes_of(parent) > 0) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+}
+
+// Starts `pinbench run` of the replayed smoke runs with 200 ms children, not through Subprocess
+// (whose destructor would kill the group): we signal the parent alone, as a CI runner does.
+pid_t start_run(const std::vector<std::string>& extra, int child_ms = 200) {
+    const auto script = temp_path("slow-" + std::to_string(child_ms) + ".yaml");
+    write_file_atomically(script.string(), "replay_script_version: 1\ninject:\n  - what: slow\n    runs: \"*\"\n    ms: " +
+                                               std::to_string(child_ms) + "\n");
+    std::vector<std::string> args{PINBENCH_EXE, "run",  "--backend", "replay", "--from", source,
+                                  "--script",   script.string(), "--only", "quick-overhead/*/64MiB/*"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+int wait_exit(pid_t pid, int* signal_out = nullptr) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) {
+        if (signal_out) *signal_out = WTERMSIG(status);
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+class Cancel : public ::testing::TestWithParam<int> {};
+
+TEST_P(Cancel, AStopSignalEndsTheChildWritesInterruptedAndExits128PlusN) {
+    const int sig = GetParam();
+    const auto out = temp_path("out-" + std::to_string(sig) + ".json");
+    fs::remove(out);
+    const pid_t pid = start_run({"-o", out.string()});
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // a few runs in
+    ASSERT_GT(processes_of(pid), 0) << "a child should be running";
+    ::kill(pid, sig);
+    EXPECT_EQ(wait_exit(pid), 128 + sig);
+    EXPECT_TRUE(none_left_within(pid, std::chrono::seconds(2)));
+    const ResultsDocument doc = load_results(out.string());
+    EXPECT_FALSE(doc.complete);
+    ASSERT_TRUE(doc.interrupted.is_object());
+    EXPECT_EQ(doc.interrupted.at("signal"), sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+    EXPECT_TRUE(doc.interrupted.at("run_id").is_string());
+    EXPECT_GT(doc.runs.size(), 0u);
+    EXPECT_LT(doc.runs.size(), 6u);
+    for (const auto& r : doc.runs) EXPECT_EQ(r.repeats.size(), 7u) << "a run is kept whole or not at all";
+
+    // --resume finishes it: every planned run, once, and says where it came from.
+    Subprocess resume({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--only",
+                       "quick-overhead/*/64MiB/*", "--resume", out.string()},
+                      {});
+    const auto o = resume.wait(std::chrono::minutes(2));
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    const ResultsDocument done = load_results(out.string());
+    EXPECT_TRUE(done.complete);
+    EXPECT_TRUE(done.interrupted.is_null());
+    EXPECT_EQ(done.runs.size(), 6u);
+    EXPECT_EQ(done.measurement_id, doc.measurement_id);
+    EXPECT_EQ(done.started_at, doc.started_at);
+    ASSERT_EQ(done.resumed.size(), 1u);
+    EXPECT_EQ(done.resumed[0].at("runs"), doc.runs.size());
+    for (std::size_t i = 0; i < doc.runs.size(); ++i) {
+        EXPECT_EQ(done.runs[i].run.id, doc.runs[i].run.id);
+        EXPECT_EQ(done.runs[i].repeats.front().nonce, doc.runs[i].repeats.front().nonce) << "kept, not re-measured";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, Cancel, ::testing::Values(SIGINT, SIGTERM, SIGHUP));
+
+TEST(CancelKill, SigkillLeavesNoChildAndAValidPartialFile) {
+    const auto out = temp_path("out-kill.json");
+    fs::remove(out);
+    // Children that would live 30 s on their own: only dying with the parent ends them in time.
+    const pid_t pid = start_run({"-o", out.string()}, 30000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ASSERT_GT(processes_of(pid), 0);
+    ::kill(pid, SIGKILL);
+    int sig = 0;
+    EXPECT_EQ(wait_exit(pid, &sig), -1);
+    EXPECT_EQ(sig, SIGKILL);
+    EXPECT_TRUE(none_left_within(pid, std::chrono::seconds(2))) << "the child must die with its parent";
+    // Killed before its first run ended: the results file may not exist yet, and when it does
+    // it is a valid partial file (written atomically after every run).
+    if (fs::exists(out)) {
+        const ResultsDocument doc = load_results(out.string());
+        EXPECT_FALSE(doc.complete);
+        EXPECT_TRUE(doc.interrupted.is_null()) << "nobody could write it";
+    }
+}
+
+TEST(CancelResume, AChangedScenarioOrDriverIsRefusedNamingTheField) {
+    const auto out = temp_path("out-refuse.json");
+    fs::remove(out);
+    const pid_t pid = start_run({"-o", out.string()});
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+    ::kill(pid, SIGINT);
+    ASSERT_EQ(wait_exit(pid), 130);
+
+    // The scenario the partial run was measured with is not the one given now.
+    nlohmann::json j = nlohmann::json::parse(read_file(out.string()));
+    j["scenario"]["scenarios"][0]["name"] = "renamed";
+    const auto edited = temp_path("edited.json");
+    write_file_atomically(edited.string(), j.dump());
+    Subprocess changed({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--only",
+                        "quick-overhead/*/64MiB/*", "--resume", edited.string(), "-o", temp_path("x.json").string()},
+                       {});
+    auto o = changed.wait(std::chrono::minutes(1));
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_NE(o.output.find("scenario.scenarios[0].name differs"), std::string::npos) << o.output;
+
+    // The driver release is relabelled: another driver would measure the rest.
+    const auto relabel = temp_path("relabel.yaml");
+    write_file_atomically(relabel.string(), "replay_script_version: 1\nrelabel:\n  driver_release: \"999.99\"\n");
+    Subprocess other({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", relabel.string(),
+                      "--only", "quick-overhead/*/64MiB/*", "--resume", out.string(), "-o",
+                      temp_path("y.json").string()},
+                     {});
+    o = other.wait(std::chrono::minutes(1));
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_NE(o.output.find("environment.driver.release"), std::string::npos) << o.output;
+}
+
+}  // namespace
+}  // namespace pinbench
+#endif
