@@ -119,7 +119,7 @@ def test_capacity_loss_under_one_bisection_step_is_same(tmp_path):
 
 def test_ratio_metrics_take_the_time_floor_and_counts_are_not_compared(tmp_path):
     old = _capacity([100] * 7, read_ratio=[0.95, 0.96, 0.97, 0.95, 0.96, 0.97, 0.96])
-    dropped_20 = _capacity([100] * 7, read_ratio=[0.76, 0.77, 0.78, 0.76, 0.77, 0.78, 0.77])  # -20%: < 25%
+    dropped_20 = _capacity([100] * 7, read_ratio=[0.76, 0.77, 0.78, 0.76, 0.77, 0.78, 0.77])  # -20%: < 50%
     _, v = _compare(tmp_path / "one", [old], [dropped_20])
     # a ratio is as noisy as a time: one stored night does not tell the night-to-night spread
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.AMBIGUOUS
@@ -129,10 +129,10 @@ def test_ratio_metrics_take_the_time_floor_and_counts_are_not_compared(tmp_path)
     )
     _, v = _compare(tmp_path, [old], [dropped_20], nights=2)
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.SAME
-    assert "under the 25% floor" in v[("capacity.read_ratio", "previous")].comparison.reason
+    assert "under the 50% floor" in v[("capacity.read_ratio", "previous")].comparison.reason
     assert not any(m == "capacity.pin_failed" for m, _ in v)
 
-    dropped_50 = _capacity([100] * 7, read_ratio=[0.47, 0.48, 0.49, 0.47, 0.48, 0.49, 0.48], failed=2)
+    dropped_50 = _capacity([100] * 7, read_ratio=[0.37, 0.38, 0.39, 0.37, 0.38, 0.39, 0.38], failed=2)  # -60%
     report, v = _compare(tmp_path / "b", [old], [dropped_50], nights=2)
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.REGRESSION  # lower is worse
     assert any("capacity.pin_failed reaches 2" in n for n in report.notes)
