@@ -79,6 +79,19 @@ pid_t start_run(const std::vector<std::string>& extra, int child_ms = 200) {
     return pid;
 }
 
+// Waits (bounded) until the results file holds at least one finished run: a loaded machine
+// starts children slowly, so a fixed sleep could signal before any run ended.
+void wait_for_first_run(const fs::path& out) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < until) {
+        try {
+            if (fs::exists(out) && !load_results(out.string()).runs.empty()) return;
+        } catch (const std::exception&) {
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
 int wait_exit(pid_t pid, int* signal_out = nullptr) {
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -96,7 +109,8 @@ TEST_P(Cancel, AStopSignalEndsTheChildWritesInterruptedAndExits128PlusN) {
     const auto out = temp_path("out-" + std::to_string(sig) + ".json");
     fs::remove(out);
     const pid_t pid = start_run({"-o", out.string()});
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // a few runs in
+    wait_for_first_run(out);  // a run in, and the next one's child running
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_GT(processes_of(pid), 0) << "a child should be running";
     ::kill(pid, sig);
     EXPECT_EQ(wait_exit(pid), 128 + sig);
@@ -137,7 +151,8 @@ TEST(CancelKill, SigkillLeavesNoChildAndAValidPartialFile) {
     fs::remove(out);
     // Children that would live 30 s on their own: only dying with the parent ends them in time.
     const pid_t pid = start_run({"-o", out.string()}, 30000);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    for (int i = 0; i < 200 && processes_of(pid) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_GT(processes_of(pid), 0);
     ::kill(pid, SIGKILL);
     int sig = 0;
@@ -157,7 +172,7 @@ TEST(CancelResume, AChangedScenarioOrDriverIsRefusedNamingTheField) {
     const auto out = temp_path("out-refuse.json");
     fs::remove(out);
     const pid_t pid = start_run({"-o", out.string()});
-    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+    wait_for_first_run(out);
     ::kill(pid, SIGINT);
     ASSERT_EQ(wait_exit(pid), 130);
 
