@@ -110,7 +110,7 @@ TEST_P(Cancel, AStopSignalEndsTheChildWritesInterruptedAndExits128PlusN) {
     fs::remove(out);
     const pid_t pid = start_run({"-o", out.string()});
     wait_for_first_run(out);  // a run in, and the next one's child running
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (int i = 0; i < 200 && processes_of(pid) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ASSERT_GT(processes_of(pid), 0) << "a child should be running";
     ::kill(pid, sig);
     EXPECT_EQ(wait_exit(pid), 128 + sig);
