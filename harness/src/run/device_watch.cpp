@@ -33,8 +33,9 @@ std::vector<GpuProcessNamed> pinbench_processes(const Nvml& nvml, const std::vec
     std::vector<GpuProcessNamed> out;
     for (const auto& p : read_watch_sample(nvml, devices).processes) {
         if (p.pid == self) continue;
+        // The executable itself (not tools/neighbour's pinbench_neighbour, nor other programs).
         const std::string name = process_name(p.pid);
-        if (name.rfind("pinbench", 0) == 0) out.push_back({p, name});
+        if (name == "pinbench" || name == "pinbench.exe") out.push_back({p, name});
     }
     return out;
 }

@@ -19,7 +19,8 @@ namespace pinbench {
 WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& devices);
 
 // The census of who else is on the GPU, shared by the watch and the leftover check: processes
-// named pinbench* (an earlier, cancelled run's children) on `devices`, other than `self`.
+// named pinbench / pinbench.exe (an earlier, cancelled run's children and workers) on
+// `devices`, other than `self`.
 struct GpuProcessNamed {
     GpuProcessUse process;
     std::string name;
