@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "controls/doctor.hpp"
+#include "kinds/worker_group.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/plan.hpp"
@@ -19,7 +20,6 @@
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
-#include "kinds/worker_group.hpp"
 #include "run/child.hpp"
 #include "run/repeat_runner.hpp"
 
@@ -148,13 +148,15 @@ int main(int argc, char** argv) {
     bool no_watch = false;
     int watch_interval_ms = 10, disturbance_retries = 3;
     double retry_wait_s = 1.0, null_every_s = 60;
-    run_cmd->add_flag("--no-watch", no_watch,
-                      "Do not watch the GPU for other processes while measuring (nothing is then judged disturbed)");
+    run_cmd->add_flag(
+        "--no-watch", no_watch,
+        "Do not watch the GPU for other processes while measuring (nothing is then judged disturbed)");
     run_cmd->add_option("--watch-interval", watch_interval_ms, "Milliseconds between the watch's NVML reads")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
-    run_cmd->add_option("--disturbance-retries", disturbance_retries,
-                        "Extra attempts for a repeat another process disturbed")
+    run_cmd
+        ->add_option("--disturbance-retries", disturbance_retries,
+                     "Extra attempts for a repeat another process disturbed")
         ->check(CLI::Range(0, 20))
         ->capture_default_str();
     run_cmd->add_option("--retry-wait", retry_wait_s, "Seconds before the first retry (doubling after)")
@@ -162,9 +164,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     std::string resume_path;
     bool allow_busy_gpu = false;
-    run_cmd->add_option("--resume", resume_path,
-                        "Continue an interrupted results file: keep its finished runs, measure the rest "
-                        "(written to the same file unless -o is given)")
+    run_cmd
+        ->add_option("--resume", resume_path,
+                     "Continue an interrupted results file: keep its finished runs, measure the rest "
+                     "(written to the same file unless -o is given)")
         ->check(CLI::ExistingFile);
     run_cmd->add_flag("--allow-busy-gpu", allow_busy_gpu,
                       "Measure even beside a leftover pinbench process on the GPU (recorded in the results)");
@@ -292,8 +295,8 @@ int main(int argc, char** argv) {
                 options.replay_source = replay_from;
                 options.replay_script = replay_script;
                 const ResultsDocument source = load_results(replay_from);
-                return and_store(
-                    run_plan(select(plan_from_results(source), only, repeat_timeout), source.scenario, options));
+                return and_store(run_plan(select(plan_from_results(source), only, repeat_timeout),
+                                          source.scenario, options));
             }
             if (scenario_path.empty())
                 throw InputError("run: a scenario FILE is required with --backend cuda");
@@ -307,7 +310,8 @@ int main(int argc, char** argv) {
                          "`run --backend replay` and `plan` work, measuring needs a CUDA build\n";
             return exit_code::infrastructure;
 #endif
-            return and_store(run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options));
+            return and_store(
+                run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options));
         }
     } catch (const InputError& e) {
         std::cerr << e.what() << "\n";

@@ -47,7 +47,8 @@ void sleep_ms(long long ms) {
 }
 
 __global__ void touch(unsigned* p, size_t n, unsigned v) {
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] += v;
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        p[i] += v;
 }
 
 struct DeviceBlock {  // RAII over cudaMalloc
@@ -64,7 +65,10 @@ struct DeviceBlock {  // RAII over cudaMalloc
 
 struct PinnedBlock {  // RAII over cudaMallocHost
     void* p = nullptr;
-    explicit PinnedBlock(size_t b) { check(cudaMallocHost(&p, b), "cudaMallocHost"); std::memset(p, 1, b); }
+    explicit PinnedBlock(size_t b) {
+        check(cudaMallocHost(&p, b), "cudaMallocHost");
+        std::memset(p, 1, b);
+    }
     ~PinnedBlock() { cudaFreeHost(p); }
     PinnedBlock(const PinnedBlock&) = delete;
     PinnedBlock& operator=(const PinnedBlock&) = delete;
@@ -74,7 +78,9 @@ struct PinnedBlock {  // RAII over cudaMallocHost
 
 int main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
-        std::fprintf(stderr, "usage: pinbench_neighbour device-burst|pin-host|steady [--seconds S] [--seed N] [--bytes GIB]\n");
+        std::fprintf(stderr,
+                     "usage: pinbench_neighbour device-burst|pin-host|steady [--seconds S] [--seed N] "
+                     "[--bytes GIB]\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -82,16 +88,22 @@ int main(int argc, char** argv) {
     unsigned seed = 1;
     size_t steady_gib = 20;
     for (int i = 2; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--seed")) seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--bytes")) steady_gib = static_cast<size_t>(std::atoll(argv[i + 1]));
+        if (!std::strcmp(argv[i], "--seconds"))
+            seconds = std::atof(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--seed"))
+            seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--bytes"))
+            steady_gib = static_cast<size_t>(std::atoll(argv[i + 1]));
     }
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     std::mt19937 rng(seed);
-    auto uniform = [&](long long lo, long long hi) { return std::uniform_int_distribution<long long>(lo, hi)(rng); };
+    auto uniform = [&](long long lo, long long hi) {
+        return std::uniform_int_distribution<long long>(lo, hi)(rng);
+    };
     check(cudaFree(nullptr), "context");
-    std::fprintf(stderr, "%.3f neighbour %s pid %d ready\n", now_s(), mode.c_str(), static_cast<int>(getpid()));
+    std::fprintf(stderr, "%.3f neighbour %s pid %d ready\n", now_s(), mode.c_str(),
+                 static_cast<int>(getpid()));
     const size_t mib = size_t{1} << 20;
     if (mode == "device-burst") {
         std::vector<DeviceBlock*> held;

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
+#include "pinbench/device_map.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/probe.hpp"
-#include "pinbench/device_map.hpp"
 
 namespace pinbench {
 

@@ -27,8 +27,8 @@ struct ReplayInjection {
     // slow: the child sleeps `ms` before answering (a measurement that takes time, for tests
     // that cancel a run halfway).
     enum class What { crash, hang, cuda_error, disturbance, slow } what = What::crash;
-    std::string runs;  // glob over run ids
-    int repeat = -1;   // -1: every repeat of the matching runs
+    std::string runs;   // glob over run ids
+    int repeat = -1;    // -1: every repeat of the matching runs
     int attempts = -1;  // disturbance: attempts 0..attempts-1 are disturbed; -1: every attempt
     std::int64_t bytes = std::int64_t{256} << 20;  // disturbance: how much the neighbour moves
     double ms = 0;                                 // slow: how long the child takes

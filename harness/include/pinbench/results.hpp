@@ -39,8 +39,8 @@ struct RepeatRecord {
     double parent_wait_ms = 0;   // how long the parent waited for the device to settle
     bool parent_settled = true;  // false when usage never returned to its pre-run level
     std::vector<Snapshot> snapshots;
-    std::map<std::string, double> timings_ms;  // "context", "alloc", "first_use", "free"
-    std::string output_tail;                   // child's output when it did not end cleanly
+    std::map<std::string, double> timings_ms;        // "context", "alloc", "first_use", "free"
+    std::string output_tail;                         // child's output when it did not end cleanly
     nlohmann::json data = nlohmann::json::object();  // kind-specific measurements (docs/kinds.md)
     // Null or {"probes": [keys], "evidence": [{..., "text"}]}: what another process did inside
     // this attempt's window, as the parent's device watch saw it (docs/disturbance.md).
@@ -51,13 +51,13 @@ struct MetricSummary {
     std::string unit;                     // "bytes" or "ms"
     Summary stats;                        // over the ok repeats
     std::optional<std::int64_t> granule;  // bytes metrics: the probe key's granule (null control)
-    bool disturbed = false;  // its probe was disturbed in a repeat of this run: never judged
+    bool disturbed = false;               // its probe was disturbed in a repeat of this run: never judged
 };
 
 struct RunRecord {
     PlannedRun run;
-    Status status = Status::ok;  // ok when every repeat is ok; else the worst repeat's status
-    std::string reason;          // waived/failed/disturbed: why
+    Status status = Status::ok;         // ok when every repeat is ok; else the worst repeat's status
+    std::string reason;                 // waived/failed/disturbed: why
     std::vector<RepeatRecord> repeats;  // every attempt, disturbed ones included
     // Null, or {"attempts": N, "probes": [keys], "evidence": [...]} when any attempt was disturbed.
     nlohmann::json disturbance;

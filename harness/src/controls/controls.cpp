@@ -35,11 +35,14 @@ std::optional<std::vector<Snapshot>> run_control_child(ChildLauncher& launcher, 
                                                        const WatchPlan& plan, const WatchOptions& watch,
                                                        nlohmann::json request, nlohmann::json* failure,
                                                        nlohmann::json* disturbance) {
-    WatchedAttempt a = run_watched_attempt(launcher, nvml, std::move(request), control_timeout, plan, watch, -1);
+    WatchedAttempt a =
+        run_watched_attempt(launcher, nvml, std::move(request), control_timeout, plan, watch, -1);
     *disturbance = a.record.disturbance;
     if (a.record.status != Status::ok) {
-        *failure = failed_control(a.record.error.empty() ? "control child failed" : a.record.error +
-                                  (a.record.output_tail.empty() ? "" : "\n" + a.record.output_tail));
+        *failure = failed_control(
+            a.record.error.empty()
+                ? "control child failed"
+                : a.record.error + (a.record.output_tail.empty() ? "" : "\n" + a.record.output_tail));
         return std::nullopt;
     }
     return a.record.snapshots;

@@ -23,8 +23,8 @@ namespace pinbench {
 struct ControlOptions {
     std::uint64_t positive_bytes = std::uint64_t{256} << 20;
     std::int64_t tolerance = std::int64_t{2} << 20;  // how far a probe may miss S
-    int null_samples = 100;                         // spread over the null window
-    std::chrono::milliseconds null_window{2000};    // about as long as a repeat
+    int null_samples = 100;                          // spread over the null window
+    std::chrono::milliseconds null_window{2000};     // about as long as a repeat
     bool cross_check = true;
 };
 

@@ -1,12 +1,12 @@
 #include "controls/doctor.hpp"
 
 #include "pinbench/atomic_file.hpp"
-#include "pinbench/interrupt.hpp"
-#include "run/device_watch.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/units.hpp"
 #include "run/child_launcher.hpp"
+#include "run/device_watch.hpp"
 #include "run/environment.hpp"
 #include "run/protocol.hpp"
 #include "run/timestamp.hpp"
@@ -131,7 +131,8 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
                 return exit_code::infrastructure;
             }
         }
-        bundle["controls"] = run_controls(launcher, nvml.get(), options.controls, bundle["environment"], WatchOptions{});
+        bundle["controls"] =
+            run_controls(launcher, nvml.get(), options.controls, bundle["environment"], WatchOptions{});
         if (const int sig = stop_signal(); sig != 0) {
             out << "pinbench doctor: stopped by " << stop_signal_name(sig) << "; no verdict\n";
             return exit_code_for_signal(sig);

@@ -49,7 +49,9 @@ Devices open_devices(int n, bool with_workspaces) {
     return d;
 }
 
-ProbeSet all_device_probes(const Nvml* nvml) { return make_measuring_probes({0}, nvml, NvmlScope::every_device); }
+ProbeSet all_device_probes(const Nvml* nvml) {
+    return make_measuring_probes({0}, nvml, NvmlScope::every_device);
+}
 
 Snapshot immediate_snapshot(const ProbeSet& probes, std::string label, SteadyClock::time_point start) {
     Snapshot s;

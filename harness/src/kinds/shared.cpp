@@ -30,7 +30,8 @@ RepeatRecord measure_shared(const PlannedRun& run, const Nvml* nvml) {
     }
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
-    out.data = {{"processes", processes}, {"variant", shared ? "shared" : "private"}, {"worker_pids", worker_pids}};
+    out.data = {
+        {"processes", processes}, {"variant", shared ? "shared" : "private"}, {"worker_pids", worker_pids}};
     return out;
 }
 

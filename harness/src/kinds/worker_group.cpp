@@ -1,7 +1,5 @@
 #include "kinds/worker_group.hpp"
 
-#include "pinbench/platform_probes.hpp"
-
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -9,6 +7,7 @@
 
 #include "kinds/kind_support.hpp"
 #include "pinbench/device.hpp"
+#include "pinbench/platform_probes.hpp"
 #include "pinbench/shared_memory.hpp"
 #include "pinbench/transfers.hpp"
 #include "run/child_launcher.hpp"
@@ -96,7 +95,8 @@ int worker_main(const WorkerSpec& spec) {
             std::cout << "prepared" << std::endl;
             if (!std::getline(std::cin, line)) throw std::runtime_error("no command");
         }
-        if (line != (spec.cuda ? "pin" : "release")) throw std::runtime_error("unexpected command '" + line + "'");
+        if (line != (spec.cuda ? "pin" : "release"))
+            throw std::runtime_error("unexpected command '" + line + "'");
         if (spec.cuda) {
             if (!workspace) workspace = std::make_unique<GpuUseWorkspace>();
             if (!spec.shared_name.empty()) {

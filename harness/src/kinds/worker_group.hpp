@@ -40,7 +40,7 @@ public:
     WorkerGroup& operator=(const WorkerGroup&) = delete;
 
     void prepare_all();  // every worker allocates its GPU-use workspace, answers "prepared"
-    void pin_all();      // every worker pins and answers "pinned" (allocating a workspace first if unprepared)
+    void pin_all();  // every worker pins and answers "pinned" (allocating a workspace first if unprepared)
     void release_all();  // every worker frees, answers "released" and exits
 
     int size() const { return static_cast<int>(workers_.size()); }

@@ -41,7 +41,8 @@ MemInfo DeviceContext::mem_info() const { no_cuda("DeviceContext::mem_info"); }
 DeviceBuffer::DeviceBuffer(std::size_t) { no_cuda("DeviceBuffer"); }
 DeviceBuffer::~DeviceBuffer() = default;
 
-GpuUseWorkspace::GpuUseWorkspace(std::size_t copy_chunk) : copy_target_(copy_chunk), result_(sizeof(std::uint64_t)) {}
+GpuUseWorkspace::GpuUseWorkspace(std::size_t copy_chunk)
+    : copy_target_(copy_chunk), result_(sizeof(std::uint64_t)) {}
 
 void first_gpu_use(const HostBuffer&, const GpuUseWorkspace&) { no_cuda("first_gpu_use"); }
 std::string verify_round_trip(const HostBuffer&, const GpuUseWorkspace&, std::uint32_t) {

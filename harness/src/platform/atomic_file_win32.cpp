@@ -153,7 +153,8 @@ void write_file_atomically(const std::string& path, const std::string& contents)
                 continue;
             }
         } else {
-            if (::MoveFileExW(wide_temp.c_str(), wide_path.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+            if (::MoveFileExW(wide_temp.c_str(), wide_path.c_str(),
+                              MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
                 guard.release();
                 return;
             }
@@ -163,15 +164,14 @@ void write_file_atomically(const std::string& path, const std::string& contents)
         if (!held_open(error)) fail_write(path, "rename " + temp, error);
         if (waited >= kReplaceBudget) {
             char seconds[32];
-            std::snprintf(seconds, sizeof seconds, "%.1f",
-                          std::chrono::duration<double>(waited).count());
-            fail_write(path,
-                       std::string("replace: another program holds the file open without sharing delete access ") +
-                           "(Python's open() and most programs do" +
-                           (posix ? "" : "; without POSIX rename semantics here, any reader does") +
-                           "); still refused after " + std::to_string(attempts) + " attempts over " + seconds +
-                           " s",
-                       error);
+            std::snprintf(seconds, sizeof seconds, "%.1f", std::chrono::duration<double>(waited).count());
+            fail_write(
+                path,
+                std::string("replace: another program holds the file open without sharing delete access ") +
+                    "(Python's open() and most programs do" +
+                    (posix ? "" : "; without POSIX rename semantics here, any reader does") +
+                    "); still refused after " + std::to_string(attempts) + " attempts over " + seconds + " s",
+                error);
         }
         ::Sleep(delay_ms);
         delay_ms = std::min<DWORD>(delay_ms * 2, 50);

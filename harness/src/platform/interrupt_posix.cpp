@@ -1,11 +1,11 @@
+#include "pinbench/interrupt.hpp"
+
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
 #include <thread>
-
-#include "pinbench/interrupt.hpp"
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif

@@ -1,7 +1,6 @@
 // Subprocess on POSIX: posix_spawnp into a process group of its own, one pipe for stdin and one
 // for stdout+stderr, and poll() so the child never blocks on a full pipe while we wait.
 #include "pinbench/subprocess.hpp"
-#include "pinbench/interrupt.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +19,7 @@
 #include <system_error>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
 #include "platform/fd_posix.hpp"
 
 extern char** environ;  // NOLINT: the POSIX interface to the process environment

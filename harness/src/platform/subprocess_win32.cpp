@@ -2,7 +2,6 @@
 // that kills its whole tree when closed or terminated, and a reader thread draining stdout so
 // the child never blocks on a full pipe.
 #include "pinbench/subprocess.hpp"
-#include "pinbench/interrupt.hpp"
 
 #include <windows.h>
 
@@ -13,6 +12,7 @@
 #include <mutex>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/windows_command_line.hpp"
 
@@ -310,7 +310,8 @@ ProcessOutcome Subprocess::wait(std::chrono::milliseconds timeout) {
     DWORD waited = WAIT_TIMEOUT;
     bool interrupted = false;
     for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
         const auto slice = std::clamp<long long>(left, 0, 50);
         waited = ::WaitForSingleObject(p.process.get(), static_cast<DWORD>(slice));
         if (waited != WAIT_TIMEOUT || left <= 0) break;

@@ -239,8 +239,8 @@ public:
         }
         // With no counter added, collecting says only PDH_NO_DATA: each reading gives the reason
         // its counter could not be added instead.
-        const bool any_added =
-            std::any_of(counters_.begin(), counters_.end(), [](const Counter& c) { return c.handle != nullptr; });
+        const bool any_added = std::any_of(counters_.begin(), counters_.end(),
+                                           [](const Counter& c) { return c.handle != nullptr; });
         if (!any_added) {
             for (const auto& c : counters_) out[c.spec.key] = Reading::not_available(c.why);
             return;

@@ -246,10 +246,12 @@ private:
         } else if (name == "slow") {
             inj.what = ReplayInjection::What::slow;
         } else {
-            fail(w.value, "unknown injection '" + name + "' (expected crash, hang, cuda_error, disturbance or slow)");
+            fail(w.value,
+                 "unknown injection '" + name + "' (expected crash, hang, cuda_error, disturbance or slow)");
         }
         if (const auto it = e.find("ms"); it != e.end()) {
-            if (inj.what != ReplayInjection::What::slow) fail(it->second.where(), "'ms' belongs to what: slow");
+            if (inj.what != ReplayInjection::What::slow)
+                fail(it->second.where(), "'ms' belongs to what: slow");
             inj.ms = number(it->second, "ms");
             if (inj.ms < 0 || inj.ms > 600000) fail(it->second.value, "ms must be 0..600000");
         } else if (inj.what == ReplayInjection::What::slow) {
@@ -262,7 +264,8 @@ private:
         }
         if (const auto it = e.find("attempts"); it != e.end()) {
             const long long a = integer(it->second, "attempts");
-            if (a < 1 || a > 1000) fail(it->second.value, "attempts must be 1..1000 (omit it: every attempt)");
+            if (a < 1 || a > 1000)
+                fail(it->second.value, "attempts must be 1..1000 (omit it: every attempt)");
             inj.attempts = static_cast<int>(a);
         }
         if (const auto it = e.find("bytes"); it != e.end()) {

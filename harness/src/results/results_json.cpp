@@ -124,9 +124,12 @@ json to_json(const RunRecord& run) {
     for (const auto& r : run.repeats) repeats.push_back(to_json(r));
     json metrics = json::object();
     for (const auto& [name, m] : run.metrics) metrics[name] = to_json(m);
-    return json{{"id", run.run.id},         {"plan", to_json(run.run)},
-                {"status", to_string(run.status)}, {"reason", run.reason},
-                {"repeats", std::move(repeats)}, {"metrics", std::move(metrics)},
+    return json{{"id", run.run.id},
+                {"plan", to_json(run.run)},
+                {"status", to_string(run.status)},
+                {"reason", run.reason},
+                {"repeats", std::move(repeats)},
+                {"metrics", std::move(metrics)},
                 {"disturbance", run.disturbance}};
 }
 

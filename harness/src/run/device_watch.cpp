@@ -43,8 +43,8 @@ std::vector<GpuProcessNamed> pinbench_processes(const Nvml& nvml, const std::vec
 std::string describe_leftovers(const std::vector<GpuProcessNamed>& left) {
     std::string text;
     for (const auto& l : left) {
-        text += (text.empty() ? "" : ", ") + std::string("pid ") + std::to_string(l.process.pid) + " (" + l.name +
-                ") on GPU " + std::to_string(l.process.device);
+        text += (text.empty() ? "" : ", ") + std::string("pid ") + std::to_string(l.process.pid) + " (" +
+                l.name + ") on GPU " + std::to_string(l.process.device);
         if (l.process.used >= 0) text += " holding " + signed_bytes_text(l.process.used).substr(1);
     }
     return "the GPU is in use by an earlier pinbench: " + text;
@@ -99,7 +99,8 @@ WatchTrace DeviceWatch::finish() {
     poll_once();
     std::lock_guard lock(mutex_);
     // The last read always stays, so the trace says until when it looked.
-    if (trace_.samples.empty() || trace_.samples.back().t_ns != latest_.t_ns) trace_.samples.push_back(latest_);
+    if (trace_.samples.empty() || trace_.samples.back().t_ns != latest_.t_ns)
+        trace_.samples.push_back(latest_);
     return trace_;
 }
 

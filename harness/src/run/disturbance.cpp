@@ -12,7 +12,9 @@ std::string name_of(const WatchTrace& trace, std::uint32_t pid) {
     return it == trace.names.end() || it->second.empty() ? "" : " (" + it->second + ")";
 }
 
-double seconds_into(std::int64_t t_ns, std::int64_t begin_ns) { return static_cast<double>(t_ns - begin_ns) / 1e9; }
+double seconds_into(std::int64_t t_ns, std::int64_t begin_ns) {
+    return static_cast<double>(t_ns - begin_ns) / 1e9;
+}
 
 std::string at_text(std::int64_t t_ns, std::int64_t begin_ns) {
     char buf[48];
@@ -58,7 +60,8 @@ std::string signed_bytes_text(std::int64_t bytes) {
     }
     char buf[48];
     if (v == static_cast<double>(static_cast<long long>(v))) {
-        std::snprintf(buf, sizeof buf, "%s%lld %s", bytes < 0 ? "-" : "+", static_cast<long long>(v), units[u]);
+        std::snprintf(buf, sizeof buf, "%s%lld %s", bytes < 0 ? "-" : "+", static_cast<long long>(v),
+                      units[u]);
     } else {
         std::snprintf(buf, sizeof buf, "%s%.1f %s", bytes < 0 ? "-" : "+", v, units[u]);
     }
@@ -86,16 +89,16 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
                 const auto b = before.find(k);
                 if (b == before.end()) {
                     add(d, {"process_appeared", k.first, k.second, p->used < 0 ? 0 : p->used, cur.t_ns,
-                            "pid " + std::to_string(k.second) + name_of(trace, k.second) + " appeared on GPU " +
-                                std::to_string(k.first) +
+                            "pid " + std::to_string(k.second) + name_of(trace, k.second) +
+                                " appeared on GPU " + std::to_string(k.first) +
                                 (p->used >= 0 ? " holding " + signed_bytes_text(p->used).substr(1) : "") +
                                 at_text(cur.t_ns, w.begin_ns)});
                 } else if (p->used >= 0 && b->second->used >= 0 && p->used != b->second->used) {
                     const std::int64_t delta = p->used - b->second->used;
                     add(d, {"process_memory", k.first, k.second, delta, cur.t_ns,
-                            "pid " + std::to_string(k.second) + name_of(trace, k.second) + " changed its memory on GPU " +
-                                std::to_string(k.first) + " by " + signed_bytes_text(delta) +
-                                at_text(cur.t_ns, w.begin_ns)});
+                            "pid " + std::to_string(k.second) + name_of(trace, k.second) +
+                                " changed its memory on GPU " + std::to_string(k.first) + " by " +
+                                signed_bytes_text(delta) + at_text(cur.t_ns, w.begin_ns)});
                 }
             }
             for (const auto& [k, p] : before) {
@@ -125,8 +128,9 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
                 if (s.used[i] < 0 || start->used[i] < 0 || s.used[i] == start->used[i]) continue;
                 const std::int64_t delta = s.used[i] - start->used[i];
                 add(d, {"idle_move", trace.devices[i], 0, delta, s.t_ns,
-                        "GPU " + std::to_string(trace.devices[i]) + " usage moved by " + signed_bytes_text(delta) +
-                            " while the measuring process was idle" + at_text(s.t_ns, w.begin_ns)});
+                        "GPU " + std::to_string(trace.devices[i]) + " usage moved by " +
+                            signed_bytes_text(delta) + " while the measuring process was idle" +
+                            at_text(s.t_ns, w.begin_ns)});
             }
             start = &s;
         }
@@ -136,7 +140,8 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
         for (std::size_t i = 0; i < w.return_gap.size() && i < trace.devices.size(); ++i) {
             if (std::llabs(w.return_gap[i]) <= tolerance) continue;
             add(d, {"not_returned", trace.devices[i], 0, w.return_gap[i], w.end_ns,
-                    "GPU " + std::to_string(trace.devices[i]) + " usage was " + signed_bytes_text(w.return_gap[i]) +
+                    "GPU " + std::to_string(trace.devices[i]) + " usage was " +
+                        signed_bytes_text(w.return_gap[i]) +
                         " off its level before the repeat after the measuring process had exited"});
         }
     }
@@ -160,8 +165,9 @@ std::optional<unsigned> device_of_key(const std::string& key, std::optional<unsi
     return cuda0;
 }
 
-void add_negative_costs(const std::vector<Snapshot>& snapshots, const std::map<std::string, unsigned>& key_device,
-                        std::int64_t tolerance, Disturbance& d) {
+void add_negative_costs(const std::vector<Snapshot>& snapshots,
+                        const std::map<std::string, unsigned>& key_device, std::int64_t tolerance,
+                        Disturbance& d) {
     if (snapshots.size() < 2) return;
     const Snapshot& first = snapshots.front();
     for (const auto& [key, device] : key_device) {
@@ -194,8 +200,12 @@ nlohmann::json disturbance_json(const Disturbance& d, const std::vector<std::str
     if (!d.any()) return nullptr;
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& e : d.evidence) {
-        ev.push_back({{"what", e.what}, {"device", e.device}, {"pid", e.pid}, {"bytes", e.bytes},
-                      {"t_ns", e.t_ns}, {"text", e.text}});
+        ev.push_back({{"what", e.what},
+                      {"device", e.device},
+                      {"pid", e.pid},
+                      {"bytes", e.bytes},
+                      {"t_ns", e.t_ns},
+                      {"text", e.text}});
     }
     return {{"probes", probes}, {"evidence", ev}};
 }

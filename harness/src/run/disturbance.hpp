@@ -19,9 +19,9 @@ namespace pinbench {
 // One process on a watched device, as NVML lists it.
 struct GpuProcessUse {
     std::uint32_t pid = 0;
-    unsigned device = 0;       // NVML index
-    std::int64_t used = -1;    // bytes; -1: not available (WDDM)
-    bool graphics = false;     // listed as a graphics (display, D3D, GL) client
+    unsigned device = 0;     // NVML index
+    std::int64_t used = -1;  // bytes; -1: not available (WDDM)
+    bool graphics = false;   // listed as a graphics (display, D3D, GL) client
     friend bool operator==(const GpuProcessUse&, const GpuProcessUse&) = default;
 };
 
@@ -39,8 +39,8 @@ struct WatchSample {
 struct WatchTrace {
     std::vector<unsigned> devices;  // NVML indices watched
     std::vector<WatchSample> samples;
-    long long reads = 0;            // NVML polls made
-    double read_ms_total = 0;       // time they took (the watch's cost)
+    long long reads = 0;                         // NVML polls made
+    double read_ms_total = 0;                    // time they took (the watch's cost)
     std::map<std::uint32_t, std::string> names;  // process names, where the OS tells them
 };
 
@@ -57,12 +57,13 @@ struct AttemptWindow {
 };
 
 struct Evidence {
-    std::string what;  // process_appeared, process_left, process_memory, idle_move, not_returned, negative_cost, outlier
-    unsigned device = 0;         // NVML index
-    std::uint32_t pid = 0;       // 0: no process named
-    std::int64_t bytes = 0;      // how much moved
+    std::string what;        // process_appeared, process_left, process_memory, idle_move, not_returned,
+                             // negative_cost, outlier
+    unsigned device = 0;     // NVML index
+    std::uint32_t pid = 0;   // 0: no process named
+    std::int64_t bytes = 0;  // how much moved
     std::int64_t t_ns = 0;
-    std::string text;            // one line a person reads
+    std::string text;  // one line a person reads
 };
 
 struct Disturbance {
@@ -78,8 +79,9 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& window, 
 
 // The child's own view: a device-level usage key that fell below its first snapshot by more
 // than `tolerance` (nothing the child does frees memory it did not allocate itself).
-void add_negative_costs(const std::vector<Snapshot>& snapshots, const std::map<std::string, unsigned>& key_device,
-                        std::int64_t tolerance, Disturbance& d);
+void add_negative_costs(const std::vector<Snapshot>& snapshots,
+                        const std::map<std::string, unsigned>& key_device, std::int64_t tolerance,
+                        Disturbance& d);
 
 // Keys that see the whole device (every process's memory): a neighbour moves them. The
 // per-process keys (nvml.<i>.process_used, dxgi.*, pdh.process.*) do not see neighbours.

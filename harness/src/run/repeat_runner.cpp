@@ -10,8 +10,8 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
-#include "pinbench/platform_probes.hpp"
 #include "pinbench/nvml.hpp"
+#include "pinbench/platform_probes.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/run_metrics.hpp"
 #include "pinbench/units.hpp"
@@ -78,7 +78,8 @@ bool per_process_probe_judges(const nlohmann::json& controls) {
     const nlohmann::json host = controls.value("positive_host", nlohmann::json::object());
     const nlohmann::json costs = host.value("dedicated_cost", nlohmann::json::object());
     for (const auto& [key, cost] : costs.items()) {
-        if (!is_device_level_key(key) && cost.is_number_integer() && cost.get<std::int64_t>() > 0) return true;
+        if (!is_device_level_key(key) && cost.is_number_integer() && cost.get<std::int64_t>() > 0)
+            return true;
     }
     return false;
 }
@@ -176,7 +177,8 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
     if (a.is_array()) {
         if (a.size() != b.size()) return path + " (length)";
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (auto d = first_difference(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) return d;
+            if (auto d = first_difference(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty())
+                return d;
         }
         return "";
     }
@@ -185,19 +187,23 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
 
 // A partial file can be continued only by the same scenario and the same pinbench.
 void check_resumable(const ResultsDocument& partial, const ResultsDocument& now, const std::string& path) {
-    if (partial.complete) throw InputError(path + ": --resume: this results file is complete; nothing to resume");
+    if (partial.complete)
+        throw InputError(path + ": --resume: this results file is complete; nothing to resume");
     if (partial.backend != now.backend)
-        throw InputError(path + ": --resume: backend is " + partial.backend + " there, " + now.backend + " here");
+        throw InputError(path + ": --resume: backend is " + partial.backend + " there, " + now.backend +
+                         " here");
     if (auto d = first_difference(partial.scenario, now.scenario, "scenario"); !d.empty())
-        throw InputError(path + ": --resume: " + d + " differs: the scenario file changed since the partial run");
-    if (auto d = first_difference(partial.tool.value("version", nlohmann::json()), now.tool.value("version", nlohmann::json()),
-                                  "tool.version");
+        throw InputError(path + ": --resume: " + d +
+                         " differs: the scenario file changed since the partial run");
+    if (auto d = first_difference(partial.tool.value("version", nlohmann::json()),
+                                  now.tool.value("version", nlohmann::json()), "tool.version");
         !d.empty())
         throw InputError(path + ": --resume: tool.version differs: another pinbench wrote the partial run");
 }
 
 // ... on the same machine as far as the results care: driver release and model, GPU, count.
-void check_same_environment(const ResultsDocument& partial, const ResultsDocument& now, const std::string& path) {
+void check_same_environment(const ResultsDocument& partial, const ResultsDocument& now,
+                            const std::string& path) {
     const auto field = [](const nlohmann::json& env, const nlohmann::json::json_pointer& p) {
         return env.contains(p) ? env.at(p) : nlohmann::json();
     };
@@ -208,8 +214,9 @@ void check_same_environment(const ResultsDocument& partial, const ResultsDocumen
         if (a != b) {
             std::string name = std::string("environment") + p;
             std::replace(name.begin(), name.end(), '/', '.');
-            throw InputError(path + ": --resume: " + name + " is " + a.dump() + " in the partial run and " + b.dump() +
-                             " here: measure the rest on the machine and driver that measured the first part");
+            throw InputError(
+                path + ": --resume: " + name + " is " + a.dump() + " in the partial run and " + b.dump() +
+                " here: measure the rest on the machine and driver that measured the first part");
         }
     }
 }
@@ -330,7 +337,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         }
         if (resume != nullptr) check_same_environment(*resume, doc, options.resume_path);
         if (stop_signal() == 0)
-            doc.controls = run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
+            doc.controls =
+                run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
     }
     if (resume != nullptr && replay) check_same_environment(*resume, doc, options.resume_path);
     std::string control_failures;
@@ -412,7 +420,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             if (replay)
                 request["replay"] = {{"source", options.replay_source}, {"script", options.replay_script}};
             const auto timeout = std::chrono::milliseconds(static_cast<long long>(planned.timeout_s * 1000));
-            WatchedAttempt w = run_watched_attempt(launcher, nvml.get(), request, timeout, plan, options.watch, k);
+            WatchedAttempt w =
+                run_watched_attempt(launcher, nvml.get(), request, timeout, plan, options.watch, k);
             watch_reads += w.watch_reads;
             watch_read_ms += w.watch_read_ms;
             neighbour_seen |= w.foreign_present;
@@ -433,7 +442,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                                SteadyClock::now() - run_began < options.watch.retry_budget;
             if (r.status == Status::disturbed && !retry) gave_up = true;
             progress.repeat_done(i, plan_runs, planned.id, k, planned.repeats,
-                                 to_string(r.status) + (r.error.empty() ? "" : ": " + r.error.substr(0, 160)) +
+                                 to_string(r.status) +
+                                     (r.error.empty() ? "" : ": " + r.error.substr(0, 160)) +
                                      (retry ? " (retrying)" : ""),
                                  !retry);
             const Status status = r.status;
@@ -481,7 +491,10 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                     RepeatRecord& r = rec.repeats[where[odd[n]]];
                     r.status = Status::disturbed;
                     r.error = why[n];
-                    nlohmann::json ev = r.disturbance.is_object() ? r.disturbance : nlohmann::json{{"probes", nlohmann::json::array()}, {"evidence", nlohmann::json::array()}};
+                    nlohmann::json ev = r.disturbance.is_object()
+                                            ? r.disturbance
+                                            : nlohmann::json{{"probes", nlohmann::json::array()},
+                                                             {"evidence", nlohmann::json::array()}};
                     ev["evidence"].push_back({{"what", "outlier"}, {"text", why[n]}});
                     r.disturbance = ev;
                     ++disturbed_attempts;
@@ -512,14 +525,16 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         if (rec.status == Status::failed || rec.status == Status::timeout) any_failed = true;
         if (rec.status == Status::disturbed) any_disturbed = true;
         for (const auto& r : rec.repeats) {
-            if (r.status != Status::ok && rec.reason.empty() && r.status != Status::disturbed) rec.reason = r.error;
+            if (r.status != Status::ok && rec.reason.empty() && r.status != Status::disturbed)
+                rec.reason = r.error;
         }
         if (disturbed_attempts > 0) {
             nlohmann::json evidence = nlohmann::json::array();
             std::set<std::string> probes;
             for (const auto& r : rec.repeats) {
                 if (r.status != Status::disturbed || !r.disturbance.is_object()) continue;
-                for (const auto& p : r.disturbance.value("probes", nlohmann::json::array())) probes.insert(p.get<std::string>());
+                for (const auto& p : r.disturbance.value("probes", nlohmann::json::array()))
+                    probes.insert(p.get<std::string>());
                 for (const auto& e : r.disturbance["evidence"]) {
                     if (evidence.size() < 20) evidence.push_back(e);
                 }
@@ -534,7 +549,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             }
         }
         // Between runs, a null window: the noise seen while this invocation ran.
-        if (nvml && options.watch.enabled && SteadyClock::now() - last_null_window >= options.watch.null_every) {
+        if (nvml && options.watch.enabled &&
+            SteadyClock::now() - last_null_window >= options.watch.null_every) {
             null_windows.push_back(null_window_record(*nvml, plan, options.watch, planned.id));
             last_null_window = SteadyClock::now();
         }
@@ -550,7 +566,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                                  {"read_ms_mean", watch_reads > 0 ? watch_read_ms / watch_reads : 0.0}};
     }
     if (const int sig = stop_signal(); sig != 0) {
-        nlohmann::json where = stopped_in.is_null() ? nlohmann::json{{"run_id", nullptr}, {"repeat", nullptr}} : stopped_in;
+        nlohmann::json where =
+            stopped_in.is_null() ? nlohmann::json{{"run_id", nullptr}, {"repeat", nullptr}} : stopped_in;
         doc.interrupted = {{"signal", stop_signal_name(sig)},
                            {"at", utc_now()},
                            {"run_id", where["run_id"]},
@@ -558,8 +575,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         doc.complete = false;
         doc.finished_at = "";
         save(doc, options.results_path);
-        progress.note("pinbench: stopped by " + stop_signal_name(sig) + " with " + std::to_string(doc.runs.size()) +
-                      " of " + std::to_string(plan.runs.size()) + " runs finished; " + options.results_path +
+        progress.note("pinbench: stopped by " + stop_signal_name(sig) + " with " +
+                      std::to_string(doc.runs.size()) + " of " + std::to_string(plan.runs.size()) +
+                      " runs finished; " + options.results_path +
                       " says complete: false; continue with: pinbench run --resume " + options.results_path +
                       " ... (exit " + std::to_string(exit_code_for_signal(sig)) + ")");
         return exit_code_for_signal(sig);
@@ -568,7 +586,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     doc.complete = true;
     save(doc, options.results_path);
     progress.note("results: " + options.results_path);
-    if (any_disturbed) progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");
+    if (any_disturbed)
+        progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");
     return (controls_ok && !any_failed && !any_disturbed) ? exit_code::ok : exit_code::infrastructure;
 }
 

@@ -21,7 +21,11 @@ nlohmann::json injected_neighbour(std::int64_t bytes) {
     auto sample = [&](std::int64_t at, std::int64_t held) {
         return nlohmann::json{{"t_ns", at},
                               {"used", {held}},
-                              {"processes", {{{"pid", 4242}, {"device", 0}, {"used", held}, {"name", "neighbour (injected by replay script)"}}}}};
+                              {"processes",
+                               {{{"pid", 4242},
+                                 {"device", 0},
+                                 {"used", held},
+                                 {"name", "neighbour (injected by replay script)"}}}}};
     };
     return {{"devices", {0}}, {"samples", {sample(t, base), sample(t + 1000, base + bytes)}}};
 }

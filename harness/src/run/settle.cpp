@@ -1,10 +1,10 @@
 #include "run/settle.hpp"
 
-#include "pinbench/interrupt.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
+
+#include "pinbench/interrupt.hpp"
 
 namespace pinbench {
 namespace {

@@ -43,7 +43,8 @@ WatchPlan watch_plan_for(const nlohmann::json& environment, int gpus, std::int64
     for (std::size_t i = 0; i < devices.size(); ++i) {
         // Version 3 environments say it; older ones matched by position (nvml.nvml_index).
         nlohmann::json n = devices[i].value("nvml_index", nlohmann::json());
-        if (!devices[i].contains("nvml_index") && devices[i].contains("nvml") && devices[i]["nvml"].is_object())
+        if (!devices[i].contains("nvml_index") && devices[i].contains("nvml") &&
+            devices[i]["nvml"].is_object())
             n = devices[i]["nvml"].value("nvml_index", nlohmann::json());
         if (!n.is_number_unsigned()) continue;
         const unsigned index = n.get<unsigned>();
@@ -73,7 +74,8 @@ RepeatRecord record_from(const ChildLauncher::Result& result, int index) {
 
 WatchTrace injected_trace(const nlohmann::json& injected) {
     WatchTrace t;
-    for (const auto& d : injected.value("devices", nlohmann::json::array())) t.devices.push_back(d.get<unsigned>());
+    for (const auto& d : injected.value("devices", nlohmann::json::array()))
+        t.devices.push_back(d.get<unsigned>());
     for (const auto& s : injected.value("samples", nlohmann::json::array())) {
         WatchSample w;
         w.t_ns = s.at("t_ns").get<std::int64_t>();
@@ -81,7 +83,8 @@ WatchTrace injected_trace(const nlohmann::json& injected) {
         for (const auto& p : s.value("processes", nlohmann::json::array())) {
             w.processes.push_back({p.at("pid").get<std::uint32_t>(), p.value("device", 0u),
                                    p.value("used", std::int64_t{-1}), p.value("graphics", false)});
-            if (p.contains("name")) t.names[p.at("pid").get<std::uint32_t>()] = p.at("name").get<std::string>();
+            if (p.contains("name"))
+                t.names[p.at("pid").get<std::uint32_t>()] = p.at("name").get<std::string>();
         }
         append_if_changed(t, std::move(w));
     }
@@ -96,7 +99,8 @@ WatchedAttempt run_watched_attempt(ChildLauncher& launcher, const Nvml* nvml, nl
     if (nvml != nullptr && options.enabled && !plan.devices.empty()) {
         watch = std::make_unique<DeviceWatch>(*nvml, plan.devices, options.interval);
     }
-    const std::string kind = request.contains("run") ? request["run"].value("kind", std::string()) : std::string();
+    const std::string kind =
+        request.contains("run") ? request["run"].value("kind", std::string()) : std::string();
     AttemptWindow window;
     window.begin_ns = steady_ns(SteadyClock::now());
     const ChildLauncher::Result result = launcher.run(std::move(request), timeout);

@@ -22,13 +22,13 @@ namespace pinbench {
 // How the parent watches (pinbench run --watch-interval, --disturbance-retries ...).
 struct WatchOptions {
     bool enabled = true;
-    std::chrono::milliseconds interval{10};       // NVML poll period while a child runs
-    std::chrono::milliseconds return_limit{3000};  // wait for usage to come back after the child
-    int retries = 3;                               // extra attempts for a disturbed repeat
-    std::chrono::milliseconds retry_budget{60000};   // retry time per run, waits included
-    std::chrono::milliseconds retry_wait{1000};      // before the first retry; doubles each time
-    std::chrono::milliseconds null_window{2000};  // null control window, and between runs
-    std::chrono::milliseconds null_every{60000};  // a null window between runs at most this often
+    std::chrono::milliseconds interval{10};         // NVML poll period while a child runs
+    std::chrono::milliseconds return_limit{3000};   // wait for usage to come back after the child
+    int retries = 3;                                // extra attempts for a disturbed repeat
+    std::chrono::milliseconds retry_budget{60000};  // retry time per run, waits included
+    std::chrono::milliseconds retry_wait{1000};     // before the first retry; doubles each time
+    std::chrono::milliseconds null_window{2000};    // null control window, and between runs
+    std::chrono::milliseconds null_every{60000};    // a null window between runs at most this often
 };
 
 // What to watch for one run: NVML devices, and which keys judge the run.

@@ -2,9 +2,8 @@
 // share delete access), readers that do not (Python's open(), the helper's hold-open mode), and
 // readers in other processes. docs/windows.md ("Replacing files while others read them") says
 // what is guaranteed against which reader.
-#include <windows.h>
-
 #include <gtest/gtest.h>
+#include <windows.h>
 
 #include <chrono>
 #include <string>
@@ -48,7 +47,8 @@ TEST(AtomicFileWin32, AReplaceWaitsOutAReaderThatDoesNotShareDelete) {
     const auto waited = Clock::now() - start;
     EXPECT_EQ(read_file(path), "new");
     // Under Wine (MoveFileExW) the open handle surely blocked the replace until it closed.
-    if (testing_support::wine_version()) EXPECT_GE(waited, 200ms) << "the reader's handle did not block the replace";
+    if (testing_support::wine_version())
+        EXPECT_GE(waited, 200ms) << "the reader's handle did not block the replace";
     EXPECT_EQ(reader.wait(20s).exit_code, 0);
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"results.json"});
 }
@@ -85,8 +85,9 @@ TEST(AtomicFileWin32, ASharingReaderDoesNotDelayTheReplace) {
     const std::string path = dir.file("results.json");
     write_file_atomically(path, "old contents");
     const std::wstring wide(path.begin(), path.end());
-    const HANDLE reader = ::CreateFileW(wide.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                                        nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    const HANDLE reader =
+        ::CreateFileW(wide.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                      nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
     ASSERT_NE(reader, INVALID_HANDLE_VALUE);
     const auto start = Clock::now();
     EXPECT_NO_THROW(write_file_atomically(path, "new contents"));
@@ -122,7 +123,8 @@ TEST(AtomicFileWin32, ReadersInAnotherProcessSeeTheOldOrTheNewContents) {
     const auto result = reader.read_line(20s);
     ASSERT_TRUE(result.has_value());
     long reads = -1, mixed = -1, failed = -1;
-    ASSERT_EQ(std::sscanf(result->c_str(), "reads %ld mixed %ld failed %ld", &reads, &mixed, &failed), 3) << *result;
+    ASSERT_EQ(std::sscanf(result->c_str(), "reads %ld mixed %ld failed %ld", &reads, &mixed, &failed), 3)
+        << *result;
     EXPECT_GT(reads, 0);
     EXPECT_EQ(mixed, 0) << *result;
     EXPECT_EQ(failed, 0) << *result;

@@ -30,8 +30,7 @@ namespace fs = std::filesystem;
 const std::string source = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json";
 
 fs::path temp_path(const std::string& name) {
-    return fs::temp_directory_path() /
-           ("pinbench-cancel-test-" + std::to_string(::getpid()) + "-" + name);
+    return fs::temp_directory_path() / ("pinbench-cancel-test-" + std::to_string(::getpid()) + "-" + name);
 }
 
 // Processes whose command line names the parent's private work directory (pinbench-<pid>-...):
@@ -60,10 +59,12 @@ bool none_left_within(pid_t parent, std::chrono::milliseconds limit) {
 // (whose destructor would kill the group): we signal the parent alone, as a CI runner does.
 pid_t start_run(const std::vector<std::string>& extra, int child_ms = 200) {
     const auto script = temp_path("slow-" + std::to_string(child_ms) + ".yaml");
-    write_file_atomically(script.string(), "replay_script_version: 1\ninject:\n  - what: slow\n    runs: \"*\"\n    ms: " +
-                                               std::to_string(child_ms) + "\n");
-    std::vector<std::string> args{PINBENCH_EXE, "run",  "--backend", "replay", "--from", source,
-                                  "--script",   script.string(), "--only", "quick-overhead/*/64MiB/*"};
+    write_file_atomically(script.string(),
+                          "replay_script_version: 1\ninject:\n  - what: slow\n    runs: \"*\"\n    ms: " +
+                              std::to_string(child_ms) + "\n");
+    std::vector<std::string> args{
+        PINBENCH_EXE, "run",      "--backend",     "replay", "--from",
+        source,       "--script", script.string(), "--only", "quick-overhead/*/64MiB/*"};
     args.insert(args.end(), extra.begin(), extra.end());
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -110,7 +111,8 @@ TEST_P(Cancel, AStopSignalEndsTheChildWritesInterruptedAndExits128PlusN) {
     fs::remove(out);
     const pid_t pid = start_run({"-o", out.string()});
     wait_for_first_run(out);  // a run in, and the next one's child running
-    for (int i = 0; i < 200 && processes_of(pid) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 200 && processes_of(pid) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ASSERT_GT(processes_of(pid), 0) << "a child should be running";
     ::kill(pid, sig);
     EXPECT_EQ(wait_exit(pid), 128 + sig);
@@ -140,7 +142,8 @@ TEST_P(Cancel, AStopSignalEndsTheChildWritesInterruptedAndExits128PlusN) {
     EXPECT_EQ(done.resumed[0].at("runs"), doc.runs.size());
     for (std::size_t i = 0; i < doc.runs.size(); ++i) {
         EXPECT_EQ(done.runs[i].run.id, doc.runs[i].run.id);
-        EXPECT_EQ(done.runs[i].repeats.front().nonce, doc.runs[i].repeats.front().nonce) << "kept, not re-measured";
+        EXPECT_EQ(done.runs[i].repeats.front().nonce, doc.runs[i].repeats.front().nonce)
+            << "kept, not re-measured";
     }
 }
 
@@ -151,7 +154,8 @@ TEST(CancelKill, SigkillLeavesNoChildAndAValidPartialFile) {
     fs::remove(out);
     // Children that would live 30 s on their own: only dying with the parent ends them in time.
     const pid_t pid = start_run({"-o", out.string()}, 30000);
-    for (int i = 0; i < 200 && processes_of(pid) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 200 && processes_of(pid) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_GT(processes_of(pid), 0);
     ::kill(pid, SIGKILL);
@@ -181,20 +185,22 @@ TEST(CancelResume, AChangedScenarioOrDriverIsRefusedNamingTheField) {
     j["scenario"]["scenarios"][0]["name"] = "renamed";
     const auto edited = temp_path("edited.json");
     write_file_atomically(edited.string(), j.dump());
-    Subprocess changed({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--only",
-                        "quick-overhead/*/64MiB/*", "--resume", edited.string(), "-o", temp_path("x.json").string()},
-                       {});
+    Subprocess changed(
+        {PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--only", "quick-overhead/*/64MiB/*",
+         "--resume", edited.string(), "-o", temp_path("x.json").string()},
+        {});
     auto o = changed.wait(std::chrono::minutes(1));
     EXPECT_EQ(o.exit_code, 2) << o.output;
     EXPECT_NE(o.output.find("scenario.scenarios[0].name differs"), std::string::npos) << o.output;
 
     // The driver release is relabelled: another driver would measure the rest.
     const auto relabel = temp_path("relabel.yaml");
-    write_file_atomically(relabel.string(), "replay_script_version: 1\nrelabel:\n  driver_release: \"999.99\"\n");
-    Subprocess other({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", relabel.string(),
-                      "--only", "quick-overhead/*/64MiB/*", "--resume", out.string(), "-o",
-                      temp_path("y.json").string()},
-                     {});
+    write_file_atomically(relabel.string(),
+                          "replay_script_version: 1\nrelabel:\n  driver_release: \"999.99\"\n");
+    Subprocess other(
+        {PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", relabel.string(), "--only",
+         "quick-overhead/*/64MiB/*", "--resume", out.string(), "-o", temp_path("y.json").string()},
+        {});
     o = other.wait(std::chrono::minutes(1));
     EXPECT_EQ(o.exit_code, 2) << o.output;
     EXPECT_NE(o.output.find("environment.driver.release"), std::string::npos) << o.output;

@@ -40,22 +40,24 @@ AttemptWindow window(std::int64_t begin, std::int64_t end, std::set<std::uint32_
 
 TEST(Disturbance, AQuietWindowWithOurOwnProcessIsClean) {
     // The child (pid 10) appears, allocates and leaves: that is the measurement itself.
-    const auto t = trace_of({sample(0, 500 * MiB, {}), sample(1 * s_ns, 1100 * MiB, {{10, 0, 600 * MiB}}),
-                             sample(2 * s_ns, 1108 * MiB, {{10, 0, 600 * MiB}}), sample(3 * s_ns, 500 * MiB, {})});
+    const auto t =
+        trace_of({sample(0, 500 * MiB, {}), sample(1 * s_ns, 1100 * MiB, {{10, 0, 600 * MiB}}),
+                  sample(2 * s_ns, 1108 * MiB, {{10, 0, 600 * MiB}}), sample(3 * s_ns, 500 * MiB, {})});
     const Disturbance d = judge_attempt(t, window(0, 4 * s_ns, {10}), 2 * MiB);
     EXPECT_FALSE(d.any()) << d.evidence.front().text;
 }
 
 TEST(Disturbance, ASteadyNeighbourIsNoDisturbance) {
     const GpuProcessUse steady{77, 0, 20480 * MiB};
-    const auto t = trace_of({sample(0, 21000 * MiB, {steady}), sample(1 * s_ns, 21600 * MiB, {{10, 0, 600 * MiB}, steady}),
+    const auto t = trace_of({sample(0, 21000 * MiB, {steady}),
+                             sample(1 * s_ns, 21600 * MiB, {{10, 0, 600 * MiB}, steady}),
                              sample(3 * s_ns, 21000 * MiB, {steady})});
     EXPECT_FALSE(judge_attempt(t, window(0, 4 * s_ns, {10}), 2 * MiB).any());
 }
 
 TEST(Disturbance, ANeighbourThatChangesItsMemoryIsNamedWithTheBytes) {
-    const auto t = trace_of({sample(0, 1000 * MiB, {{77, 0, 100 * MiB}}),
-                             sample(s_ns / 2, 1256 * MiB, {{77, 0, 356 * MiB}})});
+    const auto t = trace_of(
+        {sample(0, 1000 * MiB, {{77, 0, 100 * MiB}}), sample(s_ns / 2, 1256 * MiB, {{77, 0, 356 * MiB}})});
     WatchTrace named = t;
     named.names[77] = "python3";
     const Disturbance d = judge_attempt(named, window(0, s_ns, {10}), 2 * MiB);
@@ -77,7 +79,8 @@ TEST(Disturbance, AppearingAndLeavingNeighboursCount) {
 }
 
 TEST(Disturbance, ChangesOutsideTheWindowDoNotCount) {
-    const auto t = trace_of({sample(0, 1000 * MiB, {{77, 0, 100 * MiB}}), sample(5 * s_ns, 1256 * MiB, {{77, 0, 356 * MiB}})});
+    const auto t = trace_of(
+        {sample(0, 1000 * MiB, {{77, 0, 100 * MiB}}), sample(5 * s_ns, 1256 * MiB, {{77, 0, 356 * MiB}})});
     EXPECT_FALSE(judge_attempt(t, window(1 * s_ns, 4 * s_ns, {10}), 2 * MiB).any());
 }
 
@@ -132,8 +135,8 @@ TEST(Disturbance, ACostBelowTheFirstSnapshotIsANeighboursFree) {
 TEST(Disturbance, OnlyDeviceLevelKeysOfTheDisturbedDeviceAreMarked) {
     Disturbance d;
     d.devices = {1};
-    const std::set<std::string> keys{"cuda.free", "nvml.0.used", "nvml.1.used", "nvml.1.process_used",
-                                     "dxgi.local.usage", "pdh.process.dedicated"};
+    const std::set<std::string> keys{"cuda.free",           "nvml.0.used",      "nvml.1.used",
+                                     "nvml.1.process_used", "dxgi.local.usage", "pdh.process.dedicated"};
     // CUDA device 0 is NVML device 1 here (CUDA_VISIBLE_DEVICES): cuda.free belongs to it.
     EXPECT_EQ(disturbed_keys(keys, d, 1u), (std::vector<std::string>{"cuda.free", "nvml.1.used"}));
     EXPECT_EQ(disturbed_keys(keys, d, 0u), (std::vector<std::string>{"nvml.1.used"}));
@@ -141,7 +144,8 @@ TEST(Disturbance, OnlyDeviceLevelKeysOfTheDisturbedDeviceAreMarked) {
 
 TEST(DeviceMap, MatchesByUuidWhateverTheOrder) {
     // Two GPUs; CUDA_VISIBLE_DEVICES=GPU-bbbb,GPU-aaaa makes CUDA's order the reverse of NVML's.
-    const std::vector<DeviceIdentity> nvml{{"GPU-aaaa", "00000000:00:05.0"}, {"GPU-bbbb", "00000000:00:06.0"}};
+    const std::vector<DeviceIdentity> nvml{{"GPU-aaaa", "00000000:00:05.0"},
+                                           {"GPU-bbbb", "00000000:00:06.0"}};
     const std::vector<DeviceIdentity> cuda{{"GPU-bbbb", "0000:00:06.0"}, {"GPU-aaaa", "0000:00:05.0"}};
     EXPECT_EQ(map_cuda_to_nvml(cuda, nvml), (std::vector<std::optional<unsigned>>{1u, 0u}));
     // One GPU handed out by UUID: CUDA device 0 is NVML device 1.
@@ -195,7 +199,8 @@ inject:
   - what: disturbance
     runs: "quick-overhead/cudaMallocHost/4GiB/*"
     bytes: 256MiB
-)", "quick-overhead/cudaMallocHost/4GiB/*");
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
     ASSERT_EQ(r.outcome.kind, ProcessOutcome::Kind::exited) << r.outcome.output;
     EXPECT_EQ(r.outcome.exit_code, 3) << r.outcome.output;
     const RunRecord& run = only_run(r.doc);
@@ -216,7 +221,8 @@ inject:
     runs: "quick-overhead/cudaMallocHost/4GiB/*"
     repeat: 2
     attempts: 1
-)", "quick-overhead/cudaMallocHost/4GiB/*");
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
     EXPECT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
     const RunRecord& run = only_run(r.doc);
     EXPECT_EQ(run.status, Status::ok);
@@ -244,7 +250,8 @@ transforms:
     runs: "quick-overhead/cudaMallocHost/4GiB/*"
     probe: cuda.free
     bytes: -300MiB
-)", "quick-overhead/cudaMallocHost/4GiB/*");
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
     EXPECT_EQ(r.outcome.exit_code, 3) << r.outcome.output;
     const RunRecord& run = only_run(r.doc);
     EXPECT_EQ(run.status, Status::disturbed);

@@ -23,14 +23,16 @@ ProcessOutcome run_cli(std::vector<std::string> args) {
 
 TEST(HostOnly, RunWithTheCudaBackendSaysThisBuildHasNoCuda) {
     const auto results = fs::temp_directory_path() / "pinbench-host-only.json";
-    const auto out = run_cli({"run", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", "-o", results.string()});
+    const auto out =
+        run_cli({"run", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", "-o", results.string()});
     EXPECT_EQ(out.exit_code, 3) << out.output;
     EXPECT_NE(out.output.find("this build has no CUDA"), std::string::npos) << out.output;
     EXPECT_FALSE(fs::exists(results)) << "nothing was measured, so nothing is written";
 }
 
 TEST(HostOnly, ABadScenarioIsStillBadInput) {
-    const auto out = run_cli({"run", std::string(PINBENCH_FIXTURES) + "/scenarios/bad/capacity_unknown_param.yaml"});
+    const auto out =
+        run_cli({"run", std::string(PINBENCH_FIXTURES) + "/scenarios/bad/capacity_unknown_param.yaml"});
     EXPECT_EQ(out.exit_code, 2) << out.output;
 }
 

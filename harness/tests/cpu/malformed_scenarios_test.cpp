@@ -115,13 +115,15 @@ TEST(MalformedScenariosCli, PlanReportsTheSameErrorAndExitsWith2) {
 
 // --repeat-timeout has the limit of timeout_s (1e16 s overflowed into "timed out after 0 s").
 TEST(MalformedScenariosCli, RepeatTimeoutOverAWeekIsRefused) {
-    Subprocess child({PINBENCH_EXE, "run", "--repeat-timeout", "1e16", "--backend", "replay", "--from",
-                      std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json", "-o", "unused.json"},
-                     {});
+    Subprocess child(
+        {PINBENCH_EXE, "run", "--repeat-timeout", "1e16", "--backend", "replay", "--from",
+         std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json", "-o", "unused.json"},
+        {});
     const ProcessOutcome out = child.wait(std::chrono::seconds(30));
     ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
     EXPECT_EQ(out.exit_code, exit_code::bad_input) << out.output;
-    EXPECT_NE(out.output.find("--repeat-timeout: Value 1e16 not in range 0"), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find("--repeat-timeout: Value 1e16 not in range 0"), std::string::npos)
+        << out.output;
     EXPECT_NE(out.output.find("604800"), std::string::npos) << out.output;
 }
 

@@ -43,7 +43,8 @@ TEST(PlatformProbesWin32, DxgiListsAnAdapterWithItsLuid) {
     for (const auto& a : adapters) {
         if (a.value("source", "") != "dxgi" || a.contains("unavailable")) continue;
         dxgi = true;
-        EXPECT_EQ(a["luid"].get<std::string>().size(), std::string("0x00000000_0x00000000").size()) << a.dump();
+        EXPECT_EQ(a["luid"].get<std::string>().size(), std::string("0x00000000_0x00000000").size())
+            << a.dump();
         EXPECT_EQ(a["luid_bytes"].get<std::string>().size(), 16u) << a.dump();
     }
     EXPECT_TRUE(dxgi) << adapters.dump(2);
@@ -65,7 +66,8 @@ TEST(PlatformProbesWin32, DxgiProbeMatchesTheInjectedLuidAndLabelsLocalAndNonLoc
     EXPECT_NE(dxgi->source().find(description), std::string::npos) << dxgi->source();
     for (auto& p : probes) set.add(std::move(p));
     const Readings r = set.read_all();
-    for (const char* key : {"dxgi.local.usage", "dxgi.local.budget", "dxgi.nonlocal.usage", "dxgi.nonlocal.budget"}) {
+    for (const char* key :
+         {"dxgi.local.usage", "dxgi.local.budget", "dxgi.nonlocal.usage", "dxgi.nonlocal.budget"}) {
         ASSERT_TRUE(r.count(key)) << key;
         EXPECT_TRUE(r.at(key).bytes.has_value()) << key << ": " << r.at(key).unavailable;
     }
@@ -78,7 +80,8 @@ TEST(PlatformProbesWin32, AnUnknownLuidSaysNoAdapterHasIt) {
     const Readings r = set.read_all();
     ASSERT_TRUE(r.count("dxgi.local.usage"));
     EXPECT_FALSE(r.at("dxgi.local.usage").bytes.has_value());
-    EXPECT_NE(r.at("dxgi.local.usage").unavailable.find("no DXGI adapter with LUID 0x7F000000_0xCAFECAFE"), std::string::npos)
+    EXPECT_NE(r.at("dxgi.local.usage").unavailable.find("no DXGI adapter with LUID 0x7F000000_0xCAFECAFE"),
+              std::string::npos)
         << r.at("dxgi.local.usage").unavailable;
 }
 
@@ -87,7 +90,8 @@ TEST(PlatformProbesWin32, NoLuidMeansEveryProbeSaysWhy) {
     for (auto& p : make_platform_probes(std::nullopt, current_process_id())) set.add(std::move(p));
     for (const auto& [key, reading] : set.read_all()) {
         EXPECT_FALSE(reading.bytes.has_value()) << key;
-        EXPECT_NE(reading.unavailable.find("no LUID"), std::string::npos) << key << ": " << reading.unavailable;
+        EXPECT_NE(reading.unavailable.find("no LUID"), std::string::npos)
+            << key << ": " << reading.unavailable;
     }
 }
 
@@ -102,13 +106,16 @@ TEST(PlatformProbesWin32, PdhSaysWhyEachCounterIsMissing) {
     for (auto& p : make_platform_probes(luid, current_process_id())) set.add(std::move(p));
     const Readings r = set.read_all();
     int added = 0;
-    for (const char* key : {"pdh.process.dedicated", "pdh.process.shared", "pdh.adapter.dedicated", "pdh.adapter.shared"}) {
+    for (const char* key :
+         {"pdh.process.dedicated", "pdh.process.shared", "pdh.adapter.dedicated", "pdh.adapter.shared"}) {
         ASSERT_TRUE(r.count(key)) << key;
         const Reading& reading = r.at(key);
-        EXPECT_EQ(reading.unavailable.find("PdhCollectQueryData failed"), std::string::npos) << key << ": " << reading.unavailable;
+        EXPECT_EQ(reading.unavailable.find("PdhCollectQueryData failed"), std::string::npos)
+            << key << ": " << reading.unavailable;
         if (reading.unavailable.find("PdhAddEnglishCounterW") == std::string::npos) ++added;
     }
-    if (added > 0) GTEST_SKIP() << added << " of 4 GPU counters exist here; the case of none is not this machine's";
+    if (added > 0)
+        GTEST_SKIP() << added << " of 4 GPU counters exist here; the case of none is not this machine's";
 }
 
 }  // namespace

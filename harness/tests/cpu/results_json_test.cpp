@@ -172,9 +172,11 @@ TEST(ResultsJson, RejectsOtherSchemas) {
               "\"pinbench.results\")");
     j["schema"] = "pinbench.results";
     j["schema_version"] = 4;
-    EXPECT_EQ(error_of(j), "r.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
+    EXPECT_EQ(error_of(j),
+              "r.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
     j["schema_version"] = 0;
-    EXPECT_EQ(error_of(j), "r.json: results schema version 0 is not supported (this build reads versions 1 to 3)");
+    EXPECT_EQ(error_of(j),
+              "r.json: results schema version 0 is not supported (this build reads versions 1 to 3)");
     j["schema_version"] = "1";
     EXPECT_EQ(error_of(j), "r.json: schema_version: expected an integer, found string");
     j.erase("schema_version");
@@ -224,7 +226,8 @@ TEST(ResultsJson, WrongTypesNameTheirPath) {
     j = to_json(sample_doc());
     j["runs"][0]["metrics"]["time.alloc_ms"]["unit"] = "s";
     EXPECT_EQ(error_of(j),
-              "r.json: runs[0].metrics[\"time.alloc_ms\"].unit: unknown unit 's' (expected bytes, ms, ratio or count)");
+              "r.json: runs[0].metrics[\"time.alloc_ms\"].unit: unknown unit 's' (expected bytes, ms, ratio "
+              "or count)");
 
     j = to_json(sample_doc());
     j["runs"][0]["repeats"][0]["pid"] = -1;
@@ -310,7 +313,8 @@ std::string load_error(const std::string& name) {
 TEST(LoadResults, RejectsWithTheFileName) {
     EXPECT_EQ(
         load_error("version4.json"),
-        fixtures + "version4.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
+        fixtures +
+            "version4.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
     EXPECT_EQ(
         load_error("not_results.json").rfind(fixtures + "not_results.json: not a pinbench results file", 0),
         0u);

@@ -269,8 +269,9 @@ TEST(ScenarioFile, JsonSchemaListsTheParsersKeys) {
     std::set<std::string> default_keys = scenario_keys;
     default_keys.erase("name");
     EXPECT_EQ(keys(defs.at("defaults").at("properties")), default_keys);
-    EXPECT_EQ(keys(defs.at("limits").at("properties")),
-              (std::set<std::string>{"max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes", "metrics"}));
+    EXPECT_EQ(
+        keys(defs.at("limits").at("properties")),
+        (std::set<std::string>{"max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes", "metrics"}));
 }
 
 TEST(ScenarioFile, ExpectMetricLimitsTakeNumbersAndSizes) {
@@ -283,7 +284,8 @@ TEST(ScenarioFile, ExpectMetricLimitsTakeNumbersAndSizes) {
         "    size: 1GiB\n"
         "    params: {cycles: 2}\n"
         "    expect:\n"
-        "      WDDM: {metrics: {churn.creep.cuda.free: {min: 2MiB}, register_window.time_ratio: {max: 1.5}}}\n",
+        "      WDDM: {metrics: {churn.creep.cuda.free: {min: 2MiB}, register_window.time_ratio: {max: "
+        "1.5}}}\n",
         "x.yaml");
     const nlohmann::json& m = f.scenarios[0].expect.at("WDDM").at("metrics");
     EXPECT_DOUBLE_EQ(m.at("churn.creep.cuda.free").at("min").get<double>(), 2.0 * MiB);

@@ -27,7 +27,8 @@ TEST(SharedMemoryWin32, OpenOfMoreBytesThanTheBlockHasThrows) {
 TEST(SharedMemoryWin32, AnotherProcessSeesAndWritesTheSameBlock) {
     SharedMemory creator = SharedMemory::create(kMiB);
     std::memset(creator.data(), 0x11, kMiB);
-    Subprocess child(test_child("shm-check", {creator.name(), std::to_string(kMiB), std::to_string(0x11)}), {});
+    Subprocess child(test_child("shm-check", {creator.name(), std::to_string(kMiB), std::to_string(0x11)}),
+                     {});
     const ProcessOutcome o = child.wait(30s);
     ASSERT_EQ(o.kind, ProcessOutcome::Kind::exited) << o.output;
     EXPECT_EQ(o.exit_code, 0) << o.output;

@@ -71,11 +71,13 @@ TEST(StoreLockWin32, ALockLeftByADeadProcessIsRecoveredAndReported) {
     const auto start = std::chrono::steady_clock::now();
     {
         const auto lock = store_detail::StoreLock::acquire(dir, quick_lock(&reports));
-        EXPECT_EQ(json::parse(read_file(tmp.file(".lock"))).at("pid").get<std::uint32_t>(), current_process_id());
+        EXPECT_EQ(json::parse(read_file(tmp.file(".lock"))).at("pid").get<std::uint32_t>(),
+                  current_process_id());
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);  // not a timeout: recovered at once
     ASSERT_EQ(reports.size(), 1u);
-    EXPECT_NE(reports[0].find("broke the stale lock of pid " + std::to_string(pid)), std::string::npos) << reports[0];
+    EXPECT_NE(reports[0].find("broke the stale lock of pid " + std::to_string(pid)), std::string::npos)
+        << reports[0];
     EXPECT_NE(reports[0].find("is no longer running"), std::string::npos) << reports[0];
     EXPECT_TRUE(fs::is_empty(tmp.path()));
 }

@@ -1,8 +1,7 @@
 // Subprocess on Windows: the POSIX tests of subprocess_test.cpp, ported. The helper program
 // (win32_test_child.cpp) plays the part of `sh -c`. Run under Wine by ci/check_windows.sh.
-#include <windows.h>
-
 #include <gtest/gtest.h>
+#include <windows.h>
 
 #include <chrono>
 #include <cstdlib>

@@ -22,8 +22,8 @@ std::vector<std::string> test_child(const std::string& mode, const std::vector<s
 }  // namespace pinbench::testing_support
 
 // Skips the test under Wine, printing why; on Windows the test runs.
-#define PINBENCH_SKIP_UNDER_WINE(reason)                                                        \
-    do {                                                                                        \
-        if (const auto wine = ::pinbench::testing_support::wine_version())                      \
-            GTEST_SKIP() << "under Wine " << *wine << ": " << (reason);                         \
+#define PINBENCH_SKIP_UNDER_WINE(reason)                                   \
+    do {                                                                   \
+        if (const auto wine = ::pinbench::testing_support::wine_version()) \
+            GTEST_SKIP() << "under Wine " << *wine << ": " << (reason);    \
     } while (false)
