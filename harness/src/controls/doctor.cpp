@@ -123,11 +123,9 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         std::string why;
         const auto nvml = Nvml::open(&why);
         if (nvml) {
-            const auto left = pinbench_processes(*nvml, watch_plan_for(bundle["environment"], 1, 0).devices,
-                                                 current_process_id());
+            const std::string left = leftovers_on_gpu(*nvml, bundle["environment"]);
             if (!left.empty() && !options.allow_busy_gpu) {
-                out << "FAIL: " << describe_leftovers(left)
-                    << "; end them first (kill PID), or pass --allow-busy-gpu\n";
+                out << "FAIL: " << left << leftover_advice << "\n";
                 return exit_code::infrastructure;
             }
         }

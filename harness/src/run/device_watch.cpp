@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "pinbench/platform_probes.hpp"
 #include "pinbench/process_info.hpp"
 #include "run/settle.hpp"
+#include "run/watched_attempt.hpp"
 
 namespace pinbench {
 
@@ -48,6 +50,12 @@ std::string describe_leftovers(const std::vector<GpuProcessNamed>& left) {
         if (l.process.used >= 0) text += " holding " + signed_bytes_text(l.process.used).substr(1);
     }
     return "the GPU is in use by an earlier pinbench: " + text;
+}
+
+std::string leftovers_on_gpu(const Nvml& nvml, const nlohmann::json& environment) {
+    const auto left =
+        pinbench_processes(nvml, watch_plan_for(environment, 1, 0).devices, current_process_id());
+    return left.empty() ? std::string() : describe_leftovers(left);
 }
 
 DeviceWatch::DeviceWatch(const Nvml& nvml, std::vector<unsigned> devices, std::chrono::milliseconds interval)

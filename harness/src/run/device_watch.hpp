@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
@@ -27,8 +28,13 @@ struct GpuProcessNamed {
 };
 std::vector<GpuProcessNamed> pinbench_processes(const Nvml& nvml, const std::vector<unsigned>& devices,
                                                 std::uint32_t self);
-// "GPU 0 is in use by an earlier pinbench: pid 1234 (pinbench) holding 584 MiB, ..."
+// "the GPU is in use by an earlier pinbench: pid 1234 (pinbench) on GPU 0 holding 584 MiB, ..."
 std::string describe_leftovers(const std::vector<GpuProcessNamed>& left);
+
+// The check `run` and `doctor` make before measuring: the leftovers on the GPUs the
+// environment record describes, described, or "" when there are none.
+std::string leftovers_on_gpu(const Nvml& nvml, const nlohmann::json& environment);
+inline constexpr const char* leftover_advice = "; end them first (kill PID), or pass --allow-busy-gpu";
 
 class DeviceWatch {
 public:

@@ -1,6 +1,7 @@
 #include "run/disturbance.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -165,25 +166,86 @@ std::optional<unsigned> device_of_key(const std::string& key, std::optional<unsi
     return cuda0;
 }
 
-void add_negative_costs(const std::vector<Snapshot>& snapshots,
-                        const std::map<std::string, unsigned>& key_device, std::int64_t tolerance,
-                        Disturbance& d) {
+namespace {
+
+// Calls f(key, snapshot, cost) for each of `keys`, from the first snapshot to every later one
+// that has it, in snapshot order; f returns false to stop with that key.
+template <typename Keys, typename F>
+void for_each_cost_from_first(const std::vector<Snapshot>& snapshots, const Keys& keys, F f) {
     if (snapshots.size() < 2) return;
     const Snapshot& first = snapshots.front();
-    for (const auto& [key, device] : key_device) {
+    for (const auto& key : keys) {
         const auto base = first.readings.find(key);
         if (base == first.readings.end()) continue;
         for (std::size_t i = 1; i < snapshots.size(); ++i) {
             const auto r = snapshots[i].readings.find(key);
             if (r == snapshots[i].readings.end()) continue;
             const auto cost = cost_between(key, base->second, r->second);
-            if (!cost || *cost >= -tolerance) continue;
-            add(d, {"negative_cost", device, 0, *cost, snapshots[i].window.end_ns,
-                    key + " read " + signed_bytes_text(*cost) + " at '" + snapshots[i].label + "' against '" +
-                        first.label + "': memory this process never held was freed (another process)"});
-            break;  // one line per key is enough
+            if (cost && !f(key, snapshots[i], *cost)) break;
         }
     }
+}
+
+}  // namespace
+
+void add_negative_costs(const std::vector<Snapshot>& snapshots,
+                        const std::map<std::string, unsigned>& key_device, std::int64_t tolerance,
+                        Disturbance& d) {
+    std::vector<std::string> keys;
+    for (const auto& [key, device] : key_device) keys.push_back(key);
+    for_each_cost_from_first(
+        snapshots, keys, [&](const std::string& key, const Snapshot& s, std::int64_t cost) {
+            if (cost >= -tolerance) return true;
+            add(d, {"negative_cost", key_device.at(key), 0, cost, s.window.end_ns,
+                    key + " read " + signed_bytes_text(cost) + " at '" + s.label + "' against '" +
+                        snapshots.front().label +
+                        "': memory this process never held was freed (another process)"});
+            return false;  // one line per key is enough
+        });
+}
+
+std::vector<std::size_t> cost_outliers(const std::vector<const RepeatRecord*>& repeats,
+                                       const std::set<unsigned>& devices, std::optional<unsigned> cuda0,
+                                       std::int64_t tolerance, std::vector<std::string>* why) {
+    std::vector<std::size_t> out;
+    if (repeats.size() < 3) return out;
+    // Per repeat, "label/key" -> cost of every device-level key of `devices`.
+    std::vector<std::map<std::string, double>> costs;
+    std::map<std::string, std::vector<double>> by_key;
+    for (const RepeatRecord* r : repeats) {
+        std::set<std::string> keys;
+        for (const auto& s : r->snapshots) {
+            for (const auto& [key, reading] : s.readings) {
+                const auto dev = device_of_key(key, cuda0);
+                if (dev && devices.contains(*dev) && describe_key(key).direction != Direction::fixed)
+                    keys.insert(key);
+            }
+        }
+        auto& c = costs.emplace_back();
+        for_each_cost_from_first(r->snapshots, keys,
+                                 [&](const std::string& key, const Snapshot& s, std::int64_t v) {
+                                     c[s.label + "/" + key] = static_cast<double>(v);
+                                     return true;
+                                 });
+        for (const auto& [k, v] : c) by_key[k].push_back(v);
+    }
+    std::map<std::string, double> median;  // over the keys every repeat has
+    for (auto& [k, values] : by_key) {
+        if (values.size() != repeats.size()) continue;
+        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+        median[k] = values[values.size() / 2];
+    }
+    for (std::size_t i = 0; i < repeats.size(); ++i) {
+        for (const auto& [k, v] : costs[i]) {
+            const auto m = median.find(k);
+            if (m == median.end() || std::abs(v - m->second) <= static_cast<double>(tolerance)) continue;
+            out.push_back(i);
+            why->push_back(k + " read " + std::to_string(static_cast<long long>(v - m->second)) +
+                           " B off the run's median while another process was on the GPU");
+            break;
+        }
+    }
+    return out;
 }
 
 std::vector<std::string> disturbed_keys(const std::set<std::string>& keys, const Disturbance& d,

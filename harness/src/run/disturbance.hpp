@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pinbench/results.hpp"
 #include "pinbench/snapshot.hpp"
 
 namespace pinbench {
@@ -82,6 +83,15 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& window, 
 void add_negative_costs(const std::vector<Snapshot>& snapshots,
                         const std::map<std::string, unsigned>& key_device, std::int64_t tolerance,
                         Disturbance& d);
+
+// Repeats (indices into `repeats`) whose device-level costs on `devices` (NVML indices), from
+// their first snapshot to each later one, stray from the run's median by more than `tolerance`;
+// *why gets one line for each. With a neighbour on the GPU such a repeat may have been disturbed
+// where the watch could not see it (a neighbour that pinned and unpinned while the child itself
+// allocated). Fewer than 3 repeats: none.
+std::vector<std::size_t> cost_outliers(const std::vector<const RepeatRecord*>& repeats,
+                                       const std::set<unsigned>& devices, std::optional<unsigned> cuda0,
+                                       std::int64_t tolerance, std::vector<std::string>* why);
 
 // Keys that see the whole device (every process's memory): a neighbour moves them. The
 // per-process keys (nvml.<i>.process_used, dxgi.*, pdh.process.*) do not see neighbours.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -91,55 +90,6 @@ bool disturbs_judgement(const Disturbance& d, const WatchPlan& plan, bool per_pr
         if (plan.judged_devices.contains(dev)) return true;
     }
     return false;
-}
-
-// The costs of every device-level key from the first snapshot to each later one, per repeat.
-std::map<std::string, double> repeat_costs(const RepeatRecord& r, const WatchPlan& plan) {
-    std::map<std::string, double> out;
-    if (r.snapshots.size() < 2) return out;
-    const Snapshot& first = r.snapshots.front();
-    for (std::size_t i = 1; i < r.snapshots.size(); ++i) {
-        for (const auto& [key, reading] : r.snapshots[i].readings) {
-            const auto dev = device_of_key(key, plan.cuda0);
-            if (!dev || !plan.judged_devices.contains(*dev)) continue;
-            if (describe_key(key).direction == Direction::fixed) continue;
-            const auto b = first.readings.find(key);
-            if (b == first.readings.end()) continue;
-            if (const auto c = cost_between(key, b->second, reading))
-                out[r.snapshots[i].label + "/" + key] = static_cast<double>(*c);
-        }
-    }
-    return out;
-}
-
-// Repeats of a run whose device-level costs stray from the run's median by more than the
-// tolerance: with a neighbour on the GPU, such a repeat may have been disturbed where the
-// watch could not see it (a neighbour that pinned and unpinned while this child allocated).
-std::vector<std::size_t> outliers(const std::vector<const RepeatRecord*>& ok, const WatchPlan& plan,
-                                  std::vector<std::string>* why) {
-    std::vector<std::map<std::string, double>> costs;
-    for (const auto* r : ok) costs.push_back(repeat_costs(*r, plan));
-    std::vector<std::size_t> out;
-    if (ok.size() < 3) return out;
-    std::map<std::string, std::vector<double>> by_key;
-    for (const auto& c : costs) {
-        for (const auto& [k, v] : c) by_key[k].push_back(v);
-    }
-    for (std::size_t i = 0; i < ok.size(); ++i) {
-        for (const auto& [k, v] : costs[i]) {
-            auto values = by_key[k];
-            if (values.size() != ok.size()) continue;
-            std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-            const double median = values[values.size() / 2];
-            if (std::abs(v - median) > static_cast<double>(plan.tolerance)) {
-                out.push_back(i);
-                why->push_back(k + " read " + std::to_string(static_cast<long long>(v - median)) +
-                               " B off the run's median while another process was on the GPU");
-                break;
-            }
-        }
-    }
-    return out;
 }
 
 // A null window between runs: the devices watched with nothing of ours running.
@@ -326,14 +276,12 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         }
         if (nvml) {
             // Leftovers of an earlier pinbench (a cancelled nightly) would measure with us.
-            const auto left = pinbench_processes(*nvml, watch_plan_for(doc.environment, 1, 0).devices,
-                                                 current_process_id());
+            const std::string left = leftovers_on_gpu(*nvml, doc.environment);
             if (!left.empty() && !options.allow_busy_gpu) {
-                progress.note("pinbench: " + describe_leftovers(left) +
-                              "; end them first (kill PID), or pass --allow-busy-gpu to measure beside them");
+                progress.note("pinbench: " + left + leftover_advice);
                 return exit_code::infrastructure;
             }
-            if (!left.empty()) doc.environment["busy_gpu_allowed"] = describe_leftovers(left);
+            if (!left.empty()) doc.environment["busy_gpu_allowed"] = left;
         }
         if (resume != nullptr) check_same_environment(*resume, doc, options.resume_path);
         if (stop_signal() == 0)
@@ -484,7 +432,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                     }
                 }
                 std::vector<std::string> why;
-                const auto odd = outliers(ok, plan, &why);
+                const auto odd = cost_outliers(ok, plan.judged_devices, plan.cuda0, plan.tolerance, &why);
                 if (odd.empty()) break;
                 std::vector<int> again;
                 for (std::size_t n = 0; n < odd.size(); ++n) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "pinbench/interrupt.hpp"
+#include "run/device_watch.hpp"
 
 namespace pinbench {
 namespace {
@@ -55,14 +56,12 @@ Snapshot settled_snapshot(const ProbeSet& probes, std::string label, SteadyClock
 }
 
 DeviceLevel read_device_level(const Nvml& nvml, const std::vector<unsigned>& devices) {
+    // The watch's census (run/device_watch.hpp), compute processes only as before.
+    const WatchSample sample = read_watch_sample(nvml, devices);
     DeviceLevel level;
-    for (unsigned d : devices) {
-        const auto mem = nvml.memory(d);
-        level.used.push_back(mem.used.value ? static_cast<std::int64_t>(*mem.used.value) : -1);
-        const auto procs = nvml.compute_processes(d);
-        if (procs.value) {
-            for (const auto& p : *procs.value) level.processes.push_back(p.pid);
-        }
+    level.used = sample.used;
+    for (const auto& p : sample.processes) {
+        if (!p.graphics) level.processes.push_back(p.pid);
     }
     std::sort(level.processes.begin(), level.processes.end());
     level.processes.erase(std::unique(level.processes.begin(), level.processes.end()), level.processes.end());

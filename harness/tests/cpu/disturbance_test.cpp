@@ -132,6 +132,35 @@ TEST(Disturbance, ACostBelowTheFirstSnapshotIsANeighboursFree) {
     EXPECT_FALSE(quiet.any());
 }
 
+RepeatRecord costing(std::int64_t used_after) {
+    RepeatRecord r;
+    Snapshot a, b;
+    a.label = "after_context";
+    a.readings["nvml.0.used"] = Reading::of(1000 * MiB);
+    a.readings["nvml.0.process_used"] = Reading::of(500 * MiB);
+    b.label = "after_first_use";
+    b.readings["nvml.0.used"] = Reading::of(used_after);
+    b.readings["nvml.0.process_used"] = Reading::of(500 * MiB);
+    r.snapshots = {a, b};
+    return r;
+}
+
+TEST(Disturbance, ARepeatOffTheRunsMedianIsAnOutlier) {
+    const RepeatRecord quiet = costing(1008 * MiB), odd = costing(1016 * MiB);
+    std::vector<std::string> why;
+    EXPECT_EQ(cost_outliers({&quiet, &odd, &quiet, &quiet}, {0}, 0u, 1 * MiB, &why),
+              (std::vector<std::size_t>{1}));
+    ASSERT_EQ(why.size(), 1u);
+    EXPECT_EQ(why[0],
+              "after_first_use/nvml.0.used read 8388608 B off the run's median while another process was on "
+              "the GPU");
+    why.clear();
+    // Another GPU's keys, one step within the tolerance, or fewer than 3 repeats: none.
+    EXPECT_TRUE(cost_outliers({&quiet, &odd, &quiet, &quiet}, {1}, 1u, 1 * MiB, &why).empty());
+    EXPECT_TRUE(cost_outliers({&quiet, &odd, &quiet, &quiet}, {0}, 0u, 8 * MiB, &why).empty());
+    EXPECT_TRUE(cost_outliers({&quiet, &odd}, {0}, 0u, 1 * MiB, &why).empty());
+}
+
 TEST(Disturbance, OnlyDeviceLevelKeysOfTheDisturbedDeviceAreMarked) {
     Disturbance d;
     d.devices = {1};
