@@ -262,8 +262,17 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
         CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NO_WINDOW;
     PROCESS_INFORMATION info{};
     p.started = Clock::now();
-    if (!::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags, environment.data(),
-                          nullptr, &startup.StartupInfo, &info)) {
+    // ERROR_INTERNAL_ERROR (1359) is transient: Wine's server gives it now and then while many
+    // processes start and end (seen once in 4 CI runs, replaying 231 repeats); a few short
+    // retries, and any other error or a fourth failure is reported as before.
+    BOOL started = FALSE;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        if (attempt > 0) ::Sleep(50);
+        started = ::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags,
+                                   environment.data(), nullptr, &startup.StartupInfo, &info);
+        if (started || ::GetLastError() != ERROR_INTERNAL_ERROR) break;
+    }
+    if (!started) {
         const DWORD error = ::GetLastError();
         throw SystemError("cannot start '" + argv[0] + "': " + win32::error_text(error));
     }
