@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
+#include <tuple>
 
 #include "controls/doctor.hpp"
 #include "kinds/worker_group.hpp"
@@ -61,6 +62,38 @@ Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeo
         for (auto& r : plan.runs) r.timeout_s = repeat_timeout;
     }
     return plan;
+}
+
+// What a resumed run measures from, when only `--resume FILE` is given: the partial file's own
+// source (its scenario file, or its replay source and script) and its `--only` globs, read from
+// the command it recorded. Whatever is inherited is still checked against the partial run.
+struct RunSource {
+    std::string backend, scenario_path, replay_from, replay_script;
+    std::vector<std::string> only;
+};
+
+void inherit_from_partial(const ResultsDocument& partial, RunSource& source, bool backend_given) {
+    if (!backend_given) source.backend = partial.backend;
+    if (source.backend == "replay" && partial.replay.is_object()) {
+        if (source.replay_from.empty()) source.replay_from = partial.replay.value("source", "");
+        if (source.replay_script.empty()) source.replay_script = partial.replay.value("script", "");
+    }
+    if (source.backend == "cuda" && source.scenario_path.empty())
+        source.scenario_path = partial.scenario.value("path", "");
+    if (!source.only.empty()) return;
+    bool in_only = false;
+    for (const std::string& a : partial.command) {
+        if (a.rfind("--only=", 0) == 0) {
+            source.only.push_back(a.substr(7));
+            in_only = false;
+        } else if (a == "--only") {
+            in_only = true;
+        } else if (in_only && !a.empty() && a[0] != '-') {
+            source.only.push_back(a);
+        } else {
+            in_only = false;
+        }
+    }
 }
 
 // `pinbench store add`: one line per file. Bad input (unreadable, incomplete, unknown schema) is
@@ -121,7 +154,8 @@ int main(int argc, char** argv) {
     double repeat_timeout = 0;
     auto* run_cmd = app.add_subcommand(
         "run", "Run a scenario file; each repeat in a fresh process; write one results file");
-    run_cmd->add_option("FILE", scenario_path, "Scenario file (YAML); optional with --backend replay");
+    run_cmd->add_option("FILE", scenario_path,
+                        "Scenario file (YAML); optional with --backend replay or --resume");
     run_cmd->add_option("-o,--output", results_path, "Results file (written atomically after every run)")
         ->capture_default_str();
     run_cmd->add_option("--backend", backend, "cuda (measure) or replay (transform a real results file)")
@@ -278,6 +312,11 @@ int main(int argc, char** argv) {
             std::optional<ResultsDocument> partial;
             if (!resume_path.empty()) {
                 partial = load_results(resume_path);
+                RunSource source{backend, scenario_path, replay_from, replay_script, only};
+                inherit_from_partial(*partial, source, run_cmd->count("--backend") > 0);
+                std::tie(backend, scenario_path, replay_from, replay_script, only) =
+                    std::tie(source.backend, source.scenario_path, source.replay_from, source.replay_script,
+                             source.only);
                 options.resume = &*partial;
                 options.resume_path = resume_path;
                 if (run_cmd->count("-o") == 0) options.results_path = resume_path;

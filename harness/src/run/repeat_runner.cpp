@@ -527,7 +527,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                       std::to_string(doc.runs.size()) + " of " + std::to_string(plan.runs.size()) +
                       " runs finished; " + options.results_path +
                       " says complete: false; continue with: pinbench run --resume " + options.results_path +
-                      " ... (exit " + std::to_string(exit_code_for_signal(sig)) + ")");
+                      " (exit " + std::to_string(exit_code_for_signal(sig)) + ")");
         return exit_code_for_signal(sig);
     }
     doc.finished_at = utc_now();

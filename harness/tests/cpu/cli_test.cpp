@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "pinbench/atomic_file.hpp"
 #include "pinbench/subprocess.hpp"
 
 namespace pinbench {
@@ -56,6 +58,21 @@ TEST(Cli, RunWithoutAGpuSaysSoAndExitsWithInfrastructureFailure) {
     EXPECT_NE(out.output.find("no CUDA device"), std::string::npos) << out.output;
     EXPECT_NE(out.output.find("replay"), std::string::npos) << out.output;
     std::filesystem::remove(results);
+}
+
+// `run --resume FILE` alone measures from the scenario file the partial run recorded.
+TEST(Cli, ResumeWithoutAScenarioUsesThePartialFilesScenarioPath) {
+    nlohmann::json j = nlohmann::json::parse(
+        read_file(std::string(PINBENCH_SOURCE_DIR) + "/results/h200-kinds-nightly/results.json"));
+    j["complete"] = false;
+    j["scenario"]["path"] = "/nonexistent/recorded-scenario.yaml";
+    const auto partial = std::filesystem::temp_directory_path() / "pinbench-cli-partial.json";
+    write_file_atomically(partial.string(), j.dump());
+    const auto out = run_cli({"run", "--resume", partial.string(), "-o", partial.string() + ".out"});
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find("/nonexistent/recorded-scenario.yaml"), std::string::npos) << out.output;
+    EXPECT_EQ(out.output.find("FILE is required"), std::string::npos) << out.output;
+    std::filesystem::remove(partial);
 }
 
 TEST(Cli, StoreAddFilesRealResultsUnderTheirKeyAndNamesABadFile) {
