@@ -24,7 +24,7 @@ from pinreport.environment import driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.load import ResultsFile
 from pinreport.samples import describe_key, split_metric
-from pinreport.stats import NIGHT_SPREAD_FACTOR, Verdict
+from pinreport.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
 from pinreport.store import REAL, StoreContents, StoreEntry
 
 TIME_UNITS = ("ms", "ratio")
@@ -150,7 +150,7 @@ def check_night(nights: Sequence[ResultsFile], i: int, options: CompareOptions) 
             base_v = base[key]
             if shifted[key].verdict == Verdict.REGRESSION:
                 out.time_detected += 1
-            elif abs(shift) <= floor * abs(base_v.comparison.baseline_median):
+            elif abs(shift) <= floor_distance(base_v.comparison.baseline_median, floor, shift > 0):
                 out.time_under_floor += 1
     doc = copy.deepcopy(night.doc)
     moved = _inject_bytes(doc)

@@ -92,7 +92,7 @@ def _add_verdict_options(p: argparse.ArgumentParser) -> None:
         "--time-floor",
         type=_non_negative,
         default=DEFAULT_TIME_FLOOR,
-        help="least relative floor of a time metric (0.5: above the spread measured between machine starts)",
+        help="least relative floor of a time metric (a factor either way; 1.0, a doubling or a halving: above the moves measured between machine starts)",
     )
     p.add_argument(
         "--min-repeats", type=_positive_int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict (>= 1)"

@@ -7,15 +7,17 @@ Mann-Whitney U test. Both need `min_repeats` samples on each side, else AMBIGUOU
 Byte rule. With g the probe's granule (the larger of the two sides'; 1 byte when unknown) and
 delta = median(current) - median(baseline), the metric changed when all three hold:
   1. |delta| >= g                              (at least one quantisation step)
-  2. |delta| >= floor * |median(baseline)|     (the relative floor, default 0: see DEFAULT_FLOOR)
+  2. |delta| >= floor * |median(baseline)|     (the relative floor, default 0: see DEFAULT_FLOOR;
+                                               a fall needs floor / (1 + floor), see floor_distance)
   3. the samples are separated: every current sample lies beyond the baseline's range on the
      side of the change (min(current) > max(baseline) for a rise, max(current) < min(baseline)
      for a fall).
 1 and 2 without 3 is AMBIGUOUS (the medians moved but the samples overlap); otherwise SAME.
 
 Time rule. The metric changed when the Mann-Whitney U p-value is below alpha (default 0.01)
-and |delta| >= floor * |median(baseline)|, where for times the floor is at least the time floor
-(default 50%, measured: see DEFAULT_TIME_FLOOR); otherwise SAME.
+and the median moved past the relative floor, where for times the floor is at least the time
+floor (default 100%, measured: see DEFAULT_TIME_FLOOR); otherwise SAME. The floor is a factor
+either way (floor_distance): with 100%, a doubling or a halving.
 
 Night rule (time-like metrics: time.*, bandwidth.*, and the ms and ratio metrics of the kinds).
 Repeats within one night do not describe how a time moves between nights (machine starts,
@@ -24,7 +26,7 @@ clocks, page-cache state): the committed smoke and quick runs, two starts of one
 medians of the k stored nights (stored files) that measured the metric, c = median(m_i) and the
 night-to-night spread R = max(m_i) - min(m_i), the metric changed when
   1. the rank test rejects (Mann-Whitney p < alpha, current repeats against the pooled nights'), and
-  2. |median(current) - c| > max(floor * |c|, NIGHT_SPREAD_FACTOR * R).
+  2. |median(current) - c| > max(floor_distance(c), NIGHT_SPREAD_FACTOR * R).
 So it detects a shift larger than twice the spread seen between quiet nights and larger than the
 time floor. With fewer than `min_nights` nights (default DEFAULT_MIN_NIGHTS) the spread is not
 known: AMBIGUOUS, "too few nights". The summary rule's ms and ratio metrics use the same
@@ -60,9 +62,12 @@ DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a chang
 # changed. Three real nights of nightly.yaml (results/h200-kinds-nightly, and the watch on and
 # off of results/h200-watch-cost, two machine starts) judged leave-one-out: with a 25% floor 4
 # time metrics of 288 judged moved past it (+43%, +43%, +37%, -27%) on 2 of 3 nights; with 50%
-# none did. Two nights' spread underestimates what a third start does, so the floor is 50%,
-# above the +49% seen between two quiet starts. docs/notes.md has the numbers.
-DEFAULT_TIME_FLOOR = 0.5
+# none did. A fourth night, the first command after a third fresh start (results/h200-aa-fresh),
+# freed everything slower: time.free_ms medians at 1.44x the others' (geometric mean of 19 runs,
+# up to 1.83x; other time families up to 1.50x), 7 false alarms at 50%, none at 75% or 100%.
+# So the floor is a factor of 2 (a doubling, or a halving), above the largest move seen between
+# quiet starts; docs/notes.md and reports/README.md ("A/A: measured") have the numbers.
+DEFAULT_TIME_FLOOR = 1.0
 DEFAULT_MIN_REPEATS = 7
 # The night rule (module docstring): nights needed to know the night-to-night spread (two, so
 # that three nights of one release, each from a fresh machine start, judge each other), and how
@@ -126,8 +131,20 @@ def _too_few(baseline: Sequence[float], current: Sequence[float], min_repeats: i
     return None
 
 
+def floor_distance(base: float, floor: float, rise: bool) -> float:
+    """How far a median must move from `base` to pass the relative floor. The floor is a factor
+    either way: a rise to (1 + floor) x base or a fall to base / (1 + floor), so with the time
+    floor's 100% a doubling or a halving; a metric that cannot go below 0 (a time, a bandwidth, a
+    ratio) can still be seen falling."""
+    return (floor if rise else floor / (1 + floor)) * abs(base)
+
+
+def _floor_text(floor: float, rise: bool) -> str:
+    return f"{floor:.0%} floor" if rise or floor == 0 else f"{floor:.0%} floor (a fall to 1/{1 + floor:g})"
+
+
 def _floor_met(delta: float, base: float, floor: float) -> bool:
-    return abs(delta) >= floor * abs(base)
+    return abs(delta) >= floor_distance(base, floor, delta > 0)
 
 
 def compare_bytes(
@@ -151,7 +168,9 @@ def compare_bytes(
     if abs(delta) < g:
         return Comparison(Verdict.SAME, f"median moved {format_bytes(delta)}, less than one {step}", **common)
     if not _floor_met(delta, mb, floor):
-        return Comparison(Verdict.SAME, f"median moved {format_bytes(delta)}, under the {floor:.0%} floor", **common)
+        return Comparison(
+            Verdict.SAME, f"median moved {format_bytes(delta)}, under the {_floor_text(floor, delta > 0)}", **common
+        )
     separated = min(current) > max(baseline) if delta > 0 else max(current) < min(baseline)
     if not separated:
         return Comparison(
@@ -196,7 +215,7 @@ def compare_times(
     if p >= alpha:
         return Comparison(Verdict.SAME, f"{moved}; Mann-Whitney p={p:.3g} >= alpha {alpha:g}", **common)
     if not _floor_met(delta, mb, floor):
-        return Comparison(Verdict.SAME, f"{moved}; p={p:.3g} but under the {floor:.0%} floor", **common)
+        return Comparison(Verdict.SAME, f"{moved}; p={p:.3g} but under the {_floor_text(floor, delta > 0)}", **common)
     return Comparison(
         _direction(delta, higher_is_worse), f"{moved}; Mann-Whitney p={p:.3g} < alpha {alpha:g}", **common
     )
@@ -221,9 +240,10 @@ class NightSpread:
             raise ValueError("night spread of no nights")
         return NightSpread(len(medians), median(medians), min(medians), max(medians))
 
-    def margin(self, floor: float) -> float:
-        """How far the current median must lie from the center to count as a change."""
-        return max(floor * abs(self.center), NIGHT_SPREAD_FACTOR * self.spread)
+    def margin(self, floor: float, rise: bool) -> float:
+        """How far the current median must lie from the center, on the side it moved to, to
+        count as a change."""
+        return max(floor_distance(self.center, floor, rise), NIGHT_SPREAD_FACTOR * self.spread)
 
     def describe(self, unit: str) -> str:
         return (
@@ -275,8 +295,8 @@ def compare_times_nights(
     few = _too_few_nights(ns, min_nights, unit)
     if few is not None:
         return Comparison(Verdict.AMBIGUOUS, f"{few} ({moved}, p={p:.3g})", **common)
-    margin = ns.margin(floor)
-    limit = f"max({floor:.0%} floor, {NIGHT_SPREAD_FACTOR:g} x spread) = {format_value(margin, unit)}"
+    margin = ns.margin(floor, delta > 0)
+    limit = f"max({_floor_text(floor, delta > 0)}, {NIGHT_SPREAD_FACTOR:g} x spread) = {format_value(margin, unit)}"
     if p >= alpha:
         return Comparison(
             Verdict.SAME, f"{moved}; Mann-Whitney p={p:.3g} >= alpha {alpha:g}; {ns.describe(unit)}", **common
@@ -355,7 +375,7 @@ def compare_summaries(
     if abs(delta) < step:
         return Comparison(Verdict.SAME, f"{moved}, less than one step of {format_delta(step, unit)}{of}", **common)
     if not _floor_met(delta, base.median, floor):
-        return Comparison(Verdict.SAME, f"{moved}, under the {floor:.0%} floor{of}", **common)
+        return Comparison(Verdict.SAME, f"{moved}, under the {_floor_text(floor, delta > 0)}{of}", **common)
     separated = current.min > base.max if delta > 0 else current.max < base.min
     if not separated:
         return Comparison(

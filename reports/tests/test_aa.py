@@ -38,8 +38,9 @@ def test_three_quiet_nights_no_false_alarm_every_time_metric_judged_and_shifts_c
 
 
 def test_shift_of_three_spreads_is_caught_when_over_the_time_floor():
-    # nights at +0 and +40 ms (spread 40 ms, 33% of 121.5 ms), judged: a 120 ms shift is caught
-    nights = [_night(0, 0.0), _night(1, 40.0), _night(2, 20.0)]
+    # nights at +0 and +60 ms (spread 60 ms, 46% of 131.5 ms), judged: a 180 ms shift (137%,
+    # over the 100% floor) is caught
+    nights = [_night(0, 0.0), _night(1, 60.0), _night(2, 30.0)]
     r = aa.check(nights, CompareOptions())[2]
     assert r.false_alarms == []
     assert (r.time_injected, r.time_detected) == (1, 1)

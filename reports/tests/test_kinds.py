@@ -129,7 +129,7 @@ def test_ratio_metrics_take_the_time_floor_and_counts_are_not_compared(tmp_path)
     )
     _, v = _compare(tmp_path, [old], [dropped_20], nights=2)
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.SAME
-    assert "under the 50% floor" in v[("capacity.read_ratio", "previous")].comparison.reason
+    assert "under the 100% floor (a fall to 1/2)" in v[("capacity.read_ratio", "previous")].comparison.reason
     assert not any(m == "capacity.pin_failed" for m, _ in v)
 
     dropped_50 = _capacity([100] * 7, read_ratio=[0.37, 0.38, 0.39, 0.37, 0.38, 0.39, 0.38], failed=2)  # -60%

@@ -177,3 +177,22 @@ def test_a_night_that_moved_by_49_percent_widens_the_margin():
     assert c.verdict == Verdict.SAME
     assert c.night_spread == 49.0 and "within max(25% floor, 2 x spread) = 98 ms" in c.reason
     assert compare_times(_night_samples(100), _night_samples(149), floor=0.25).verdict == Verdict.REGRESSION
+
+
+def test_the_time_floor_is_a_factor_either_way():
+    """With the default time floor (100%) a time must double or halve: +90% and -45% are SAME,
+    +110% and -55% are changes. A linear floor of 100% could never see a time fall."""
+    from pinreport.stats import DEFAULT_TIME_FLOOR, compare_times_nights, floor_distance
+
+    assert DEFAULT_TIME_FLOOR == 1.0
+    assert floor_distance(100.0, 1.0, rise=True) == 100.0
+    assert floor_distance(100.0, 1.0, rise=False) == 50.0
+    nights = [_night_samples(100), _night_samples(101)]
+    judge = lambda m: compare_times_nights(nights, _night_samples(m), floor=DEFAULT_TIME_FLOOR)  # noqa: E731
+    assert judge(190).verdict == Verdict.SAME
+    assert judge(212).verdict == Verdict.REGRESSION
+    assert judge(55.5).verdict == Verdict.SAME
+    fell = judge(45)
+    assert fell.verdict == Verdict.IMPROVEMENT
+    assert "beyond max(100% floor (a fall to 1/2), 2 x spread)" in fell.reason
+    assert "under the 100% floor (a fall to 1/2)" in compare_times([10.0] * 7, [6.0] * 7, floor=1.0).reason
