@@ -75,6 +75,24 @@ TEST(Cli, ResumeWithoutAScenarioUsesThePartialFilesScenarioPath) {
     std::filesystem::remove(partial);
 }
 
+// A partial file written by the cuda backend resumes against the same scenario file: its
+// counts read back from JSON (unsigned) equal the ones parsed again (signed). On the GPU
+// machine this was refused as "scenario.scenarios[0].count[0] differs".
+TEST(Cli, ResumeOfACudaPartialFileAcceptsTheUnchangedScenario) {
+    if (std::filesystem::exists("/dev/nvidiactl"))
+        GTEST_SKIP() << "a GPU driver is present; this test is for machines without";
+    const auto partial = std::filesystem::temp_directory_path() / "pinbench-cli-cuda-partial.json";
+    const auto first =
+        run_cli({"run", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", "-o", partial.string()});
+    ASSERT_EQ(first.exit_code, 3) << first.output;  // no CUDA device: the file says complete: false
+    const auto out = run_cli({"run", "--resume", partial.string(), "-o", partial.string() + ".out"});
+    EXPECT_EQ(out.exit_code, 3) << out.output;
+    EXPECT_EQ(out.output.find("differs"), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find("no CUDA device"), std::string::npos) << out.output;
+    std::filesystem::remove(partial);
+    std::filesystem::remove(partial.string() + ".out");
+}
+
 TEST(Cli, StoreAddFilesRealResultsUnderTheirKeyAndNamesABadFile) {
     const auto dir = std::filesystem::temp_directory_path() / "pinbench-cli-store";
     std::filesystem::remove_all(dir);
