@@ -22,15 +22,22 @@ Claims on the scenario kinds (docs/kinds.md), each on the dedicated key the repo
   14 on Windows: capacity.loss / pinned within the 15-20% headroom for every capacity run and
      claim 3 not refuted: CONFIRMED; a loss ratio beyond 20% (beyond its uncertainty): REFUTED.
 
+Claims beyond the brief (FURTHER_CLAIMS, judge_further(): the same register, its own rows):
+  issue 20 "largest pinnable size tracks free VRAM", per file (platform and driver model), on
+     the sweep kind's max_pinnable runs with free_target; the rule, and the Windows cap reported
+     beside it (never judged), are in pinnable.py. Its inconclusive outcome is NOT TESTED HERE
+     with "inconclusive: " and the reason, as claim 10's.
+
 "Near 0" (claim 1, Linux and TCC) is judged from held-cost medians against the probe granule:
 every cost within one granule is zero within resolution; a cost above the granule but below
 NEAR_ZERO of the pinned bytes (a tenth of the rule's 10% lower edge) is near 0, not exactly 0.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from pinreport import kinds
+from pinreport import kinds, pinnable
 from pinreport.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.environment import driver_models
 from pinreport.rule import (
@@ -441,3 +448,78 @@ def judge(doc: dict[str, Any], report, bench) -> list[dict[str, str]]:
         verdict, evidence = f()
         out.append({"n": str(i), "claim": text, "verdict": verdict, "evidence": evidence})
     return out
+
+
+# --- claims beyond the brief ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the register beyond the brief's 14: `applies` gives why it is NOT TESTED HERE
+    on this file, or None; `judge` gives (verdict, evidence); `beside` what is reported next to
+    the verdict and never judged ("" for nothing)."""
+
+    n: str
+    title: str
+    applies: Callable[[dict[str, Any]], str | None]
+    judge: Callable[[dict[str, Any]], tuple[str, str]]
+    beside: Callable[[dict[str, Any]], str] = lambda doc: ""
+
+    def row(self, doc: dict[str, Any]) -> dict[str, str]:
+        why_not = self.applies(doc)
+        verdict, evidence = (NOT_TESTED, why_not) if why_not is not None else self.judge(doc)
+        return {"n": self.n, "claim": self.title, "verdict": verdict, "evidence": evidence, "beside": self.beside(doc)}
+
+
+_PINNABLE_VERDICT = {
+    pinnable.Outcome.CONFIRMED: CONFIRMED,
+    pinnable.Outcome.REFUTED: REFUTED,
+    pinnable.Outcome.INCONCLUSIVE: NOT_TESTED,
+    pinnable.Outcome.NOT_TESTED: NOT_TESTED,
+}
+
+
+def pinnable_applies(doc: dict[str, Any]) -> str | None:
+    """None when the file has an ok max_pinnable point with free_target (pinnable.collect)."""
+    if pinnable.collect(doc):
+        return None
+    return pinnable.judge(doc).evidence
+
+
+def pinnable_claim(doc: dict[str, Any]) -> tuple[str, str]:
+    """Issue 20 (pinnable.judge): the verdict for this file's platform and driver model."""
+    j = pinnable.judge(doc)
+    evidence = f"on {pinnable.platform(doc)}: {j.evidence}"
+    if j.outcome == pinnable.Outcome.INCONCLUSIVE:
+        evidence = f"inconclusive: {evidence}"
+    return _PINNABLE_VERDICT[j.outcome], evidence
+
+
+def windows_cap_text(doc: dict[str, Any]) -> str:
+    """The Windows cap beside issue 20's verdict (pinnable.windows_cap): reported, never judged;
+    on other platforms it says so before the numbers."""
+    caps = pinnable.windows_caps(doc)
+    if not caps:
+        return "" if not pinnable.collect(doc) else "Windows cap: host RAM not recorded"
+    text = "; ".join(c.describe() for c in caps)
+    models = set(driver_models(doc.get("environment") or {}))
+    if models & WINDOWS_MODELS:
+        return f"Windows cap (reported, not judged): {text}"
+    return f"Windows cap: not judged on {pinnable.platform(doc)}; here {text}"
+
+
+FURTHER_CLAIMS = (
+    Claim(
+        "issue 20",
+        "Max pinnable tracks free VRAM: the largest host buffer that pins follows the device memory "
+        "left free (cudaMemGetInfo), slope near 1.",
+        pinnable_applies,
+        pinnable_claim,
+        windows_cap_text,
+    ),
+)
+
+
+def judge_further(doc: dict[str, Any]) -> list[dict[str, str]]:
+    """[{n, claim, verdict, evidence, beside}] for FURTHER_CLAIMS on the results file `doc`."""
+    return [c.row(doc) for c in FURTHER_CLAIMS]

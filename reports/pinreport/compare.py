@@ -72,6 +72,9 @@ BETTER_WHEN_HIGHER = (
 )
 # Units compared at all; "count" metrics are shown, not compared (module docstring).
 COMPARED_UNITS = ("bytes", "ms", "ratio")
+# Shown, not compared: how a run was set up (the free VRAM a max_pinnable search began with) and
+# whether the cap bounded it; neither is better or worse (docs/kinds.md, sweep).
+SETUP_METRICS = ("sweep.free_before", "sweep.capped")
 # Kinds whose bisections quantise their byte metrics by params.resolution (default 2 MiB).
 _BISECTION_KINDS = ("capacity", "fragmentation")
 _DEFAULT_RESOLUTION = 2 * 1024**2
@@ -183,8 +186,8 @@ def higher_is_worse(metric: str) -> bool:
     return not metric.startswith(BETTER_WHEN_HIGHER)
 
 
-def compared(unit: str) -> bool:
-    return unit in COMPARED_UNITS
+def compared(unit: str, metric: str = "") -> bool:
+    return unit in COMPARED_UNITS and metric not in SETUP_METRICS
 
 
 def bisection_resolution(plan: dict[str, Any], metric: str = "") -> int | None:
@@ -426,7 +429,7 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
             report.notes.extend(_count_notes(run))
         for metric in sorted(run.get("metrics", {})):
             info = run["metrics"][metric]
-            if not compared(info.get("unit", "")):
+            if not compared(info.get("unit", ""), metric):
                 continue
             median = info.get("median")
             shown = float(median) if isinstance(median, (int, float)) and not isinstance(median, bool) else float("nan")

@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from pinreport import brief_claims, kinds
+from pinreport import brief_claims, kinds, pinnable
 from pinreport.compare import HISTORY, PREVIOUS, CompareOptions, CompareReport, compare
 from pinreport.environment import comparable_fields, driver_models, driver_release, store_key
 from pinreport.errors import BadInputError
@@ -720,13 +720,70 @@ def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
     return charts
 
 
-_KIND_CHARTS = {"churn": churn_charts, "sweep": sweep_charts, "workers": workers_charts}
+def _gib(v: float) -> str:
+    return f"{v:.3g}"
+
+
+def pinnable_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+    """Max pinnable against free VRAM before the search (pinnable.py), over the sweep kind's
+    max_pinnable runs with free_target: one series per api, its capped (or timed-out) points,
+    lower bounds, as a second series drawn as upward triangles in the api's colour, the
+    least-squares fit over the uncapped points, and the line y = x."""
+    by_api = pinnable.collect_runs(runs)
+    if not by_api:
+        return []
+    series: list[Series] = []
+    lower_of: dict[int, int | None] = {}  # lower-bound series index -> its api's series index
+    for api, points in by_api.items():
+        free = [(p.free_before / GiB, p.max_pinnable / GiB) for p in points if not p.lower_bound]
+        bounded = [(p.free_before / GiB, p.max_pinnable / GiB) for p in points if p.lower_bound]
+        own = None
+        if free:
+            own = len(series)
+            series.append(Series(api, free))
+        if bounded:
+            lower_of[len(series)] = own
+            series.append(Series(f"{api} · capped or timed out", bounded))
+        fit = pinnable.fit_slope(points)
+        if fit.slope is not None and fit.intercept is not None:
+            xs = [x for x, _ in free]
+            line = [(x, (fit.intercept + fit.slope * x * GiB) / GiB) for x in (min(xs), max(xs))]
+            series.append(Series(f"fit ({api}): slope {fit.slope:.3g}", line, dashed=True))
+    top = max(p.free_before for points in by_api.values() for p in points) / GiB
+    series.append(Series("y = x", [(0.0, 0.0), (top, top)], dashed=True))
+    chart = line_chart(
+        "sweep-max-pinnable-free-vram",
+        "max pinnable against free VRAM",
+        "free VRAM before the search (GiB)",
+        "max pinnable (GiB)",
+        series,
+        x_format=_gib,
+        y_format=_gib,
+        note="Median over the ok repeats of each run. A triangle is a capped search (the cap pinned at "
+        "once) or one that timed out: a lower bound, the real largest size may be higher; such points "
+        "are left out of the fit.",
+    )
+    for i, own in lower_of.items():
+        chart.series[i]["lower_bound"] = True
+        chart.series[i]["path"] = ""
+        if own is not None:
+            chart.series[i]["color"] = chart.series[own]["color"]
+    return [chart]
+
+
+# A kind's charts: every function's charts, in this order.
+_KIND_CHARTS = {
+    "churn": (churn_charts,),
+    "sweep": (sweep_charts, pinnable_charts),
+    "workers": (workers_charts,),
+}
 
 
 def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """One section per scenario kind present: a table (run id, status, params, median and
     [min - max] of each headline metric; "not measured" where a run lacks one) and the charts
-    that are cheap to draw (churn trace, sweep curve, workers against N)."""
+    that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM, workers
+    against N)."""
     out = []
     for kind in kinds.KINDS:
         runs = kinds.runs_of(doc, kind)
@@ -753,7 +810,7 @@ def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "title": kinds.TITLES[kind],
                 "columns": columns,
                 "rows": rows,
-                "charts": _KIND_CHARTS[kind](runs) if kind in _KIND_CHARTS else [],
+                "charts": [c for f in _KIND_CHARTS.get(kind, ()) for c in f(runs)],
             }
         )
     return out
@@ -811,6 +868,7 @@ def build_report(
     rule, reserve = rule_charts(report, current)
     rows = verdict_rows(report, current.runs)
     claims = brief_claims.judge(current.doc, report, bench)
+    further_claims = brief_claims.judge_further(current.doc)
     replay_sources = []
     if current.replayed:
         replay_sources.append(f"{current.path} (replay of {(current.doc.get('replay') or {}).get('source', '?')})")
@@ -852,6 +910,7 @@ def build_report(
         "kind_sections": kind_sections(current.doc),
         "not_measured": not_measured(current.doc),
         "claims": claims,
+        "further_claims": further_claims,
         "exit_code": report.exit_code(),
     }
 

@@ -455,8 +455,8 @@ def kinds_doc(**kw: Any) -> dict[str, Any]:
             "register_window",
             {
                 "register_window.peak.cuda.free": [4 * MiB] * 7,
-                "register_window.kept_ms_per_transfer": [2.0] * 7,
-                "register_window.windowed_ms_per_transfer": [5.0] * 7,
+                "time.kept_per_transfer_ms": [2.0] * 7,
+                "time.windowed_per_transfer_ms": [5.0] * 7,
                 "register_window.time_ratio": [2.5] * 7,
             },
             {"transfers": 16},
@@ -489,4 +489,73 @@ def disturb_metrics(run: dict[str, Any], names: list[str], texts: list[str]) -> 
     for name in names:
         run["metrics"][name]["disturbed"] = True
     run["disturbance"] = {"evidence": [{"text": t} for t in texts], "attempts": 1}
+    return run
+
+
+# --- max pinnable against free VRAM (sweep mode max_pinnable with free_target, issue 20) --------
+
+_PINNABLE_RATIOS = ("sweep.capped", "sweep.max_pinnable_over_host_ram", "sweep.small_after_failure_ok")
+
+
+def pinnable_run(
+    free_target: int | str,
+    free_before: int,
+    max_pinnable: int,
+    capped: bool,
+    cap: int = 8 * GiB,
+    api: str = "cudaMallocHost",
+    host_ram: int = 64 * GiB,
+    vram_total: int = 24 * GiB,
+    stopped_by: str = "cudaErrorMemoryAllocation: out of memory",
+    small_ok: bool = True,
+    repeats: int = 7,
+    omit: tuple[str, ...] = (),
+    scenario: str = "pinnable-free-vram",
+) -> dict[str, Any]:
+    """A sweep run of mode max_pinnable with the free_target axis, every repeat alike: the
+    repeats' data as docs/kinds.md gives it (a capped search stops at once, with no error and
+    no small pin after a failure) and the sweep.* metrics the harness writes; metrics named in
+    `omit` are left out (to exercise the fallback to the repeats' data). kind_run makes at least
+    7 repeats."""
+    failed = not capped
+    data = {
+        "mode": "max_pinnable",
+        "free_target": free_target,
+        "filled_bytes": 0 if free_target == "all" else max(0, vram_total - free_before),
+        "free_before": free_before,
+        "free_after": free_before,
+        "cap": cap,
+        "host_limit": host_ram,
+        "cap_effective": min(cap, host_ram),
+        "host_ram_total": host_ram,
+        "max_pinnable": max_pinnable,
+        "capped": capped,
+        "timed_out": False,
+        "stopped_by": stopped_by if failed else "",
+        "tried": [{"bytes": min(cap, host_ram), "error": stopped_by if failed else ""}]
+        + ([{"bytes": max_pinnable, "error": ""}] if failed else []),
+    }
+    if failed:
+        data["small_after_failure"] = {"bytes": 64 * MiB, "ok": small_ok, "error": "" if small_ok else stopped_by}
+    metrics = {
+        "sweep.max_pinnable": [max_pinnable] * repeats,
+        "sweep.free_before": [free_before] * repeats,
+        "sweep.capped": [1.0 if capped else 0.0] * repeats,
+        "sweep.max_pinnable_over_host_ram": [max_pinnable / host_ram] * repeats,
+    }
+    if failed:
+        metrics["sweep.small_after_failure_ok"] = [1.0 if small_ok else 0.0] * repeats
+    params = {"mode": "max_pinnable", "cap": cap, "free_target": free_target}
+    run = kind_run(
+        "sweep",
+        {k: v for k, v in metrics.items() if k not in omit},
+        params,
+        scenario=scenario,
+        api=api,
+        size=cap,
+        data=[dict(data) for _ in range(max(repeats, 7))],
+    )
+    for name in _PINNABLE_RATIOS:
+        if name in run["metrics"]:
+            run["metrics"][name].update(unit="ratio", granule=None)
     return run

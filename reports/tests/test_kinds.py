@@ -1,6 +1,7 @@
 """The scenario kinds of results schema 2 (docs/kinds.md) through pinreport: comparisons of the
 new units, the reservation rule on capacity runs, the report's kind sections and the claims."""
 
+import json
 import re
 
 import pytest
@@ -17,7 +18,7 @@ from builders import (
     write_json,
 )
 
-from pinreport import brief_claims
+from pinreport import brief_claims, kinds
 from pinreport.compare import compare, higher_is_worse
 from pinreport.html_report import build_report, render_html
 from pinreport.load import load_results
@@ -239,7 +240,7 @@ def test_every_kind_has_a_table_with_its_numbers(kinds_ctx):
     assert row["cost.after_first_use.nvml.1.used"] == "300.00 MiB"
     assert row["multi_gpu.cost_sum.nvml.used"] == "600.00 MiB"
     reg = next(iter(_cells(_section(kinds_ctx, "register_window")).values()))
-    assert reg["register_window.kept_ms_per_transfer"] == "2 ms" and reg["register_window.time_ratio"] == "2.5"
+    assert reg["time.kept_per_transfer_ms"] == "2 ms" and reg["register_window.time_ratio"] == "2.5"
     frag = next(iter(_cells(_section(kinds_ctx, "fragmentation")).values()))
     assert frag["fragmentation.largest_loss"] == "1.00 GiB" and frag["fragmentation.free_loss"] == "0 B"
 
@@ -382,3 +383,22 @@ def test_claims_not_tested_without_the_kinds():
     claims = _claims(results_doc([run_doc()]))
     for n in (3, 8, 11, 12, 14):
         assert claims[n]["verdict"] == "NOT TESTED HERE"
+
+
+def test_every_headline_metric_is_written_by_the_harness():
+    """Each kind's headline columns name metrics that real committed results hold (the
+    register-window timings were once asked for under names the harness never wrote, and the
+    report dropped them silently). sweep.small_after_failure_ok exists only where a pin failed:
+    the failure path of results/h200-pinnable."""
+    from conftest import REPO_ROOT
+
+    docs = [
+        json.loads((REPO_ROOT / f).read_text())
+        for f in ("results/h200-nightly-free-vram/results.json", "results/h200-pinnable/pinnable.json")
+    ]
+    missing = []
+    for kind, heads in kinds.HEADLINES.items():
+        names = {m for d in docs for r in kinds.runs_of(d, kind) for m in r.get("metrics", {})}
+        assert names, kind
+        missing += [(kind, h) for h in heads if not (kinds.keys_for(h, names) if "<" in h else {h} & names)]
+    assert missing == []

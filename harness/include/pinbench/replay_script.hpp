@@ -15,10 +15,11 @@ namespace pinbench {
 inline constexpr int replay_script_version = 1;
 
 struct ReplayTransform {
-    enum class Op { offset, scale } op = Op::offset;
+    enum class Op { offset, scale, set } op = Op::offset;
     std::string runs;   // glob over run ids ('*' and '?'), e.g. "quick/cudaMallocHost/*"
     std::string probe;  // probe key whose cost changes ("cuda.free", "nvml.0.used") or a timing ("alloc")
     double value = 0;   // offset: bytes (or ms) added to the cost; scale: factor on the cost
+    nlohmann::json data = nlohmann::json::object();  // set: repeat data fields (bytes or booleans) replaced
 };
 
 struct ReplayInjection {
@@ -48,9 +49,10 @@ ReplayScript parse_replay_script(const std::string& text, const std::string& pat
 
 bool glob_match(const std::string& pattern, const std::string& text);
 
-// Applies every matching transform to one repeat. Cost transforms move the probe key's
-// readings in every snapshot after "after_context" except "after_free" (offset: the cost grows by `value`
-// bytes, respecting the key's direction; scale: cost' = value * cost), so metrics recomputed
+// Applies every matching transform to one repeat. `set` replaces fields of the repeat's data
+// that it already has (max_pinnable's bytes, say; a field it lacks is never invented). Cost transforms move
+// the probe key's readings in every snapshot after "after_context" except "after_free" (offset: the cost
+// grows by `value` bytes, respecting the key's direction; scale: cost' = value * cost), so metrics recomputed
 // from the snapshots shift exactly. Timing transforms change timings_ms[probe].
 void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat);
 

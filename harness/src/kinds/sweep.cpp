@@ -1,11 +1,14 @@
 // sweep: the cost as a curve over size or over the number of buffers held, and the largest
 // size an api can pin (brief experiment 2; docs/kinds.md).
+#include <algorithm>
 #include <cmath>
 #include <new>
 
 #include "kinds/kind_support.hpp"
 #include "kinds/measure.hpp"
+#include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/host_memory.hpp"
 #include "pinbench/units.hpp"
 
 namespace pinbench::kinds {
@@ -74,19 +77,68 @@ std::string try_pin(ApiVariant api, std::uint64_t bytes, Devices& devices) {
     }
 }
 
-void max_pinnable(const PlannedRun& run, Devices& devices, RepeatRecord& out) {
+// A parameter's value, or `fallback` where the plan has none (plans older than the parameter).
+std::string choice_or(const PlannedRun& run, const char* name, const char* fallback) {
+    return run.params.contains(name) && !run.params[name].is_null() ? param_choice(run, name) : fallback;
+}
+std::uint64_t bytes_or(const PlannedRun& run, const char* name, std::uint64_t fallback) {
+    return run.params.contains(name) && !run.params[name].is_null() ? param_bytes(run, name) : fallback;
+}
+
+// The largest size the api pins, bisected in 64 MiB units below `cap` (the cap tried first: on
+// most machines it simply pins). Optionally with device memory filled first until
+// `free_target` is left, so that the search shows whether pinning is bounded by free VRAM
+// (reported on WDDM), and with the run's host limit enforced by the OS so that a pin above it
+// fails in the API itself (the failure path, on any machine).
+void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probes,
+                  SteadyClock::time_point start, RepeatRecord& out) {
     const std::uint64_t cap = param_bytes(run, "cap");
     const double limit_s = param_number(run, "time_limit_s");
+    const std::uint64_t host_limit = bytes_or(run, "host_limit", cap);
+    const bool enforce = choice_or(run, "enforce_host_limit", "off") == "on";
     const std::uint64_t unit = 64ull << 20;
+    nlohmann::json& data = out.data;
+    const nlohmann::json target = run.params.contains("free_target") ? run.params["free_target"] : "all";
+    data["free_target"] = target;
+    data["cap"] = cap;
+    data["host_limit"] = host_limit;
+    data["enforce_host_limit"] = enforce;
+    if (const auto ram = host_ram_total()) data["host_ram_total"] = *ram;
+
+    std::unique_ptr<DeviceFiller> filler;
+    if (target.is_number_unsigned()) {
+        const std::uint64_t free_target = target.get<std::uint64_t>();
+        const MemInfo info = devices.contexts.front()->mem_info();
+        if (free_target >= info.free) {
+            throw UnsupportedError("free_target " + size_label(free_target) +
+                                   " is not below device 0's free memory (" + size_label(info.free) +
+                                   ") after creating the context");
+        }
+        filler = std::make_unique<DeviceFiller>(free_target, bytes_or(run, "resolution", 2ull << 20));
+        out.snapshots.push_back(settled_snapshot(probes, "filled", start));
+    }
+    data["filled_bytes"] = filler ? filler->filled_bytes() : 0;
+    data["free_before"] = devices.contexts.front()->mem_info().free;
+
+    // Never more than the run may pin: the host limit bounds the search, or (enforced) the OS
+    // refuses above it, and then the cap may stand above the limit to make that failure happen.
+    const std::uint64_t cap_effective = enforce ? cap : std::min(cap, host_limit);
+    data["cap_effective"] = cap_effective;
+    if (enforce) {
+        std::string why;
+        const auto limit = limit_address_space(host_limit, &why);
+        if (!limit) throw UnsupportedError(why);
+        data["address_space_limit"] = *limit;
+    }
+
     const auto t0 = SteadyClock::now();
     nlohmann::json tried = nlohmann::json::array();
-    // The cap first: on most machines it simply pins, and the search is over.
-    std::string stopped_by = try_pin(run.api, cap, devices);
-    tried.push_back({{"bytes", cap}, {"error", stopped_by}});
-    std::uint64_t best = cap;
+    std::string stopped_by = try_pin(run.api, cap_effective, devices);
+    tried.push_back({{"bytes", cap_effective}, {"error", stopped_by}});
+    std::uint64_t best = cap_effective;
     bool timed_out = false;
     if (!stopped_by.empty()) {
-        std::uint64_t lo = 0, hi = cap / unit;  // units of 64 MiB: lo pins, hi does not
+        std::uint64_t lo = 0, hi = cap_effective / unit;  // units of 64 MiB: lo pins, hi does not
         while (hi - lo > 1) {
             if (ms_between(t0, SteadyClock::now()) > limit_s * 1000) {
                 timed_out = true;
@@ -104,15 +156,33 @@ void max_pinnable(const PlannedRun& run, Devices& devices, RepeatRecord& out) {
         }
         best = lo * unit;
     }
-    out.data["max_pinnable"] = best;
-    out.data["capped"] = stopped_by.empty();
-    out.data["timed_out"] = timed_out;
-    out.data["stopped_by"] = stopped_by;
-    out.data["tried"] = tried;
+    out.timings_ms["search"] = ms_between(t0, SteadyClock::now());
+    data["max_pinnable"] = best;
+    data["capped"] = stopped_by.empty();
+    data["timed_out"] = timed_out;
+    data["stopped_by"] = stopped_by;
+    data["tried"] = tried;
+    data["free_after"] = devices.contexts.front()->mem_info().free;
     // Practitioners report that on Windows one failed pin breaks later pins in the process.
     if (!stopped_by.empty()) {
         const std::string small = try_pin(run.api, unit, devices);
-        out.data["small_after_failure"] = {{"bytes", unit}, {"ok", small.empty()}, {"error", small}};
+        data["small_after_failure"] = {{"bytes", unit}, {"ok", small.empty()}, {"error", small}};
+    }
+    // The probes (DXGI LOCAL / NON_LOCAL budgets and usage on Windows) with the largest success
+    // held again: the search itself holds each candidate only while it is used.
+    if (best > 0) {
+        try {
+            auto held = pin_buffers(run.api, best, 1);
+            devices.use_everywhere(held);
+            out.snapshots.push_back(settled_snapshot(probes, "at_max_pinnable", start));
+        } catch (const UnsupportedError& e) {
+            data["at_max_pinnable_error"] = e.what();
+        }
+    }
+    if (filler) {
+        const std::string intact = filler->intact();
+        data["filler_intact"] = intact.empty();
+        if (!intact.empty()) data["filler_problem"] = intact;
     }
 }
 
@@ -131,7 +201,7 @@ RepeatRecord measure_sweep(const PlannedRun& run, const Nvml* nvml) {
     } else if (mode == "count_curve") {
         count_curve(run, devices, probes, start, out);
     } else if (mode == "max_pinnable") {
-        max_pinnable(run, devices, out);
+        max_pinnable(run, devices, probes, start, out);
         out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
     } else {
         throw InputError("run " + run.id + ": unknown sweep mode '" + mode + "'");

@@ -183,7 +183,7 @@ private:
 
     ReplayTransform parse_transform(const YAML::Node& node) {
         const std::string what = "transform";
-        const auto e = entries(node, what, {"op", "runs", "probe", "bytes", "ms", "factor"});
+        const auto e = entries(node, what, {"op", "runs", "probe", "bytes", "ms", "factor", "data"});
         ReplayTransform t;
         const Entry& op = require(e, node, what, "op");
         const std::string op_name = text(op, "op");
@@ -191,10 +191,22 @@ private:
             t.op = ReplayTransform::Op::offset;
         } else if (op_name == "scale") {
             t.op = ReplayTransform::Op::scale;
+        } else if (op_name == "set") {
+            t.op = ReplayTransform::Op::set;
         } else {
-            fail(op.value, "unknown op '" + op_name + "' (expected offset or scale)");
+            fail(op.value, "unknown op '" + op_name + "' (expected offset, scale or set)");
         }
         t.runs = text(require(e, node, what, "runs"), "runs");
+        const auto misplaced = [&](const char* field, const std::string& why) {
+            if (const auto it = e.find(field); it != e.end()) fail(it->second.key, why);
+        };
+        if (t.op == ReplayTransform::Op::set) {
+            for (const char* field : {"probe", "bytes", "ms", "factor"})
+                misplaced(field, std::string("op set takes data (repeat data fields), not ") + field);
+            parse_set_data(require(e, node, what, "data"), t);
+            return t;
+        }
+        misplaced("data", "data is for op set");
         const Entry& probe = require(e, node, what, "probe");
         t.probe = text(probe, "probe");
         const bool key = is_probe_key(t.probe);
@@ -208,9 +220,6 @@ private:
         }
 
         // Exactly the one value field that fits the op and the probe's kind.
-        const auto misplaced = [&](const char* field, const std::string& why) {
-            if (const auto it = e.find(field); it != e.end()) fail(it->second.key, why);
-        };
         if (t.op == ReplayTransform::Op::scale) {
             misplaced("bytes", "bytes is for op offset; op scale takes factor");
             misplaced("ms", "ms is for op offset; op scale takes factor");
@@ -227,6 +236,28 @@ private:
             t.value = number(require(e, node, what, "ms"), "ms");
         }
         return t;
+    }
+
+    // set's data: field -> a size ("1536MiB", an integer of bytes, >= 0) or a boolean.
+    void parse_set_data(const Entry& entry, ReplayTransform& t) {
+        if (!entry.value.IsMap() || entry.value.size() == 0)
+            fail(entry.where(), "data: expected a mapping of repeat data fields to sizes or booleans");
+        for (auto it = entry.value.begin(); it != entry.value.end(); ++it) {
+            const Entry field{it->first, it->second};
+            if (!field.key.IsScalar() || field.key.Scalar().empty())
+                fail(field.key, "data: keys must be plain names");
+            const std::string name = field.key.Scalar();
+            if (t.data.contains(name)) fail(field.key, "duplicate key '" + name + "' in data");
+            bool flag = false;
+            const std::string& raw = field.value.IsScalar() ? field.value.Scalar() : name;
+            if ((raw == "true" || raw == "false") && YAML::convert<bool>::decode(field.value, flag)) {
+                t.data[name] = flag;
+                continue;
+            }
+            const double value = bytes(field);
+            if (value < 0) fail(field.value, "data." + name + ": a size must not be negative");
+            t.data[name] = static_cast<std::uint64_t>(value);
+        }
     }
 
     ReplayInjection parse_injection(const YAML::Node& node) {
@@ -351,6 +382,12 @@ bool glob_match(const std::string& pattern, const std::string& text) {
 void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat) {
     for (const ReplayTransform& t : script.transforms) {
         if (!glob_match(t.runs, run_id)) continue;
+        if (t.op == ReplayTransform::Op::set) {
+            for (const auto& [name, value] : t.data.items()) {
+                if (repeat.data.is_object() && repeat.data.contains(name)) repeat.data[name] = value;
+            }
+            continue;
+        }
         if (is_probe_key(t.probe)) {
             transform_probe(t, repeat);
             continue;

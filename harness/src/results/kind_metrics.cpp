@@ -173,6 +173,21 @@ void sweep(const Repeats& ok, Sink& sink) {
     } else if (mode == "max_pinnable") {
         sink.put("sweep.max_pinnable", "bytes",
                  per_repeat(ok, [](const RepeatRecord& r) { return number(r.data, "max_pinnable"); }));
+        // Against free VRAM (free_target): what was free when the search began, whether the cap
+        // bounded it (then max_pinnable is a lower bound), and the share of host RAM it reached.
+        sink.put("sweep.free_before", "bytes",
+                 per_repeat(ok, [](const RepeatRecord& r) { return number(r.data, "free_before"); }));
+        sink.put("sweep.capped", "ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+                     if (!r.data.contains("free_before")) return std::nullopt;
+                     return r.data.value("capped", false) ? 1.0 : 0.0;
+                 }));
+        sink.put("sweep.max_pinnable_over_host_ram", "ratio",
+                 per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+                     const auto pinned = number(r.data, "max_pinnable");
+                     const auto ram = number(r.data, "host_ram_total");
+                     if (!pinned || !ram || *ram <= 0) return std::nullopt;
+                     return *pinned / *ram;
+                 }));
         Repeats failed;
         for (const RepeatRecord* r : ok) {
             if (r->data.contains("small_after_failure")) failed.push_back(r);

@@ -86,11 +86,21 @@ std::vector<KindSpec> build() {
     factor.one_of_group = "step/factor";
     ParamSpec cap = when(size_param("cap", true), "mode", "max_pinnable");
     cap.is_run_size = true;
+    // max_pinnable with device memory filled first until free_target is left ("all" or absent:
+    // no fill; absent keeps the run ids of files written before the parameter existed).
+    ParamSpec free_target = when(axis(size_param("free_target", false)), "mode", "max_pinnable");
+    free_target.words = {"all"};
+    ParamSpec host_limit = when(size_param("host_limit", false), "mode", "max_pinnable");
+    host_limit.not_above = "cap";
     kinds.push_back({"sweep",
                      2,
                      {choice_param("mode", {"size_curve", "count_curve", "max_pinnable"}, true), start, stop,
                       step, factor, when(integer_param("max_count", 1, true), "mode", "count_curve"), cap,
-                      when(number_param("time_limit_s", 0, true, false, 60.0), "mode", "max_pinnable")},
+                      when(number_param("time_limit_s", 0, true, false, 60.0), "mode", "max_pinnable"),
+                      free_target, host_limit,
+                      // No fallbacks: the child's defaults (off, 2 MiB) keep older plans as they were.
+                      when(choice_param("enforce_host_limit", {"off", "on"}, false), "mode", "max_pinnable"),
+                      when(size_param("resolution", false), "mode", "max_pinnable")},
                      std::nullopt});
 
     kinds.push_back({"multi_gpu",
@@ -168,7 +178,7 @@ bool applies(const Condition& c, const nlohmann::json& params) {
 std::string param_label(const ParamSpec& p, const nlohmann::json& value) {
     switch (p.type) {
         case ParamType::size:
-            return size_label(value.get<std::uint64_t>());
+            return value.is_string() ? value.get<std::string>() : size_label(value.get<std::uint64_t>());
         case ParamType::integer:
             return std::to_string(value.get<long long>());
         case ParamType::number: {

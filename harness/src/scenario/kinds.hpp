@@ -34,10 +34,11 @@ struct ParamSpec {
     double min = 0;              // integer and number
     bool min_exclusive = false;  // number: greater than min, not at least min
     std::vector<std::string_view> choices;
-    Condition when;                 // where the parameter applies; given elsewhere it is an error
-    std::string_view one_of_group;  // parameters sharing a group: exactly one is given where they apply
-    std::string_view not_above;     // a size parameter this one may not exceed
-    bool is_run_size = false;       // the run's size; the scenario's `size` key is then not used
+    Condition when;                       // where the parameter applies; given elsewhere it is an error
+    std::string_view one_of_group;        // parameters sharing a group: exactly one is given where they apply
+    std::string_view not_above;           // a size parameter this one may not exceed
+    bool is_run_size = false;             // the run's size; the scenario's `size` key is then not used
+    std::vector<std::string_view> words;  // size: names accepted instead of a size, stored as the name
 };
 
 struct KindSpec {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -474,6 +475,12 @@ private:
         const std::string what(p.name);
         switch (p.type) {
             case ParamType::size:
+                if (n.IsScalar() && contains(p.words, n.Scalar())) return n.Scalar();
+                if (!p.words.empty() && n.IsScalar() && !n.Scalar().empty() &&
+                    !std::isdigit(static_cast<unsigned char>(n.Scalar()[0]))) {
+                    fail(m, what + ": expected a size or " + in_quotes(p.words.front()) + ", got " +
+                                in_quotes(n.Scalar()));
+                }
                 return size(n, m, what);
             case ParamType::integer:
                 return integer(n, m, what, static_cast<int>(p.min));
@@ -566,7 +573,8 @@ private:
                 check_one_of(kind, p, params, params_mark, mark_of);
             }
             if (!p.not_above.empty() && params.contains(std::string(p.name)) &&
-                params.contains(std::string(p.not_above))) {
+                params.contains(std::string(p.not_above)) && params[std::string(p.name)].is_number() &&
+                params[std::string(p.not_above)].is_number()) {
                 const auto value = params[std::string(p.name)].get<std::uint64_t>();
                 const auto limit = params[std::string(p.not_above)].get<std::uint64_t>();
                 if (value > limit) {

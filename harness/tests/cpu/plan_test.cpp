@@ -301,6 +301,21 @@ TEST(PlanKinds, SweepRunsAreSizedByStopOrCap) {
               (nlohmann::json{{"mode", "max_pinnable"}, {"cap", 64 * GiB}, {"time_limit_s", 30.0}}));
 }
 
+// max_pinnable's free_target is an axis of sizes or "all"; without it the ids stay as before.
+TEST(PlanKinds, MaxPinnableFreeTargetIsAnAxisOfSizesOrAll) {
+    const Plan plan = expand(load_scenario_file(kKinds));
+    EXPECT_EQ(ids_of(plan, "pinnable"),
+              (std::vector<std::string>{"pinnable/cudaMallocHost/8GiB/x1/g1/free_target=1GiB",
+                                        "pinnable/cudaMallocHost/8GiB/x1/g1/free_target=all"}));
+    EXPECT_EQ(runs_of(plan, "pinnable").at(1)->params, (nlohmann::json{{"mode", "max_pinnable"},
+                                                                       {"cap", 8 * GiB},
+                                                                       {"time_limit_s", 60.0},
+                                                                       {"free_target", "all"},
+                                                                       {"host_limit", 4 * GiB},
+                                                                       {"enforce_host_limit", "on"}}));
+    EXPECT_EQ(runs_of(plan, "most").at(0)->id, "most/cudaMallocHost/64GiB/x1/g1");
+}
+
 TEST(PlanKinds, AxisParametersMultiplyRunsInTableOrder) {
     const Plan plan = expand(load_scenario_file(kKinds));
     EXPECT_EQ(
@@ -357,7 +372,7 @@ TEST(PlanKinds, DescribeShowsTheKind) {
         << text;
     EXPECT_NE(text.find("churn/cudaMallocHost/256MiB/x1/g1/settle=settled"), std::string::npos) << text;
     EXPECT_NE(text.find("kind churn "), std::string::npos) << text;
-    EXPECT_NE(text.find("\n23 runs, 69 repeats\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n25 runs, 75 repeats\n"), std::string::npos) << text;
 }
 
 }  // namespace

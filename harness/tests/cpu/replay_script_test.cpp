@@ -106,11 +106,21 @@ const std::vector<BadScript> bad_scripts = {
     {"replay_script_version: 1\nrelabel:\n", "bad.yaml:2:1: relabel: expected a mapping"},
     {"replay_script_version: 1\ntransforms:\n  - op: shift\n    runs: 'a/*'\n    probe: cuda.free\n    "
      "bytes: 1MiB\n",
-     "bad.yaml:3:9: unknown op 'shift' (expected offset or scale)"},
+     "bad.yaml:3:9: unknown op 'shift' (expected offset, scale or set)"},
     {"replay_script_version: 1\ntransforms:\n  - op: offset\n    probe: cuda.free\n    bytes: 1MiB\n",
      "bad.yaml:3:5: transform: missing required key 'runs'"},
     {"replay_script_version: 1\ntransforms:\n  - op: offset\n    runs: '*'\n    prob: cuda.free\n",
-     "bad.yaml:5:5: unknown key 'prob' in transform (expected op, runs, probe, bytes, ms, factor)"},
+     "bad.yaml:5:5: unknown key 'prob' in transform (expected op, runs, probe, bytes, ms, factor, data)"},
+    {"replay_script_version: 1\ntransforms:\n  - op: set\n    runs: '*'\n    probe: cuda.free\n"
+     "    data: {max_pinnable: 1GiB}\n",
+     "bad.yaml:5:5: op set takes data (repeat data fields), not probe"},
+    {"replay_script_version: 1\ntransforms:\n  - op: set\n    runs: '*'\n",
+     "bad.yaml:3:5: transform: missing required key 'data'"},
+    {"replay_script_version: 1\ntransforms:\n  - op: set\n    runs: '*'\n    data: {max_pinnable: -1GiB}\n",
+     "bad.yaml:5:26: data.max_pinnable: a size must not be negative"},
+    {"replay_script_version: 1\ntransforms:\n  - op: offset\n    runs: '*'\n    probe: cuda.free\n"
+     "    bytes: 1MiB\n    data: {a: 1}\n",
+     "bad.yaml:7:5: data is for op set"},
     {"replay_script_version: 1\ntransforms:\n  - op: offset\n    runs: '*'\n    probe: cuda.free\n",
      "bad.yaml:3:5: transform: missing required key 'bytes'"},
     {"replay_script_version: 1\ntransforms:\n  - op: offset\n    runs: '*'\n    probe: alloc\n    bytes: "
@@ -150,6 +160,25 @@ const std::vector<BadScript> bad_scripts = {
     {"replay_script_version: 1\ninject:\n  - what: crash\n    runs: '*'\n    repeat: -1\n",
      "bad.yaml:5:13: repeat must be a repeat index >= 0"},
 };
+
+// op set replaces data fields the repeat has (sizes and booleans) and never invents one.
+TEST(ReplayScriptApply, SetReplacesOnlyExistingDataFields) {
+    const ReplayScript script = parse(
+        "transforms:\n  - op: set\n    runs: 'p/*'\n"
+        "    data: {max_pinnable: 1536MiB, capped: false, free_before: 804MiB, invented: 1}\n");
+    ASSERT_EQ(script.transforms.size(), 1u);
+    RepeatRecord r;
+    r.data = {{"max_pinnable", 8589934592ull}, {"capped", true}, {"free_before", 1073741824ull}};
+    apply_transforms(script, "p/cudaMallocHost/8GiB/x1/g1", r);
+    EXPECT_EQ(r.data["max_pinnable"], 1536ull << 20);
+    EXPECT_EQ(r.data["capped"], false);
+    EXPECT_EQ(r.data["free_before"], 804ull << 20);
+    EXPECT_FALSE(r.data.contains("invented"));
+    RepeatRecord other;
+    other.data = {{"max_pinnable", 1}};
+    apply_transforms(script, "q/x", other);
+    EXPECT_EQ(other.data["max_pinnable"], 1) << "the glob did not match";
+}
 
 TEST(ReplayScriptParse, BadScriptsSayWhereAndWhy) {
     for (const BadScript& bad : bad_scripts) {
