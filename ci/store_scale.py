@@ -39,7 +39,7 @@ from pinreport import store as pstore
 from pinreport.environment import store_key
 
 NIGHTS_PER_RELEASE = 30
-FIRST_NIGHT = dt.datetime(2030, 1, 1, 2, 0, 0, tzinfo=dt.timezone.utc)
+FIRST_NIGHT = dt.datetime(2030, 1, 1, 2, 0, 0, tzinfo=dt.UTC)
 LABEL = "pinbench scale copy (not a measurement) "
 
 
@@ -55,10 +55,10 @@ def night_copy(source: dict, night: int) -> dict:
     """The source document as night `night` (0-based): new time, release, identity, label."""
     doc = copy.deepcopy(source)
     start = FIRST_NIGHT + dt.timedelta(days=night)
-    old_start = dt.datetime.strptime(source["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+    old_start = dt.datetime.strptime(source["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
     doc["started_at"] = _iso(start)
     if isinstance(source.get("finished_at"), str):
-        old_end = dt.datetime.strptime(source["finished_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+        old_end = dt.datetime.strptime(source["finished_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
         doc["finished_at"] = _iso(start + (old_end - old_start))
     env = doc["environment"]
     env["driver"]["release"] = release_of(night)
@@ -100,7 +100,9 @@ def timed(cmd: list[str]) -> tuple[float, float, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--nights", type=int, nargs="+", default=[100, 365, 1095])
-    ap.add_argument("--source", default=str(Path(__file__).resolve().parent.parent / "results/h200-kinds-nightly/results.json"))
+    ap.add_argument(
+        "--source", default=str(Path(__file__).resolve().parent.parent / "results/h200-kinds-nightly/results.json")
+    )
     ap.add_argument("--work", help="parent of the temporary store (default: the system temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the store and print its path")
     args = ap.parse_args()

@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/setup-debian.sh
+# Style first (seconds): pinned clang-format and ruff (ci/check_style.sh --fix rewrites).
+ci/check_style.sh
 cmake --preset ci-nogpu
 cmake --build --preset ci-nogpu -j2
 ctest --preset ci-nogpu -j2

@@ -17,8 +17,8 @@ bug in pinreport: the traceback goes to stderr, no verdict is given). The highes
 import argparse
 import sys
 import traceback
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 from pinreport import aa
 from pinreport.compare import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REGRESSION, CompareOptions, compare
@@ -92,7 +92,8 @@ def _add_verdict_options(p: argparse.ArgumentParser) -> None:
         "--time-floor",
         type=_non_negative,
         default=DEFAULT_TIME_FLOOR,
-        help="least relative floor of a time metric (a factor either way; 1.0, a doubling or a halving: above the moves measured between machine starts)",
+        help="least relative floor of a time metric, a factor either way (1.0: a doubling or a halving, "
+        "above the moves measured between machine starts)",
     )
     p.add_argument(
         "--min-repeats", type=_positive_int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict (>= 1)"

@@ -12,6 +12,7 @@ current release and the previous one of the current file's group), and the summa
 (pinreport.store_index) gives `html` its history without reading every night again.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -188,7 +189,13 @@ def _key_parts(key: StoreKey) -> list[str]:
 
 
 def check_stored_file(
-    root: Path, path: Path, namespace: str, *, verify_hash: bool = True, data: bytes | None = None, validated: bool = False
+    root: Path,
+    path: Path,
+    namespace: str,
+    *,
+    verify_hash: bool = True,
+    data: bytes | None = None,
+    validated: bool = False,
 ) -> StoreEntry:
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
@@ -369,7 +376,5 @@ def write_atomically(path: Path, data: bytes, *, attempts: int = 20) -> bool:
     except OSError:
         return False
     finally:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass

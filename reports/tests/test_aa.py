@@ -3,7 +3,6 @@
 The nights here are made by builders.py for the test; they are not measurements."""
 
 from builders import MiB, results_doc, run_doc, write_json
-
 from pinreport import aa
 from pinreport.cli import main
 from pinreport.compare import CompareOptions

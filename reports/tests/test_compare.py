@@ -4,7 +4,6 @@ import random
 
 import pytest
 from builders import MiB, add_to_store, make_store, results_doc, run_doc
-
 from pinreport.compare import (
     EXIT_BAD_INPUT,
     EXIT_INFRASTRUCTURE,

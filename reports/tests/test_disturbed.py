@@ -2,8 +2,7 @@
 
 import math
 
-from builders import GiB, MiB, disturb_metrics, disturb_run, make_store, results_doc, run_doc, add_to_store, write_json
-
+from builders import GiB, MiB, add_to_store, disturb_metrics, disturb_run, make_store, results_doc, run_doc, write_json
 from pinreport.cli import main
 from pinreport.compare import compare
 from pinreport.console import format_compare
@@ -151,7 +150,6 @@ def test_cli_exits_3_with_the_evidence(tmp_path, capsys):
 
 def test_brief_claims_take_no_evidence_from_a_disturbed_run():
     from builders import kind_run
-
     from pinreport import brief_claims
 
     runs = [

@@ -1,5 +1,4 @@
 from builders import MiB, results_doc, run_doc
-
 from pinreport.expect import ClaimVerdict, check_expectations
 
 

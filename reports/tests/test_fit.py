@@ -2,7 +2,6 @@
 
 import pytest
 from builders import GiB, MiB, results_doc, run_doc
-
 from pinreport.environment import store_key
 from pinreport.fit import FitKey, fit_all, fit_cost, probe_family, recommend
 

@@ -8,7 +8,6 @@ import statistics
 import pytest
 from builders import MiB, add_to_store, make_store
 from conftest import REPO_ROOT
-
 from pinreport.compare import EXIT_REGRESSION, PREVIOUS, compare
 from pinreport.load import load_results, parse_results
 from pinreport.samples import metric_samples

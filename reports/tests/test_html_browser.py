@@ -6,9 +6,8 @@ import os
 import shutil
 
 import pytest
-from test_html_report import regression_store
-
 from pinreport.cli import main
+from test_html_report import regression_store
 
 CHROMIUM = os.environ.get("PINBENCH_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")

@@ -5,7 +5,6 @@ import math
 
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
-
 from pinreport import brief_claims
 from pinreport.cli import main
 from pinreport.html_report import (

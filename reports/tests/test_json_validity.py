@@ -5,7 +5,6 @@ holding such files is still analysed."""
 import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
-
 from pinreport.cli import main
 from pinreport.errors import BadInputError
 from pinreport.load import load_results, parse_json

@@ -17,7 +17,6 @@ from builders import (
     run_doc,
     write_json,
 )
-
 from pinreport import brief_claims, kinds
 from pinreport.compare import compare, higher_is_worse
 from pinreport.html_report import build_report, render_html

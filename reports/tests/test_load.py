@@ -4,7 +4,6 @@ import re
 import pytest
 from builders import kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
-
 from pinreport.errors import BadInputError
 from pinreport.load import json_path, load_results
 

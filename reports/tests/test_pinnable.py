@@ -9,7 +9,6 @@ free 7972 MiB -> max pinnable 8192 MiB (capped at the 8 GiB cap), 1828 MiB -> 28
 
 import pytest
 from builders import GiB, MiB, kind_run, pinnable_run, results_doc, run_doc, write_json
-
 from pinreport import brief_claims, kinds, pinnable
 from pinreport.html_report import build_report, render_html
 from pinreport.load import load_results

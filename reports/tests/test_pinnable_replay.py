@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
-
 from pinreport import pinnable
 
 REAL = REPO_ROOT / "results/h200-pinnable/pinnable.json"

@@ -5,7 +5,6 @@ from fractions import Fraction
 
 import pytest
 from builders import MiB, run_doc
-
 from pinreport.errors import UsageError
 from pinreport.rule import NVML_SUM_KEY, Band, RuleVerdict, judge_ratio, rule_results
 

@@ -1,5 +1,4 @@
 from builders import MiB, run_doc
-
 from pinreport.samples import describe_key, metric_samples, run_samples, split_metric
 
 

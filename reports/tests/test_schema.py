@@ -4,7 +4,6 @@ import re
 
 import pytest
 from conftest import REPO_ROOT
-
 from pinreport import schema
 
 

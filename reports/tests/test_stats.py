@@ -4,7 +4,6 @@ from math import comb
 
 import pytest
 from builders import MiB
-
 from pinreport.stats import Verdict, compare_bytes, compare_times, mann_whitney_p, median
 
 G = 2 * MiB

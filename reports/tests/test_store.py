@@ -3,7 +3,6 @@ from pathlib import Path
 
 import pytest
 from builders import add_to_store, make_store, results_doc, run_doc
-
 from pinreport.environment import StoreKey, slug, store_key
 from pinreport.store import (
     REAL,

@@ -5,11 +5,17 @@ import json
 import os
 
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
-
 from pinreport import store_index
 from pinreport.cli import main
 from pinreport.load import load_results
-from pinreport.store import content_hash, legacy_content_hash, measurement_id, read_for_compare, read_for_html, read_store
+from pinreport.store import (
+    content_hash,
+    legacy_content_hash,
+    measurement_id,
+    read_for_compare,
+    read_for_html,
+    read_store,
+)
 from pinreport.store_index import GroupIndex, index_path
 
 
@@ -20,7 +26,11 @@ def _night(started_at: str, release: str = "580.65.06", **kw) -> dict:
 def test_measurement_id_matches_the_cpp_derivation():
     # The same document as harness/tests/cpu/store_test.cpp (MeasurementIdentityIs...): XXH3-64
     # of "2025-06-01T10:00:00Z\ncuda\naa\nzz".
-    doc = {"started_at": "2025-06-01T10:00:00Z", "backend": "cuda", "runs": [{"repeats": [{"nonce": "zz"}, {"nonce": "aa"}]}]}
+    doc = {
+        "started_at": "2025-06-01T10:00:00Z",
+        "backend": "cuda",
+        "runs": [{"repeats": [{"nonce": "zz"}, {"nonce": "aa"}]}],
+    }
     assert measurement_id(doc) == "derived-72e8672fc04da6ea"
     doc["measurement_id"] = "5eed1d0000c0ffee"
     assert measurement_id(doc) == "5eed1d0000c0ffee"

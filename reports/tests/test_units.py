@@ -1,5 +1,4 @@
 import pytest
-
 from pinreport.errors import UsageError
 from pinreport.units import format_bytes, parse_size
 

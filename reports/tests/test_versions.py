@@ -1,5 +1,4 @@
 import pytest
-
 from pinreport.versions import is_release, previous_release, release_key, sort_releases
 
 

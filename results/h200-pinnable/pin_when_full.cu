@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
     for (size_t chunk = 1ull << 30; chunk >= (2ull << 20); chunk /= 2) {
         while (free > want_free + chunk) {
             void* p = nullptr;
-            if (cudaMalloc(&p, chunk) != cudaSuccess) { cudaGetLastError(); break; }
+            if (cudaMalloc(&p, chunk) != cudaSuccess) {
+                cudaGetLastError();
+                break;
+            }
             cudaMemset(p, 1, chunk);
             fill.push_back(p);
             cudaMemGetInfo(&free, &total);
@@ -26,7 +29,8 @@ int main(int argc, char** argv) {
     }
     cudaDeviceSynchronize();
     cudaMemGetInfo(&free, &total);
-    std::printf("filled %zu chunks; free %.1f MiB of %.1f MiB\n", fill.size(), free / 1048576.0, total / 1048576.0);
+    std::printf("filled %zu chunks; free %.1f MiB of %.1f MiB\n", fill.size(), free / 1048576.0,
+                total / 1048576.0);
     void* host = nullptr;
     cudaError_t e = cudaMallocHost(&host, pin);
     std::printf("cudaMallocHost(%zu GiB): %s\n", pin >> 30, cudaGetErrorName(e));

@@ -19,7 +19,8 @@ public:
     const std::string& name() const { return name_; }
     // Out-of-memory is a result (the size cannot be pinned here), not a crash.
     bool is_out_of_memory() const {
-        return name_ == "cudaErrorMemoryAllocation" || name_ == "CUDA_ERROR_OUT_OF_MEMORY";  // runtime, driver API
+        return name_ == "cudaErrorMemoryAllocation" ||
+               name_ == "CUDA_ERROR_OUT_OF_MEMORY";  // runtime, driver API
     }
 
 private:

@@ -11,7 +11,7 @@
 namespace pinbench {
 
 // Adds the kind's own metrics of `run` (over `ok`, its ok repeats) to `metrics`.
-void add_kind_metrics(const RunRecord& run, const std::vector<const RepeatRecord*>& ok, const Granules& granules,
-                      std::map<std::string, MetricSummary>& metrics);
+void add_kind_metrics(const RunRecord& run, const std::vector<const RepeatRecord*>& ok,
+                      const Granules& granules, std::map<std::string, MetricSummary>& metrics);
 
 }  // namespace pinbench

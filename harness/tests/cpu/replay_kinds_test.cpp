@@ -23,13 +23,15 @@ const std::string source = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-kin
 
 fs::path temp_file(const std::string& name) {
     return fs::temp_directory_path() /
-           ("pinbench-replay-kinds-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
-            name);
+           ("pinbench-replay-kinds-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + name);
 }
 
-ResultsDocument replay(const std::vector<std::string>& extra, const std::string& name, int expected_exit = 0) {
+ResultsDocument replay(const std::vector<std::string>& extra, const std::string& name,
+                       int expected_exit = 0) {
     const auto out = temp_file(name);
-    std::vector<std::string> argv{PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "-o", out.string()};
+    std::vector<std::string> argv{PINBENCH_EXE, "run",  "--backend", "replay",
+                                  "--from",     source, "-o",        out.string()};
     argv.insert(argv.end(), extra.begin(), extra.end());
     Subprocess p(argv, {});
     const auto outcome = p.wait(std::chrono::minutes(5));
@@ -96,14 +98,15 @@ TEST_F(ReplayKinds, EveryKindReplaysToTheSameStatusAndMetrics) {
         EXPECT_EQ(run.run.params, orig->run.params) << run.run.id;
         ASSERT_EQ(run.metrics.size(), orig->metrics.size()) << run.run.id;
         for (const auto& [name, m] : run.metrics) {
-            EXPECT_DOUBLE_EQ(m.stats.median, orig->metrics.at(name).stats.median) << run.run.id << " " << name;
+            EXPECT_DOUBLE_EQ(m.stats.median, orig->metrics.at(name).stats.median)
+                << run.run.id << " " << name;
             EXPECT_EQ(m.unit, orig->metrics.at(name).unit) << run.run.id << " " << name;
         }
         if (run.status == Status::ok) kinds.insert(run.run.kind);
     }
     // Every kind of docs/kinds.md has at least one measured run in the nightly results.
-    for (const char* kind : {"overhead", "capacity", "sweep", "multi_gpu", "workers", "churn", "fragmentation",
-                             "shared", "register_window"}) {
+    for (const char* kind : {"overhead", "capacity", "sweep", "multi_gpu", "workers", "churn",
+                             "fragmentation", "shared", "register_window"}) {
         EXPECT_EQ(kinds.count(kind), 1u) << kind;
     }
 }
@@ -116,11 +119,14 @@ TEST_F(ReplayKinds, SummaryNumbersFollowFromTheRawData) {
         if (run.run.kind != "capacity" || run.status != Status::ok) continue;
         std::vector<double> losses;
         for (const auto& r : run.repeats) {
-            losses.push_back(r.data.at("largest_without").get<double>() - r.data.at("largest_with").get<double>());
+            losses.push_back(r.data.at("largest_without").get<double>() -
+                             r.data.at("largest_with").get<double>());
         }
         EXPECT_DOUBLE_EQ(median_of(run, "capacity.loss"), median(losses)) << run.run.id;
-        EXPECT_GE(median_of(run, "capacity.read_ratio"), 0.5) << run.run.id << ": the block is in device memory";
-        if (run.run.api.family == ApiFamily::pageable) EXPECT_EQ(median_of(run, "capacity.loss"), 0) << run.run.id;
+        EXPECT_GE(median_of(run, "capacity.read_ratio"), 0.5)
+            << run.run.id << ": the block is in device memory";
+        if (run.run.api.family == ApiFamily::pageable)
+            EXPECT_EQ(median_of(run, "capacity.loss"), 0) << run.run.id;
     }
 
     // workers, framework: the caching allocator pins prefetch_factor x N power-of-two batches.
@@ -128,8 +134,8 @@ TEST_F(ReplayKinds, SummaryNumbersFollowFromTheRawData) {
         return r.run.params.at("variant") == "framework" && r.run.params.at("workers").get<int>() > 0;
     });
     ASSERT_NE(framework, nullptr);
-    const double batches =
-        framework->run.params.at("workers").get<double>() * framework->run.params.at("prefetch_factor").get<double>();
+    const double batches = framework->run.params.at("workers").get<double>() *
+                           framework->run.params.at("prefetch_factor").get<double>();
     EXPECT_DOUBLE_EQ(median_of(*framework, "workers.framework_pinned_bytes"),
                      batches * static_cast<double>(std::bit_ceil(framework->run.size)));
 
@@ -142,20 +148,21 @@ TEST_F(ReplayKinds, SummaryNumbersFollowFromTheRawData) {
 
     // sweep size curve: the slope is per GiB, so slope x size matches the largest point's cost
     // within one probe granule plus the fitted base.
-    const RunRecord* curve = first_of(doc, "sweep", [](const RunRecord& r) {
-        return r.run.params.at("mode") == "size_curve";
-    });
+    const RunRecord* curve =
+        first_of(doc, "sweep", [](const RunRecord& r) { return r.run.params.at("mode") == "size_curve"; });
     ASSERT_NE(curve, nullptr);
     const double slope = median_of(*curve, "sweep.slope_per_gib.cuda.free");
     const double base = median_of(*curve, "sweep.base.cuda.free");
     const double top = median_of(*curve, "sweep.cost." + std::to_string(curve->run.size) + ".cuda.free");
-    EXPECT_NEAR(base + slope * static_cast<double>(curve->run.size) / (1024.0 * 1024 * 1024), top, 4.0 * 1024 * 1024);
+    EXPECT_NEAR(base + slope * static_cast<double>(curve->run.size) / (1024.0 * 1024 * 1024), top,
+                4.0 * 1024 * 1024);
 
     // fragmentation: loss = before - after, per repeat.
     const RunRecord* frag = first_of(doc, "fragmentation");
     ASSERT_NE(frag, nullptr);
-    EXPECT_DOUBLE_EQ(median_of(*frag, "fragmentation.largest_loss"),
-                     median_of(*frag, "fragmentation.largest_before") - median_of(*frag, "fragmentation.largest_after"));
+    EXPECT_DOUBLE_EQ(
+        median_of(*frag, "fragmentation.largest_loss"),
+        median_of(*frag, "fragmentation.largest_before") - median_of(*frag, "fragmentation.largest_after"));
 
     // register_window: the ratio is windowed over kept, per repeat.
     const RunRecord* window = first_of(doc, "register_window");
@@ -180,8 +187,9 @@ transforms:
     probe: cuda.free
     bytes: 64MiB
 )");
-    const ResultsDocument doc = replay(
-        {"--script", script.string(), "--only", "nightly-workers/*", "--only", "nightly-churn/*"}, "offset.json");
+    const ResultsDocument doc =
+        replay({"--script", script.string(), "--only", "nightly-workers/*", "--only", "nightly-churn/*"},
+               "offset.json");
     fs::remove(script);
     const double offset = 64.0 * 1024 * 1024;
     int checked = 0;
@@ -198,7 +206,8 @@ transforms:
             ++checked;
         }
         if (run.run.kind == "churn") {
-            EXPECT_DOUBLE_EQ(median_of(run, "churn.creep.cuda.free"), median_of(orig, "churn.creep.cuda.free"));
+            EXPECT_DOUBLE_EQ(median_of(run, "churn.creep.cuda.free"),
+                             median_of(orig, "churn.creep.cuda.free"));
             EXPECT_DOUBLE_EQ(median_of(run, "churn.residual_after_wait.cuda.free"),
                              median_of(orig, "churn.residual_after_wait.cuda.free") + offset);
             ++checked;

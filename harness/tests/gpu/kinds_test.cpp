@@ -38,7 +38,8 @@ TEST(KindsOnGpu, MachineLimitsAreWaivedWithTheReason) {
 defaults: {repeats: 2}
 scenarios:
   - {name: f-too-large, kind: capacity, api: cudaMallocHost, size: 64MiB, params: {free_target: 64TiB}}
-  - {name: too-many-gpus, kind: multi_gpu, api: cudaMallocHost, size: 64MiB, gpus: )" + too_many + R"(}
+  - {name: too-many-gpus, kind: multi_gpu, api: cudaMallocHost, size: 64MiB, gpus: )" +
+                                                           too_many + R"(}
   - {name: too-much-to-pin, kind: overhead, api: cudaMallocHost, size: 64TiB}
 )");
     ASSERT_EQ(doc.runs.size(), 3u);
@@ -49,7 +50,8 @@ scenarios:
     }
     EXPECT_NE(doc.runs[0].reason.find("free_target 64TiB is not below device 0's memory"), std::string::npos)
         << doc.runs[0].reason;
-    EXPECT_NE(doc.runs[1].reason.find("needs " + too_many + " GPU(s)"), std::string::npos) << doc.runs[1].reason;
+    EXPECT_NE(doc.runs[1].reason.find("needs " + too_many + " GPU(s)"), std::string::npos)
+        << doc.runs[1].reason;
     EXPECT_NE(doc.runs[2].reason.find("more"), std::string::npos) << doc.runs[2].reason;
 }
 
@@ -60,7 +62,8 @@ TEST(KindsOnGpu, LargestBlockSearchFindsAKnownHole) {
     DeviceFiller filler(1024 * MiB, 2 * MiB);
     const BlockSearch found = largest_device_block(filler.free_after_fill() + 2 * MiB, 2 * MiB, true);
     EXPECT_LE(found.largest, filler.free_after_fill());
-    EXPECT_GE(found.largest, filler.free_after_fill() - 64 * MiB) << "free memory is one block on an idle GPU";
+    EXPECT_GE(found.largest, filler.free_after_fill() - 64 * MiB)
+        << "free memory is one block on an idle GPU";
     EXPECT_EQ(found.largest % (2 * MiB), 0u);
     EXPECT_GT(found.read_gbps, 100.0) << "device memory reads at hundreds of GB/s or more";
     EXPECT_EQ(filler.intact(), "");
