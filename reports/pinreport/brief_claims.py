@@ -474,7 +474,7 @@ class Claim:
 _PINNABLE_VERDICT = {
     pinnable.Outcome.CONFIRMED: CONFIRMED,
     pinnable.Outcome.REFUTED: REFUTED,
-    pinnable.Outcome.INCONCLUSIVE: NOT_TESTED,
+    pinnable.Outcome.AMBIGUOUS: NOT_TESTED,
     pinnable.Outcome.NOT_TESTED: NOT_TESTED,
 }
 
@@ -490,7 +490,7 @@ def pinnable_claim(doc: dict[str, Any]) -> tuple[str, str]:
     """Issue 20 (pinnable.judge): the verdict for this file's platform and driver model."""
     j = pinnable.judge(doc)
     evidence = f"on {pinnable.platform(doc)}: {j.evidence}"
-    if j.outcome == pinnable.Outcome.INCONCLUSIVE:
+    if j.outcome == pinnable.Outcome.AMBIGUOUS:
         evidence = f"inconclusive: {evidence}"
     return _PINNABLE_VERDICT[j.outcome], evidence
 

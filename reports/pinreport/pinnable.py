@@ -28,10 +28,10 @@ The claim "largest pinnable size tracks free VRAM", per api:
               ~1 GiB intercept of the public table cannot reach that), or at least 2 uncapped
               points give a bound within FLAT (the size does not follow free VRAM);
   CONFIRMED   at least 2 uncapped points with distinct x and the whole bound within NEAR_ONE;
-  INCONCLUSIVE otherwise, with the reason;
+  AMBIGUOUS (inconclusive) otherwise, with the reason;
   NOT_TESTED  no point for that api.
 Per file (one platform and driver model): REFUTED when some api refutes, else CONFIRMED when
-some api confirms (the others named in the evidence), else INCONCLUSIVE; NOT_TESTED when the
+some api confirms (the others named in the evidence), else AMBIGUOUS; NOT_TESTED when the
 file has no point at all.
 
 The "Windows cap" is reported beside, never judged: max pinnable over the host's physical RAM
@@ -41,7 +41,6 @@ with the MOST free VRAM, "at least" when that point is capped.
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from scipy import stats as scipy_stats
@@ -49,6 +48,7 @@ from scipy import stats as scipy_stats
 from pinreport import kinds
 from pinreport.disturbance import disturbed_metrics
 from pinreport.environment import driver_models
+from pinreport.expect import ClaimVerdict
 from pinreport.samples import ok_repeats
 from pinreport.stats import median
 from pinreport.units import format_bytes
@@ -63,11 +63,8 @@ REFUTE_FACTOR = 2.0  # REFUTED: pinned >= REFUTE_FACTOR x free + REFUTE_INTERCEP
 REFUTE_INTERCEPT = 1 * GiB
 
 
-class Outcome(StrEnum):
-    CONFIRMED = "CONFIRMED"
-    REFUTED = "REFUTED"
-    INCONCLUSIVE = "INCONCLUSIVE"
-    NOT_TESTED = "NOT TESTED"
+# The claim verdicts of the expect blocks (one vocabulary): AMBIGUOUS is this claim's "inconclusive".
+Outcome = ClaimVerdict
 
 
 @dataclass(frozen=True)
@@ -127,7 +124,7 @@ class SlopeFit:
 @dataclass(frozen=True)
 class Judgement:
     outcome: Outcome
-    evidence: str  # names the points, the fit and the stop errors; the reason first when INCONCLUSIVE
+    evidence: str  # names the points, the fit and the stop errors; the reason first when AMBIGUOUS
 
 
 @dataclass(frozen=True)
@@ -318,13 +315,13 @@ def judge_points(points: Sequence[Point]) -> Judgement:
             f"{REFUTE_FACTOR:g} x free + {format_bytes(REFUTE_INTERCEPT)} = {format_bytes(reach)}: {shown}",
         )
     if fit.bound is None:
-        return Judgement(Outcome.INCONCLUSIVE, f"{fit.problem}: {shown}")
+        return Judgement(Outcome.AMBIGUOUS, f"{fit.problem}: {shown}")
     if _within(fit.bound, FLAT):
         return Judgement(Outcome.REFUTED, f"flat: the slope bound lies within [{FLAT[0]:g}, {FLAT[1]:g}]: {shown}")
     if _within(fit.bound, NEAR_ONE):
         return Judgement(Outcome.CONFIRMED, f"the slope bound lies within [{NEAR_ONE[0]:g}, {NEAR_ONE[1]:g}]: {shown}")
     return Judgement(
-        Outcome.INCONCLUSIVE,
+        Outcome.AMBIGUOUS,
         f"the slope bound is not within [{NEAR_ONE[0]:g}, {NEAR_ONE[1]:g}] nor [{FLAT[0]:g}, {FLAT[1]:g}]: {shown}",
     )
 
@@ -358,7 +355,7 @@ def judge(doc: dict[str, Any]) -> Judgement:
     for outcome in (Outcome.REFUTED, Outcome.CONFIRMED):
         if outcome in outcomes:
             return Judgement(outcome, evidence)
-    return Judgement(Outcome.INCONCLUSIVE, evidence)
+    return Judgement(Outcome.AMBIGUOUS, evidence)
 
 
 def windows_cap(points: Sequence[Point]) -> WindowsCap | None:

@@ -149,16 +149,16 @@ def test_flat_slope_refutes():
 def test_one_uncapped_point_is_inconclusive():
     runs = [pinnable_run(1 * GiB, 1 * GiB, 1536 * MiB, False), pinnable_run("all", 20 * GiB, 8 * GiB, True)]
     doc = results_doc(runs, driver_model="WDDM", platform="windows")
-    assert pinnable.judge(doc).outcome == pinnable.Outcome.INCONCLUSIVE
+    assert pinnable.judge(doc).outcome == pinnable.Outcome.AMBIGUOUS
     row = _row(doc)
     assert row["verdict"] == "NOT TESTED HERE"
-    assert row["evidence"].startswith("inconclusive: on windows, WDDM: cudaMallocHost: INCONCLUSIVE, 1 uncapped")
+    assert row["evidence"].startswith("inconclusive: on windows, WDDM: cudaMallocHost: AMBIGUOUS, 1 uncapped")
 
 
 def test_a_slope_outside_both_ranges_is_inconclusive():
     runs = [pinnable_run(f * GiB, f * GiB, p * GiB, False) for f, p in ((2, 2), (4, 8))]  # slope 3
     j = pinnable.judge(results_doc(runs))
-    assert j.outcome == pinnable.Outcome.INCONCLUSIVE
+    assert j.outcome == pinnable.Outcome.AMBIGUOUS
     assert "the slope bound is not within [0.5, 1.5] nor [-0.25, 0.25]" in j.evidence
 
 
@@ -175,7 +175,7 @@ def test_a_capped_point_is_never_fitted():
     assert pinnable.judge(doc(True)).outcome == pinnable.Outcome.CONFIRMED
     as_uncapped = pinnable.fit_slope(pinnable.collect(doc(False))["cudaMallocHost"])
     assert as_uncapped.bound == pytest.approx((-0.25, 1.0))
-    assert pinnable.judge(doc(False)).outcome == pinnable.Outcome.INCONCLUSIVE
+    assert pinnable.judge(doc(False)).outcome == pinnable.Outcome.AMBIGUOUS
 
 
 def test_capped_from_the_repeats_when_the_metric_is_missing():
