@@ -14,6 +14,7 @@
 #include "kinds/worker_group.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/plan.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
@@ -140,6 +141,11 @@ int main(int argc, char** argv) {
     CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "pinbench 0.1.0");
+
+    auto* metrics_cmd = app.add_subcommand(
+        "metrics", "List every metric a results file can hold: pattern, kinds, unit, which way is worse");
+    bool metrics_json = false;
+    metrics_cmd->add_flag("--json", metrics_json, "As JSON (what pinreport reads)");
 
     std::string scenario_path;
     auto* plan_cmd =
@@ -277,6 +283,17 @@ int main(int argc, char** argv) {
             if (!api) throw InputError("__worker --api: " + why);
             die_with_parent(worker_parent);
             return kinds::worker_main({*api, worker_bytes, !worker_no_cuda, worker_shared});
+        }
+        if (*metrics_cmd) {
+            if (metrics_json) {
+                std::cout << metric_catalog_json().dump(1) << "\n";
+                return exit_code::ok;
+            }
+            for (const MetricSpec& m : metric_catalog()) {
+                std::cout << m.pattern << "  [" << m.unit << ", " << m.direction
+                          << (m.headline ? ", headline" : "") << "] " << m.kinds << ": " << m.what << "\n";
+            }
+            return exit_code::ok;
         }
         if (*plan_cmd) {
             const ScenarioFile file = load_scenario_file(scenario_path);

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinreport import disturbance
+from pinreport import catalog, disturbance
 from pinreport.disturbance import Disturbance
 from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
 from pinreport.errors import BadInputError
@@ -57,24 +57,12 @@ EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 # A bug in pinreport itself (an exception nobody raised on purpose): never 1, the REGRESSION code.
 EXIT_INTERNAL = 4
 
-# Metric name prefixes for which a rise is an improvement (docs/kinds.md): bandwidths, the largest
-# block that can still be allocated, the largest pinnable size, how often a later pin succeeds,
-# how close a block's read bandwidth is to device memory's.
-BETTER_WHEN_HIGHER = (
-    "bandwidth.",
-    "capacity.largest_without",
-    "capacity.largest_with",
-    "capacity.read_ratio",
-    "sweep.max_pinnable",
-    "sweep.small_after_failure_ok",
-    "fragmentation.largest_before",
-    "fragmentation.largest_after",
-)
+# Which way is worse comes from the harness's metric catalog (catalog.py); bandwidths are the
+# benchmark programs' (Google Benchmark JSON, not a results metric), better when higher.
+BETTER_WHEN_HIGHER = ("bandwidth.",)
 # Units compared at all; "count" metrics are shown, not compared (module docstring).
 COMPARED_UNITS = ("bytes", "ms", "ratio")
-# Shown, not compared: how a run was set up (the free VRAM a max_pinnable search began with) and
-# whether the cap bounded it; neither is better or worse (docs/kinds.md, sweep).
-SETUP_METRICS = ("sweep.free_before", "sweep.capped")
+
 # Kinds whose bisections quantise their byte metrics by params.resolution (default 2 MiB).
 _BISECTION_KINDS = ("capacity", "fragmentation")
 _DEFAULT_RESOLUTION = 2 * 1024**2
@@ -183,11 +171,17 @@ class CompareReport:
 
 
 def higher_is_worse(metric: str) -> bool:
+    spec = catalog.spec_of(metric)
+    if spec is not None:
+        return spec.direction != "higher_is_better"
     return not metric.startswith(BETTER_WHEN_HIGHER)
 
 
 def compared(unit: str, metric: str = "") -> bool:
-    return unit in COMPARED_UNITS and metric not in SETUP_METRICS
+    """Counts are shown, never compared; so is what the catalog says is neither better nor worse
+    (how a run was set up: the free VRAM a max_pinnable search began with, whether its cap bound it)."""
+    spec = catalog.spec_of(metric) if metric else None
+    return unit in COMPARED_UNITS and (spec is None or spec.direction != "neither")
 
 
 def bisection_resolution(plan: dict[str, Any], metric: str = "") -> int | None:

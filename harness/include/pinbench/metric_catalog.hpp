@@ -1,0 +1,34 @@
+// Every metric a results file can hold (docs/kinds.md): its name pattern, the kinds that write
+// it, unit, which way is worse, and whether the report shows it as a headline column. The one
+// table the harness's metrics are checked against (CTest MetricCatalog.*) and that pinreport
+// reads (`pinbench metrics --json`, committed as reports/pinreport/data/metric_catalog.json).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <vector>
+
+namespace pinbench {
+
+inline constexpr int metric_catalog_version = 1;
+
+struct MetricSpec {
+    // Placeholders: <key> a probe key (cuda.free, nvml.0.used, dxgi.local.usage, ...), <timing> a
+    // timing name, <bytes> and <k> decimal integers.
+    std::string_view pattern;
+    std::string_view kinds;      // "*" (every kind), or kind names separated by spaces
+    std::string_view unit;       // bytes, ms, ratio, count
+    std::string_view direction;  // higher_is_worse, higher_is_better, neither (shown, not compared)
+    bool headline;               // a column of the kind's table in the report
+    std::string_view what;
+};
+
+const std::vector<MetricSpec>& metric_catalog();
+
+// The spec whose pattern matches `metric` for a run of `kind`, or nullptr.
+const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metric);
+
+// {"metric_catalog_version": 1, "metrics": [{pattern, kinds, unit, direction, headline, what}]}
+nlohmann::json metric_catalog_json();
+
+}  // namespace pinbench

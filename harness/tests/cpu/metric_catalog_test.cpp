@@ -1,0 +1,56 @@
+// The metric catalog (pinbench/metric_catalog.hpp) covers what the harness writes: every metric
+// of the committed real results matches an entry of its run's kind with the same unit.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "pinbench/metric_catalog.hpp"
+#include "pinbench/results.hpp"
+
+namespace pinbench {
+namespace {
+
+TEST(MetricCatalog, EveryMetricOfTheCommittedResultsIsCatalogued) {
+    std::set<std::string> seen_kinds;
+    std::size_t checked = 0;
+    for (const char* file : {"results/h200-nightly-free-vram/results.json",
+                             "results/h200-pinnable/pinnable.json", "results/h200-apis/results.json",
+                             "results/h200x2-multi-gpu/results.json", "results/h200-quick/results.json"}) {
+        const ResultsDocument doc = load_results(std::string(PINBENCH_SOURCE_DIR) + "/" + file);
+        for (const RunRecord& run : doc.runs) {
+            const std::string kind = run.run.kind.empty() ? "overhead" : run.run.kind;
+            seen_kinds.insert(kind);
+            for (const auto& [name, metric] : run.metrics) {
+                const MetricSpec* spec = find_metric_spec(kind, name);
+                ASSERT_NE(spec, nullptr)
+                    << file << ": " << run.run.id << ": " << name << " is not in the catalog";
+                EXPECT_EQ(spec->unit, metric.unit) << name;
+                ++checked;
+            }
+        }
+    }
+    EXPECT_EQ(seen_kinds.size(), 9u) << "every kind of docs/kinds.md";
+    EXPECT_GT(checked, 2000u);
+}
+
+TEST(MetricCatalog, PatternsMatchWhatTheyNameAndNothingElse) {
+    EXPECT_EQ(find_metric_spec("overhead", "cost.after_first_use.nvml.0.used")->pattern,
+              "cost.after_first_use.<key>");
+    EXPECT_EQ(find_metric_spec("capacity", "time.bisect_with_ms")->pattern, "time.<timing>_ms");
+    EXPECT_EQ(find_metric_spec("register_window", "time.kept_per_transfer_ms")->headline, true);
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.cost.67108864.cuda.free")->pattern,
+              "sweep.cost.<bytes>.<key>");
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.cost.x12.cuda.free")->pattern, "sweep.cost.x<k>.<key>");
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.free_before")->direction, "neither");
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.max_pinnable")->direction, "higher_is_better");
+    EXPECT_EQ(find_metric_spec("workers", "cost.after_alloc.cuda.free"), nullptr) << "not a workers metric";
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.invented"), nullptr);
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.cost.12ab.cuda.free"), nullptr);
+    EXPECT_EQ(find_metric_spec("overhead", "time._ms"), nullptr);
+    const nlohmann::json j = metric_catalog_json();
+    EXPECT_EQ(j.at("metric_catalog_version"), metric_catalog_version);
+    EXPECT_EQ(j.at("metrics").size(), metric_catalog().size());
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -1,0 +1,62 @@
+"""The metric catalog is the harness's (catalog.py): the committed copy is what `pinbench
+metrics --json` prints, the Python patterns match every metric of the committed real results
+as the C++ ones do (CTest MetricCatalog.*), and the report's headline columns are the
+catalog's."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REPO_ROOT
+from pinreport import catalog, kinds
+from pinreport.compare import higher_is_worse
+
+PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))
+REAL = (
+    "results/h200-nightly-free-vram/results.json",
+    "results/h200-pinnable/pinnable.json",
+    "results/h200-apis/results.json",
+    "results/h200x2-multi-gpu/results.json",
+    "results/h200-quick/results.json",
+)
+
+
+@pytest.mark.skipif(not PINBENCH.exists(), reason=f"{PINBENCH} is not built (ci/test.sh builds it first)")
+def test_the_committed_catalog_is_what_the_harness_prints():
+    printed = subprocess.run([str(PINBENCH), "metrics", "--json"], capture_output=True, text=True, check=True).stdout
+    committed = (REPO_ROOT / "reports/pinreport/data/metric_catalog.json").read_text()
+    assert json.loads(printed) == json.loads(
+        committed
+    ), "regenerate: pinbench metrics --json > reports/pinreport/data/metric_catalog.json"
+
+
+def test_every_metric_of_the_real_results_has_its_entry():
+    checked = 0
+    for f in REAL:
+        for run in json.loads((REPO_ROOT / f).read_text())["runs"]:
+            kind = run["plan"].get("kind", "overhead")
+            for name, m in run.get("metrics", {}).items():
+                spec = catalog.spec_of(name, kind)
+                assert spec is not None, f"{f}: {run['id']}: {name}"
+                assert spec.unit == m["unit"], name
+                checked += 1
+    assert checked > 2000
+
+
+def test_headline_columns_are_the_catalogs():
+    for kind, heads in kinds.HEADLINES.items():
+        catalogued = [s.pattern for s in catalog.specs() if s.headline and s.written_by(kind) and "*" not in s.kinds]
+        assert sorted(h.replace("<dev>", "<key>") for h in heads) == sorted(catalogued), kind
+
+
+def test_directions_come_from_the_catalog():
+    assert higher_is_worse("cost.after_first_use.cuda.free")
+    assert not higher_is_worse("capacity.read_ratio")
+    assert not higher_is_worse("sweep.max_pinnable_over_host_ram")
+    assert higher_is_worse("register_window.time_ratio")
+    assert catalog.spec_of("sweep.free_before").direction == "neither"
+    assert not higher_is_worse("bandwidth.h2d")  # the benchmarks' (not a results metric)
+    assert catalog.spec_of("sweep.invented") is None
+    assert catalog.spec_of("cost.after_alloc.cuda.free", "workers") is None
