@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pinreport import catalog
 from pinreport.samples import cost_between, ok_repeats, reading
 from pinreport.units import format_value
 
-# sweep mode max_pinnable's metrics, as harness/src/results/kind_metrics.cpp names them; the
-# headlines below and pinnable.py read them here.
+# sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks
+# each is a catalog pattern); pinnable.py reads them here.
 MAX_PINNABLE = "sweep.max_pinnable"
 FREE_BEFORE = "sweep.free_before"  # free VRAM before the search (after the free_target fill)
 CAPPED = "sweep.capped"  # ratio: the cap pinned at once (max_pinnable is a lower bound)
@@ -37,52 +38,20 @@ TITLES = {
     "register_window": "register window: kept vs registered per transfer (claim 5)",
 }
 
-HEADLINES: dict[str, tuple[str, ...]] = {
-    "capacity": (
-        "capacity.largest_without",
-        "capacity.largest_with",
-        "capacity.loss",
-        "capacity.loss_per_gib",
-        "capacity.read_ratio",
-        "capacity.pin_failed",
-    ),
-    "sweep": (
-        "sweep.slope_per_gib.<key>",
-        "sweep.base.<key>",
-        "sweep.steps.<key>",
-        MAX_PINNABLE,
-        FREE_BEFORE,
-        CAPPED,
-        OVER_HOST_RAM,
-        SMALL_AFTER_FAILURE_OK,
-    ),
-    "multi_gpu": (
-        "cost.after_first_use.<dev>",
-        "multi_gpu.cost_sum.nvml.used",
-        "multi_gpu.cost_per_device.nvml.used",
-    ),
-    "workers": (
-        "workers.context_per_worker.<key>",
-        "workers.workspace_per_worker.<key>",
-        "workers.pinned_per_worker.<key>",
-        "workers.framework_pinned_bytes",
-        "workers.framework_cost.<key>",
-    ),
-    "churn": ("churn.creep.<key>", "churn.max.<key>", "churn.residual_after_wait.<key>"),
-    "fragmentation": (
-        "fragmentation.largest_before",
-        "fragmentation.largest_after",
-        "fragmentation.largest_loss",
-        "fragmentation.free_loss",
-    ),
-    "shared": ("shared.device_cost.<key>", "shared.per_process_cost.<key>"),
-    "register_window": (
-        "register_window.peak.<key>",
-        "time.kept_per_transfer_ms",
-        "time.windowed_per_transfer_ms",
-        "register_window.time_ratio",
-    ),
-}
+
+def _headlines() -> dict[str, tuple[str, ...]]:
+    """Each kind's headline columns, in the harness's catalog order (catalog.py): never re-typed
+    here. multi_gpu shows its held cost per device (`<dev>`: every nvml.<i>.used key)."""
+    out = {}
+    for kind in KINDS:
+        patterns = [s.pattern for s in catalog.specs() if s.headline and s.written_by(kind) and "*" not in s.kinds]
+        if kind == "multi_gpu":
+            patterns = [p.replace("<key>", "<dev>") if p.startswith("cost.") else p for p in patterns]
+        out[kind] = tuple(patterns)
+    return out
+
+
+HEADLINES: dict[str, tuple[str, ...]] = _headlines()
 
 _NVML_USED = re.compile(r"^nvml\.[0-9]+\.used$")
 _DEDICATED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")

@@ -45,6 +45,18 @@ def test_every_metric_of_the_real_results_has_its_entry():
     assert checked > 2000
 
 
+def test_the_metric_names_python_holds_are_catalog_patterns():
+    names = (kinds.MAX_PINNABLE, kinds.FREE_BEFORE, kinds.CAPPED, kinds.OVER_HOST_RAM, kinds.SMALL_AFTER_FAILURE_OK)
+    assert all(any(s.pattern == n for s in catalog.specs()) for n in names)
+    assert kinds.HEADLINES["register_window"] == (
+        "register_window.peak.<key>",
+        "time.kept_per_transfer_ms",
+        "time.windowed_per_transfer_ms",
+        "register_window.time_ratio",
+    )
+    assert kinds.HEADLINES["multi_gpu"][0] == "cost.after_first_use.<dev>"
+
+
 def test_headline_columns_are_the_catalogs():
     for kind, heads in kinds.HEADLINES.items():
         catalogued = [s.pattern for s in catalog.specs() if s.headline and s.written_by(kind) and "*" not in s.kinds]
