@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Style enforced, not described (../shared/STYLE.md, .clang-format, reports/pyproject.toml):
+# Style enforced, not described (../shared/STYLE.md, .clang-format, ruff.toml):
 # clang-format (pinned wheel, ci/requirements.txt) on every tracked C++/CUDA source, and ruff
 # (lint and format) on the Python. Fails with the files to fix; `ci/check_style.sh --fix`
 # rewrites them. Uses the tools in .venv (ci/setup-debian.sh installs them).
@@ -11,7 +11,7 @@ for tool in clang-format ruff; do
 done
 mapfile -t sources < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h')
 mapfile -t python < <(git ls-files '*.py')
-ruff_config=(--config reports/pyproject.toml)
+ruff_config=(--config ruff.toml)
 if [[ ${1:-} == --fix ]]; then
   "$bin/clang-format" -i "${sources[@]}"
   "$bin/ruff" check "${ruff_config[@]}" --fix "${python[@]}" || true  # what it cannot fix is reported below
