@@ -175,7 +175,8 @@ def line_chart(
                 "reference": s.dashed,
             }
         )
-        chart.table.extend((s.name, x_format(x), y_format(y)) for x, y in s.points)
+        if not s.dashed:  # the table holds the data; a reference line (fit, y = x) is drawn only
+            chart.table.extend((s.name, x_format(x), y_format(y)) for x, y in s.points)
     if band:
         chart.band = {"y_top": sy(band.high), "y_bottom": sy(band.low), "label": band.label}
     chart.hlines = [{"y": sy(m.at), "label": m.label} for m in hlines]

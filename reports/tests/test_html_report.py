@@ -83,6 +83,14 @@ def test_line_chart_band_marks_and_log_drops():
     assert c.vmarks[0]["x"] == pytest.approx((LEFT + WIDTH - RIGHT) / 2)  # 4 between 2 and 8
 
 
+def test_the_table_holds_the_data_not_the_reference_lines():
+    data = Series("pinned", [(1.0, 8.0), (139.0, 8.0)])
+    ref = Series("y = x", [(0.0, 0.0), (139.0, 139.0)], dashed=True)
+    c = line_chart("c", "t", "x", "y", [data, ref])
+    assert c.table == [("pinned", "1", "8"), ("pinned", "139", "8")]
+    assert [s["reference"] for s in c.series] == [False, True]  # the line is still drawn
+
+
 def test_line_chart_empty_and_single_point_do_not_divide_by_zero():
     c = line_chart("c", "t", "x", "y", [])
     assert c.series == [] and c.y_ticks
