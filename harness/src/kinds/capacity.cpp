@@ -7,7 +7,6 @@
 #include "kinds/measure.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
-#include "pinbench/units.hpp"
 
 namespace pinbench::kinds {
 
@@ -18,16 +17,7 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
     const auto start = SteadyClock::now();
     Devices devices = open_devices(run.gpus, true);
     const ProbeSet probes = all_device_probes(nvml);
-    const MemInfo info = devices.contexts.front()->mem_info();
-    if (free_target >= info.total) {
-        throw UnsupportedError("free_target " + size_label(free_target) +
-                               " is not below device 0's memory (" + size_label(info.total) + ")");
-    }
-    if (free_target >= info.free) {
-        throw UnsupportedError("free_target " + size_label(free_target) +
-                               " is not below device 0's free memory (" + size_label(info.free) +
-                               ") after creating the context");
-    }
+    require_free_target_below(devices.contexts.front()->mem_info(), free_target);
     // Reference read speed of ordinary device memory of about the size the search will find
     // (read speed grows with size), before anything is full.
     const double reference_gbps =

@@ -4,6 +4,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "pinbench/units.hpp"
 #include "run/measuring_probes.hpp"
 
 namespace pinbench::kinds {
@@ -97,6 +98,31 @@ std::string param_choice(const PlannedRun& run, const char* name) {
     const auto& v = param(run, name);
     if (!v.is_string()) mistyped(run, name, "a name");
     return v.get<std::string>();
+}
+
+namespace {
+bool has_param(const PlannedRun& run, const char* name) {
+    return run.params.contains(name) && !run.params[name].is_null();
+}
+}  // namespace
+
+std::uint64_t param_bytes_or(const PlannedRun& run, const char* name, std::uint64_t fallback) {
+    return has_param(run, name) ? param_bytes(run, name) : fallback;
+}
+std::string param_choice_or(const PlannedRun& run, const char* name, const char* fallback) {
+    return has_param(run, name) ? param_choice(run, name) : fallback;
+}
+
+void require_free_target_below(const MemInfo& info, std::uint64_t free_target) {
+    if (free_target >= info.total) {
+        throw UnsupportedError("free_target " + size_label(free_target) +
+                               " is not below device 0's memory (" + size_label(info.total) + ")");
+    }
+    if (free_target >= info.free) {
+        throw UnsupportedError("free_target " + size_label(free_target) +
+                               " is not below device 0's free memory (" + size_label(info.free) +
+                               ") after creating the context");
+    }
 }
 
 std::vector<std::unique_ptr<HostBuffer>> pin_buffers(ApiVariant api, std::uint64_t bytes, int count) {

@@ -52,6 +52,13 @@ std::uint64_t param_bytes(const PlannedRun& run, const char* name);
 int param_int(const PlannedRun& run, const char* name);
 double param_number(const PlannedRun& run, const char* name);
 std::string param_choice(const PlannedRun& run, const char* name);
+// The same for a parameter the plan may lack (plans written before it existed): `fallback` then.
+std::uint64_t param_bytes_or(const PlannedRun& run, const char* name, std::uint64_t fallback);
+std::string param_choice_or(const PlannedRun& run, const char* name, const char* fallback);
+
+// Throws UnsupportedError (WAIVED) unless `free_target` lies below device 0's memory and below
+// what is free after creating the context (`info`): the fill of capacity and max_pinnable.
+void require_free_target_below(const MemInfo& info, std::uint64_t free_target);
 
 // Pins `count` buffers of `bytes` through `api`. Out of host or pinnable memory becomes
 // UnsupportedError (the run is WAIVED: more than this machine can pin), never a crash.

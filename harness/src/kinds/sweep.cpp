@@ -9,7 +9,6 @@
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/host_memory.hpp"
-#include "pinbench/units.hpp"
 
 namespace pinbench::kinds {
 namespace {
@@ -77,14 +76,6 @@ std::string try_pin(ApiVariant api, std::uint64_t bytes, Devices& devices) {
     }
 }
 
-// A parameter's value, or `fallback` where the plan has none (plans older than the parameter).
-std::string choice_or(const PlannedRun& run, const char* name, const char* fallback) {
-    return run.params.contains(name) && !run.params[name].is_null() ? param_choice(run, name) : fallback;
-}
-std::uint64_t bytes_or(const PlannedRun& run, const char* name, std::uint64_t fallback) {
-    return run.params.contains(name) && !run.params[name].is_null() ? param_bytes(run, name) : fallback;
-}
-
 // The largest size the api pins, bisected in 64 MiB units below `cap` (the cap tried first: on
 // most machines it simply pins). Optionally with device memory filled first until
 // `free_target` is left, so that the search shows whether pinning is bounded by free VRAM
@@ -94,8 +85,8 @@ void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probe
                   SteadyClock::time_point start, RepeatRecord& out) {
     const std::uint64_t cap = param_bytes(run, "cap");
     const double limit_s = param_number(run, "time_limit_s");
-    const std::uint64_t host_limit = bytes_or(run, "host_limit", cap);
-    const bool enforce = choice_or(run, "enforce_host_limit", "off") == "on";
+    const std::uint64_t host_limit = param_bytes_or(run, "host_limit", cap);
+    const bool enforce = param_choice_or(run, "enforce_host_limit", "off") == "on";
     const std::uint64_t unit = 64ull << 20;
     nlohmann::json& data = out.data;
     const nlohmann::json target = run.params.contains("free_target") ? run.params["free_target"] : "all";
@@ -108,13 +99,8 @@ void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probe
     std::unique_ptr<DeviceFiller> filler;
     if (target.is_number_unsigned()) {
         const std::uint64_t free_target = target.get<std::uint64_t>();
-        const MemInfo info = devices.contexts.front()->mem_info();
-        if (free_target >= info.free) {
-            throw UnsupportedError("free_target " + size_label(free_target) +
-                                   " is not below device 0's free memory (" + size_label(info.free) +
-                                   ") after creating the context");
-        }
-        filler = std::make_unique<DeviceFiller>(free_target, bytes_or(run, "resolution", 2ull << 20));
+        require_free_target_below(devices.contexts.front()->mem_info(), free_target);
+        filler = std::make_unique<DeviceFiller>(free_target, param_bytes_or(run, "resolution", 2ull << 20));
         out.snapshots.push_back(settled_snapshot(probes, "filled", start));
     }
     data["filled_bytes"] = filler ? filler->filled_bytes() : 0;
