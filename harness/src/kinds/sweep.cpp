@@ -1,7 +1,6 @@
 // sweep: the cost as a curve over size or over the number of buffers held, and the largest
 // size an api can pin (brief experiment 2; docs/kinds.md).
 #include <algorithm>
-#include <cmath>
 #include <new>
 
 #include "kinds/kind_support.hpp"
@@ -9,24 +8,18 @@
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/host_memory.hpp"
+#include "pinbench/scenario.hpp"
+#include "scenario/kinds.hpp"
 
 namespace pinbench::kinds {
 namespace {
 
+// The sizes the scenario parser counted and admitted (scenario/kinds.hpp), so the curve
+// measured is the one checked.
 std::vector<std::uint64_t> curve_sizes(const PlannedRun& run) {
-    const std::uint64_t first = param_bytes(run, "start");
-    const std::uint64_t last = param_bytes(run, "stop");
-    std::vector<std::uint64_t> sizes;
-    const bool by_step = run.params.contains("step") && !run.params["step"].is_null();
-    const std::uint64_t step = by_step ? param_bytes(run, "step") : 0;
-    const double factor = by_step ? 0 : param_number(run, "factor");
-    for (std::uint64_t s = first; s <= last && sizes.size() < 4096;) {
-        sizes.push_back(s);
-        const std::uint64_t next = by_step ? s + step : static_cast<std::uint64_t>(std::ceil(s * factor));
-        if (next <= s) break;
-        s = next;
-    }
-    return sizes;
+    const std::uint64_t step = param_bytes_or(run, "step", 0);  // 0: by factor (a step is > 0)
+    return size_curve_sizes(param_bytes(run, "start"), param_bytes(run, "stop"), step,
+                            step != 0 ? 0.0 : param_number(run, "factor"), max_size_curve_points);
 }
 
 void size_curve(const PlannedRun& run, Devices& devices, const ProbeSet& probes,
