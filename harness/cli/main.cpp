@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
-#include <tuple>
 
 #include "controls/doctor.hpp"
 #include "kinds/worker_group.hpp"
@@ -65,36 +64,23 @@ Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeo
     return plan;
 }
 
-// What a resumed run measures from, when only `--resume FILE` is given: the partial file's own
-// source (its scenario file, or its replay source and script) and its `--only` globs, read from
-// the command it recorded. Whatever is inherited is still checked against the partial run.
-struct RunSource {
-    std::string backend, scenario_path, replay_from, replay_script;
-    std::vector<std::string> only;
-};
-
-void inherit_from_partial(const ResultsDocument& partial, RunSource& source, bool backend_given) {
-    if (!backend_given) source.backend = partial.backend;
-    if (source.backend == "replay" && partial.replay.is_object()) {
-        if (source.replay_from.empty()) source.replay_from = partial.replay.value("source", "");
-        if (source.replay_script.empty()) source.replay_script = partial.replay.value("script", "");
-    }
-    if (source.backend == "cuda" && source.scenario_path.empty())
-        source.scenario_path = partial.scenario.value("path", "");
-    if (!source.only.empty()) return;
+// The --only globs of a command line a results file recorded ("--only G ...", "--only=G").
+std::vector<std::string> only_globs(const std::vector<std::string>& command) {
+    std::vector<std::string> globs;
     bool in_only = false;
-    for (const std::string& a : partial.command) {
+    for (const std::string& a : command) {
         if (a.rfind("--only=", 0) == 0) {
-            source.only.push_back(a.substr(7));
+            globs.push_back(a.substr(7));
             in_only = false;
         } else if (a == "--only") {
             in_only = true;
         } else if (in_only && !a.empty() && a[0] != '-') {
-            source.only.push_back(a);
+            globs.push_back(a);
         } else {
             in_only = false;
         }
     }
+    return globs;
 }
 
 // `pinbench store add`: one line per file. Bad input (unreadable, incomplete, unknown schema) is
@@ -329,11 +315,17 @@ int main(int argc, char** argv) {
             std::optional<ResultsDocument> partial;
             if (!resume_path.empty()) {
                 partial = load_results(resume_path);
-                RunSource source{backend, scenario_path, replay_from, replay_script, only};
-                inherit_from_partial(*partial, source, run_cmd->count("--backend") > 0);
-                std::tie(backend, scenario_path, replay_from, replay_script, only) =
-                    std::tie(source.backend, source.scenario_path, source.replay_from, source.replay_script,
-                             source.only);
+                // `--resume FILE` alone measures from what the partial run did: its backend, its
+                // scenario file (or replay source and script) and its --only globs. Whatever is
+                // taken from it is still checked against the partial run.
+                if (run_cmd->count("--backend") == 0) backend = partial->backend;
+                if (backend == "replay" && partial->replay.is_object()) {
+                    if (replay_from.empty()) replay_from = partial->replay.value("source", "");
+                    if (replay_script.empty()) replay_script = partial->replay.value("script", "");
+                }
+                if (backend == "cuda" && scenario_path.empty())
+                    scenario_path = partial->scenario.value("path", "");
+                if (only.empty()) only = only_globs(partial->command);
                 options.resume = &*partial;
                 options.resume_path = resume_path;
                 if (run_cmd->count("-o") == 0) options.results_path = resume_path;
