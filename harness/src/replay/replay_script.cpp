@@ -248,10 +248,9 @@ private:
                 fail(field.key, "data: keys must be plain names");
             const std::string name = field.key.Scalar();
             if (t.data.contains(name)) fail(field.key, "duplicate key '" + name + "' in data");
-            bool flag = false;
-            const std::string& raw = field.value.IsScalar() ? field.value.Scalar() : name;
-            if ((raw == "true" || raw == "false") && YAML::convert<bool>::decode(field.value, flag)) {
-                t.data[name] = flag;
+            if (field.value.IsScalar() &&
+                (field.value.Scalar() == "true" || field.value.Scalar() == "false")) {
+                t.data[name] = field.value.Scalar() == "true";
                 continue;
             }
             const double value = bytes(field);
