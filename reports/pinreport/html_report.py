@@ -733,17 +733,13 @@ def pinnable_charts(runs: list[dict[str, Any]]) -> list[Chart]:
     if not by_api:
         return []
     series: list[Series] = []
-    lower_of: dict[int, int | None] = {}  # lower-bound series index -> its api's series index
     for api, points in by_api.items():
         free = [(p.free_before / GiB, p.max_pinnable / GiB) for p in points if not p.lower_bound]
         bounded = [(p.free_before / GiB, p.max_pinnable / GiB) for p in points if p.lower_bound]
-        own = None
         if free:
-            own = len(series)
             series.append(Series(api, free))
         if bounded:
-            lower_of[len(series)] = own
-            series.append(Series(f"{api} · capped or timed out", bounded))
+            series.append(Series(f"{api} · capped or timed out", bounded, lower_bound_of=api))
         fit = pinnable.fit_slope(points)
         if fit.slope is not None and fit.intercept is not None:
             xs = [x for x, _ in free]
@@ -751,24 +747,20 @@ def pinnable_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             series.append(Series(f"fit ({api}): slope {fit.slope:.3g}", line, dashed=True))
     top = max(p.free_before for points in by_api.values() for p in points) / GiB
     series.append(Series("y = x", [(0.0, 0.0), (top, top)], dashed=True))
-    chart = line_chart(
-        "sweep-max-pinnable-free-vram",
-        "max pinnable against free VRAM",
-        "free VRAM before the search (GiB)",
-        "max pinnable (GiB)",
-        series,
-        x_format=_gib,
-        y_format=_gib,
-        note="Median over the ok repeats of each run. A triangle is a capped search (the cap pinned at "
-        "once) or one that timed out: a lower bound, the real largest size may be higher; such points "
-        "are left out of the fit.",
-    )
-    for i, own in lower_of.items():
-        chart.series[i]["lower_bound"] = True
-        chart.series[i]["path"] = ""
-        if own is not None:
-            chart.series[i]["color"] = chart.series[own]["color"]
-    return [chart]
+    return [
+        line_chart(
+            "sweep-max-pinnable-free-vram",
+            "max pinnable against free VRAM",
+            "free VRAM before the search (GiB)",
+            "max pinnable (GiB)",
+            series,
+            x_format=_gib,
+            y_format=_gib,
+            note="Median over the ok repeats of each run. A triangle is a capped search (the cap pinned at "
+            "once) or one that timed out: a lower bound, the real largest size may be higher; such points "
+            "are left out of the fit.",
+        )
+    ]
 
 
 # A kind's charts: every function's charts, in this order.

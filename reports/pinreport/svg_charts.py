@@ -8,7 +8,7 @@ Cost is linear in the number of points, so a 100-night history stays cheap to re
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 WIDTH, HEIGHT = 760, 300
 LEFT, RIGHT, TOP, BOTTOM = 84, 60, 14, 46
@@ -23,6 +23,9 @@ class Series:
     name: str
     points: Sequence[tuple[float, float]]  # (x, y) in data units, any order
     dashed: bool = False  # a reference (a fit, a bound), not a measurement
+    # Lower bounds of the series of this name (a capped search): markers only, no line, in that
+    # series' colour when it is drawn before them.
+    lower_bound_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,7 @@ def line_chart(
         if x_log:
             dropped += sum(1 for x, _ in pts if x <= 0)
             pts = [(x, y) for x, y in pts if x > 0]
-        kept.append(Series(s.name, pts, s.dashed))
+        kept.append(replace(s, points=pts))
     if dropped:
         chart.note = (
             chart.note + " " if chart.note else ""
@@ -159,15 +162,20 @@ def line_chart(
     chart.y_ticks = [(sy(v), y_format(v)) for v in yt if ylo <= v <= yhi]
     xt = list(x_ticks) if x_ticks is not None else (log2_ticks(xlo, xhi) if x_log else linear_ticks(xlo, xhi))
     chart.x_ticks = [(sx(v), x_format(v)) for v in xt if xlo <= v <= xhi]
+    colors: dict[str, str] = {}
     for i, s in enumerate(kept):
         pix = [(sx(x), sy(y)) for x, y in s.points]
-        path = " ".join(f"{'M' if j == 0 else 'L'}{px:g} {py:g}" for j, (px, py) in enumerate(pix))
+        bounds = s.lower_bound_of is not None
+        path = "" if bounds else " ".join(f"{'M' if j == 0 else 'L'}{px:g} {py:g}" for j, (px, py) in enumerate(pix))
+        color = colors.get(s.lower_bound_of or "", PALETTE[i % len(PALETTE)])
+        colors.setdefault(s.name, color)
         chart.series.append(
             {
                 "name": s.name,
-                "color": PALETTE[i % len(PALETTE)],
+                "color": color,
                 "dash": "4 3" if s.dashed else DASHES[(i // len(PALETTE)) % len(DASHES)],
                 "path": path,
+                "lower_bound": bounds,
                 "points": [
                     (px, py, f"{s.name}: {x_format(x)}, {y_format(y)}")
                     for (px, py), (x, y) in zip(pix, s.points, strict=True)
