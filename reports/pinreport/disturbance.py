@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport.samples import split_metric
-from pinreport.units import format_bytes
+from pinreport.units import as_number, format_bytes
 
 DISTURBED = "disturbed"
 # The slack below zero when a metric's granule is unknown: pinbench's default --tolerance.
@@ -63,16 +63,11 @@ def run_disturbed(run: dict[str, Any]) -> bool:
     return run.get("status") == DISTURBED
 
 
-def _number(m: dict[str, Any], name: str) -> float | None:
-    v = m.get(name)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
 def negative_beyond_noise(m: dict[str, Any]) -> str | None:
     """Why a byte metric's summary shows memory coming back beyond one granule; None when not."""
     if m.get("unit") != "bytes":
         return None
-    low = _number(m, "min")
+    low = as_number(m.get("min"))
     if low is None:
         return None
     g = m.get("granule")
@@ -80,7 +75,7 @@ def negative_beyond_noise(m: dict[str, Any]) -> str | None:
     if low >= -slack:
         return None
     step = f"one granule ({format_bytes(slack)})" if slack is g else f"{format_bytes(slack)} (granule unknown)"
-    med = _number(m, "median")
+    med = as_number(m.get("median"))
     return (
         f"reads {format_bytes(low)} in a repeat (median {format_bytes(med or 0)}), more than {step} below zero: "
         "memory came back that this repeat never took (another process freed it)"

@@ -51,7 +51,7 @@ from pinreport.environment import driver_models
 from pinreport.expect import ClaimVerdict
 from pinreport.samples import ok_repeats
 from pinreport.stats import median
-from pinreport.units import format_bytes
+from pinreport.units import as_number, format_bytes
 
 GiB = 1024**3
 MODE = "max_pinnable"
@@ -159,12 +159,8 @@ def is_failure_path(run: dict[str, Any]) -> bool:
     return ((run.get("plan") or {}).get("params") or {}).get("enforce_host_limit") == "on"
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def _from_data(repeats: list[dict[str, Any]], field: str) -> float | None:
-    values = [_number((r.get("data") or {}).get(field)) for r in repeats]
+    values = [as_number((r.get("data") or {}).get(field)) for r in repeats]
     values = [v for v in values if v is not None]
     return median(values) if values else None
 
@@ -174,7 +170,7 @@ def _capped(run: dict[str, Any], repeats: list[dict[str, Any]]) -> bool | None:
     if repeats and all(isinstance(f, bool) for f in flags):
         return all(flags)
     m = run.get("metrics", {}).get(kinds.CAPPED)
-    low = _number(m.get("min")) if isinstance(m, dict) else None
+    low = as_number(m.get("min")) if isinstance(m, dict) else None
     return None if low is None else low >= 1.0
 
 
@@ -281,7 +277,7 @@ def _stops(points: Sequence[Point]) -> str:
 
 
 def _limit_text(params: dict[str, Any]) -> str:
-    limit = _number(params.get("host_limit"))
+    limit = as_number(params.get("host_limit"))
     return f"host_limit {format_bytes(limit)}" if limit is not None else "host_limit unknown"
 
 

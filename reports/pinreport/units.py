@@ -19,6 +19,11 @@ _UNITS = {
 _SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?) ?([A-Za-z]+)$")
 
 
+def as_number(value: object) -> float | None:
+    """A JSON number as a float; None for anything else (a bool is not a number here)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def parse_size(text: str) -> int:
     """ "2GiB", "64 MiB", "1.5GiB" -> bytes; a whole number of bytes > 0 with a known unit."""
     m = _SIZE.match(text.strip())
