@@ -64,7 +64,8 @@ DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a chang
 # time metrics of 288 judged moved past it (+43%, +43%, +37%, -27%) on 2 of 3 nights; with 50%
 # none did. A fourth night, the first command after a third fresh start (results/h200-aa-fresh),
 # freed slower: time.free_ms medians at 1.44x the others' (geometric mean of 14 overhead runs,
-# up to 1.83x; other time families up to 1.50x; results/h200-aa-fresh/compare_nights.py), 7 false alarms at 50%, none at 75% or 100%.
+# up to 1.83x; other time families up to 1.50x; results/h200-aa-fresh/compare_nights.py),
+# 7 false alarms at 50%, none at 75% or 100%.
 # So the floor is a factor of 2 (a doubling, or a halving), above the largest move seen between
 # quiet starts; docs/notes.md and reports/README.md ("A/A: measured") have the numbers.
 DEFAULT_TIME_FLOOR = 1.0
