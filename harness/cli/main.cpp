@@ -4,6 +4,7 @@
 //   pinbench run --backend replay --from RESULTS [--script S] -o OUT
 //   pinbench doctor               environment + controls; exits non-zero when a control fails
 //   pinbench store add RESULTS --store DIR   file results as a per-driver-release baseline
+//   pinbench trace [-o TRACE] -- PROGRAM ARGS   trace a program's host pinning (docs/trace.md)
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
@@ -23,6 +24,7 @@
 #include "pinbench/units.hpp"
 #include "run/child.hpp"
 #include "run/repeat_runner.hpp"
+#include "trace/trace_command.hpp"
 
 namespace {
 
@@ -233,6 +235,37 @@ int main(int argc, char** argv) {
         ->capture_default_str();
 
     std::string request_path;
+    trace::TraceOptions trace_options;
+    std::string trace_out = "pinbench-trace.json";
+    double trace_timeout_s = 0;
+    int trace_interval_ms = 20;
+    auto* trace_cmd = app.add_subcommand(
+        "trace", "Run PROGRAM and trace every host-pinning call it makes (CUPTI), with NVML device samples");
+    trace_cmd->add_option("-o,--out", trace_out, "Trace file to write (docs/trace.md)")
+        ->capture_default_str();
+    trace_cmd->add_option("--interval-ms", trace_interval_ms, "NVML sampling interval")
+        ->check(CLI::Range(1, 10000))
+        ->capture_default_str();
+    trace_cmd->add_option("--stack", trace_options.stack_depth, "Native call-stack frames recorded per call")
+        ->check(CLI::Range(0, 64));
+    trace_cmd->add_option("--timeout", trace_timeout_s, "Kill the program after this many seconds (0: never)")
+        ->check(CLI::NonNegativeNumber);
+    trace_cmd->add_option("--cwd", trace_options.working_directory, "Working directory of the program");
+    trace_cmd->add_option("--injection", trace_options.injection,
+                          "The injection library (default: the one built beside pinbench)");
+    trace_cmd->add_option("COMMAND", trace_options.command, "The program and its arguments, after --")
+        ->required();
+    trace_cmd->footer(
+        "The program's output passes through and its exit code is pinbench's (124 on a timeout, "
+        "127 when it cannot start, 128+N on a signal).");
+
+    std::uint32_t exec_parent = 0;
+    std::vector<std::string> exec_argv;
+    auto* exec_cmd = app.add_subcommand("__exec", "");  // internal: a traced program tied to its tracer
+    exec_cmd->add_option("--parent", exec_parent);
+    exec_cmd->add_option("ARGV", exec_argv)->required();
+    exec_cmd->group("");
+
     auto* child_cmd = app.add_subcommand("__child", "");  // internal: one isolated measurement
     child_cmd->group("");
     child_cmd->add_option("--request", request_path)->required();
@@ -262,6 +295,7 @@ int main(int argc, char** argv) {
     }
 
     try {
+        if (*exec_cmd) return exec_tied(exec_parent, exec_argv);
         if (*child_cmd) return child_main(request_path);
         if (*worker_cmd) {
             std::string why;
@@ -280,6 +314,11 @@ int main(int argc, char** argv) {
                           << (m.headline ? ", headline" : "") << "] " << m.kinds << ": " << m.what << "\n";
             }
             return exit_code::ok;
+        }
+        if (*trace_cmd) {
+            trace_options.timeout = std::chrono::milliseconds(static_cast<long long>(trace_timeout_s * 1000));
+            trace_options.interval = std::chrono::milliseconds(trace_interval_ms);
+            return trace::trace_main(trace_options, trace_out, std::cerr);
         }
         if (*plan_cmd) {
             const ScenarioFile file = load_scenario_file(scenario_path);

@@ -21,11 +21,19 @@ struct ProcessOutcome {
     double wall_ms = 0;
 };
 
+struct SubprocessOptions {
+    // The child shares our stdin, stdout and stderr (a traced user program) instead of pipes;
+    // read_line and write_line then have nothing to read or write, and the outcome has no output.
+    bool inherit_stdio = false;
+    std::string working_directory;  // empty: ours
+};
+
 class Subprocess {
 public:
     // Starts argv[0] with the given arguments; `env` entries are added to (or override) the
     // parent's environment. Throws SystemError when the process cannot start.
-    Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env);
+    Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+               const SubprocessOptions& options = {});
     ~Subprocess();  // kills and reaps the child if still running
     Subprocess(const Subprocess&) = delete;
     Subprocess& operator=(const Subprocess&) = delete;
@@ -48,6 +56,16 @@ public:
 private:
     std::unique_ptr<Impl> impl_;
 };
+
+// A command line that runs `argv` but ends it when this process dies, even by SIGKILL, for a
+// program that is not ours (pinbench trace): on POSIX through `pinbench __exec` (Linux
+// PR_SET_PDEATHSIG, which survives exec); on Windows the child's job object already does it and
+// `argv` comes back unchanged. Throws SystemError when argv[0] is not an executable to be found.
+std::vector<std::string> tied_command(const std::vector<std::string>& argv);
+
+// `pinbench __exec --parent PID -- ARGV...`: ties this process to PID, then becomes ARGV.
+// Returns only on failure, with the exit code to use (127, as a shell).
+int exec_tied(std::uint32_t parent_pid, const std::vector<std::string>& argv);
 
 // Path of the running executable (/proc/self/exe, GetModuleFileNameW).
 std::string current_executable_path();

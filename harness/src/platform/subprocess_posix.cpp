@@ -10,11 +10,16 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -97,6 +102,11 @@ public:
     void dup2(int fd, int target) {
         if (const int rc = ::posix_spawn_file_actions_adddup2(&actions_, fd, target); rc != 0)
             throw SystemError("posix_spawn_file_actions_adddup2: " + errno_text(rc));
+    }
+    void chdir(const std::string& dir) {
+        // glibc 2.29+ (Debian 11, Ubuntu 20.04 and later); the child changes directory before exec.
+        if (const int rc = ::posix_spawn_file_actions_addchdir_np(&actions_, dir.c_str()); rc != 0)
+            throw SystemError("posix_spawn_file_actions_addchdir_np: " + errno_text(rc));
     }
     const posix_spawn_file_actions_t* get() const { return &actions_; }
 
@@ -254,7 +264,8 @@ struct Subprocess::Impl {
     }
 };
 
-Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
+Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                       const SubprocessOptions& options)
     : impl_(std::make_unique<Impl>()) {
     if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
     std::vector<std::string> args = argv;
@@ -266,9 +277,12 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     Pipe stdout_pipe = make_pipe();
 
     SpawnFileActions actions;
-    actions.dup2(stdin_pipe.read_end.get(), 0);
-    actions.dup2(stdout_pipe.write_end.get(), 1);
-    actions.dup2(stdout_pipe.write_end.get(), 2);
+    if (!options.inherit_stdio) {
+        actions.dup2(stdin_pipe.read_end.get(), 0);
+        actions.dup2(stdout_pipe.write_end.get(), 1);
+        actions.dup2(stdout_pipe.write_end.get(), 2);
+    }
+    if (!options.working_directory.empty()) actions.chdir(options.working_directory);
 
     SpawnAttributes attr;
     // Own process group: a timeout kills everything the child started, and a Ctrl-C in our
@@ -296,6 +310,10 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     // The child's ends close here, so EOF on stdout means every writer is gone.
     impl_->in = std::move(stdin_pipe.write_end);
     impl_->out = std::move(stdout_pipe.read_end);
+    if (options.inherit_stdio) {
+        impl_->out.reset();  // nothing writes to it: the child has our stdout
+        impl_->out_eof = true;
+    }
     const int flags = ::fcntl(impl_->in.get(), F_GETFL);
     if (flags < 0 || ::fcntl(impl_->in.get(), F_SETFL, flags | O_NONBLOCK) < 0)
         throw SystemError("fcntl(O_NONBLOCK) on the child's stdin: " + errno_text(errno));
@@ -419,6 +437,50 @@ std::string current_executable_path() {
     const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec) throw SystemError("cannot read /proc/self/exe: " + ec.message());
     return path.string();
+}
+
+namespace {
+
+// argv[0] as execvp would find it: a path when it has a slash, else the first executable of
+// that name along $PATH.
+bool executable_exists(const std::string& name) {
+    if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+        if (::access((dir + "/" + name).c_str(), X_OK) == 0) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<std::string> tied_command(const std::vector<std::string>& argv) {
+    if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
+    if (!executable_exists(argv[0]))
+        throw SystemError("cannot start '" + argv[0] +
+                          "': no such executable (not found, or not executable)");
+    std::vector<std::string> tied{current_executable_path(), "__exec", "--parent", std::to_string(::getpid()),
+                                  "--"};
+    tied.insert(tied.end(), argv.begin(), argv.end());
+    return tied;
+}
+
+int exec_tied(std::uint32_t parent_pid, const std::vector<std::string>& argv) {
+    if (argv.empty()) return 127;
+#if defined(__linux__)
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec: the program dies with its tracer
+#endif
+    if (parent_pid != 0 && ::getppid() != static_cast<pid_t>(parent_pid)) return 1;  // it is gone already
+    std::vector<std::string> args = argv;
+    std::vector<char*> ptrs = pointers(args);
+    ::execvp(ptrs[0], ptrs.data());
+    std::fprintf(stderr, "pinbench: cannot start '%s': %s\n", argv[0].c_str(), std::strerror(errno));
+    return 127;
 }
 
 void crash_this_process() { std::abort(); }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cwchar>
 #include <mutex>
 
@@ -226,7 +227,8 @@ struct Subprocess::Impl {
     }
 };
 
-Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env)
+Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                       const SubprocessOptions& options)
     : impl_(std::make_unique<Impl>()) {
     if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
     Impl& p = *impl_;
@@ -237,7 +239,32 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     Pipe stdout_pipe = make_pipe();
     make_inheritable(stdin_pipe.read_end.get());
     make_inheritable(stdout_pipe.write_end.get());
-    InheritedHandles inherited({stdin_pipe.read_end.get(), stdout_pipe.write_end.get()});
+    // inherit_stdio: inheritable copies of our own standard handles instead of the pipes.
+    std::vector<UniqueHandle> own_std;
+    HANDLE child_in = stdin_pipe.read_end.get(), child_out = stdout_pipe.write_end.get(),
+           child_err = child_out;
+    if (options.inherit_stdio) {
+        auto copy = [&](DWORD which) -> HANDLE {
+            HANDLE h = ::GetStdHandle(which), dup = nullptr;
+            if (h == nullptr || h == INVALID_HANDLE_VALUE) return nullptr;
+            if (!::DuplicateHandle(::GetCurrentProcess(), h, ::GetCurrentProcess(), &dup, 0, TRUE,
+                                   DUPLICATE_SAME_ACCESS))
+                return nullptr;
+            own_std.emplace_back(dup);
+            return dup;
+        };
+        child_in = copy(STD_INPUT_HANDLE);
+        child_out = copy(STD_OUTPUT_HANDLE);
+        child_err = copy(STD_ERROR_HANDLE);
+    }
+    std::vector<HANDLE> to_inherit;
+    for (HANDLE h : {child_in, child_out, child_err}) {
+        if (h != nullptr && std::find(to_inherit.begin(), to_inherit.end(), h) == to_inherit.end())
+            to_inherit.push_back(h);
+    }
+    if (to_inherit.empty()) to_inherit.push_back(stdin_pipe.read_end.get());  // the list may not be empty
+    InheritedHandles inherited(to_inherit);
+    const std::wstring directory = win32::widen(options.working_directory);
 
     // Closing the job (our destructor, or our own death) kills the child and everything it
     // started; crashes end the process with their exception code instead of a WER dialog.
@@ -252,14 +279,15 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     STARTUPINFOEXW startup{};
     startup.StartupInfo.cb = sizeof startup;
     startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
-    startup.StartupInfo.hStdInput = stdin_pipe.read_end.get();
-    startup.StartupInfo.hStdOutput = stdout_pipe.write_end.get();
-    startup.StartupInfo.hStdError = stdout_pipe.write_end.get();
+    startup.StartupInfo.hStdInput = child_in;
+    startup.StartupInfo.hStdOutput = child_out;
+    startup.StartupInfo.hStdError = child_err;
     startup.lpAttributeList = inherited.get();
 
     // Suspended until it is in the job, so not even its first child can escape the job.
-    const DWORD flags =
-        CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_NO_WINDOW;
+    // A child sharing our console must not get a hidden one of its own.
+    const DWORD flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT |
+                        (options.inherit_stdio ? 0 : CREATE_NO_WINDOW);
     PROCESS_INFORMATION info{};
     p.started = Clock::now();
     // ERROR_INTERNAL_ERROR (1359) is transient: Wine's server gives it now and then while many
@@ -268,8 +296,9 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     BOOL started = FALSE;
     for (int attempt = 0; attempt < 4; ++attempt) {
         if (attempt > 0) ::Sleep(50);
-        started = ::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags,
-                                   environment.data(), nullptr, &startup.StartupInfo, &info);
+        started =
+            ::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags, environment.data(),
+                             directory.empty() ? nullptr : directory.c_str(), &startup.StartupInfo, &info);
         if (started || ::GetLastError() != ERROR_INTERNAL_ERROR) break;
     }
     if (!started) {
@@ -296,6 +325,10 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     stdout_pipe.write_end.reset();
     p.stdin_write = std::move(stdin_pipe.write_end);
     p.stdout_read = std::move(stdout_pipe.read_end);
+    if (options.inherit_stdio) {
+        p.stdout_read.reset();  // nothing writes to the pipe: no reader
+        return;
+    }
 
     p.reader.reset(::CreateThread(nullptr, 0, &Impl::reader_main, &p, 0, nullptr));
     if (!p.reader.valid()) throw os_error("CreateThread", ::GetLastError());
@@ -424,6 +457,14 @@ void crash_this_process() {
     ::TerminateProcess(::GetCurrentProcess(), static_cast<UINT>(EXCEPTION_ACCESS_VIOLATION));  // not reached
     for (;;) {
     }
+}
+
+// The job object ends the child with us (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE): nothing to add.
+std::vector<std::string> tied_command(const std::vector<std::string>& argv) { return argv; }
+
+int exec_tied(std::uint32_t, const std::vector<std::string>&) {
+    std::fprintf(stderr, "pinbench: __exec is not used on Windows\n");
+    return 127;
 }
 
 }  // namespace pinbench

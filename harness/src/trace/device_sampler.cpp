@@ -1,0 +1,58 @@
+#include "trace/device_sampler.hpp"
+
+namespace pinbench::trace {
+
+std::int64_t steady_now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+DeviceSampler::DeviceSampler(const Nvml& nvml, std::chrono::milliseconds interval)
+    : nvml_(nvml), interval_(interval), thread_([this] { loop(); }) {}
+
+DeviceSampler::~DeviceSampler() { finish(); }
+
+std::vector<DeviceSample> DeviceSampler::finish() {
+    {
+        const std::scoped_lock lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) {
+        thread_.join();
+        samples_.push_back(sample_now());
+    }
+    return samples_;
+}
+
+void DeviceSampler::loop() {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        lock.unlock();
+        DeviceSample s = sample_now();
+        lock.lock();
+        samples_.push_back(std::move(s));
+        wake_.wait_for(lock, interval_, [this] { return stopping_; });
+    }
+}
+
+DeviceSample DeviceSampler::sample_now() const {
+    DeviceSample s;
+    s.t_ns = steady_now_ns();
+    for (unsigned i = 0; i < nvml_.device_count(); ++i) {
+        DeviceReading r;
+        r.nvml_index = i;
+        r.used = nvml_.memory(i).used.value;
+        if (const auto processes = nvml_.compute_processes(i); processes.value) {
+            r.processes_known = true;
+            for (const NvmlProcess& p : *processes.value) {
+                if (p.used.value) r.processes[p.pid] = *p.used.value;
+            }
+        }
+        s.devices.push_back(std::move(r));
+    }
+    return s;
+}
+
+}  // namespace pinbench::trace

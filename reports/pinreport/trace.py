@@ -1,0 +1,265 @@
+"""A `pinbench trace` file (docs/trace.md) judged against the store: what the program pinned at
+its peak, by API and call site; the device cost observed at the peak; the cost the store's fit
+for this driver release, model and GPU predicts for those bytes (with its bound); and the
+reserve it recommends per GPU. Where the observation and the fit disagree beyond the bound, it
+says so.
+
+The observed cost is the trace's own figure (change in device-level used minus the traced
+processes' own per-process figure, from the NVML samples the harness took while the peak was
+held); a neighbour that changed its device memory meanwhile makes it DISTURBED, never a verdict.
+"""
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pinreport.environment import StoreKey, driver_release, store_key
+from pinreport.errors import BadInputError
+from pinreport.fit import CostFit, FitKey, fit_all, recommend
+from pinreport.units import format_bytes as size_label
+
+TRACE_SCHEMA = "pinbench-trace"
+TRACE_VERSIONS = (1,)
+
+# Trace API families (harness/src/trace/pinned_timeline.cpp) -> the store's api variants that
+# measure the same driver path, preferred first.
+STORE_APIS = {
+    "host_alloc": ("cudaHostAlloc", "cudaMallocHost"),
+    "host_register": ("cudaHostRegister",),
+    "vmm_host": ("cuMemCreate:host_numa", "cuMemCreate:host"),
+    "pool_host": ("cudaMallocFromPoolAsync:host_numa", "cudaMallocFromPoolAsync:host"),
+}
+DEDICATED_FAMILY = "nvml.*.used"  # the dedicated-memory probe the rule is judged on (Linux)
+
+
+class TraceVerdict(StrEnum):
+    AGREES = "AGREES"  # observed within the fit's bound of its prediction
+    DISAGREES = "DISAGREES"  # outside the bound
+    BELOW_RESOLUTION = "BELOW_RESOLUTION"  # predicted and observed under two probe steps: proves nothing
+    DISTURBED = "DISTURBED"  # another process changed its device memory while the peak was held
+    NOT_MEASURED = "NOT_MEASURED"  # no device figure at the peak (no NVML, peak too short, nothing pinned)
+    NO_FIT = "NO_FIT"  # the store has no usable fit for this group, release and API
+
+
+@dataclass(frozen=True)
+class TraceFile:
+    path: str
+    doc: dict[str, Any]
+
+    @property
+    def pinned(self) -> dict[str, Any]:
+        return self.doc["pinned"]
+
+    @property
+    def key(self) -> StoreKey:
+        return store_key(self.doc.get("environment") or {})
+
+
+def load_trace(path: str | Path) -> TraceFile:
+    p = str(path)
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise BadInputError(p, f"cannot read trace: {e}") from e
+    if not isinstance(doc, dict) or doc.get("schema") != TRACE_SCHEMA:
+        raise BadInputError(p, f"not a pinbench trace (schema is not {TRACE_SCHEMA!r})")
+    if doc.get("version") not in TRACE_VERSIONS:
+        raise BadInputError(
+            p, f"trace version {doc.get('version')!r} is not understood (this pinreport reads {TRACE_VERSIONS})"
+        )
+    for section in ("pinned", "calls", "cost_at_peak", "status", "tracing"):
+        if section not in doc:
+            raise BadInputError(p, f"trace lacks {section!r}")
+    return TraceFile(p, doc)
+
+
+def family_of(api: str) -> str:
+    """As api_family() in harness/src/trace/pinned_timeline.cpp."""
+    if api in ("cuMemHostAlloc", "cuMemAllocHost_v2", "cuMemFreeHost"):
+        return "host_alloc"
+    if api in ("cuMemHostRegister", "cuMemHostRegister_v2", "cuMemHostUnregister"):
+        return "host_register"
+    if api in ("cuMemCreate", "cuMemRelease"):
+        return "vmm_host"
+    if api.startswith(("cuMemPool", "cuMemAllocFromPoolAsync", "cuMemFreeAsync")):
+        return "pool_host"
+    return ""
+
+
+@dataclass(frozen=True)
+class DeviceJudgement:
+    nvml_index: int
+    observed: int | None
+    predicted: float | None
+    bound: float | None  # the fit's upper bound at the peak's bytes (summed over families)
+    verdict: TraceVerdict
+    why: str
+    reserve_per_gpu: float | None
+
+
+@dataclass(frozen=True)
+class TraceJudgement:
+    trace: TraceFile
+    release: str
+    peak_bytes: int
+    by_family: dict[str, int]
+    fits_used: dict[str, str]  # family -> store api whose fit was used
+    devices: list[DeviceJudgement]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> TraceVerdict:
+        order = list(TraceVerdict)
+        worst = [d.verdict for d in self.devices] or [TraceVerdict.NOT_MEASURED]
+        # DISAGREES first, then the reasons nothing could be said, AGREES last.
+        rank = {
+            TraceVerdict.DISAGREES: 0,
+            TraceVerdict.DISTURBED: 1,
+            TraceVerdict.NO_FIT: 2,
+            TraceVerdict.NOT_MEASURED: 3,
+            TraceVerdict.BELOW_RESOLUTION: 4,
+            TraceVerdict.AGREES: 5,
+        }
+        return min(worst, key=lambda v: (rank[v], order.index(v)))
+
+
+def _fit_for(fits: dict[FitKey, CostFit], key: StoreKey, release: str, family: str) -> tuple[str, CostFit] | None:
+    for api in STORE_APIS.get(family, ()):
+        for k, f in sorted(fits.items(), key=lambda kv: kv[0].gpus):
+            if (
+                k.group == key.group
+                and k.release == release
+                and k.api == api
+                and k.family == DEDICATED_FAMILY
+                and f.usable
+            ):
+                return api, f
+    return None
+
+
+def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> TraceJudgement:
+    """Pure over the trace and the store documents given (those of the trace's group)."""
+    key = trace.key
+    release = driver_release(trace.doc.get("environment") or {}) or key.release
+    docs = [(k, d) for k, d in store_docs if k.group == key.group and k.release == key.release]
+    fits = fit_all(docs)
+    peak = int(trace.pinned.get("peak_bytes") or 0)
+    by_family = {f: int(b) for f, b in (trace.pinned.get("peak_by_family") or {}).items() if int(b) > 0}
+    notes: list[str] = []
+    chosen: dict[str, tuple[str, CostFit]] = {}
+    for family in by_family:
+        found = _fit_for(fits, key, key.release, family)
+        if found:
+            chosen[family] = found
+    missing = sorted(set(by_family) - set(chosen))
+    predicted = bound = None
+    granule = 0
+    if by_family and not missing:
+        predicted = sum(f.predict(by_family[fam]) for fam, (_, f) in chosen.items())
+        bound = sum(f.upper_bound(by_family[fam]) for fam, (_, f) in chosen.items())
+        granule = max(int(f.granule or 0) for _, f in chosen.values())
+        if len(chosen) > 1:
+            notes.append("the prediction sums one fit per API family; each fit's base is counted once per family")
+        for fam, (_, f) in chosen.items():
+            if f.extrapolates(by_family[fam]):
+                notes.append(f"{fam}: {size_label(by_family[fam])} is beyond the measured sizes (extrapolated)")
+    recs = recommend(fits, peak, 1, {key.group: key.release}) if peak else []
+    reserve = max((r.per_gpu for r in recs), default=None)
+
+    devices = []
+    for d in trace.doc["cost_at_peak"].get("devices", []):
+        observed = d.get("cost_bytes")
+        idx = int(d.get("nvml_index", 0))
+        if d.get("disturbances"):
+            verdict, why = TraceVerdict.DISTURBED, "; ".join(d["disturbances"])
+        elif observed is None:
+            verdict, why = TraceVerdict.NOT_MEASURED, d.get("why") or "no device figure at the peak"
+        elif predicted is None:
+            verdict = TraceVerdict.NO_FIT
+            why = (
+                f"the store has no usable {DEDICATED_FAMILY} fit for {', '.join(missing)} on {key.gpu}, "
+                f"{key.driver_model}, driver {key.release}"
+            )
+        elif max(abs(observed), abs(predicted)) < 2 * granule:
+            verdict, why = TraceVerdict.BELOW_RESOLUTION, f"under two probe steps ({size_label(2 * granule)})"
+        else:
+            half = bound - predicted
+            inside = abs(observed - predicted) <= half
+            verdict = TraceVerdict.AGREES if inside else TraceVerdict.DISAGREES
+            why = (
+                f"observed {size_label(observed)}, predicted {size_label(round(predicted))} "
+                f"± {size_label(round(half))}"
+            )
+        devices.append(
+            DeviceJudgement(
+                idx,
+                observed,
+                predicted,
+                bound,
+                verdict,
+                why,
+                reserve,
+            )
+        )
+    fits_used = {fam: api for fam, (api, _) in chosen.items()}
+    return TraceJudgement(trace, release, peak, by_family, fits_used, devices, notes)
+
+
+def calls_by_api(trace: TraceFile) -> dict[str, dict[str, int]]:
+    return {api: dict(v) for api, v in (trace.pinned.get("by_api") or {}).items()}
+
+
+def pinning_processes(trace: TraceFile) -> dict[str, int]:
+    """Held bytes at the peak by where the pinning happened: the main process or another one
+    (a worker, a child), and by thread (the main thread or another, e.g. pin_memory's)."""
+    root = trace.doc.get("root_pid")
+    main = trace.doc.get("notes", {}).get("main_pid", root)
+    out: dict[str, int] = {}
+    for h in trace.pinned.get("at_peak", []):
+        where = "main process" if h.get("pid") in (main, root) else f"process {h.get('pid')}"
+        out[where] = out.get(where, 0) + int(h.get("bytes", 0))
+    return out
+
+
+def format_trace(j: TraceJudgement) -> str:
+    t = j.trace
+    lines = [
+        f"{t.path}: {j.verdict}",
+        f"  program: {' '.join(t.doc.get('command', []))} -> {t.doc['status'].get('kind')}"
+        f" {t.doc['status'].get('exit_code')}",
+        f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
+        f"  {t.pinned.get('summary', '')}; peak {size_label(j.peak_bytes)} pinned",
+    ]
+    for fam, b in sorted(j.by_family.items()):
+        used = j.fits_used.get(fam, "no fit")
+        lines.append(f"    {fam}: {size_label(b)} (store fit: {used})")
+    for where, b in sorted(pinning_processes(t).items()):
+        lines.append(f"    held by the {where}: {size_label(b)}")
+    sites = sorted((t.pinned.get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
+    for site, b in sites[:5]:
+        lines.append(f"    call site {site}: {size_label(int(b))}")
+    for api, v in sorted(calls_by_api(t).items()):
+        lines.append(
+            f"    {api}: {v.get('calls', 0)} calls, {v.get('failed', 0)} failed,"
+            f" asked {size_label(v.get('bytes_asked', 0))}"
+        )
+    for d in j.devices:
+        reserve = f"; reserve {size_label(round(d.reserve_per_gpu))} per GPU" if d.reserve_per_gpu is not None else ""
+        lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")
+    for n in j.notes:
+        lines.append(f"  note: {n}")
+    return "\n".join(lines) + "\n"
+
+
+def exit_code(j: TraceJudgement) -> int:
+    """0 AGREES (or nothing to judge below resolution), 1 DISAGREES, 3 when it could not be
+    measured or judged (DISTURBED, NOT_MEASURED, NO_FIT), as pinreport's infrastructure code."""
+    v = j.verdict
+    if v == TraceVerdict.DISAGREES:
+        return 1
+    if v in (TraceVerdict.AGREES, TraceVerdict.BELOW_RESOLUTION):
+        return 0
+    return 3
