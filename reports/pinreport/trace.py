@@ -173,7 +173,13 @@ def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str,
     for d in trace.doc["cost_at_peak"].get("devices", []):
         observed = d.get("cost_bytes")
         idx = int(d.get("nvml_index", 0))
-        if d.get("disturbances"):
+        if trace.doc["cost_at_peak"].get("baseline_before_context"):
+            verdict = TraceVerdict.NOT_MEASURED
+            why = (
+                "no device sample showed the program's context before its first pinning call: the"
+                " figure would include the context's own device overhead (docs/trace.md)"
+            )
+        elif d.get("disturbances"):
             verdict, why = TraceVerdict.DISTURBED, "; ".join(d["disturbances"])
         elif observed is None:
             verdict, why = TraceVerdict.NOT_MEASURED, d.get("why") or "no device figure at the peak"

@@ -66,6 +66,8 @@ def main() -> int:
         worker_init_fn=worker_started if args.num_workers > 0 else None,
     )
     torch.cuda.init()
+    torch.zeros(1, device="cuda")  # the context now, and a moment for the device samples to see it
+    time.sleep(0.3)  # settled before the first pin: the trace's baseline (docs/trace.md)
     note(
         {
             "workload": "dataloader_pinned",

@@ -470,17 +470,53 @@ std::vector<std::string> tied_command(const std::vector<std::string>& argv) {
     return tied;
 }
 
+// The supervisor between the tracer and the program: the program and everything it starts
+// share this process's group, and when the tracer dies (even by SIGKILL: PR_SET_PDEATHSIG sends
+// us SIGTERM) the whole group is killed, so a DataLoader's workers, which inherit the program's
+// GPU file descriptors and so keep its device memory alive, cannot outlive it either.
 int exec_tied(std::uint32_t parent_pid, const std::vector<std::string>& argv) {
     if (argv.empty()) return 127;
+    sigset_t watched;
+    sigemptyset(&watched);
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&watched, sig);
+    sigset_t old;
+    ::pthread_sigmask(SIG_BLOCK, &watched, &old);
 #if defined(__linux__)
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec: the program dies with its tracer
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
     if (parent_pid != 0 && ::getppid() != static_cast<pid_t>(parent_pid)) return 1;  // it is gone already
-    std::vector<std::string> args = argv;
-    std::vector<char*> ptrs = pointers(args);
-    ::execvp(ptrs[0], ptrs.data());
-    std::fprintf(stderr, "pinbench: cannot start '%s': %s\n", argv[0].c_str(), std::strerror(errno));
-    return 127;
+    const pid_t child = ::fork();
+    if (child < 0) {
+        std::fprintf(stderr, "pinbench: fork: %s\n", std::strerror(errno));
+        return 127;
+    }
+    if (child == 0) {
+        ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        std::vector<std::string> args = argv;
+        std::vector<char*> ptrs = pointers(args);
+        ::execvp(ptrs[0], ptrs.data());
+        std::fprintf(stderr, "pinbench: cannot start '%s': %s\n", argv[0].c_str(), std::strerror(errno));
+        ::_exit(127);
+    }
+    for (;;) {
+        int sig = 0;
+        if (::sigwait(&watched, &sig) != 0) continue;
+        if (sig == SIGCHLD) {
+            int status = 0;
+            if (::waitpid(child, &status, WNOHANG) != child) continue;
+            if (WIFEXITED(status)) return WEXITSTATUS(status);
+            // The program died of a signal: so do we, so the tracer sees the same.
+            const int killed_by = WTERMSIG(status);
+            ::signal(killed_by, SIG_DFL);
+            sigset_t just;
+            sigemptyset(&just);
+            sigaddset(&just, killed_by);
+            ::pthread_sigmask(SIG_UNBLOCK, &just, nullptr);
+            ::raise(killed_by);
+            return 128 + killed_by;
+        }
+        ::kill(-::getpgrp(), SIGKILL);  // the tracer is gone or asked us to stop: the group goes, us too
+    }
 }
 
 void crash_this_process() { std::abort(); }

@@ -38,19 +38,33 @@ void DeviceSampler::loop() {
 }
 
 DeviceSample DeviceSampler::sample_now() const {
-    DeviceSample s;
-    s.t_ns = steady_now_ns();
-    for (unsigned i = 0; i < nvml_.device_count(); ++i) {
-        DeviceReading r;
-        r.nvml_index = i;
-        r.used = nvml_.memory(i).used.value;
+    const auto processes_of = [&](unsigned i, DeviceReading& r) {
+        r.processes.clear();
+        r.processes_known = false;
         if (const auto processes = nvml_.compute_processes(i); processes.value) {
             r.processes_known = true;
             for (const NvmlProcess& p : *processes.value) {
                 if (p.used.value) r.processes[p.pid] = *p.used.value;
             }
         }
-        s.devices.push_back(std::move(r));
+    };
+    DeviceSample s;
+    // Up to three tries at a sample whose process list did not move while the device was read.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        s = DeviceSample{};
+        s.t_ns = steady_now_ns();
+        s.consistent = true;
+        for (unsigned i = 0; i < nvml_.device_count(); ++i) {
+            DeviceReading r;
+            r.nvml_index = i;
+            processes_of(i, r);
+            r.used = nvml_.memory(i).used.value;
+            DeviceReading again;
+            processes_of(i, again);
+            if (again.processes != r.processes) s.consistent = false;
+            s.devices.push_back(std::move(r));
+        }
+        if (s.consistent) break;
     }
     return s;
 }

@@ -23,6 +23,10 @@ struct DeviceReading {
 struct DeviceSample {
     std::int64_t t_ns = 0;  // the steady clock of the calls' t_ns
     std::vector<DeviceReading> devices;
+    // NVML reads device memory and the process list one after the other; a sample is consistent
+    // when the process list read again after the device figure was the same (a context being
+    // made moves both by hundreds of MiB between two reads). Inconsistent samples are not used.
+    bool consistent = true;
 };
 
 // The cost one device shows at the peak: the change in device-level used from the baseline
@@ -42,6 +46,10 @@ struct DeviceCostAtPeak {
 struct PeakCost {
     std::int64_t baseline_t_ns = 0;
     bool baseline_before_first_pin = false;
+    // No consistent sample showed a traced process before the first pinning call: the baseline
+    // then predates the program's context, whose device-level overhead beyond its per-process
+    // figure (about 5.6 MiB for a PyTorch context on the H200) lands in the cost.
+    bool baseline_before_context = false;
     std::vector<DeviceCostAtPeak> devices;
 };
 

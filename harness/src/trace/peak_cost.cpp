@@ -21,17 +21,6 @@ std::uint64_t own_used(const DeviceReading& d, const std::set<std::uint32_t>& pi
     return sum;
 }
 
-// Device-level used minus the traced processes' own figure, summed over devices; empty when a
-// device lacks either figure.
-std::optional<std::int64_t> unattributed(const DeviceSample& s, const std::set<std::uint32_t>& pids) {
-    std::int64_t sum = 0;
-    for (const DeviceReading& d : s.devices) {
-        if (!d.used || !d.processes_known) return std::nullopt;
-        sum += static_cast<std::int64_t>(*d.used) - static_cast<std::int64_t>(own_used(d, pids));
-    }
-    return sum;
-}
-
 std::int64_t median(std::vector<std::int64_t> v) {
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
@@ -49,20 +38,27 @@ PeakCost cost_at_peak(const PinnedTimeline& timeline, const std::vector<PinCall>
     for (const PinCall& c : calls) {
         if (!api_family(c.api).empty()) first_pin = std::min(first_pin, c.t_ns);
     }
-    // The baseline: the last sample before the first pinning call whose device-minus-own figure
-    // equals the sample's before it. NVML reads device memory and the process list one after the
-    // other; while a context is being made they can disagree by hundreds of MiB for one sample.
-    const DeviceSample* base = &samples.front();
-    const DeviceSample* stable = nullptr;
-    std::optional<std::int64_t> previous;
+    // The baseline: the last consistent sample before the first pinning call in which a traced
+    // process is listed, i.e. once the program's context exists (docs/trace.md).
+    const auto listed = [&](const DeviceSample& s) {
+        for (const DeviceReading& d : s.devices) {
+            for (const auto& [pid, used] : d.processes) {
+                if (traced_pids.count(pid) != 0) return true;
+            }
+        }
+        return false;
+    };
+    const DeviceSample* base = nullptr;
+    const DeviceSample* with_context = nullptr;
     for (const DeviceSample& s : samples) {
         if (s.t_ns >= first_pin) break;
+        if (!s.consistent) continue;
         base = &s;
-        const auto u = unattributed(s, traced_pids);
-        if (u && previous && *u == *previous) stable = &s;
-        previous = u;
+        if (listed(s)) with_context = &s;
     }
-    if (stable != nullptr) base = stable;
+    if (with_context != nullptr) base = with_context;
+    if (base == nullptr) base = &samples.front();
+    out.baseline_before_context = with_context == nullptr;
     out.baseline_t_ns = base->t_ns;
     out.baseline_before_first_pin = base->t_ns < first_pin;
 
@@ -79,7 +75,7 @@ PeakCost cost_at_peak(const PinnedTimeline& timeline, const std::vector<PinCall>
             cost.why = "NVML gave no device-level or per-process figure for this device";
         } else {
             for (const DeviceSample& s : samples) {
-                if (s.t_ns < from || s.t_ns >= to) continue;
+                if (s.t_ns < from || s.t_ns >= to || !s.consistent) continue;
                 const DeviceReading* r = reading_of(s, b.nvml_index);
                 if (r == nullptr || !r->used || !r->processes_known) continue;
                 const auto dev = static_cast<std::int64_t>(*r->used) - static_cast<std::int64_t>(*b.used);

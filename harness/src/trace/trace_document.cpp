@@ -130,7 +130,9 @@ nlohmann::json build_trace(const Gathered& g) {
                                {"used", r.used ? nlohmann::json(*r.used) : nullptr},
                                {"processes", r.processes_known ? procs : nlohmann::json(nullptr)}});
         }
-        samples.push_back({{"t_ms", ms_since(g.start_ns, s.t_ns)}, {"devices", devices}});
+        nlohmann::json sample = {{"t_ms", ms_since(g.start_ns, s.t_ns)}, {"devices", devices}};
+        if (!s.consistent) sample["consistent"] = false;
+        samples.push_back(std::move(sample));
     }
     t["device"] = {{"sampled", g.sampled},
                    {"why", g.sampling_why},
@@ -152,6 +154,7 @@ nlohmann::json build_trace(const Gathered& g) {
         {"baseline_t_ms", g.samples.empty() ? nlohmann::json(nullptr)
                                             : nlohmann::json(ms_since(g.start_ns, cost.baseline_t_ns))},
         {"baseline_before_first_pin", cost.baseline_before_first_pin},
+        {"baseline_before_context", cost.baseline_before_context},
         {"devices", per_device},
     };
     return t;

@@ -130,24 +130,34 @@ DeviceSample sample(std::int64_t t, std::uint64_t used, std::map<std::uint32_t, 
     return s;
 }
 
-TEST(TracePeakCost, DeviceMinusOwnWithABaselineThatHadSettled) {
-    const PinnedTimeline t = build_timeline({call("cuMemHostAlloc", 100, 1024 * kMiB, 0x1)});
-    const std::vector<DeviceSample> samples = {
-        sample(10, 520 * kMiB, {{7, 512 * kMiB}}),
-        sample(20, 520 * kMiB, {{7, 512 * kMiB}}),
-        // one unsettled reading: the process list was read before the device figure caught up
-        sample(90, 100 * kMiB, {{7, 512 * kMiB}}),
-        sample(150, 524 * kMiB, {{7, 514 * kMiB}}),
-        sample(160, 524 * kMiB, {{7, 514 * kMiB}}),
-        sample(170, 524 * kMiB, {{7, 514 * kMiB}}),
+TEST(TracePeakCost, DeviceMinusOwnFromTheLastConsistentSampleWithTheProgramsContext) {
+    const std::vector<PinCall> calls = {call("cuMemHostAlloc", 100, 1024 * kMiB, 0x1)};
+    const PinnedTimeline t = build_timeline(calls);
+    std::vector<DeviceSample> samples = {
+        sample(10, 8 * kMiB, {}),                   // before the context: its overhead would count
+        sample(20, 540 * kMiB, {{7, 530 * kMiB}}),  // the context, 10 MiB of it not per-process
+        sample(90, 100 * kMiB, {{7, 530 * kMiB}}),  // read while the process list moved
+        sample(150, 542 * kMiB, {{7, 530 * kMiB}}),
+        sample(160, 542 * kMiB, {{7, 530 * kMiB}}),
+        sample(170, 542 * kMiB, {{7, 530 * kMiB}}),
     };
-    const PeakCost cost = cost_at_peak(t, {call("cuMemHostAlloc", 100, 1024 * kMiB, 0x1)}, samples, {7}, 200);
+    samples[2].consistent = false;
+    const PeakCost cost = cost_at_peak(t, calls, samples, {7}, 200);
     ASSERT_EQ(cost.devices.size(), 1U);
     ASSERT_TRUE(cost.devices[0].cost) << cost.devices[0].why;
     EXPECT_EQ(*cost.devices[0].cost, static_cast<std::int64_t>(2 * kMiB));
     EXPECT_EQ(cost.baseline_t_ns, 20);
+    EXPECT_FALSE(cost.baseline_before_context);
     EXPECT_EQ(cost.devices[0].samples, 3);
     EXPECT_TRUE(cost.devices[0].disturbances.empty());
+}
+
+TEST(TracePeakCost, ABaselineBeforeTheContextIsFlagged) {
+    const std::vector<PinCall> calls = {call("cuMemHostAlloc", 100, 1024 * kMiB, 0x1)};
+    const PeakCost cost =
+        cost_at_peak(build_timeline(calls), calls,
+                     {sample(10, 8 * kMiB, {}), sample(150, 550 * kMiB, {{7, 530 * kMiB}})}, {7}, 200);
+    EXPECT_TRUE(cost.baseline_before_context);
 }
 
 TEST(TracePeakCost, ANeighbourThatChangesIsADisturbanceNotACost) {
