@@ -3,20 +3,24 @@
 
     python3 benchmarks/summarize.py results/h200-bench
 
-Reads transfer_bench.json, staging_bench.json and alloc_bench.json from the directory and
-uses only the `_median` aggregate of each row (the programs report aggregates only). Every
-number printed is a value from those files or a ratio of two of them; nothing is assumed.
-Standard library only, so it runs on any machine that has the JSON.
+Reads transfer_bench.json, staging_bench.json and alloc_bench.json from the directory with
+pinreport's loader (reports/pinreport/gbench.py: only the `_median` aggregate of each row; the
+programs report aggregates only). Every number printed is a value from those files or a ratio
+of two of them; nothing is assumed. Standard library only (gbench.py is too), so it runs on
+any machine that has the JSON and this checkout.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+# The one Google Benchmark JSON loader is pinreport's (standard library only): this checkout's.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
+from pinreport.gbench import BenchFile, load_bench  # noqa: E402
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -24,40 +28,6 @@ RING_PINNED_LIMIT = 64 * MiB  # the issue's budget for the ring
 RING_TARGET = 0.90  # ring / full-pinned H2D, issue 6
 LINK_TARGET = 0.85  # pinned / link's theoretical rate, issue 6
 KNEE_SHARE = 0.95  # the curve "bends" where it first reaches this share of its maximum
-
-
-def base_name(run_name: str) -> str:
-    """'transfer/pinned/h2d/1GiB/iterations:1/repeats:7/manual_time' -> 'transfer/pinned/h2d/1GiB'."""
-    return run_name.split("/iterations:")[0].split("/repeats:")[0].split("/manual_time")[0]
-
-
-@dataclass(frozen=True)
-class Bench:
-    """The median rows of one benchmark JSON file, keyed by base name."""
-
-    path: Path
-    context: dict
-    medians: dict[str, dict]
-
-    def gbps(self, name: str) -> float:
-        return self.medians[name]["GBps"]
-
-    def link_bytes_per_second(self) -> float | None:
-        value = self.context.get("pcie.link_bytes_per_second", "")
-        try:
-            return float(value)
-        except ValueError:  # "not available: ..." or "not computed"
-            return None
-
-
-def load(path: Path) -> Bench:
-    data = json.loads(path.read_text())
-    medians = {}
-    for row in data["benchmarks"]:
-        if row.get("aggregate_name") != "median" or row.get("error_occurred"):
-            continue
-        medians[base_name(row["run_name"])] = row
-    return Bench(path, data["context"], medians)
 
 
 def size_bytes(label: str) -> int:
@@ -95,7 +65,7 @@ class Ring:
 RING_RE = re.compile(r"staging/(h2d|d2h)/(\w+)/K:(\d+)/C:(\w+)/T:(\d+)")
 
 
-def ring_rows(bench: Bench) -> list[Ring]:
+def ring_rows(bench: BenchFile) -> list[Ring]:
     rows = []
     for name, row in bench.medians.items():
         m = RING_RE.fullmatch(name)
@@ -161,7 +131,7 @@ def fmt(x: float | None, digits: int = 2) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
-def transfer_table(bench: Bench) -> list[str]:
+def transfer_table(bench: BenchFile) -> list[str]:
     link = bench.link_bytes_per_second()
     out = [
         f"link: {bench.context.get('pcie.link_basis')} = {fmt(link / 1e9 if link else None)} GB/s",
@@ -177,7 +147,7 @@ def transfer_table(bench: Bench) -> list[str]:
     return out
 
 
-def staging_tables(bench: Bench) -> list[str]:
+def staging_tables(bench: BenchFile) -> list[str]:
     rings = ring_rows(bench)
     sizes = [GiB, 4 * GiB]
     out = []
@@ -240,7 +210,7 @@ def staging_tables(bench: Bench) -> list[str]:
     return out
 
 
-def alloc_table(bench: Bench) -> list[str]:
+def alloc_table(bench: BenchFile) -> list[str]:
     out = [
         "| size | cudaMallocHost alloc+free GB/s (alloc s, free s) | register touched GB/s (reg s) "
         "| register untouched GB/s (reg s) | first touch GB/s (s) | pageable alloc+free GB/s |",
@@ -271,11 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", type=Path, help="directory holding the three benchmark JSON files")
     args = parser.parse_args(argv)
     lines = ["## transfer_bench.json", ""]
-    lines += transfer_table(load(args.run_dir / "transfer_bench.json"))
+    lines += transfer_table(load_bench(args.run_dir / "transfer_bench.json"))
     lines += ["", "## staging_bench.json"]
-    lines += staging_tables(load(args.run_dir / "staging_bench.json"))
+    lines += staging_tables(load_bench(args.run_dir / "staging_bench.json"))
     lines += ["", "## alloc_bench.json", ""]
-    lines += alloc_table(load(args.run_dir / "alloc_bench.json"))
+    lines += alloc_table(load_bench(args.run_dir / "alloc_bench.json"))
     print("\n".join(lines))
     return 0
 

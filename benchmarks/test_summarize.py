@@ -13,12 +13,6 @@ def ring(size, k, c_mib, t, gbps, op="h2d"):
     return s.Ring(op, size, k, c_mib * MiB, t, gbps)
 
 
-def test_base_name_strips_google_benchmark_suffixes():
-    assert s.base_name("staging/h2d/1GiB/K:2/C:32MiB/T:8/iterations:1/repeats:7/manual_time") == (
-        "staging/h2d/1GiB/K:2/C:32MiB/T:8"
-    )
-
-
 def test_sizes_round_trip():
     assert s.size_bytes("4KiB") == 4096
     assert s.size_label(s.size_bytes("32MiB")) == "32MiB"
@@ -55,11 +49,11 @@ def test_target_needs_the_same_config_at_both_sizes():
 
 @pytest.mark.skipif(not (RUN / "staging_bench.json").exists(), reason="committed H200 run not present")
 def test_committed_h200_numbers():
-    transfer = s.load(RUN / "transfer_bench.json")
+    transfer = s.load_bench(RUN / "transfer_bench.json")
     link = transfer.link_bytes_per_second()
     assert link == pytest.approx(63.015e9, rel=1e-4)
     assert transfer.gbps("transfer/pinned/h2d/1GiB") * 1e9 / link == pytest.approx(0.880, abs=5e-4)
-    staging = s.load(RUN / "staging_bench.json")
+    staging = s.load_bench(RUN / "staging_bench.json")
     rings = s.ring_rows(staging)
     best = s.best_ring(rings, "h2d", GiB, 64 * MiB)
     assert (best.k, best.c, best.t) == (2, 32 * MiB, 8)

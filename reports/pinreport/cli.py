@@ -7,6 +7,7 @@
   pinreport aa      NIGHT.json NIGHT.json ... (the same verdict options as compare)
   pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] -o report.html
                     (the same verdict options as compare)
+  pinreport trace   TRACE --store DIR [--html trace.html]   (a `pinbench trace` file, docs/trace.md)
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
@@ -25,9 +26,10 @@ from pinreport.compare import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REGRE
 from pinreport.console import format_compare, format_reserve
 from pinreport.errors import BadInputError, UsageError
 from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
-from pinreport.html_report import build_report, write_html
 from pinreport.junit import write_junit
 from pinreport.load import ResultsFile, load_results
+from pinreport.render.context import build_report
+from pinreport.render.page import write_html
 from pinreport.rule import Band
 from pinreport.stats import (
     DEFAULT_ALPHA,
@@ -173,6 +175,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--driver", help="driver release (default: the highest stored per machine)")
     r.add_argument("--replay", action="store_true", help="fit the replay namespace (labelled REPLAYED)")
     r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
+    t = sub.add_parser("trace", help="a pinbench trace against the store's cost fit for its driver and GPU")
+    t.add_argument("trace", help="trace file written by `pinbench trace`")
+    t.add_argument("--store", required=True, help="baseline store directory")
+    t.add_argument("--html", help="also write one self-contained HTML page here")
     a = sub.add_parser("aa", help="A/A check on real nights of one release: false alarms, judged metrics, detection")
     a.add_argument("nights", nargs="+", help="results files of one machine and release, one per night")
     _add_verdict_options(a)
@@ -269,6 +275,31 @@ def _run_reserve(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if store.problems else EXIT_OK
 
 
+def _run_trace(args: argparse.Namespace) -> int:
+    from pinreport import trace
+
+    missing = _missing_store(args.store)
+    if missing is not None:
+        return missing
+    try:
+        tf = trace.load_trace(args.trace)
+    except BadInputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    store = read_store(args.store)
+    for problem in store.problems:
+        print(f"error: {problem}", file=sys.stderr)
+    judgement = trace.judge_trace(tf, ((e.key, e.doc) for e in store.entries))
+    sys.stdout.write(trace.format_trace(judgement))
+    if args.html:
+        from pinreport.render.trace_page import write_trace_html
+
+        write_trace_html(judgement, args.html)
+        print(f"{args.html}: {judgement.verdict}")
+    code = trace.exit_code(judgement)
+    return max(code, EXIT_BAD_INPUT) if store.problems and code < EXIT_BAD_INPUT else code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -278,6 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_html(args)
         if args.command == "aa":
             return _run_aa(args)
+        if args.command == "trace":
+            return _run_trace(args)
         return _run_reserve(args)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)

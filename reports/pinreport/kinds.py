@@ -1,10 +1,10 @@
 """The scenario kinds of results schema 2 (docs/kinds.md): which metrics are each kind's
 headline, and how a run's metric summaries read as table cells.
 
-Pure look-ups over results documents; html_report.py lays them out and brief_claims.py judges
-claims on them. `<key>` in a headline stands for a probe key: the table shows the dedicated key
-the report charts (cudaMemGetInfo first) and, beside it, DXGI non-local (shared memory, another
-budget) when the run has it. `<dev>` stands for every nvml.<i>.used key.
+Pure look-ups over results documents; render/kind_sections.py and render/charts/ lay them out
+and claims/ judges claims on them. `<key>` in a headline stands for a probe key: the table shows
+the dedicated key the report charts (cudaMemGetInfo first) and, beside it, DXGI non-local
+(shared memory, another budget) when the run has it. `<dev>` stands for every nvml.<i>.used key.
 """
 
 import re
@@ -84,6 +84,13 @@ def dedicated_headline(keys: Iterable[str]) -> str | None:
         return "cuda.free"
     dedicated = sorted(k for k in keys if _DEDICATED.match(k))
     return dedicated[0] if dedicated else None
+
+
+def dedicated_key(runs: list[dict[str, Any]], prefix: str) -> str | None:
+    """The dedicated probe key that fills `<prefix><key>` among the runs' metrics, as the charts
+    draw it and the claims judge it: cudaMemGetInfo first (dedicated_headline)."""
+    names = {m for r in runs for m in r.get("metrics", {})}
+    return dedicated_headline(keys_for(prefix + "<key>", names))
 
 
 def metric_columns(kind: str, runs: list[dict[str, Any]]) -> list[str]:

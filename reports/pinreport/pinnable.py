@@ -331,9 +331,10 @@ def platform(doc: dict[str, Any]) -> str:
     return ", ".join([where, *models])
 
 
-def judge(doc: dict[str, Any]) -> Judgement:
-    """The claim for a results file (one platform and driver model): module docstring."""
-    by_api = collect(doc)
+def judge(doc: dict[str, Any], by_api: dict[str, list[Point]] | None = None) -> Judgement:
+    """The claim for a results file (one platform and driver model): module docstring. `by_api`
+    is collect(doc) when the caller has it already."""
+    by_api = collect(doc) if by_api is None else by_api
     if not by_api:
         return Judgement(
             Outcome.NOT_TESTED, "no ok max_pinnable run with free_target here (older files search without a fill)"
@@ -365,7 +366,7 @@ def windows_cap(points: Sequence[Point]) -> WindowsCap | None:
     return WindowsCap(most.api, most.over_host_ram, most.lower_bound, most)
 
 
-def windows_caps(doc: dict[str, Any]) -> list[WindowsCap]:
-    """windows_cap() per api of a results document."""
-    caps = (windows_cap(pts) for pts in collect(doc).values())
+def windows_caps(by_api: dict[str, list[Point]]) -> list[WindowsCap]:
+    """windows_cap() per api of collect()'s points."""
+    caps = (windows_cap(pts) for pts in by_api.values())
     return [c for c in caps if c is not None]

@@ -140,6 +140,34 @@ def _fit_for(fits: dict[FitKey, CostFit], key: StoreKey, release: str, family: s
     return None
 
 
+def cost_step(trace: TraceFile, nvml_index: int = 0) -> int | None:
+    """The step in which the device cost moves: the most frequent change between consecutive
+    consistent samples while pinned bytes were held (2 MiB on the H200, the same as the step a
+    1 GiB buffer costs). A cost read to the step cannot be told from its neighbours, so the fit
+    comparison allows one step either way. None where the cost never moved."""
+    t = trace.doc
+    traced = {int(p["pid"]) for p in t["tracing"].get("processes", [])} | {int(t.get("root_pid") or 0)}
+    points = t["pinned"].get("timeline") or []
+    if not points:
+        return None
+    start = float(points[0][0])
+    costs = []
+    for s in t["device"].get("samples", []):
+        if s.get("consistent") is False or float(s["t_ms"]) < start:
+            continue
+        for d in s["devices"]:
+            if d["nvml_index"] == nvml_index and d.get("used") is not None and d.get("processes") is not None:
+                own = sum(int(v) for k, v in d["processes"].items() if int(k) in traced)
+                costs.append(int(d["used"]) - own)
+    changes: dict[int, int] = {}
+    for a, b in zip(costs, costs[1:], strict=False):
+        if a != b:
+            changes[abs(b - a)] = changes.get(abs(b - a), 0) + 1
+    if not changes:
+        return None
+    return max(changes.items(), key=lambda kv: (kv[1], -kv[0]))[0]
+
+
 def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> TraceJudgement:
     """Pure over the trace and the store documents given (those of the trace's group)."""
     key = trace.key
@@ -189,16 +217,18 @@ def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str,
                 f"the store has no usable {DEDICATED_FAMILY} fit for {', '.join(missing)} on {key.gpu}, "
                 f"{key.driver_model}, driver {key.release}"
             )
-        elif max(abs(observed), abs(predicted)) < 2 * granule:
-            verdict, why = TraceVerdict.BELOW_RESOLUTION, f"under two probe steps ({size_label(2 * granule)})"
         else:
-            half = bound - predicted
-            inside = abs(observed - predicted) <= half
-            verdict = TraceVerdict.AGREES if inside else TraceVerdict.DISAGREES
-            why = (
-                f"observed {size_label(observed)}, predicted {size_label(round(predicted))} "
-                f"± {size_label(round(half))}"
-            )
+            step = max(cost_step(trace, idx) or 0, granule)
+            half = max(bound - predicted, step)
+            if max(abs(observed), abs(predicted)) < 2 * step:
+                verdict, why = TraceVerdict.BELOW_RESOLUTION, f"under two cost steps ({size_label(2 * step)})"
+            else:
+                inside = abs(observed - predicted) <= half
+                verdict = TraceVerdict.AGREES if inside else TraceVerdict.DISAGREES
+                why = (
+                    f"observed {size_label(observed)}, predicted {size_label(round(predicted))}"
+                    f" ± {size_label(round(half))} (the fit's bound, or one cost step of {size_label(step)})"
+                )
         devices.append(
             DeviceJudgement(
                 idx,
@@ -230,6 +260,32 @@ def pinning_processes(trace: TraceFile) -> dict[str, int]:
     return out
 
 
+ACQUIRING = ("cuMemHostAlloc", "cuMemAllocHost_v2", "cuMemHostRegister", "cuMemHostRegister_v2", "cuMemCreate")
+
+
+def asked_sizes(trace: TraceFile) -> list[tuple[int, int]]:
+    """(bytes, how many successful calls asked for exactly that), largest count first: what an
+    allocator really asks the driver for, e.g. PyTorch's power-of-two blocks."""
+    counts: dict[int, int] = {}
+    for c in trace.doc.get("calls", []):
+        if c.get("api") in ACQUIRING and c.get("result") == 0:
+            counts[int(c["bytes"])] = counts.get(int(c["bytes"]), 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0]))
+
+
+def rounding_note(trace: TraceFile) -> str:
+    """Where the program noted its batch bytes: the driver's most asked size against them."""
+    batch = trace.doc.get("notes", {}).get("batch_bytes")
+    sizes = asked_sizes(trace)
+    if not isinstance(batch, int) or batch <= 0 or not sizes:
+        return ""
+    size, n = sizes[0]
+    return (
+        f"batches of {size_label(batch)} were pinned as {n} blocks of {size_label(size)}"
+        f" ({size / batch:.2f}x the batch bytes)"
+    )
+
+
 def format_trace(j: TraceJudgement) -> str:
     t = j.trace
     lines = [
@@ -239,6 +295,8 @@ def format_trace(j: TraceJudgement) -> str:
         f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
         f"  {t.pinned.get('summary', '')}; peak {size_label(j.peak_bytes)} pinned",
     ]
+    if note := rounding_note(t):
+        lines.append(f"  {note}")
     for fam, b in sorted(j.by_family.items()):
         used = j.fits_used.get(fam, "no fit")
         lines.append(f"    {fam}: {size_label(b)} (store fit: {used})")

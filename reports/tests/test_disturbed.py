@@ -7,9 +7,10 @@ from pinreport.cli import main
 from pinreport.compare import compare
 from pinreport.console import format_compare
 from pinreport.disturbance import disturbed_metrics, negative_beyond_noise
-from pinreport.html_report import build_report, render_html
 from pinreport.junit import build_junit
 from pinreport.load import ResultsFile
+from pinreport.render.context import build_report
+from pinreport.render.page import render_html
 from pinreport.rule import Band, RuleVerdict, rule_results
 from pinreport.stats import Verdict
 from pinreport.store import StoreContents, read_store
@@ -150,7 +151,7 @@ def test_cli_exits_3_with_the_evidence(tmp_path, capsys):
 
 def test_brief_claims_take_no_evidence_from_a_disturbed_run():
     from builders import kind_run
-    from pinreport import brief_claims
+    from pinreport.claims.claim_data import ok_runs
 
     runs = [
         kind_run(
@@ -164,6 +165,6 @@ def test_brief_claims_take_no_evidence_from_a_disturbed_run():
         )
         for w in (1, 4)
     ]
-    assert len(brief_claims._ok_runs(results_doc(runs), "workers")) == 2
+    assert len(ok_runs(results_doc(runs), "workers")) == 2
     disturb_metrics(runs[1], ["workers.context_per_worker.cuda.free"], [EVIDENCE])
-    assert [r["id"] for r in brief_claims._ok_runs(results_doc(runs), "workers")] == [runs[0]["id"]]
+    assert [r["id"] for r in ok_runs(results_doc(runs), "workers")] == [runs[0]["id"]]

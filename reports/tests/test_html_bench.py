@@ -7,8 +7,9 @@ and asserts the page stays under 5 MB. Run with `pytest -s` to see the time.
 import time
 
 from builders import GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
-from pinreport.html_report import build_report, write_html
 from pinreport.load import load_results
+from pinreport.render.context import build_report
+from pinreport.render.page import write_html
 from pinreport.store import read_store
 
 NIGHTS = 100

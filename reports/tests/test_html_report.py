@@ -5,19 +5,16 @@ import math
 
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
-from pinreport import brief_claims
+from pinreport.bench_rows import BenchRows
+from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.register import brief_rows
 from pinreport.cli import main
-from pinreport.html_report import (
-    INFRASTRUCTURE,
-    PASS,
-    REGRESSION,
-    RULE_VIOLATION,
-    build_report,
-    environment_rows,
-    render_html,
-    size_label,
-)
 from pinreport.load import load_results
+from pinreport.render.banner import INFRASTRUCTURE, PASS, REGRESSION, RULE_VIOLATION
+from pinreport.render.context import build_report
+from pinreport.render.environment_table import environment_rows
+from pinreport.render.labels import size_label
+from pinreport.render.page import render_html
 from pinreport.store import read_store
 from pinreport.svg_charts import (
     BOTTOM,
@@ -255,12 +252,9 @@ def test_claims_on_wddm_data(tmp_path):
 
             self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
 
-    class NoBench:
-        transfer, staging, baselines = [], [], []
-
-    by = {c["n"]: c["verdict"] for c in brief_claims.judge(viol, R(viol), NoBench())}
+    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(viol, R(viol), BenchRows()))}
     assert by["1"] == "CONFIRMED" and by["10"] == "REFUTED"
-    by = {c["n"]: c["verdict"] for c in brief_claims.judge(ok, R(ok), NoBench())}
+    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ok, R(ok), BenchRows()))}
     assert by["10"] == "CONFIRMED" and by["6"] == "NOT TESTED HERE"
 
 

@@ -17,10 +17,14 @@ from builders import (
     run_doc,
     write_json,
 )
-from pinreport import brief_claims, kinds
+from pinreport import kinds
+from pinreport.bench_rows import BenchRows
+from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.register import brief_rows
 from pinreport.compare import compare, higher_is_worse
-from pinreport.html_report import build_report, render_html
 from pinreport.load import load_results
+from pinreport.render.context import build_report
+from pinreport.render.page import render_html
 from pinreport.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
 from pinreport.stats import Summary, Verdict, compare_summaries, pool_summaries
 from pinreport.store import read_store
@@ -318,12 +322,8 @@ class _Report:
         self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
 
 
-class _NoBench:
-    transfer, staging, baselines = [], [], []
-
-
 def _claims(doc):
-    return {int(c["n"]): c for c in brief_claims.judge(doc, _Report(doc), _NoBench())}
+    return {int(c["n"]): c for c in brief_rows(ClaimData(doc, _Report(doc), BenchRows()))}
 
 
 def test_claims_on_every_kind_linux():

@@ -9,9 +9,13 @@ free 7972 MiB -> max pinnable 8192 MiB (capped at the 8 GiB cap), 1828 MiB -> 28
 
 import pytest
 from builders import GiB, MiB, kind_run, pinnable_run, results_doc, run_doc, write_json
-from pinreport import brief_claims, kinds, pinnable
-from pinreport.html_report import build_report, render_html
+from pinreport import kinds, pinnable
+from pinreport.bench_rows import BenchRows
+from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.register import further_rows
 from pinreport.load import load_results
+from pinreport.render.context import build_report
+from pinreport.render.page import render_html
 from pinreport.store import read_store
 
 # The public table (MiB): (free before the search, max pinnable, capped).
@@ -37,7 +41,7 @@ def linux_doc():
 
 
 def _row(doc):
-    (row,) = brief_claims.judge_further(doc)
+    (row,) = further_rows(ClaimData(doc, None, BenchRows()))
     return row
 
 

@@ -1,0 +1,60 @@
+"""Loading a Google Benchmark JSON file (benchmarks/README.md names its rows): the one reader
+that the HTML report (bench_rows.py) and benchmarks/summarize.py share.
+
+Only the `median` aggregate of each row is kept (the benchmark programs report aggregates only)
+and rows that recorded an error are left out. Standard library only, so summarize.py still runs
+on any machine that has the JSON.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class NotBenchmarkJson(ValueError):
+    """The file cannot be read, or is not a Google Benchmark JSON document."""
+
+
+def base_name(run_name: str) -> str:
+    """'transfer/pinned/h2d/1GiB/iterations:1/repeats:7/manual_time' -> 'transfer/pinned/h2d/1GiB'."""
+    return run_name.split("/iterations:")[0].split("/repeats:")[0].split("/manual_time")[0]
+
+
+@dataclass(frozen=True)
+class BenchFile:
+    """The median rows of one benchmark JSON file, keyed by base name, in the file's order."""
+
+    path: Path
+    context: dict[str, Any]
+    medians: dict[str, dict[str, Any]]
+
+    def gbps(self, name: str) -> float:
+        return self.medians[name]["GBps"]
+
+    def link_bytes_per_second(self) -> float | None:
+        value = self.context.get("pcie.link_bytes_per_second", "")
+        try:
+            return float(value)
+        except (TypeError, ValueError):  # "not available: ..." or "not computed"
+            return None
+
+    @property
+    def replayed(self) -> bool:
+        """The replay backend wrote it (context cuda.backend), not a GPU."""
+        return "replay" in str(self.context.get("cuda.backend", "")).lower()
+
+
+def load_bench(path: str | Path) -> BenchFile:
+    """The median rows of `path`; NotBenchmarkJson when it cannot be read as one."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        rows = doc["benchmarks"]
+        medians = {
+            base_name(str(row.get("run_name") or row.get("name", ""))): row
+            for row in rows
+            if row.get("aggregate_name") == "median" and not row.get("error_occurred")
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise NotBenchmarkJson(f"{path}: not a Google Benchmark JSON file ({e})") from None
+    return BenchFile(Path(path), doc.get("context") or {}, medians)

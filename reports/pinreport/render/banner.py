@@ -1,0 +1,43 @@
+"""The top of the page: the overall verdict and what the platform lets the page say."""
+
+from typing import Any
+
+from pinreport.compare import CompareReport
+from pinreport.environment import driver_models, driver_release
+
+PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
+DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs
+
+
+def overall_verdict(report: CompareReport) -> tuple[str, list[str]]:
+    """The banner: the most severe outcome first (an infrastructure failure makes the rest
+    suspect), and every other outcome that applies beside it."""
+    found = []
+    if report.infrastructure:
+        found.append(INFRASTRUCTURE)
+    if report.disturbed:
+        found.append(DISTURBED)
+    if report.violations:
+        found.append(RULE_VIOLATION)
+    if report.regressions:
+        found.append(REGRESSION)
+    return (found[0], found[1:]) if found else (PASS, [])
+
+
+def platform_note(doc: dict[str, Any]) -> str:
+    env = doc.get("environment") or {}
+    models = set(driver_models(env))
+    release = driver_release(env) or "unknown"
+    if doc.get("backend") == "replay" or env.get("replayed") is True:
+        source = (doc.get("replay") or {}).get("source", "a real results file")
+        return (
+            f"REPLAYED from {source}: the driver release {release} and driver model "
+            f"{', '.join(sorted(models)) or 'unknown'} are labels a replay script may have set, not a "
+            "measurement of that driver. Every verdict and claim below only exercises the pipeline."
+        )
+    if models == {"linux"}:
+        return (
+            f"Linux driver {release}: our Linux control, NOT Windows. Nothing on this page says what a "
+            "Windows WDDM, TCC or MCDM driver does; the brief's Windows claims are NOT TESTED HERE."
+        )
+    return f"Driver model {', '.join(sorted(models)) or 'unknown'}, driver release {release}."

@@ -1,0 +1,45 @@
+"""Churn charts: the cost after each allocate/free cycle, and after the final wait."""
+
+from collections import defaultdict
+from typing import Any
+
+from pinreport import kinds
+from pinreport.render.labels import MiB, anchor, probe_label
+from pinreport.svg_charts import Chart, Series, line_chart
+
+
+def churn_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+    """Cost after each allocate/free cycle (cycle_<i> snapshots, median over repeats), and after
+    the final wait, per churn run; one chart per scenario."""
+    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for run in runs:
+        if run.get("status") == "ok":
+            by_scenario[run["plan"]["scenario"]].append(run)
+    charts = []
+    for scenario, group in sorted(by_scenario.items()):
+        key = kinds.dedicated_key(group, "churn.creep.") or "cuda.free"
+        series = []
+        for run in group:
+            trace = kinds.snapshot_trace(run, key)
+            if not trace:
+                continue
+            name = f"{run['plan']['api']} {kinds.params_text(run)}"
+            series.append(Series(f"{name} · {probe_label(key)}", [(float(i), c / MiB) for i, c in trace]))
+            final = kinds.final_cost(run, key)
+            if final is not None:
+                series.append(Series(f"{name} · after the final wait", [(float(trace[-1][0] + 1), final / MiB)]))
+        if series:
+            charts.append(
+                line_chart(
+                    anchor("churn", scenario),
+                    f"churn trace: {scenario}",
+                    "allocate/free cycle",
+                    "cost after the free (MiB)",
+                    series,
+                    x_format=lambda v: f"{v:g}",
+                    y_format=lambda v: f"{v:g}",
+                    note="Cost relative to after_context, median over the ok repeats; "
+                    "the single point after the last cycle is the snapshot after the final wait.",
+                )
+            )
+    return charts

@@ -1,0 +1,49 @@
+"""Workers charts: per-worker context and pinned cost against the number of workers."""
+
+from collections import defaultdict
+from typing import Any
+
+from pinreport import kinds
+from pinreport.render.labels import MiB, anchor, probe_label
+from pinreport.svg_charts import Chart, Series, line_chart
+
+
+def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+    """Per-worker context cost and per-worker pinned cost against the number of workers (the
+    per_process variant), per scenario and api: flat lines are linear scaling."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for run in runs:
+        params = run.get("plan", {}).get("params") or {}
+        if run.get("status") == "ok" and params.get("variant", "per_process") == "per_process":
+            groups[(run["plan"]["scenario"], run["plan"]["api"])].append(run)
+    charts = []
+    for (scenario, api), group in sorted(groups.items()):
+        key = kinds.dedicated_key(group, "workers.context_per_worker.") or kinds.dedicated_key(
+            group, "workers.pinned_per_worker."
+        )
+        if key is None:
+            continue
+        series = []
+        for part in ("context", "pinned"):
+            pts = []
+            for run in group:
+                value = kinds.median_of(run, f"workers.{part}_per_worker.{key}")
+                workers = (run["plan"].get("params") or {}).get("workers")
+                if value is not None and isinstance(workers, int):
+                    pts.append((float(workers), value / MiB))
+            if pts:
+                series.append(Series(f"{part} per worker · {probe_label(key)}", pts))
+        if series:
+            charts.append(
+                line_chart(
+                    anchor("workers", scenario, api),
+                    f"workers: {scenario}: {api}",
+                    "worker processes (N)",
+                    "cost per worker (MiB)",
+                    series,
+                    x_format=lambda v: f"{v:g}",
+                    y_format=lambda v: f"{v:g}",
+                    note="Phase deltas / N: a flat line means the cost grows linearly with the workers.",
+                )
+            )
+    return charts

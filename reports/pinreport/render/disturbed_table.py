@@ -1,0 +1,20 @@
+"""The disturbed-runs table: what another process moved, and the evidence, per run."""
+
+from typing import Any
+
+from pinreport.compare import CompareReport
+
+
+def disturbed_rows(report: CompareReport) -> list[dict[str, Any]]:
+    """One row per run of the current file that another process disturbed: what was not judged
+    and the evidence pinbench recorded (or pinreport found), one line each."""
+    return [
+        {
+            "id": d.run_id,
+            "what": "run ended disturbed" if d.whole_run else "probes disturbed in an ok run",
+            "attempts": str(d.attempts) if d.attempts is not None else "",
+            "metrics": len(d.metrics),
+            "evidence": list(d.evidence),
+        }
+        for d in report.disturbed
+    ]

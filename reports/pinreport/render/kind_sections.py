@@ -1,0 +1,67 @@
+"""The scenario kinds' sections: per kind present, a table of its headline metrics and its
+chart families (KIND_CHARTS); the kinds with no run are named, never drawn from nothing."""
+
+from collections.abc import Callable
+from typing import Any
+
+from pinreport import kinds
+from pinreport.render.charts.churn import churn_charts
+from pinreport.render.charts.pinnable import pinnable_charts
+from pinreport.render.charts.sweep import sweep_charts
+from pinreport.render.charts.workers import workers_charts
+from pinreport.render.labels import anchor
+from pinreport.svg_charts import Chart
+
+# A kind's charts: every function's charts, in this order.
+KIND_CHARTS: dict[str, tuple[Callable[[list[dict[str, Any]]], list[Chart]], ...]] = {
+    "churn": (churn_charts,),
+    "sweep": (sweep_charts, pinnable_charts),
+    "workers": (workers_charts,),
+}
+
+
+def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One section per scenario kind present: a table (run id, status, params, median and
+    [min - max] of each headline metric; "not measured" where a run lacks one) and the charts
+    that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM, workers
+    against N)."""
+    out = []
+    for kind in kinds.KINDS:
+        runs = kinds.runs_of(doc, kind)
+        if not runs:
+            continue
+        columns = kinds.metric_columns(kind, runs)
+        rows = []
+        for run in runs:
+            ok = run.get("status") == "ok"
+            rows.append(
+                {
+                    "id": run["id"],
+                    "status": run.get("status", ""),
+                    "reason": run.get("reason", ""),
+                    "params": kinds.params_text(run),
+                    "repeats": str(len([r for r in run.get("repeats", []) if r.get("status") == "ok"])),
+                    "cells": [kinds.cell(run, m).text if ok else "" for m in columns],
+                }
+            )
+        out.append(
+            {
+                "kind": kind,
+                "id": anchor("kind", kind),
+                "title": kinds.TITLES[kind],
+                "columns": columns,
+                "rows": rows,
+                "charts": [c for f in KIND_CHARTS.get(kind, ()) for c in f(runs)],
+            }
+        )
+    return out
+
+
+def not_measured(doc: dict[str, Any]) -> list[dict[str, str]]:
+    """The scenario kinds with no run here: named, never drawn from nothing."""
+    present = kinds.kinds_present(doc)
+    return [
+        {"chart": kinds.TITLES[k], "why": f"no '{k}' runs in this results file"}
+        for k in kinds.KINDS
+        if k not in present
+    ]

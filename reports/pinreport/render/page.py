@@ -1,0 +1,30 @@
+"""The page: templates/report.html.j2 (Jinja2, autoescaped) filled with context.py's values.
+The page is self-contained: inline CSS and SVG, no script, no external resource."""
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from pinreport.errors import BadInputError
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("pinreport", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def render_html(context: dict[str, Any]) -> str:
+    return _environment().get_template("report.html.j2").render(**context)
+
+
+def write_html(context: dict[str, Any], path: str) -> None:
+    try:
+        Path(path).write_text(render_html(context), encoding="utf-8")
+    except OSError as e:
+        raise BadInputError(path, f"cannot write the report: {e.strerror}") from None

@@ -1,0 +1,109 @@
+"""One self-contained HTML page for a judged trace (pinreport trace --html): the verdict per
+GPU, what was pinned at the peak (by API family, call site and process), the calls by entry
+point, and the timeline of held pinned bytes beside the device cost the samples show.
+templates/trace.html.j2 displays what this module prepares."""
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from pinreport.errors import BadInputError
+from pinreport.svg_charts import Series, line_chart
+from pinreport.trace import TraceJudgement, asked_sizes, calls_by_api, pinning_processes, rounding_note
+from pinreport.units import format_bytes
+
+MIB = 1024 * 1024
+
+
+def _timeline_chart(j: TraceJudgement):
+    t = j.trace.doc
+    held = [(float(ms) / 1000, float(b) / MIB) for ms, b in t["pinned"].get("timeline", [])]
+    if held:
+        # From the start, and held to the end where nothing released it.
+        held = [(0.0, 0.0), *held, (float(t.get("wall_ms") or 0) / 1000, held[-1][1])]
+    baseline = t["cost_at_peak"].get("baseline_t_ms")
+    series = [Series("pinned bytes held (MiB)", held)]
+    base_sample = None
+    for s in t["device"].get("samples", []):
+        if baseline is not None and abs(float(s["t_ms"]) - float(baseline)) < 1e-6:
+            base_sample = s
+    if base_sample is not None:
+        pids = {int(p) for p in (j.trace.doc.get("notes", {}).get("worker_pids") or [])}
+        traced = {int(p["pid"]) for p in t["tracing"].get("processes", [])} | {int(t.get("root_pid") or 0)} | pids
+        for dev in base_sample["devices"]:
+            idx = dev["nvml_index"]
+
+            def own(d: dict[str, Any]) -> int:
+                return sum(int(v) for k, v in (d.get("processes") or {}).items() if int(k) in traced)
+
+            b_used, b_own = int(dev["used"] or 0), own(dev)
+            points = []
+            for s in t["device"]["samples"]:
+                if s.get("consistent") is False or float(s["t_ms"]) < float(baseline):
+                    continue
+                for d in s["devices"]:
+                    if d["nvml_index"] == idx and d.get("used") is not None and d.get("processes") is not None:
+                        cost = (int(d["used"]) - b_used) - (own(d) - b_own)
+                        points.append((float(s["t_ms"]) / 1000, cost / MIB * 100))
+            series.append(Series(f"GPU {idx} cost x100 (MiB)", points))
+    return line_chart(
+        "trace-timeline",
+        "Pinned bytes held, and the device cost the NVML samples show (x100 to share the axis)",
+        "seconds from the program's start",
+        "MiB",
+        series,
+        x_format=lambda v: f"{v:g}",
+        y_format=lambda v: f"{v:g}",
+    )
+
+
+def trace_context(j: TraceJudgement) -> dict[str, Any]:
+    t = j.trace.doc
+    sites = sorted((t["pinned"].get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
+    return {
+        "title": f"pinbench trace: {' '.join(t.get('command', []))}",
+        "verdict": str(j.verdict),
+        "path": j.trace.path,
+        "status": t["status"],
+        "tracing": t["tracing"],
+        "summary": t["pinned"].get("summary", ""),
+        "rounding": rounding_note(j.trace),
+        "sizes": [(format_bytes(b), n) for b, n in asked_sizes(j.trace)[:8]],
+        "peak": format_bytes(j.peak_bytes),
+        "families": [(f, format_bytes(b), j.fits_used.get(f, "no fit")) for f, b in sorted(j.by_family.items())],
+        "processes": [(w, format_bytes(b)) for w, b in sorted(pinning_processes(j.trace).items())],
+        "sites": [(s, format_bytes(int(b))) for s, b in sites[:10]],
+        "apis": [
+            (a, v.get("calls", 0), v.get("failed", 0), format_bytes(v.get("bytes_asked", 0)))
+            for a, v in sorted(calls_by_api(j.trace).items())
+        ],
+        "devices": [
+            {
+                "index": d.nvml_index,
+                "verdict": str(d.verdict),
+                "why": d.why,
+                "reserve": format_bytes(round(d.reserve_per_gpu)) if d.reserve_per_gpu is not None else "",
+            }
+            for d in j.devices
+        ],
+        "notes": j.notes,
+        "program_notes": sorted((k, str(v)) for k, v in (t.get("notes") or {}).items()),
+        "timeline": _timeline_chart(j),
+        "environment": t.get("environment", {}),
+    }
+
+
+def write_trace_html(j: TraceJudgement, path: str) -> None:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("pinreport", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    html = env.get_template("trace.html.j2").render(**trace_context(j))
+    try:
+        Path(path).write_text(html, encoding="utf-8")
+    except OSError as e:
+        raise BadInputError(path, f"cannot write the trace page: {e.strerror}") from None

@@ -1,0 +1,91 @@
+"""The verdict table: metric verdicts, rule results and scenario claims as one table, the
+rows that need reading first, each linked to its chart."""
+
+from typing import Any
+
+from pinreport.compare import CompareReport
+from pinreport.expect import ClaimVerdict
+from pinreport.render.labels import anchor
+from pinreport.rule import RuleVerdict
+from pinreport.stats import Verdict
+from pinreport.units import format_bytes, format_value
+
+# Verdicts that need no reading in the morning; folded below the others.
+_PLAIN = {"SAME", "OK", "CONFIRMED", "NO-BASELINE", "NOT JUDGED", "NOT TESTED", "OVER-RESERVED"}
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    return format_value(value, unit)
+
+
+def verdict_rows(report: CompareReport, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Metric verdicts, rule results and scenario claims as one table; flagged rows
+    (REGRESSION, VIOLATION, REFUTED) first, then AMBIGUOUS, then the rest, stable otherwise."""
+    rows = []
+    granule_of: dict[tuple[str, str], Any] = {}
+    for run in runs:
+        for name, m in run.get("metrics", {}).items():
+            granule_of[(run["id"], name)] = m.get("granule")
+    for v in report.verdicts:
+        c = v.comparison
+        api = v.run_id.split("/")[1] if v.run_id.count("/") >= 1 else ""
+        g = granule_of.get((v.run_id, v.metric))
+        if c.p_value is not None:
+            test = f"p = {c.p_value:.3g}"
+        elif v.unit == "bytes":
+            test = f"granule {format_bytes(g)}" if isinstance(g, (int, float)) else "granule unknown"
+        else:
+            test = ""
+        rows.append(
+            {
+                "status": str(v.verdict),
+                "flag": v.verdict == Verdict.REGRESSION,
+                "what": f"{v.run_id} · {v.metric}",
+                "against": v.kind,
+                "current": _fmt(c.current_median if c.current_median is not None else v.current_median, v.unit),
+                "baseline": _fmt(c.baseline_median, v.unit),
+                "delta": _fmt(c.delta, v.unit),
+                "test": test,
+                "repeats": f"{c.n_current} / {c.n_baseline}" if c.n_baseline else str(c.n_current or ""),
+                "reason": c.reason,
+                "link": "#" + anchor("cost", v.scenario, api),
+            }
+        )
+    for r in report.rule:
+        rows.append(
+            {
+                "status": str(r.verdict),
+                "flag": r.verdict == RuleVerdict.VIOLATION,
+                "what": f"{r.run_id} · rule on {r.key}",
+                "against": "band",
+                "current": f"ratio {r.ratio:.4g}",
+                "baseline": "",
+                "delta": "",
+                "test": f"± {r.uncertainty:.2g}" if r.uncertainty is not None else "granule unknown",
+                "repeats": "",
+                "reason": r.reason,
+                "link": "#" + anchor("rule", r.scenario),
+            }
+        )
+    for cl in report.claims:
+        rows.append(
+            {
+                "status": str(cl.verdict),
+                "flag": cl.verdict == ClaimVerdict.REFUTED,
+                "what": f"{cl.scenario} · expect {cl.driver_model} {cl.limit} {cl.shown_value}",
+                "against": "claim",
+                "current": "",
+                "baseline": "",
+                "delta": "",
+                "test": "",
+                "repeats": str(cl.checked),
+                "reason": cl.reason,
+                "link": "#claims",
+            }
+        )
+    for r in rows:
+        r["shown"] = r["flag"] or r["status"] not in _PLAIN or r["reason"].startswith("disturbed")
+    rows.sort(key=lambda r: 0 if r["flag"] else (1 if r["shown"] else 2))
+    return rows

@@ -1,0 +1,67 @@
+"""The claim objects (claims/): the register's order, applies() before judge(), and each file's
+evidence gathered once."""
+
+import pytest
+from builders import kinds_doc, results_doc, run_doc
+from pinreport import pinnable
+from pinreport.bench_rows import BenchRows
+from pinreport.claims.claim import NOT_TESTED, Claim
+from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
+from pinreport.rule import Band, rule_results
+from test_pinnable import wddm_doc
+
+
+class _Report:
+    def __init__(self, doc):
+        self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
+
+
+def _data(doc):
+    return ClaimData(doc, _Report(doc), BenchRows())
+
+
+def test_the_register_is_the_briefs_order():
+    assert [c.n for c in BRIEF] == [str(i) for i in range(1, 15)]
+    assert [c.n for c in FURTHER] == ["issue 20"]
+    assert len({c.title for c in BRIEF + FURTHER}) == 15
+
+
+def test_a_claim_that_does_not_apply_is_never_judged():
+    class Never(Claim):
+        n, title = "x", "never judged here"
+
+        def applies(self, seen):
+            return "needs a GPU this data lacks"
+
+        def judge(self, seen):
+            raise AssertionError("judged although it does not apply")
+
+    row = Never().row(_data(results_doc([run_doc()])))
+    assert (row["verdict"], row["evidence"], row["beside"]) == (NOT_TESTED, "needs a GPU this data lacks", "")
+
+
+def test_windows_claims_name_the_numbers_on_linux():
+    rows = {r["n"]: r for r in brief_rows(_data(kinds_doc()))}
+    assert rows["12"]["verdict"] == NOT_TESTED
+    assert rows["12"]["evidence"].startswith("a WDDM claim; this data is linux: device cost on cuda.free: P=")
+    assert rows["10"]["evidence"].startswith("a Windows claim; this data is linux; the rule's verdicts on it: ")
+
+
+def test_the_pinnable_claim_collects_the_file_once(monkeypatch):
+    calls = []
+    collect_runs = pinnable.collect_runs
+    monkeypatch.setattr(pinnable, "collect_runs", lambda runs: calls.append(1) or collect_runs(runs))
+    (row,) = further_rows(_data(wddm_doc()))
+    assert row["verdict"] == "CONFIRMED" and row["beside"].startswith("Windows cap (reported, not judged)")
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("doc", [results_doc([run_doc()]), kinds_doc()])
+def test_no_pinnable_point_says_why_once(doc, monkeypatch):
+    calls = []
+    collect_runs = pinnable.collect_runs
+    monkeypatch.setattr(pinnable, "collect_runs", lambda runs: calls.append(1) or collect_runs(runs))
+    (row,) = further_rows(_data(doc))
+    assert row["verdict"] == NOT_TESTED and "no ok max_pinnable run with free_target" in row["evidence"]
+    assert row["beside"] == "" and len(calls) == 1
