@@ -16,7 +16,7 @@
 #include "pinbench/api_variant.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/host_buffer.hpp"
-#include "pinbench/staging_ring.hpp"
+#include "staging/staging_ring.hpp"
 #include "topology.hpp"
 
 namespace pinbench::bench {

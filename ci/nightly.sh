@@ -152,6 +152,8 @@ if [[ ! -x $pinbench ]]; then
   record "find pinbench ($pinbench)" 3
   finish
 fi
+# pinreport reads stored results of schema 1 to 3 through this pinbench (`results upgrade`).
+export PINBENCH_EXE=$pinbench
 if [[ -z $pinreport ]]; then
   pinreport=$(command -v pinreport || true)
   for c in "$root/.venv/bin/pinreport" "$root/.venv/Scripts/pinreport.exe"; do

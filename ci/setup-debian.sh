@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing pinbench needs on a fresh Debian/Ubuntu machine:
 # Debian packages (only those missing; also Wine and what the Windows check builds from source),
-# the CUDA 12.9 runtime and NVML headers from PyPI wheels into .deps/cuda12 (for the CUDA 12
+# the CUDA 12.9 runtime, NVML and CUPTI headers from PyPI wheels into .deps/cuda12 (for the CUDA 12
 # header check and for nvml.h where the toolkit lacks it), and the Python environment of
 # reports/ in .venv.
 # nvcc itself is not installed here: it comes with the CUDA toolkit.
@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-          libcli11-dev libxxhash-dev g++-mingw-w64-x86-64 python3-venv unzip chromium)
+          libcli11-dev libxxhash-dev g++-mingw-w64-x86-64 python3-venv unzip chromium
+          clang-tidy-14)  # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -44,11 +45,12 @@ if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sourc
 fi
 
 deps=.deps/cuda12
-if [[ ! -f $deps/nvidia/nvml_dev/include/nvml.h || ! -f $deps/nvidia/cuda_runtime/include/cuda_runtime_api.h ]]; then
-  echo "setup: fetching CUDA 12.9 runtime and NVML headers (PyPI wheels)"
+if [[ ! -f $deps/nvidia/nvml_dev/include/nvml.h || ! -f $deps/nvidia/cuda_runtime/include/cuda_runtime_api.h ||
+      ! -f $deps/nvidia/cuda_cupti/include/cupti.h ]]; then
+  echo "setup: fetching CUDA 12.9 runtime, NVML and CUPTI headers (PyPI wheels)"
   tmp=$(mktemp -d)
   python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" \
-    "nvidia-cuda-runtime-cu12==12.9.79" "nvidia-nvml-dev-cu12==12.9.79"
+    "nvidia-cuda-runtime-cu12==12.9.79" "nvidia-nvml-dev-cu12==12.9.79" "nvidia-cuda-cupti-cu12==12.9.79"
   mkdir -p "$deps"
   for w in "$tmp"/*.whl; do unzip -qo "$w" -d "$deps"; done
   rm -rf "$tmp"

@@ -4,14 +4,17 @@
 //   pinbench run --backend replay --from RESULTS [--script S] -o OUT
 //   pinbench doctor               environment + controls; exits non-zero when a control fails
 //   pinbench store add RESULTS --store DIR   file results as a per-driver-release baseline
+//   pinbench results upgrade IN [-o OUT]      an older results file in the current version
 //   pinbench trace [-o TRACE] -- PROGRAM ARGS   trace a program's host pinning (docs/trace.md)
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "controls/doctor.hpp"
 #include "kinds/worker_group.hpp"
+#include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/metric_catalog.hpp"
@@ -22,6 +25,7 @@
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
+#include "results/json_reader.hpp"
 #include "run/child.hpp"
 #include "run/repeat_runner.hpp"
 #include "trace/trace_command.hpp"
@@ -123,6 +127,25 @@ int list_store(const std::string& dir) {
     return code;
 }
 
+// `pinbench results upgrade`: the file as this build reads it (results_upgrade.hpp), written in
+// the current version; IN "-" reads standard input (what pinreport pipes), no -o writes stdout.
+int upgrade_results(const std::string& in, const std::string& out) {
+    ResultsDocument doc;
+    if (in == "-") {
+        const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        doc = results_from_json(detail::parse_strict_json(text, "(stdin)"), "(stdin)");
+    } else {
+        doc = load_results(in);
+    }
+    const std::string text = to_json(doc).dump(1) + "\n";
+    if (out.empty()) {
+        std::cout << text;
+    } else {
+        write_file_atomically(out, text);
+    }
+    return exit_code::ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,6 +242,14 @@ int main(int argc, char** argv) {
                             "Also store results of an interrupted run");
     auto* store_list_cmd = store_cmd->add_subcommand("list", "List the stored results and any unusable file");
     store_list_cmd->add_option("--store", store_dir, "Store directory")->required();
+
+    std::string upgrade_in, upgrade_out;
+    auto* results_cmd = app.add_subcommand("results", "Results files (docs/results-schema.md)");
+    results_cmd->require_subcommand(1);
+    auto* upgrade_cmd = results_cmd->add_subcommand(
+        "upgrade", "Write a results file of an older schema version in the current one (per-repeat samples)");
+    upgrade_cmd->add_option("IN", upgrade_in, "Results file, or - for standard input")->required();
+    upgrade_cmd->add_option("-o,--output", upgrade_out, "Where to write it (default: standard output)");
 
     std::string bundle = "pinbench-doctor.json";
     std::string doctor_size = "1GiB";
@@ -327,6 +358,7 @@ int main(int argc, char** argv) {
         }
         if (*store_add_cmd) return add_to_store(store_dir, store_files, allow_incomplete);
         if (*store_list_cmd) return list_store(store_dir);
+        if (*upgrade_cmd) return upgrade_results(upgrade_in, upgrade_out);
         if (*doctor_cmd) {
             DoctorOptions options;
             options.executable = current_executable_path();

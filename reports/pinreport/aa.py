@@ -10,7 +10,8 @@ exactly as `compare` would judge it, and three things are counted:
     file, never a measurement): every judged time metric moved in its worse direction by
     3 x its night-to-night spread R (R from the other nights; metrics with R = 0 are not
     injected), and every held cost (cost.after_alloc / cost.after_first_use of a probe key)
-    raised by one granule (the snapshots are shifted, so the rebuilt samples move too).
+    raised by one granule. A shift moves the metric's per-repeat samples (what compare judges)
+    and its summary alike.
 """
 
 import copy
@@ -23,7 +24,7 @@ from pinreport.compare import HISTORY, CompareOptions, CompareReport, compare, h
 from pinreport.environment import driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.load import ResultsFile
-from pinreport.samples import describe_key, split_metric
+from pinreport.probe_keys import describe_key, split_metric
 from pinreport.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
 from pinreport.store import REAL, StoreContents, StoreEntry
 
@@ -69,7 +70,10 @@ def _history(report: CompareReport) -> dict[tuple[str, str], Any]:
     return {(v.run_id, v.metric): v for v in report.verdicts if v.kind == HISTORY}
 
 
-def _set_summary(metric: dict[str, Any], shift: float) -> None:
+def _shift(metric: dict[str, Any], shift: float) -> None:
+    """Moves every sample of the metric, and its summary with them, by `shift`."""
+    if isinstance(metric.get("samples"), list):
+        metric["samples"] = [float(v) + shift for v in metric["samples"]]
     for k in ("median", "min", "max"):
         metric[k] = float(metric[k]) + shift
 
@@ -77,14 +81,8 @@ def _set_summary(metric: dict[str, Any], shift: float) -> None:
 def _inject_times(doc: dict[str, Any], shifts: dict[tuple[str, str], float]) -> None:
     for run in doc["runs"]:
         for (run_id, metric), shift in shifts.items():
-            if run_id != run["id"] or metric not in run.get("metrics", {}):
-                continue
-            if metric.startswith("time.") and metric.endswith("_ms"):
-                name = metric[len("time.") : -len("_ms")]
-                for r in run["repeats"]:
-                    if r.get("status") == "ok" and name in r.get("timings_ms", {}):
-                        r["timings_ms"][name] = float(r["timings_ms"][name]) + shift
-            _set_summary(run["metrics"][metric], shift)
+            if run_id == run["id"] and metric in run.get("metrics", {}):
+                _shift(run["metrics"][metric], shift)
 
 
 def _inject_bytes(doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -103,19 +101,10 @@ def _inject_bytes(doc: dict[str, Any]) -> list[tuple[str, str]]:
                 continue
             keys[parts[1]] = max(keys.get(parts[1], 0), g)
         for key, g in keys.items():
-            sign = 1 if describe_key(key).direction == "usage" else -1
-            for r in run["repeats"]:
-                if r.get("status") != "ok":
-                    continue
-                for s in r.get("snapshots", []):
-                    if s.get("label") in ("after_alloc", "after_first_use") and isinstance(
-                        s.get("readings", {}).get(key), int
-                    ):
-                        s["readings"][key] += sign * g
             for prefix in _HELD:
                 name = prefix + key
                 if name in run["metrics"]:
-                    _set_summary(run["metrics"][name], g)
+                    _shift(run["metrics"][name], g)
                     moved.append((run["id"], name))
     return moved
 

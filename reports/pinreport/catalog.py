@@ -1,7 +1,8 @@
 """The metric catalog the harness exports: every metric a results file can hold, with its unit,
-which way is worse and whether it is a headline (`pinbench metrics --json`, the table in
-harness/src/results/metric_catalog.cpp). Committed as data/metric_catalog.json so pinreport
-runs without the binary; reports/tests/test_catalog.py checks the copy against the binary."""
+which way is worse and whether it is a headline (`pinbench metrics --json`: each kind's entries
+in harness/src/kinds/<kind>.cpp, the generic ones in harness/src/results/metric_catalog.cpp).
+Committed as data/metric_catalog.json so pinreport runs without the binary;
+reports/tests/test_catalog.py checks the copy against the binary."""
 
 import json
 import re

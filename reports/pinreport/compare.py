@@ -5,11 +5,12 @@ Each metric of each ok run is compared twice:
             older than the current one, for the same platform, driver model, GPU and GPU count
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
-with stats.compare_bytes (bytes) or stats.compare_times_nights (ms: the night rule, judged
-against the spread between the stored nights) when the per-repeat samples can be
-rebuilt from the snapshots (cost.*, residual.*, time.*), else with stats.compare_summaries (the
-scenario kinds' own metrics, docs/kinds.md). Units: bytes by the byte rule; ms and ratio like
-times (the time floor; the rank test where samples exist); count metrics (capacity.pin_failed,
+on the per-repeat samples every results file carries (results schema 4; older files are
+upgraded by the harness, load.py), the generic metrics and the scenario kinds' own alike
+(docs/kinds.md): stats.compare_bytes for bytes, stats.compare_times_nights for ms and ratio (the
+night rule, judged against the spread between the stored nights, with the time floor). A metric
+of an older file that the upgrade could not rebuild per repeat is AMBIGUOUS, labelled "summary
+only", never judged on its summary. Count metrics (capacity.pin_failed,
 sweep.steps.*: tallies and shapes, not quantities) are shown in the report, never compared.
 Bigger is worse except for the metrics in BETTER_WHEN_HIGHER. Each comparison also lists what
 else changed between the environments, so a verdict is never blamed on the driver alone.
@@ -31,9 +32,9 @@ from pinreport.disturbance import Disturbance
 from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
 from pinreport.errors import BadInputError
 from pinreport.expect import ClaimResult, check_expectations
-from pinreport.load import ResultsFile
+from pinreport.load import ResultsFile, metric_samples
+from pinreport.probe_keys import split_metric
 from pinreport.rule import Band, RuleResult, RuleVerdict, rule_results
-from pinreport.samples import metric_samples, rebuildable, split_metric, summary_matches
 from pinreport.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
@@ -41,10 +42,8 @@ from pinreport.stats import (
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
     Comparison,
-    Summary,
     Verdict,
     compare_bytes,
-    compare_summaries,
     compare_times_nights,
 )
 from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
@@ -244,42 +243,60 @@ def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: dict[str
     return report._baseline_disturbed[key]
 
 
+# What a metric of an older file that the harness could not rebuild per repeat gets
+# (load.py): its summary is shown, never judged, and the verdict says why.
+SUMMARY_ONLY = (
+    "summary only: no per-repeat samples in {what} "
+    "(an older results file; pinbench results upgrade could not rebuild them)"
+)
+
+
+def _step(plan: dict[str, Any], metric: str) -> int | None:
+    """A kind's own byte metric (not a probe key's cost) is quantised by its bisection step too."""
+    return bisection_resolution(plan, metric) if split_metric(metric) is None else None
+
+
 def _compare_metric(
     run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
 ) -> Comparison:
+    """One metric against one baseline, on the per-repeat samples the files carry: the byte
+    rule for bytes, the night rule for ms and ratio (module docstring)."""
     info = run["metrics"][metric]
+    unit = info.get("unit", "")
     if not baseline.found:
         return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
-    if not rebuildable(metric):
-        return _compare_summary(run, metric, baseline, floor, options, report)
-    base_samples: list[float] = []
+    current = metric_samples(run, metric)
+    if current is None:
+        return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what="the current file"))
     nights: list[list[float]] = []  # one list per stored file (night), for the night rule
-    granules = [info.get("granule")]
+    summary_only = 0
+    steps = [info.get("granule"), _step(run["plan"], metric)]
     ok_runs = _ok_baseline_runs(baseline, run["id"])
     for entry, brun in ok_runs:
-        if metric not in brun.get("metrics", {}) or metric in _baseline_disturbed(report, entry, brun):
+        m = brun.get("metrics", {}).get(metric)
+        if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):
             continue
         samples = metric_samples(brun, metric)
-        if samples is None or not summary_matches(brun["metrics"][metric], samples):
-            report.bad_input.append(
-                BadInputError(entry.path, f"run {run['id']}: {metric} does not match the samples of its repeats")
-            )
+        if samples is None:
+            summary_only += 1
             continue
-        base_samples.extend(samples)
         nights.append(samples)
-        granules.append(brun["metrics"][metric].get("granule"))
-    if not base_samples:
+        steps.extend([m.get("granule"), _step(brun.get("plan", {}), metric)])
+    if not nights:
+        if summary_only:
+            return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))
         what = "this metric" if ok_runs else "this run"
         return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
-    current = metric_samples(run, metric)
-    if current is None or not summary_matches(info, current):
-        return Comparison(Verdict.AMBIGUOUS, "the current summary does not match the samples of its repeats")
     worse = higher_is_worse(metric)
-    if info.get("unit") == "bytes":
-        known = [g for g in granules if isinstance(g, int)]
-        granule = max(known) if known else None
+    if unit == "bytes":
+        known = [g for g in steps if isinstance(g, int) and not isinstance(g, bool)]
         return compare_bytes(
-            base_samples, current, granule, floor=floor, min_repeats=options.min_repeats, higher_is_worse=worse
+            [x for n in nights for x in n],
+            current,
+            max(known) if known else None,
+            floor=floor,
+            min_repeats=options.min_repeats,
+            higher_is_worse=worse,
         )
     return compare_times_nights(
         nights,
@@ -289,49 +306,7 @@ def _compare_metric(
         min_repeats=options.min_repeats,
         min_nights=options.min_nights,
         higher_is_worse=worse,
-        unit=info.get("unit", ""),
-    )
-
-
-def _compare_summary(
-    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
-) -> Comparison:
-    """A kind metric (no per-repeat samples in the file): the summary rule on the stored summaries."""
-    info = run["metrics"][metric]
-    unit = info.get("unit", "")
-    summaries: list[Summary] = []
-    steps = [info.get("granule"), bisection_resolution(run["plan"], metric)]
-    ok_runs = _ok_baseline_runs(baseline, run["id"])
-    for entry, brun in ok_runs:
-        m = brun.get("metrics", {}).get(metric)
-        if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):
-            continue
-        summaries.append(Summary.of(m))
-        steps.extend([m.get("granule"), bisection_resolution(brun.get("plan", {}), metric)])
-    if not summaries:
-        what = "this metric" if ok_runs else "this run"
-        return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
-    worse = higher_is_worse(metric)
-    if unit == "bytes":
-        known = [g for g in steps if isinstance(g, int) and not isinstance(g, bool)]
-        return compare_summaries(
-            summaries,
-            Summary.of(info),
-            float(max(known)) if known else 1.0,
-            floor=floor,
-            min_repeats=options.min_repeats,
-            higher_is_worse=worse,
-            unit=unit,
-        )
-    return compare_summaries(
-        summaries,
-        Summary.of(info),
-        0.0,
-        floor=max(floor, options.time_floor),
-        min_repeats=options.min_repeats,
-        higher_is_worse=worse,
         unit=unit,
-        min_nights=options.min_nights,
     )
 
 

@@ -18,7 +18,7 @@ left out, and a verdict that disturbance stopped makes the exit code 3 (infrastr
 from dataclasses import dataclass
 from typing import Any
 
-from pinreport.samples import split_metric
+from pinreport.probe_keys import split_metric
 from pinreport.units import as_number, format_bytes
 
 DISTURBED = "disturbed"

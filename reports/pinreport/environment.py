@@ -56,14 +56,15 @@ def driver_release(env: dict[str, Any]) -> str | None:
 
 
 def _per_device(env: dict[str, Any], read) -> str | None:
-    """The distinct slugs of a per-device value, in device order, joined by "--" (store.md)."""
+    """The distinct slugs of a per-device value, in device order, joined by "--" (store.md). A
+    device without the value counts as "unknown" beside known ones; None when no device has it."""
     out: list[str] = []
     for d in _devices(env):
         value = read(d)
-        s = slug(value) if isinstance(value, str) and value != "unknown" else ""
-        if s and s not in out:
+        s = (slug(value) if isinstance(value, str) and value != "unknown" else "") or "unknown"
+        if s not in out:
             out.append(s)
-    return "--".join(out) or None
+    return None if out in ([], ["unknown"]) else "--".join(out)
 
 
 def _release_component(release: str | None) -> str | None:
@@ -87,7 +88,9 @@ def store_key(env: dict[str, Any]) -> StoreKey:
         platform=platform or "unknown-platform",
         driver_model=_per_device(env, model) or "unknown-driver-model",
         gpu=_per_device(env, lambda d: d.get("name")) or "unknown-gpu",
-        gpu_count=f"{count}gpu" if isinstance(count, int) and not isinstance(count, bool) else "unknown-gpu-count",
+        gpu_count=f"{count}gpu"
+        if isinstance(count, int) and not isinstance(count, bool) and count >= 0
+        else "unknown-gpu-count",
         release=_release_component(driver_release(env)) or "unknown-release",
     )
 

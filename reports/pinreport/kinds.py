@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport import catalog
-from pinreport.samples import cost_between, ok_repeats, reading
+from pinreport.probe_keys import cost_between, ok_repeats, reading
 from pinreport.units import format_value
 
 # sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks

@@ -1,7 +1,11 @@
 """Reading one results file: JSON, schema name and version, then the JSON Schema.
 
-Versions 1 and 2 are read alike: version 2 adds the optional plan.params and repeats[].data
-(scenario kinds, docs/kinds.md); a version 1 run is an overhead run without them.
+Every document is read as the current version (4: each metric carries its per-repeat samples).
+An older one (1 to 3: summaries only) is upgraded by the harness, in one place for both
+languages: `pinbench results upgrade -` (PINBENCH_EXE, else `pinbench` on PATH) rebuilds each
+metric's samples from the repeats' snapshots, timings and data, and keeps them where they
+summarise to the stored summary; a metric it cannot rebuild has `samples: null`: shown, never
+judged (compare.py labels it "summary only"). pinreport derives no metric itself.
 
 Every rejection is a BadInputError whose message names the file and, for schema problems,
 the JSON path of the first problem, in the style of the C++ reader (docs/results-schema.md).
@@ -16,9 +20,12 @@ refuses the same: both test against harness/tests/fixtures/json-validity/.
 
 import json
 import math
+import os
 import re
+import shutil
+import subprocess
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +150,67 @@ def parse_json(data: bytes, path: str) -> Any:
     return doc
 
 
+def pinbench_executable() -> str | None:
+    """The harness that upgrades older results files: $PINBENCH_EXE, else `pinbench` on PATH."""
+    return os.environ.get("PINBENCH_EXE") or shutil.which("pinbench")
+
+
+@lru_cache(maxsize=16)
+def _upgraded_bytes(data: bytes, exe: str) -> tuple[int, bytes, str]:
+    """(exit code, stdout, stderr) of `pinbench results upgrade -` on the document's bytes;
+    cached, since a store's nights and the A/A check read the same files again."""
+    proc = subprocess.run([exe, "results", "upgrade", "-"], input=data, capture_output=True, check=False)
+    return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
+
+
+def upgrade(doc: dict[str, Any], path: str) -> dict[str, Any]:
+    """An older version's document as the current version, by the harness (module docstring)."""
+    version = doc.get("schema_version")
+    exe = pinbench_executable()
+    if exe is None:
+        raise BadInputError(
+            path,
+            f"results schema version {version} is read through `pinbench results upgrade`, and no pinbench "
+            "was found (set PINBENCH_EXE or put pinbench on PATH)",
+        )
+    try:
+        code, out, err = _upgraded_bytes(json.dumps(doc).encode("utf-8"), exe)
+    except OSError as e:
+        raise BadInputError(path, f"cannot run {exe} results upgrade: {e.strerror or e}") from None
+    if code != 0:
+        # The harness names its input "(stdin)"; the reader of this message knows the file.
+        why = err.strip().replace("(stdin): ", "", 1) or f"exit code {code}"
+        raise BadInputError(path, f"pinbench results upgrade refused it: {why}")
+    return parse_json(out, path)
+
+
+def as_current_version(doc: dict[str, Any], path: str) -> dict[str, Any]:
+    """The document in the current version: an older one upgraded (module docstring), a
+    current one as it is. Every reader of a results document goes through here."""
+    version = doc.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version < RESULTS_SCHEMA_VERSION:
+        return upgrade(doc, path)
+    return doc
+
+
+def metric_samples(run: dict[str, Any], metric: str) -> list[float] | None:
+    """The metric's value in each ok repeat, in repeat order, as the file holds it; None when
+    the run has no such metric or no samples of it (an older file's metric the upgrade could
+    not rebuild)."""
+    samples = (run.get("metrics", {}).get(metric) or {}).get("samples")
+    return [float(v) for v in samples] if isinstance(samples, list) else None
+
+
+def _check_sample_counts(doc: dict[str, Any], path: str) -> None:
+    """Samples, where given, are one per summarised repeat (as the C++ reader checks)."""
+    for i, run in enumerate(doc["runs"]):
+        for name, m in run["metrics"].items():
+            samples = m.get("samples")
+            if isinstance(samples, list) and len(samples) != m["n"]:
+                where = json_path(["runs", i, "metrics", name, "samples"])
+                raise BadInputError(path, f"{where}: holds {len(samples)} samples where n is {m['n']}")
+
+
 @dataclass(frozen=True)
 class ResultsFile:
     path: str
@@ -211,8 +279,10 @@ def parse_results(doc: Any, path: str) -> ResultsFile:
             f"results schema version {json.dumps(version)} is not supported "
             f"(this build reads versions {RESULTS_SCHEMA_OLDEST_VERSION} to {RESULTS_SCHEMA_VERSION})",
         )
+    doc = as_current_version(doc, path)
     try:
         _fast_validator()(doc)
+        _check_sample_counts(doc, path)
         return ResultsFile(path=path, doc=doc)
     except fastjsonschema.JsonSchemaException as fast_error:
         error = best_match(_validator().iter_errors(doc))

@@ -49,7 +49,7 @@ from pinreport import kinds
 from pinreport.disturbance import disturbed_metrics
 from pinreport.environment import driver_models
 from pinreport.expect import ClaimVerdict
-from pinreport.samples import ok_repeats
+from pinreport.probe_keys import ok_repeats
 from pinreport.stats import median
 from pinreport.units import as_number, format_bytes
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from pinreport.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.errors import UsageError
-from pinreport.samples import describe_key, split_metric
+from pinreport.probe_keys import describe_key, split_metric
 from pinreport.units import format_bytes
 
 RULE_KINDS = frozenset({"overhead", "capacity", "sweep"})

@@ -29,16 +29,10 @@ night-to-night spread R = max(m_i) - min(m_i), the metric changed when
   2. |median(current) - c| > max(floor_distance(c), NIGHT_SPREAD_FACTOR * R).
 So it detects a shift larger than twice the spread seen between quiet nights and larger than the
 time floor. With fewer than `min_nights` nights (default DEFAULT_MIN_NIGHTS) the spread is not
-known: AMBIGUOUS, "too few nights". The summary rule's ms and ratio metrics use the same
-threshold (each stored summary is one night), with separation instead of the rank test.
+known: AMBIGUOUS, "too few nights".
 
-Summary rule (metrics of the scenario kinds, docs/kinds.md: the file holds their summaries
-but not their per-repeat values, so no rank test is possible). The byte rule on summaries: with
-the pooled baseline (n summed, min of the minima, max of the maxima, median = the median of the
-stored medians, exact for one stored file), the metric changed when |delta| >= step (the granule
-for bytes, 0 otherwise), |delta| >= floor * |median(baseline)| and the ranges are separated
-(min(current) > max(baseline) for a rise). Separation is stricter than the time rule: with 7
-repeats a side it is the one outcome whose Mann-Whitney p (0.00058) is smallest.
+Every rule reads the per-repeat samples the results files carry (results schema 4), the
+scenario kinds' metrics included: no metric is judged on its summary.
 
 A change is a REGRESSION when it goes the worse way (`higher_is_worse`), else an IMPROVEMENT.
 """
@@ -307,83 +301,5 @@ def compare_times_nights(
     return Comparison(
         _direction(delta, higher_is_worse),
         f"{moved}, beyond {limit}; {ns.describe(unit)}; Mann-Whitney p={p:.3g} < alpha {alpha:g}",
-        **common,
-    )
-
-
-@dataclass(frozen=True)
-class Summary:
-    """A metric's summary as the results file stores it (over the ok repeats)."""
-
-    n: int
-    median: float
-    min: float
-    max: float
-
-    @staticmethod
-    def of(metric: dict) -> "Summary":
-        return Summary(int(metric["n"]), float(metric["median"]), float(metric["min"]), float(metric["max"]))
-
-
-def pool_summaries(summaries: Sequence[Summary]) -> Summary:
-    """Several stored summaries as one baseline: n summed, extremes exact, median = the median of
-    the medians (exact for one summary; the pooled samples are not in the files)."""
-    if not summaries:
-        raise ValueError("pool of no summaries")
-    return Summary(
-        sum(s.n for s in summaries),
-        median([s.median for s in summaries]),
-        min(s.min for s in summaries),
-        max(s.max for s in summaries),
-    )
-
-
-def compare_summaries(
-    baseline: Sequence[Summary],
-    current: Summary,
-    step: float = 0.0,
-    *,
-    floor: float = DEFAULT_FLOOR,
-    min_repeats: int = DEFAULT_MIN_REPEATS,
-    higher_is_worse: bool = True,
-    unit: str = "bytes",
-    min_nights: int = 0,
-) -> Comparison:
-    """The summary rule (module docstring); with min_nights > 0 (ms and ratio metrics) each
-    stored summary is one night and the night rule's threshold applies."""
-    n_base = sum(s.n for s in baseline)
-    if n_base == 0:
-        return Comparison(Verdict.NO_BASELINE, "no baseline samples", n_current=current.n)
-    base = pool_summaries(baseline)
-    common = dict(baseline_median=base.median, current_median=current.median, n_baseline=n_base, n_current=current.n)
-    if n_base < min_repeats or current.n < min_repeats:
-        return Comparison(
-            Verdict.AMBIGUOUS,
-            f"too few repeats: baseline {n_base}, current {current.n}, need {min_repeats} each",
-            **common,
-        )
-    delta = current.median - base.median
-    moved = f"median moved {format_delta(delta, unit)}"
-    of = "" if len(baseline) == 1 else f" (baseline: median of {len(baseline)} stored medians)"
-    if min_nights > 0:
-        ns = NightSpread.of([s.median for s in baseline])
-        common.update(nights=ns.nights, night_spread=ns.spread)
-        few = _too_few_nights(ns, min_nights, unit)
-        if few is not None:
-            return Comparison(Verdict.AMBIGUOUS, f"{few} ({moved})", **common)
-        step = max(step, NIGHT_SPREAD_FACTOR * ns.spread)
-        of = f"; {ns.describe(unit)}"
-    if abs(delta) < step:
-        return Comparison(Verdict.SAME, f"{moved}, less than one step of {format_delta(step, unit)}{of}", **common)
-    if not _floor_met(delta, base.median, floor):
-        return Comparison(Verdict.SAME, f"{moved}, under the {_floor_text(floor, delta > 0)}{of}", **common)
-    separated = current.min > base.max if delta > 0 else current.max < base.min
-    if not separated:
-        return Comparison(
-            Verdict.AMBIGUOUS, f"{moved} but the range overlaps the baseline's (summaries only){of}", **common
-        )
-    return Comparison(
-        _direction(delta, higher_is_worse),
-        f"{moved}; the whole range beyond the baseline's (summaries only){of}",
         **common,
     )

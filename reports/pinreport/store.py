@@ -25,7 +25,7 @@ import xxhash
 
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
-from pinreport.load import ResultsFile, parse_json, parse_results
+from pinreport.load import ResultsFile, as_current_version, parse_json, parse_results
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.versions import is_release, previous_release
 
@@ -207,7 +207,10 @@ def check_stored_file(
             data = path.read_bytes()
         except OSError as e:
             raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
-    results = ResultsFile(str(path), json.loads(data)) if validated else _parse_stored(data, path)
+    if validated:
+        results = ResultsFile(str(path), as_current_version(json.loads(data), str(path)))
+    else:
+        results = _parse_stored(data, path)
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)

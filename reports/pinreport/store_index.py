@@ -20,8 +20,8 @@ from typing import Any
 from pinreport.environment import StoreKey, driver_release
 from pinreport.errors import BadInputError
 from pinreport.load import ResultsFile
+from pinreport.probe_keys import split_metric
 from pinreport.rule import HELD_STAGES, RULE_KINDS
-from pinreport.samples import split_metric
 from pinreport.store import (
     REAL,
     StoreEntry,

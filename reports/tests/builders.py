@@ -2,8 +2,10 @@
 
 results_doc() builds a complete, schema-valid results document whose runs carry exactly the
 per-repeat costs and timings asked for: the snapshots are made so that the harness's metric
-definitions (cost relative to after_context) give back those numbers. Documents are schema
-version 2 (plan.params, repeats[].data) unless schema_version=1 is asked for.
+definitions (cost relative to after_context) give back those numbers, and every metric
+carries those numbers as its samples. Documents are schema version 4 (the current one) unless
+an older one is asked for: version 3 and older have no samples (pinreport has the harness
+upgrade them when read), version 1 no plan.params or repeats[].data.
 
 kind_run() builds a run of a scenario kind (docs/kinds.md) from per-repeat metric values;
 churn_run() also writes the cycle snapshots the churn trace is drawn from; kinds_doc() is one
@@ -16,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pinreport.environment import store_key
-from pinreport.samples import describe_key
-from pinreport.schema import REPLAY_NOTE
+from pinreport.probe_keys import describe_key
+from pinreport.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
 from pinreport.store import REAL, REPLAY, content_hash, entry_path, store_marker
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
@@ -35,6 +37,7 @@ def _summary(values: list[float], unit: str, granule: int | None) -> dict[str, A
         "max": max(values),
         "mad": statistics.median([abs(v - med) for v in values]),
         "granule": granule if unit == "bytes" else None,
+        "samples": list(values),
     }
 
 
@@ -144,11 +147,15 @@ def results_doc(
     scenarios: list[dict[str, Any]] | None = None,
     complete: bool = True,
     replay_of: str | None = None,
-    schema_version: int = 2,
+    schema_version: int = RESULTS_SCHEMA_VERSION,
 ) -> dict[str, Any]:
     """A complete results document around `runs` (see run_doc); version 1 drops plan.params
-    and repeats[].data, version 2 adds empty ones where a run has none."""
+    and repeats[].data, version 2 adds empty ones where a run has none, version 3 and older
+    drop the metrics' samples."""
     for run in runs:
+        if schema_version < 4:
+            for m in run["metrics"].values():
+                m.pop("samples", None)
         for r in run["repeats"]:
             if schema_version >= 2:
                 r.setdefault("data", {})
@@ -203,6 +210,9 @@ def results_doc(
         "scenario": {"path": "scenarios/quick.yaml", "scenarios": scenarios or []},
         "runs": runs,
     }
+    if schema_version >= 3:
+        # "": no identity of its own, so the store derives one from the nonces (store.md).
+        doc.update(measurement_id="", interrupted=None, resumed=[])
     # Unique nonces per document: they identify one measurement (store.measurement_id).
     for run in runs:
         for r in run["repeats"]:

@@ -266,15 +266,22 @@ def test_floor_per_scenario(tmp_path, how):
     assert {v.verdict for v in _verdicts(report).values()} == {Verdict.REGRESSION}
 
 
-def test_baseline_summary_that_disagrees_with_its_repeats_is_bad_input(tmp_path):
+def test_metric_without_samples_is_summary_only_never_judged(tmp_path):
+    # What an older file's metric that `pinbench results upgrade` could not rebuild looks like.
     base = _night("572.16", "2025-05-01T10:00:00Z")
-    base["runs"][0]["metrics"][METRIC]["median"] = 99 * MiB
+    base["runs"][0]["metrics"][METRIC]["samples"] = None
     store = _store(tmp_path, base)
-    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z")), store)
-    assert len(report.bad_input) == 1
-    assert f"{METRIC} does not match the samples of its repeats" in str(report.bad_input[0])
-    assert _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.NO_BASELINE
-    assert report.exit_code() == EXIT_BAD_INPUT
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=200 * MiB)), store)
+    v = _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"]
+    assert v.verdict == Verdict.AMBIGUOUS
+    assert v.comparison.reason.startswith("summary only: no per-repeat samples in the previous release 572.16")
+    assert not report.bad_input  # 200 MiB more, but nothing to judge it on: not an error either
+    current = _night("580.65.06", "2025-06-01T10:00:00Z")
+    current["runs"][0]["metrics"][METRIC]["samples"] = None
+    v = _verdicts(compare(_current(current), _store(tmp_path / "b", _night("572.16", "2025-05-01T10:00:00Z"))))
+    assert v["quick-overhead/cudaMallocHost/64MiB/x1/g1"].comparison.reason.startswith(
+        "summary only: no per-repeat samples in the current file"
+    )
 
 
 def test_replayed_file_does_not_report_the_replaying_binary_as_a_change():

@@ -26,41 +26,8 @@ from pinreport.load import load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
 from pinreport.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
-from pinreport.stats import Summary, Verdict, compare_summaries, pool_summaries
+from pinreport.stats import Verdict
 from pinreport.store import read_store
-
-# --- the summary rule (pure) --------------------------------------------------------------------
-
-
-def test_pool_summaries_by_hand():
-    pooled = pool_summaries([Summary(7, 10, 8, 12), Summary(7, 14, 13, 20), Summary(7, 11, 9, 11)])
-    assert pooled == Summary(21, 11, 8, 20)  # median of the medians 10, 14, 11; exact extremes
-
-
-@pytest.mark.parametrize(
-    "current, step, expected",
-    [
-        (Summary(7, 130, 125, 140), 0, Verdict.REGRESSION),  # +30%, 125 > max 110
-        (Summary(7, 130, 105, 140), 0, Verdict.AMBIGUOUS),  # 105 < max 110: ranges overlap
-        (Summary(7, 104, 101, 106), 0, Verdict.SAME),  # +4% < 5% floor
-        (Summary(7, 130, 125, 140), 40, Verdict.SAME),  # +30 < one step of 40
-        (Summary(7, 70, 60, 80), 0, Verdict.IMPROVEMENT),  # 80 < min 90
-        (Summary(3, 130, 125, 140), 0, Verdict.AMBIGUOUS),  # too few repeats
-    ],
-)
-def test_compare_summaries_cases(current, step, expected):
-    c = compare_summaries([Summary(7, 100, 90, 110)], current, step, unit="bytes", floor=0.05)
-    assert c.verdict == expected
-    assert c.baseline_median == 100 and c.current_median == current.median
-
-
-def test_compare_summaries_no_baseline_and_direction():
-    assert compare_summaries([], Summary(7, 1, 1, 1)).verdict == Verdict.NO_BASELINE
-    better_high = compare_summaries(
-        [Summary(7, 0.9, 0.88, 0.92)], Summary(7, 0.5, 0.45, 0.55), higher_is_worse=False, unit="ratio"
-    )
-    assert better_high.verdict == Verdict.REGRESSION  # read_ratio fell: worse
-    assert "-0.4" in better_high.reason
 
 
 def test_directions_of_kind_metrics():
@@ -100,16 +67,16 @@ def _compare(tmp_path, old_runs, new_runs, nights=1):
     return report, {(v.metric, v.kind): v for v in report.verdicts}
 
 
-def test_capacity_loss_regresses_by_the_byte_rule_on_summaries(tmp_path):
+def test_capacity_loss_regresses_by_the_byte_rule_on_its_samples(tmp_path):
     old = _capacity([100, 101, 102, 100, 101, 100, 102])
     new = _capacity([150, 151, 152, 150, 151, 150, 152])
     report, v = _compare(tmp_path, [old], [new])
     c = v[("capacity.loss", "previous")]
     assert c.verdict == Verdict.REGRESSION and c.unit == "bytes"
     assert c.comparison.baseline_median == 101 * MiB and c.comparison.current_median == 151 * MiB
-    assert "(summaries only)" in c.comparison.reason
+    assert "every sample beyond the baseline's range" in c.comparison.reason
     assert report.exit_code() == 1
-    assert not report.bad_input and not report.infrastructure  # no samples to rebuild: not an error
+    assert not report.bad_input and not report.infrastructure
 
 
 def test_capacity_loss_under_one_bisection_step_is_same(tmp_path):
@@ -118,7 +85,7 @@ def test_capacity_loss_under_one_bisection_step_is_same(tmp_path):
     new = _capacity([53] * 7, resolution=4 * MiB)
     _, v = _compare(tmp_path, [old], [new])
     c = v[("capacity.loss", "previous")].comparison
-    assert c.verdict == Verdict.SAME and "less than one step of 4.00 MiB" in c.reason
+    assert c.verdict == Verdict.SAME and "less than one granule 4.00 MiB" in c.reason
 
 
 def test_ratio_metrics_take_the_time_floor_and_counts_are_not_compared(tmp_path):
@@ -133,7 +100,7 @@ def test_ratio_metrics_take_the_time_floor_and_counts_are_not_compared(tmp_path)
     )
     _, v = _compare(tmp_path, [old], [dropped_20], nights=2)
     assert v[("capacity.read_ratio", "previous")].verdict == Verdict.SAME
-    assert "under the 100% floor (a fall to 1/2)" in v[("capacity.read_ratio", "previous")].comparison.reason
+    assert "within max(100% floor (a fall to 1/2)" in v[("capacity.read_ratio", "previous")].comparison.reason
     assert not any(m == "capacity.pin_failed" for m, _ in v)
 
     dropped_50 = _capacity([100] * 7, read_ratio=[0.37, 0.38, 0.39, 0.37, 0.38, 0.39, 0.38], failed=2)  # -60%

@@ -25,18 +25,18 @@ def test_builder_documents_are_schema_valid(tmp_path):
 def test_other_version_names_file_and_versions():
     # The C++ reader's message, word for word (harness/tests/cpu/results_json_test.cpp).
     with pytest.raises(BadInputError) as e:
-        load_results(HARNESS_FIXTURES / "version4.json")
+        load_results(HARNESS_FIXTURES / "version5.json")
     assert str(e.value) == (
-        f"{HARNESS_FIXTURES / 'version4.json'}: results schema version 4 is not supported "
-        "(this build reads versions 1 to 3)"
+        f"{HARNESS_FIXTURES / 'version5.json'}: results schema version 5 is not supported "
+        "(this build reads versions 1 to 4)"
     )
 
 
-@pytest.mark.parametrize("version", [0, 4, "2", True, None])
-def test_versions_outside_1_to_3_are_rejected(tmp_path, version):
+@pytest.mark.parametrize("version", [0, 5, "2", True, None])
+def test_versions_outside_1_to_4_are_rejected(tmp_path, version):
     doc = results_doc([run_doc()])
     doc["schema_version"] = version
-    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 3\)"):
+    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 4\)"):
         load_results(write_json(tmp_path / "r.json", doc))
 
 
@@ -44,14 +44,53 @@ def test_version_1_loads_without_params_and_data(tmp_path):
     doc = results_doc([run_doc()], schema_version=1)
     assert "params" not in doc["runs"][0]["plan"] and "data" not in doc["runs"][0]["repeats"][0]
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.doc["schema_version"] == 1 and r.runs[0]["plan"]["kind"] == "overhead"
+    # Read upgraded by the harness: version 4, each metric with its samples rebuilt.
+    assert r.doc["schema_version"] == 4 and r.runs[0]["plan"]["kind"] == "overhead"
+    assert r.runs[0]["metrics"]["cost.after_first_use.cuda.free"]["samples"] == [2.0 * 1024**2] * 7
 
 
-def test_version_2_loads_every_kind_with_params_and_data(tmp_path):
+def test_version_4_samples_are_read_as_written(tmp_path):
+    doc = results_doc([run_doc(timings={"alloc": [3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0]})])
+    r = load_results(write_json(tmp_path / "r.json", doc))
+    assert r.runs[0]["metrics"]["time.alloc_ms"]["samples"] == [3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0]
+
+
+def test_samples_must_match_n(tmp_path):
+    # Worded as the C++ reader (harness/tests/cpu/results_json_test.cpp).
+    doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})])
+    doc["runs"][0]["metrics"]["time.alloc_ms"]["samples"] = [1.0]
+    with pytest.raises(BadInputError) as e:
+        load_results(write_json(tmp_path / "r.json", doc))
+    assert str(e.value).endswith('runs[0].metrics["time.alloc_ms"].samples: holds 1 samples where n is 7')
+    del doc["runs"][0]["metrics"]["time.alloc_ms"]["samples"]
+    with pytest.raises(BadInputError, match=re.escape('runs[0].metrics["time.alloc_ms"]')):
+        load_results(write_json(tmp_path / "r.json", doc))
+
+
+def test_older_metric_that_cannot_be_rebuilt_has_no_samples(tmp_path):
+    # A version 3 summary that the repeats do not give (the timings say 1 ms): the harness
+    # keeps the summary and says null, so it is never judged on samples it does not have.
+    doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})], schema_version=3)
+    doc["runs"][0]["metrics"]["time.alloc_ms"]["median"] = 5.0
+    r = load_results(write_json(tmp_path / "r.json", doc))
+    assert r.runs[0]["metrics"]["time.alloc_ms"]["samples"] is None
+    assert r.runs[0]["metrics"]["time.alloc_ms"]["median"] == 5.0
+    assert r.runs[0]["metrics"]["cost.after_alloc.cuda.free"]["samples"] == [2.0 * 1024**2] * 7
+
+
+def test_older_versions_need_the_harness(tmp_path, monkeypatch):
+    monkeypatch.setenv("PINBENCH_EXE", "")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    path = write_json(tmp_path / "r.json", results_doc([run_doc()], schema_version=3))
+    with pytest.raises(BadInputError, match="no pinbench was found"):
+        load_results(path)
+
+
+def test_every_kind_loads_with_params_and_data(tmp_path):
     doc = kinds_doc()
     doc["runs"][1]["repeats"][0]["data"] = {"pin_error": "", "filler_intact": True}
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.doc["schema_version"] == 2
+    assert r.doc["schema_version"] == 4
     assert {run["plan"]["kind"] for run in r.runs} == {
         "overhead",
         "capacity",
@@ -76,7 +115,7 @@ def test_version_2_loads_every_kind_with_params_and_data(tmp_path):
         (lambda d: d["runs"][0]["metrics"]["capacity.loss"].__setitem__("unit", "percent"), "runs[0].metrics"),
     ],
 )
-def test_version_2_params_data_and_units_are_checked(tmp_path, edit, where):
+def test_params_data_and_units_are_checked(tmp_path, edit, where):
     doc = results_doc([kind_run("capacity", {"capacity.loss": [1.0] * 7}, {"free_target": 1})])
     edit(doc)
     with pytest.raises(BadInputError, match=re.escape(where)):
@@ -85,7 +124,9 @@ def test_version_2_params_data_and_units_are_checked(tmp_path, edit, where):
 
 def test_committed_version_1_results_still_load(repo_root):
     r = load_results(repo_root / "results/h200-quick/results.json")
-    assert r.doc["schema_version"] == 1 and r.runs
+    assert r.doc["schema_version"] == 4 and r.runs
+    # Every metric of the committed file is rebuilt per repeat (none summary only).
+    assert all(isinstance(m["samples"], list) for run in r.runs for m in run["metrics"].values())
 
 
 def test_not_results():
@@ -143,4 +184,10 @@ def test_json_roundtrip_of_fixture_dir():
             with pytest.raises(BadInputError):
                 load_results(p)
         else:
-            assert load_results(p).doc == json.loads(p.read_text())
+            # Read as the current version: the same document, each metric with its samples.
+            raw, doc = json.loads(p.read_text()), load_results(p).doc
+            assert doc["schema_version"] == 4 and [r["id"] for r in doc["runs"]] == [r["id"] for r in raw["runs"]]
+            for run, raw_run in zip(doc["runs"], raw["runs"], strict=True):
+                for name, m in raw_run["metrics"].items():
+                    got = run["metrics"][name]
+                    assert {k: got[k] for k in m} == m and len(got["samples"]) == m["n"]

@@ -71,7 +71,12 @@ def test_store_key_of_mixed_machine_and_odd_release():
     env["devices"][2].update(name="NVIDIA H200", driver_model={"current": "unknown"})
     env["driver"]["release"] = "-580.65 beta/2."
     key = store_key(env)
-    assert (key.driver_model, key.gpu, key.release) == ("wddm--tcc", "nvidia-rtx-a6000--nvidia-h200", "580.65-beta-2")
+    # As the harness files it: a device whose model is unknown counts beside the known ones.
+    assert (key.driver_model, key.gpu, key.release) == (
+        "wddm--tcc--unknown",
+        "nvidia-rtx-a6000--nvidia-h200",
+        "580.65-beta-2",
+    )
     env["driver"]["release"] = {"unavailable": "NVML: not found"}
     env["platform"] = "unknown"
     assert (store_key(env).release, store_key(env).platform) == ("unknown-release", "unknown-platform")
@@ -124,7 +129,7 @@ def test_read_store_names_corrupted_files_and_reads_the_rest(tmp_path):
     truncated.write_text(good1.read_text()[:100])
     other_version = good1.parent / "20250604T100000Z-bbbbbbbbbbbb.json"
     doc = json.loads(good1.read_text())
-    doc["schema_version"] = 4
+    doc["schema_version"] = 5
     other_version.write_text(json.dumps(doc))
     (good1.parent / "20250605T100000Z-cccccccccccc.json.tmp.123.abcd").write_text("{")  # a writer's temp
 
@@ -132,7 +137,7 @@ def test_read_store_names_corrupted_files_and_reads_the_rest(tmp_path):
     assert [Path(e.path) for e in contents.entries] == [good2, good1]  # oldest first
     assert [e.path for e in contents.problems] == [str(truncated), str(other_version)]
     assert "invalid JSON" in str(contents.problems[0])
-    assert "results schema version 4 is not supported" in str(contents.problems[1])
+    assert "results schema version 5 is not supported" in str(contents.problems[1])
 
 
 def test_store_without_marker_is_not_read(tmp_path):

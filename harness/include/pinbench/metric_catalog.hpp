@@ -1,5 +1,6 @@
 // Every metric a results file can hold (docs/kinds.md): its name pattern, the kinds that write
-// it, unit, which way is worse, and whether the report shows it as a headline column. The one
+// it, unit, which way is worse, and whether the report shows it as a headline column; each
+// kind's own entries come from its definition (harness/src/kinds/<kind>.cpp). The one
 // table the harness's metrics are checked against (CTest MetricCatalog.*) and that pinreport
 // reads (`pinbench metrics --json`, committed as reports/pinreport/data/metric_catalog.json).
 #pragma once

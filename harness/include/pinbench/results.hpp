@@ -18,8 +18,9 @@ namespace pinbench {
 inline constexpr const char* results_schema_name = "pinbench.results";
 // Version 2 (scenario kinds) adds plan.params and repeats[].data; version 3 adds the status
 // "disturbed", repeat attempts and disturbance evidence, measurement_id, interrupted and
-// resumed (docs/results-schema.md). Versions 1 and 2 still read.
-inline constexpr int results_schema_version = 3;
+// resumed; version 4 the per-repeat samples of every metric (docs/results-schema.md, with the
+// version plan). Versions 1 to 3 still read: the reader upgrades them (results_upgrade.cpp).
+inline constexpr int results_schema_version = 4;
 
 // Every planned run and every repeat ends with one of these; "not measured" is never 0.
 // disturbed: another process moved device memory inside the measuring window and retries
@@ -48,10 +49,13 @@ struct RepeatRecord {
 };
 
 struct MetricSummary {
-    std::string unit;                     // "bytes" or "ms"
+    std::string unit;                     // "bytes", "ms", "ratio" or "count"
     Summary stats;                        // over the ok repeats
     std::optional<std::int64_t> granule;  // bytes metrics: the probe key's granule (null control)
     bool disturbed = false;               // its probe was disturbed in a repeat of this run: never judged
+    // The value in each ok repeat, in repeat order (version 4): what pinreport judges. Empty
+    // only for a metric of an older file that the upgrade could not rebuild (never judged).
+    std::optional<std::vector<double>> samples;
 };
 
 struct RunRecord {
@@ -85,6 +89,7 @@ nlohmann::json to_json(const ResultsDocument& doc);
 nlohmann::json to_json(const RepeatRecord& r);
 RepeatRecord repeat_from_json(const nlohmann::json& j);
 // Rejects documents with another schema name or version, naming the file and what it found.
+// An older version is upgraded as it is read (results_upgrade.cpp): its metrics get samples.
 ResultsDocument results_from_json(const nlohmann::json& j, const std::string& path_for_messages);
 ResultsDocument load_results(const std::string& path);
 

@@ -1,4 +1,4 @@
-#include "cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
 
 #include <string>
 

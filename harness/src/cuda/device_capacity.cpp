@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <optional>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_handles.hpp"
 #include "cuda/kernels.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_handles.hpp"
 
 namespace pinbench {
 namespace {

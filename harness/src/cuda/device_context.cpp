@@ -5,9 +5,9 @@
 #include <cstring>
 #include <vector>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_handles.hpp"
 #include "cuda/kernels.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_handles.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/transfers.hpp"
 

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
 #include "cuda/host_allocators.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "platform/huge_pages.hpp"
 

@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_handles.hpp"
 #include "cuda/host_allocators.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_handles.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/huge_pages.hpp"
 

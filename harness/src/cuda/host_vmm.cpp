@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
 #include "cuda/host_allocators.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/huge_pages.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_handles.hpp"
 #include "cuda/host_allocators.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_handles.hpp"
 #include "pinbench/errors.hpp"
 
 namespace pinbench {

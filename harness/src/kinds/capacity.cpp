@@ -2,22 +2,32 @@
 // device memory is nearly full (the question the reservation rule asks; docs/kinds.md).
 #include <algorithm>
 #include <new>
+#include <optional>
+#include <string>
 
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
+#include "results/kind_metrics.hpp"
 
 namespace pinbench::kinds {
+namespace {
 
-RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
+// The fill needs free_target below what device 0 has free once a context exists.
+std::optional<std::string> waive(const PlannedRun& run, const Machine& machine) {
+    if (!machine.device0) return std::nullopt;
+    return free_target_not_below(*machine.device0, param_bytes(run, "free_target"));
+}
+
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     const std::uint64_t free_target = param_bytes(run, "free_target");
     const std::uint64_t resolution = param_bytes(run, "resolution");
     RepeatRecord out;
     const auto start = SteadyClock::now();
     Devices devices = open_devices(run.gpus, true);
     const ProbeSet probes = all_device_probes(nvml);
-    require_free_target_below(devices.contexts.front()->mem_info(), free_target);
+    throw_if_waived(waive(run, with_device0(run, devices)));
     // Reference read speed of ordinary device memory of about the size the search will find
     // (read speed grows with size), before anything is full.
     const double reference_gbps =
@@ -75,6 +85,65 @@ RepeatRecord measure_capacity(const PlannedRun& run, const Nvml* nvml) {
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
     out.data = std::move(data);
     return out;
+}
+
+void derive(const RunRecord& run, const OkRepeats& ok, MetricSink& sink) {
+    // Repeats whose pin failed have no "with" side; they show in pin_failed instead.
+    OkRepeats pinned;
+    for (const RepeatRecord* r : ok) {
+        if (!r->data.contains("pin_error")) pinned.push_back(r);
+    }
+    sink.put("capacity.pin_failed", "count",
+             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+                 return r.data.contains("pin_error") ? 1.0 : 0.0;
+             }));
+    sink.put("capacity.largest_without", "bytes",
+             per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "largest_without"); }));
+    sink.put("capacity.largest_with", "bytes",
+             per_repeat(pinned, [](const RepeatRecord& r) { return data_number(r.data, "largest_with"); }));
+    auto loss = [](const RepeatRecord& r) -> std::optional<double> {
+        const auto a = data_number(r.data, "largest_without"), b = data_number(r.data, "largest_with");
+        if (!a || !b) return std::nullopt;
+        return *a - *b;
+    };
+    sink.put("capacity.loss", "bytes", per_repeat(pinned, loss));
+    const double gib = static_cast<double>(run.run.size) / bytes_per_gib;
+    sink.put("capacity.loss_per_gib", "bytes",
+             per_repeat(pinned, [&](const RepeatRecord& r) -> std::optional<double> {
+                 const auto l = loss(r);
+                 if (!l || gib <= 0) return std::nullopt;
+                 return *l / gib;
+             }));
+    sink.put("capacity.read_ratio", "ratio",
+             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+                 const auto ref = data_number(r.data, "read_gbps_reference");
+                 const auto a = data_number(r.data, "read_gbps_without");
+                 if (!ref || !a || *ref <= 0) return std::nullopt;
+                 const auto b = data_number(r.data, "read_gbps_with");
+                 return std::min(*a, b.value_or(*a)) / *ref;
+             }));
+}
+
+}  // namespace
+
+KindSpec capacity() {
+    KindSpec kind{
+        "capacity", 2, {size_param("free_target", true), size_param("resolution", false, 2ull << 20)}};
+    kind.waive = waive;
+    kind.measure = measure;
+    kind.derive = derive;
+    kind.metrics = {
+        {"capacity.largest_without", "bytes", higher_is_better, true,
+         "largest cudaMalloc block, nothing pinned"},
+        {"capacity.largest_with", "bytes", higher_is_better, true,
+         "largest cudaMalloc block with the buffer pinned"},
+        {"capacity.loss", "bytes", higher_is_worse, true, "largest_without - largest_with"},
+        {"capacity.loss_per_gib", "bytes", higher_is_worse, true, "loss per pinned GiB"},
+        {"capacity.read_ratio", "ratio", higher_is_better, true,
+         "read speed of the block found vs ordinary memory"},
+        {"capacity.pin_failed", "count", neither_direction, true, "repeats whose pin failed"},
+    };
+    return kind;
 }
 
 }  // namespace pinbench::kinds

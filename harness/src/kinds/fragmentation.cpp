@@ -1,12 +1,14 @@
 // fragmentation: after pinned churn, is free memory still one contiguous block? The largest
 // cudaMalloc block and free memory before and after (brief experiment 8).
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "pinbench/device_capacity.hpp"
+#include "results/kind_metrics.hpp"
 
 namespace pinbench::kinds {
+namespace {
 
-RepeatRecord measure_fragmentation(const PlannedRun& run, const Nvml* nvml) {
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     const int cycles = param_int(run, "cycles");
     const std::uint64_t resolution = param_bytes(run, "resolution");
     RepeatRecord out;
@@ -35,6 +37,39 @@ RepeatRecord measure_fragmentation(const PlannedRun& run, const Nvml* nvml) {
                 {"largest_before", largest_before.largest},
                 {"largest_after", largest_after.largest}};
     return out;
+}
+
+void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
+    auto field = [&](const char* name) {
+        return per_repeat(ok, [name](const RepeatRecord& r) { return data_number(r.data, name); });
+    };
+    auto diff = [&](const char* a, const char* b) {
+        return per_repeat(ok, [a, b](const RepeatRecord& r) -> std::optional<double> {
+            const auto x = data_number(r.data, a), y = data_number(r.data, b);
+            if (!x || !y) return std::nullopt;
+            return *x - *y;
+        });
+    };
+    sink.put("fragmentation.largest_before", "bytes", field("largest_before"));
+    sink.put("fragmentation.largest_after", "bytes", field("largest_after"));
+    sink.put("fragmentation.largest_loss", "bytes", diff("largest_before", "largest_after"));
+    sink.put("fragmentation.free_loss", "bytes", diff("free_before", "free_after"));
+}
+
+}  // namespace
+
+KindSpec fragmentation() {
+    KindSpec kind{
+        "fragmentation", 2, {integer_param("cycles", 1, true), size_param("resolution", false, 2ull << 20)}};
+    kind.measure = measure;
+    kind.derive = derive;
+    kind.metrics = {
+        {"fragmentation.largest_before", "bytes", higher_is_better, true, "largest block before the cycles"},
+        {"fragmentation.largest_after", "bytes", higher_is_better, true, "largest block after them"},
+        {"fragmentation.largest_loss", "bytes", higher_is_worse, true, "largest_before - largest_after"},
+        {"fragmentation.free_loss", "bytes", higher_is_worse, true, "free memory lost over the cycles"},
+    };
+    return kind;
 }
 
 }  // namespace pinbench::kinds

@@ -113,16 +113,24 @@ std::string param_choice_or(const PlannedRun& run, const char* name, const char*
     return has_param(run, name) ? param_choice(run, name) : fallback;
 }
 
-void require_free_target_below(const MemInfo& info, std::uint64_t free_target) {
+std::optional<std::string> free_target_not_below(const MemInfo& info, std::uint64_t free_target) {
     if (free_target >= info.total) {
-        throw UnsupportedError("free_target " + size_label(free_target) +
-                               " is not below device 0's memory (" + size_label(info.total) + ")");
+        return "free_target " + size_label(free_target) + " is not below device 0's memory (" +
+               size_label(info.total) + ")";
     }
     if (free_target >= info.free) {
-        throw UnsupportedError("free_target " + size_label(free_target) +
-                               " is not below device 0's free memory (" + size_label(info.free) +
-                               ") after creating the context");
+        return "free_target " + size_label(free_target) + " is not below device 0's free memory (" +
+               size_label(info.free) + ") after creating the context";
     }
+    return std::nullopt;
+}
+
+Machine with_device0(const PlannedRun& run, const Devices& devices) {
+    return Machine{run.gpus, devices.contexts.front()->mem_info()};
+}
+
+void throw_if_waived(const std::optional<std::string>& why) {
+    if (why) throw UnsupportedError(*why);
 }
 
 std::vector<std::unique_ptr<HostBuffer>> pin_buffers(ApiVariant api, std::uint64_t bytes, int count) {

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kinds/kind_definition.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/nvml.hpp"
@@ -56,9 +58,16 @@ std::string param_choice(const PlannedRun& run, const char* name);
 std::uint64_t param_bytes_or(const PlannedRun& run, const char* name, std::uint64_t fallback);
 std::string param_choice_or(const PlannedRun& run, const char* name, const char* fallback);
 
-// Throws UnsupportedError (WAIVED) unless `free_target` lies below device 0's memory and below
-// what is free after creating the context (`info`): the fill of capacity and max_pinnable.
-void require_free_target_below(const MemInfo& info, std::uint64_t free_target);
+// Why `free_target` cannot be filled to: it does not lie below device 0's memory, or below what
+// is free after creating the context (`info`). The fill of capacity and max_pinnable.
+std::optional<std::string> free_target_not_below(const MemInfo& info, std::uint64_t free_target);
+
+// What the measuring child knows once device 0 has a context: the run's GPUs exist
+// (open_devices or require_devices checked them) and device 0's memory.
+Machine with_device0(const PlannedRun& run, const Devices& devices);
+
+// Throws UnsupportedError (the repeat is WAIVED) with the reason, when there is one.
+void throw_if_waived(const std::optional<std::string>& why);
 
 // Pins `count` buffers of `bytes` through `api`. Out of host or pinnable memory becomes
 // UnsupportedError (the run is WAIVED: more than this machine can pin), never a crash.

@@ -1,13 +1,15 @@
 // multi_gpu: one host buffer used by N GPUs; is its cost paid on every GPU? Pinned before or
 // after the other contexts exist, with peer access off or on (brief experiment 3).
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "pinbench/transfers.hpp"
+#include "results/kind_metrics.hpp"
 #include "run/measuring_probes.hpp"
 
 namespace pinbench::kinds {
+namespace {
 
-RepeatRecord measure_multi_gpu(const PlannedRun& run, const Nvml* nvml) {
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     const std::string order = param_choice(run, "order");
     const bool peer = param_choice(run, "peer_access") == "on";
     RepeatRecord out;
@@ -43,6 +45,52 @@ RepeatRecord measure_multi_gpu(const PlannedRun& run, const Nvml* nvml) {
         out.data["nvml_indices"] = indices;
     }
     return out;
+}
+
+void derive(const RunRecord& run, const OkRepeats& ok, MetricSink& sink) {
+    // Held = what freeing returned, with every context present in both snapshots (for
+    // order=before the baseline lacks the later contexts, so it cannot be the reference).
+    sink.costs(ok, "multi_gpu.held", "after_free", "after_first_use");
+    auto sum = [&](const RepeatRecord& r) -> std::optional<double> {
+        double total = 0;
+        for (int d = 0; d < run.run.gpus; ++d) {
+            // NVML index of CUDA device d as the child matched it (by UUID); older files: d.
+            const auto& indices = r.data.value("nvml_indices", nlohmann::json::array());
+            if (d < static_cast<int>(indices.size()) && !indices[d].is_number_unsigned()) return std::nullopt;
+            const int nvml_index = d < static_cast<int>(indices.size()) ? indices[d].get<int>() : d;
+            const auto c = snapshot_cost(r, "after_free", "after_first_use",
+                                         "nvml." + std::to_string(nvml_index) + ".used");
+            if (!c) return std::nullopt;
+            total += *c;
+        }
+        return total;
+    };
+    sink.put("multi_gpu.cost_sum.nvml.used", "bytes", per_repeat(ok, sum));
+    sink.put("multi_gpu.cost_per_device.nvml.used", "bytes",
+             per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
+                 const auto s = sum(r);
+                 if (!s) return std::nullopt;
+                 return *s / run.run.gpus;
+             }));
+}
+
+}  // namespace
+
+KindSpec multi_gpu() {
+    KindSpec kind{"multi_gpu",
+                  2,
+                  {axis(choice_param("order", {"before", "after"}, false, "after")),
+                   axis(choice_param("peer_access", {"on", "off"}, false, "off"))}};
+    kind.writes_allocation_costs = true;
+    kind.measure = measure;
+    kind.derive = derive;
+    kind.metrics = {
+        {"multi_gpu.held.<key>", "bytes", higher_is_worse, false,
+         "what freeing returned, every context present"},
+        {"multi_gpu.cost_sum.nvml.used", "bytes", higher_is_worse, true, "cost summed over the GPUs"},
+        {"multi_gpu.cost_per_device.nvml.used", "bytes", higher_is_worse, true, "cost per GPU"},
+    };
+    return kind;
 }
 
 }  // namespace pinbench::kinds

@@ -1,12 +1,14 @@
 // overhead: GPU memory before, while holding and after freeing `count` host buffers
 // (brief experiments 1 and 5).
+// Its metrics are the generic ones every kind gets (run_metrics.cpp), allocation costs included.
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "run/measuring_probes.hpp"
 
 namespace pinbench::kinds {
+namespace {
 
-RepeatRecord measure_overhead(const PlannedRun& run, const Nvml* nvml) {
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     RepeatRecord out;
     const auto start = SteadyClock::now();
     auto t = SteadyClock::now();
@@ -39,6 +41,15 @@ RepeatRecord measure_overhead(const PlannedRun& run, const Nvml* nvml) {
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
     return out;
+}
+
+}  // namespace
+
+KindSpec overhead() {
+    KindSpec kind{"overhead", 1, {}, std::nullopt};
+    kind.writes_allocation_costs = true;
+    kind.measure = measure;
+    return kind;
 }
 
 }  // namespace pinbench::kinds

@@ -1,13 +1,15 @@
 // shared: P processes use one OS shared-memory block, each registering it, against each
 // pinning its own buffer (brief claim 12: not necessarily cheaper on WDDM).
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/shared_memory.hpp"
+#include "results/kind_metrics.hpp"
 
 namespace pinbench::kinds {
+namespace {
 
-RepeatRecord measure_shared(const PlannedRun& run, const Nvml* nvml) {
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     const int processes = param_int(run, "processes");
     const bool shared = param_choice(run, "variant") == "shared";
     RepeatRecord out;
@@ -33,6 +35,30 @@ RepeatRecord measure_shared(const PlannedRun& run, const Nvml* nvml) {
     out.data = {
         {"processes", processes}, {"variant", shared ? "shared" : "private"}, {"worker_pids", worker_pids}};
     return out;
+}
+
+void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
+    const int p = ok.front()->data.value("processes", 0);
+    sink.costs(ok, "shared.device_cost", "contexts", "pinned");
+    if (p > 0) sink.costs(ok, "shared.per_process_cost", "contexts", "pinned", p);
+}
+
+}  // namespace
+
+KindSpec shared() {
+    KindSpec kind{"shared",
+                  2,
+                  {axis(integer_param("processes", 1, true)),
+                   axis(choice_param("variant", {"shared", "private"}, false,
+                                     nlohmann::json::array({"shared", "private"})))},
+                  Condition{"variant", "shared"}};
+    kind.measure = measure;
+    kind.derive = derive;
+    kind.metrics = {
+        {"shared.device_cost.<key>", "bytes", higher_is_worse, true, "cost of all processes together"},
+        {"shared.per_process_cost.<key>", "bytes", higher_is_worse, true, "cost per process"},
+    };
+    return kind;
 }
 
 }  // namespace pinbench::kinds

@@ -2,17 +2,30 @@
 // size an api can pin (brief experiment 2; docs/kinds.md).
 #include <algorithm>
 #include <new>
+#include <optional>
+#include <set>
+#include <string>
 
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/host_memory.hpp"
 #include "pinbench/scenario.hpp"
+#include "results/kind_metrics.hpp"
+#include "results/snapshot_cost.hpp"
 #include "scenario/kinds.hpp"
 
 namespace pinbench::kinds {
 namespace {
+
+// max_pinnable with a fill needs free_target below what device 0 has free once a context exists.
+std::optional<std::string> waive(const PlannedRun& run, const Machine& machine) {
+    if (!machine.device0 || param_choice(run, "mode") != "max_pinnable") return std::nullopt;
+    const auto target = run.params.find("free_target");
+    if (target == run.params.end() || !target->is_number_unsigned()) return std::nullopt;
+    return free_target_not_below(*machine.device0, target->get<std::uint64_t>());
+}
 
 // The sizes the scenario parser counted and admitted (scenario/kinds.hpp), so the curve
 // measured is the one checked.
@@ -92,7 +105,7 @@ void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probe
     std::unique_ptr<DeviceFiller> filler;
     if (target.is_number_unsigned()) {
         const std::uint64_t free_target = target.get<std::uint64_t>();
-        require_free_target_below(devices.contexts.front()->mem_info(), free_target);
+        throw_if_waived(waive(run, with_device0(run, devices)));
         filler = std::make_unique<DeviceFiller>(free_target, param_bytes_or(run, "resolution", 2ull << 20));
         out.snapshots.push_back(settled_snapshot(probes, "filled", start));
     }
@@ -165,9 +178,7 @@ void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probe
     }
 }
 
-}  // namespace
-
-RepeatRecord measure_sweep(const PlannedRun& run, const Nvml* nvml) {
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     const std::string mode = param_choice(run, "mode");
     RepeatRecord out;
     const auto start = SteadyClock::now();
@@ -186,6 +197,136 @@ RepeatRecord measure_sweep(const PlannedRun& run, const Nvml* nvml) {
         throw InputError("run " + run.id + ": unknown sweep mode '" + mode + "'");
     }
     return out;
+}
+
+void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
+    const nlohmann::json& first = ok.front()->data;
+    const std::string mode = first.value("mode", "");
+    if (mode == "size_curve" && first.contains("sizes")) {
+        std::vector<double> xs;
+        for (const auto& s : first["sizes"]) xs.push_back(s.get<double>());
+        for (const auto& s : first["sizes"]) {
+            const std::string bytes = std::to_string(s.get<std::uint64_t>());
+            sink.costs(ok, "sweep.cost." + bytes, "after_context", "size_" + bytes);
+        }
+        for (const std::string& key : memory_keys(ok)) {
+            std::optional<std::vector<double>> slopes = std::vector<double>{}, bases = std::vector<double>{};
+            for (const RepeatRecord* r : ok) {
+                std::vector<double> x, y;
+                for (double size : xs) {
+                    const auto c = snapshot_cost(
+                        *r, "after_context", "size_" + std::to_string(static_cast<std::uint64_t>(size)), key);
+                    if (!c) break;
+                    x.push_back(size / bytes_per_gib);
+                    y.push_back(*c);
+                }
+                const auto fit = x.size() == xs.size() ? linear_fit(x, y) : std::nullopt;
+                if (!fit) {
+                    slopes.reset();
+                    break;
+                }
+                slopes->push_back(fit->slope);
+                bases->push_back(fit->intercept);
+            }
+            if (!slopes) continue;
+            sink.put("sweep.slope_per_gib." + key, "bytes", slopes, key);
+            sink.put("sweep.base." + key, "bytes", bases, key);
+        }
+    } else if (mode == "count_curve") {
+        const int k_max = first.value("max_count", 0);
+        for (int k = 1; k <= k_max; ++k) {
+            sink.costs(ok, "sweep.cost.x" + std::to_string(k), "after_context", "count_" + std::to_string(k));
+        }
+        for (const std::string& key : memory_keys(ok)) {
+            sink.put("sweep.steps." + key, "count",
+                     per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
+                         std::set<double> levels;
+                         for (int k = 1; k <= k_max; ++k) {
+                             const auto c =
+                                 snapshot_cost(r, "after_context", "count_" + std::to_string(k), key);
+                             if (!c) return std::nullopt;
+                             levels.insert(*c);
+                         }
+                         return static_cast<double>(levels.size());
+                     }));
+        }
+    } else if (mode == "max_pinnable") {
+        sink.put("sweep.max_pinnable", "bytes",
+                 per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "max_pinnable"); }));
+        // Against free VRAM (free_target): what was free when the search began, whether the cap
+        // bounded it (then max_pinnable is a lower bound), and the share of host RAM it reached.
+        sink.put("sweep.free_before", "bytes",
+                 per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "free_before"); }));
+        sink.put("sweep.capped", "ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+                     if (!r.data.contains("free_before")) return std::nullopt;
+                     return r.data.value("capped", false) ? 1.0 : 0.0;
+                 }));
+        sink.put("sweep.max_pinnable_over_host_ram", "ratio",
+                 per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+                     const auto pinned = data_number(r.data, "max_pinnable");
+                     const auto ram = data_number(r.data, "host_ram_total");
+                     if (!pinned || !ram || *ram <= 0) return std::nullopt;
+                     return *pinned / *ram;
+                 }));
+        OkRepeats failed;
+        for (const RepeatRecord* r : ok) {
+            if (r->data.contains("small_after_failure")) failed.push_back(r);
+        }
+        sink.put("sweep.small_after_failure_ok", "ratio",
+                 per_repeat(failed, [](const RepeatRecord& r) -> std::optional<double> {
+                     return r.data["small_after_failure"].value("ok", false) ? 1.0 : 0.0;
+                 }));
+    }
+}
+
+}  // namespace
+
+KindSpec sweep() {
+    ParamSpec start = when(size_param("start", true), "mode", "size_curve");
+    start.not_above = "stop";
+    ParamSpec stop = when(size_param("stop", true), "mode", "size_curve");
+    stop.is_run_size = true;
+    ParamSpec step = when(size_param("step", false), "mode", "size_curve");
+    step.one_of_group = "step/factor";
+    ParamSpec factor = when(number_param("factor", 1, true, false), "mode", "size_curve");
+    factor.one_of_group = "step/factor";
+    ParamSpec cap = when(size_param("cap", true), "mode", "max_pinnable");
+    cap.is_run_size = true;
+    // max_pinnable with device memory filled first until free_target is left ("all" or absent:
+    // no fill; absent keeps the run ids of files written before the parameter existed).
+    ParamSpec free_target = when(axis(size_param("free_target", false)), "mode", "max_pinnable");
+    free_target.words = {"all"};
+    ParamSpec host_limit = when(size_param("host_limit", false), "mode", "max_pinnable");
+    host_limit.not_above = "cap";
+    KindSpec kind{"sweep",
+                  2,
+                  {choice_param("mode", {"size_curve", "count_curve", "max_pinnable"}, true), start, stop,
+                   step, factor, when(integer_param("max_count", 1, true), "mode", "count_curve"), cap,
+                   when(number_param("time_limit_s", 0, true, false, 60.0), "mode", "max_pinnable"),
+                   free_target, host_limit,
+                   // No fallbacks: the child's defaults (off, 2 MiB) keep older plans as they were.
+                   when(choice_param("enforce_host_limit", {"off", "on"}, false), "mode", "max_pinnable"),
+                   when(size_param("resolution", false), "mode", "max_pinnable")}};
+    kind.waive = waive;
+    kind.measure = measure;
+    kind.derive = derive;
+    kind.metrics = {
+        {"sweep.cost.<bytes>.<key>", "bytes", higher_is_worse, false, "size_curve: cost at one size"},
+        {"sweep.slope_per_gib.<key>", "bytes", higher_is_worse, true,
+         "size_curve: least-squares cost per GiB"},
+        {"sweep.base.<key>", "bytes", higher_is_worse, true, "size_curve: the fit's intercept"},
+        {"sweep.cost.x<k>.<key>", "bytes", higher_is_worse, false, "count_curve: cost with k buffers held"},
+        {"sweep.steps.<key>", "count", neither_direction, true, "count_curve: distinct cost levels"},
+        {"sweep.max_pinnable", "bytes", higher_is_better, true, "max_pinnable: the largest size pinned"},
+        {"sweep.free_before", "bytes", neither_direction, true,
+         "max_pinnable: free VRAM when the search began"},
+        {"sweep.capped", "ratio", neither_direction, true, "max_pinnable: repeats whose cap pinned at once"},
+        {"sweep.max_pinnable_over_host_ram", "ratio", higher_is_better, true,
+         "max_pinnable over the host's RAM"},
+        {"sweep.small_after_failure_ok", "ratio", higher_is_better, true,
+         "a 64 MiB pin after a failed one worked"},
+    };
+    return kind;
 }
 
 }  // namespace pinbench::kinds

@@ -2,12 +2,14 @@
 // its own context and pins its own buffer, and the context's cost is measured apart from the
 // pinned cost. framework: one process pins prefetch_factor x N batches through a caching
 // host allocator (as PyTorch does) while N producers without CUDA make the data.
+#include <algorithm>
 #include <cstring>
 
+#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/transfers.hpp"
+#include "results/kind_metrics.hpp"
 #include "run/caching_host_allocator.hpp"
 
 namespace pinbench::kinds {
@@ -53,9 +55,7 @@ void framework(const PlannedRun& run, int n, Devices& devices, const ProbeSet& p
     producers.release_all();
 }
 
-}  // namespace
-
-RepeatRecord measure_workers(const PlannedRun& run, const Nvml* nvml) {
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     const int n = param_int(run, "workers");
     const std::string variant = param_choice(run, "variant");
     RepeatRecord out;
@@ -72,6 +72,48 @@ RepeatRecord measure_workers(const PlannedRun& run, const Nvml* nvml) {
     devices.synchronize();
     out.snapshots.push_back(settled_snapshot(probes, "after_free", start));
     return out;
+}
+
+void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
+    const nlohmann::json& first = ok.front()->data;
+    const int n = first.value("workers", 0);
+    if (first.value("variant", "") == "framework") {
+        sink.put("workers.framework_pinned_bytes", "bytes", per_repeat(ok, [](const RepeatRecord& r) {
+                     return data_number(r.data, "framework_pinned_bytes");
+                 }));
+        sink.costs(ok, "workers.framework_cost", "contexts", "pinned");
+        return;
+    }
+    if (n <= 0) return;  // no workers: nothing per worker (never a 0)
+    sink.costs(ok, "workers.context_per_worker", "after_context", "contexts", n);
+    // Since results version 3 the context is read alone, before each worker's GPU-use workspace
+    // ("workspaces"); older files have the workspace inside "contexts".
+    const bool apart = !ok.empty() && std::any_of(ok.front()->snapshots.begin(), ok.front()->snapshots.end(),
+                                                  [](const Snapshot& s) { return s.label == "workspaces"; });
+    if (apart) sink.costs(ok, "workers.workspace_per_worker", "contexts", "workspaces", n);
+    sink.costs(ok, "workers.pinned_per_worker", apart ? "workspaces" : "contexts", "pinned", n);
+}
+
+}  // namespace
+
+KindSpec workers() {
+    KindSpec kind{"workers",
+                  2,
+                  {axis(integer_param("workers", 0, true)),
+                   axis(choice_param("variant", {"per_process", "framework"}, false, "per_process")),
+                   when(integer_param("prefetch_factor", 1, false, 2), "variant", "framework")}};
+    kind.measure = measure;
+    kind.derive = derive;
+    kind.metrics = {
+        {"workers.context_per_worker.<key>", "bytes", higher_is_worse, true, "a worker's CUDA context"},
+        {"workers.workspace_per_worker.<key>", "bytes", higher_is_worse, true,
+         "a worker's GPU-use workspace"},
+        {"workers.pinned_per_worker.<key>", "bytes", higher_is_worse, true, "a worker's pinned buffer"},
+        {"workers.framework_pinned_bytes", "bytes", higher_is_worse, true,
+         "framework: bytes the allocator pinned"},
+        {"workers.framework_cost.<key>", "bytes", higher_is_worse, true, "framework: their device cost"},
+    };
+    return kind;
 }
 
 }  // namespace pinbench::kinds

@@ -2,8 +2,6 @@
 // transformations the replay backend applies to a real results file's repeats.
 #include "pinbench/replay_script.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
@@ -16,6 +14,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/units.hpp"
+#include "scenario/yaml_reader.hpp"
 
 namespace pinbench {
 
@@ -40,29 +39,24 @@ std::string join(std::initializer_list<std::string_view> words) {
 // Parses one script; every error carries the position of the node it is about.
 class ScriptParser {
 public:
-    explicit ScriptParser(std::string file) : file_(std::move(file)) {}
+    explicit ScriptParser(std::string file) : yaml_(std::move(file), "a replay script") {}
 
     ReplayScript parse(const std::string& text) {
-        YAML::Node root;
-        try {
-            root = YAML::Load(text);
-        } catch (const YAML::Exception& e) {
-            throw InputError(file_, e.mark.line + 1, e.mark.column + 1, e.msg);
+        const std::optional<YAML::Node> doc = yaml_.document(text);
+        if (!doc || doc->IsNull()) {
+            fail(YAML::Mark(), "empty replay script (expected a mapping with replay_script_version)");
         }
-        if (!root.IsDefined() || root.IsNull()) {
-            throw InputError(file_, 1, 1,
-                             "empty replay script (expected a mapping with replay_script_version)");
-        }
+        const YAML::Node& root = *doc;
         ReplayScript script;
-        script.path = file_;
+        script.path = yaml_.file();
         const auto top =
             entries(root, "replay script", {"replay_script_version", "relabel", "transforms", "inject"});
         const Entry& version = require(top, root, "replay script", "replay_script_version");
         const long long v = integer(version, "replay_script_version");
         if (v != replay_script_version) {
-            fail(version.where(), "replay_script_version " + std::to_string(v) +
-                                      " is not supported (this build reads version " +
-                                      std::to_string(replay_script_version) + ")");
+            fail(version.value_mark(), "replay_script_version " + std::to_string(v) +
+                                           " is not supported (this build reads version " +
+                                           std::to_string(replay_script_version) + ")");
         }
         if (const auto it = top.find("relabel"); it != top.end()) parse_relabel(it->second, script);
         if (const auto it = top.find("transforms"); it != top.end()) {
@@ -79,34 +73,30 @@ public:
     }
 
 private:
-    struct Entry {
-        YAML::Node key;
-        YAML::Node value;
-        // An empty value ("key:" and nothing) has no useful position of its own: point at the key.
-        const YAML::Node& where() const { return value.IsNull() ? key : value; }
-    };
+    using Entry = YamlField;
     using Entries = std::map<std::string, Entry>;
 
+    [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+        yaml_.fail(mark, message);
+    }
     [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
-        const YAML::Mark m = node.Mark();
-        throw InputError(file_, m.line + 1, m.column + 1, message);
+        yaml_.fail(node, message);
     }
 
     // A mapping's entries, each key at most once and only from `allowed`.
     Entries entries(const YAML::Node& map, const std::string& what,
-                    std::initializer_list<std::string_view> allowed) {
+                    std::initializer_list<std::string_view> allowed) const {
         if (!map.IsMap()) fail(map, what + ": expected a mapping");
         Entries out;
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            const YAML::Node& key = it->first;
-            if (!key.IsScalar()) fail(key, what + ": keys must be plain names");
-            const std::string name = key.Scalar();
+        for (YamlField& field : yaml_.fields(map, " in " + what)) {
             bool known = false;
-            for (auto a : allowed) known = known || name == a;
-            if (!known)
-                fail(key, "unknown key '" + name + "' in " + what + " (expected " + join(allowed) + ")");
-            if (out.count(name) != 0) fail(key, "duplicate key '" + name + "' in " + what);
-            out.emplace(name, Entry{key, it->second});
+            for (auto a : allowed) known = known || field.key == a;
+            if (!known) {
+                fail(field.key_node,
+                     "unknown key '" + field.key + "' in " + what + " (expected " + join(allowed) + ")");
+            }
+            std::string name = field.key;
+            out.emplace(std::move(name), std::move(field));
         }
         return out;
     }
@@ -119,37 +109,35 @@ private:
     }
 
     std::vector<YAML::Node> sequence(const Entry& e, const std::string& what) const {
-        if (!e.value.IsSequence()) fail(e.where(), what + ": expected a list");
+        if (!e.value.IsSequence()) fail(e.value_mark(), what + ": expected a list");
         return {e.value.begin(), e.value.end()};
     }
 
     std::string text(const Entry& e, const std::string& what) const {
-        if (!e.value.IsScalar() || e.value.Scalar().empty())
-            fail(e.where(), what + ": expected a non-empty string");
+        if (!e.value.IsScalar() || e.value.Scalar().empty()) {
+            fail(e.value_mark(), what + ": expected a non-empty string");
+        }
         return e.value.Scalar();
     }
 
     long long integer(const Entry& e, const std::string& what) const {
-        long long v = 0;
-        if (!e.value.IsScalar() || !YAML::convert<long long>::decode(e.value, v)) {
-            fail(e.where(), what + ": expected an integer");
-        }
-        return v;
+        const ParsedScalar<long long> v = integer_scalar(e.value);
+        if (!v.ok()) fail(e.value_mark(), what + ": expected an integer");
+        return v.value;
     }
 
     double number(const Entry& e, const std::string& what) const {
-        double v = 0;
-        if (!e.value.IsScalar() || !YAML::convert<double>::decode(e.value, v) || !std::isfinite(v)) {
-            fail(e.where(), what + ": expected a finite number");
-        }
-        return v;
+        const ParsedScalar<double> v = number_scalar(e.value);
+        if (!v.ok()) fail(e.value_mark(), what + ": expected a finite number");
+        return v.value;
     }
 
     // An integer (may be negative) or a size string ("8MiB", "-8MiB").
     double bytes(const Entry& entry) const {
         const YAML::Node& node = entry.value;
-        long long v = 0;
-        if (node.IsScalar() && YAML::convert<long long>::decode(node, v)) return static_cast<double>(v);
+        if (const ParsedScalar<long long> v = integer_scalar(node); v.ok()) {
+            return static_cast<double>(v.value);
+        }
         std::string s = text(entry, "bytes");
         const bool negative = s.front() == '-';
         if (negative) s.erase(0, 1);
@@ -159,14 +147,15 @@ private:
         } catch (const std::invalid_argument& e) {
             fail(node, std::string("bytes: ") + e.what());
         }
-        if (size > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        if (size > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
             fail(node, "bytes: too large");
+        }
         const double value = static_cast<double>(size);
         return negative ? -value : value;
     }
 
     void parse_relabel(const Entry& entry, ReplayScript& script) {
-        if (!entry.value.IsMap()) fail(entry.where(), "relabel: expected a mapping");
+        if (!entry.value.IsMap()) fail(entry.value_mark(), "relabel: expected a mapping");
         const auto e = entries(entry.value, "relabel", {"driver_release", "driver_model"});
         if (const auto it = e.find("driver_release"); it != e.end()) {
             script.driver_release = text(it->second, "driver_release");
@@ -198,11 +187,12 @@ private:
         }
         t.runs = text(require(e, node, what, "runs"), "runs");
         const auto misplaced = [&](const char* field, const std::string& why) {
-            if (const auto it = e.find(field); it != e.end()) fail(it->second.key, why);
+            if (const auto it = e.find(field); it != e.end()) fail(it->second.key_node, why);
         };
         if (t.op == ReplayTransform::Op::set) {
-            for (const char* field : {"probe", "bytes", "ms", "factor"})
+            for (const char* field : {"probe", "bytes", "ms", "factor"}) {
                 misplaced(field, std::string("op set takes data (repeat data fields), not ") + field);
+            }
             parse_set_data(require(e, node, what, "data"), t);
             return t;
         }
@@ -240,14 +230,12 @@ private:
 
     // set's data: field -> a size ("1536MiB", an integer of bytes, >= 0) or a boolean.
     void parse_set_data(const Entry& entry, ReplayTransform& t) {
-        if (!entry.value.IsMap() || entry.value.size() == 0)
-            fail(entry.where(), "data: expected a mapping of repeat data fields to sizes or booleans");
-        for (auto it = entry.value.begin(); it != entry.value.end(); ++it) {
-            const Entry field{it->first, it->second};
-            if (!field.key.IsScalar() || field.key.Scalar().empty())
-                fail(field.key, "data: keys must be plain names");
-            const std::string name = field.key.Scalar();
-            if (t.data.contains(name)) fail(field.key, "duplicate key '" + name + "' in data");
+        if (!entry.value.IsMap() || entry.value.size() == 0) {
+            fail(entry.value_mark(), "data: expected a mapping of repeat data fields to sizes or booleans");
+        }
+        for (const YamlField& field : yaml_.fields(entry.value, " in data")) {
+            if (field.key.empty()) fail(field.key_node, "data: keys must be plain names");
+            const std::string& name = field.key;
             if (field.value.IsScalar() &&
                 (field.value.Scalar() == "true" || field.value.Scalar() == "false")) {
                 t.data[name] = field.value.Scalar() == "true";
@@ -280,8 +268,9 @@ private:
                  "unknown injection '" + name + "' (expected crash, hang, cuda_error, disturbance or slow)");
         }
         if (const auto it = e.find("ms"); it != e.end()) {
-            if (inj.what != ReplayInjection::What::slow)
-                fail(it->second.where(), "'ms' belongs to what: slow");
+            if (inj.what != ReplayInjection::What::slow) {
+                fail(it->second.value_mark(), "'ms' belongs to what: slow");
+            }
             inj.ms = number(it->second, "ms");
             if (inj.ms < 0 || inj.ms > 600000) fail(it->second.value, "ms must be 0..600000");
         } else if (inj.what == ReplayInjection::What::slow) {
@@ -289,13 +278,15 @@ private:
         }
         const bool disturbance = inj.what == ReplayInjection::What::disturbance;
         for (const char* only : {"attempts", "bytes"}) {
-            if (const auto it = e.find(only); it != e.end() && !disturbance)
-                fail(it->second.where(), std::string("'") + only + "' belongs to what: disturbance");
+            if (const auto it = e.find(only); it != e.end() && !disturbance) {
+                fail(it->second.value_mark(), std::string("'") + only + "' belongs to what: disturbance");
+            }
         }
         if (const auto it = e.find("attempts"); it != e.end()) {
             const long long a = integer(it->second, "attempts");
-            if (a < 1 || a > 1000)
+            if (a < 1 || a > 1000) {
                 fail(it->second.value, "attempts must be 1..1000 (omit it: every attempt)");
+            }
             inj.attempts = static_cast<int>(a);
         }
         if (const auto it = e.find("bytes"); it != e.end()) {
@@ -306,14 +297,15 @@ private:
         inj.runs = text(require(e, node, what, "runs"), "runs");
         if (const auto it = e.find("repeat"); it != e.end()) {
             const long long r = integer(it->second, "repeat");
-            if (r < 0 || r > std::numeric_limits<int>::max())
+            if (r < 0 || r > std::numeric_limits<int>::max()) {
                 fail(it->second.value, "repeat must be a repeat index >= 0");
+            }
             inj.repeat = static_cast<int>(r);
         }
         return inj;
     }
 
-    std::string file_;
+    YamlReader yaml_;
 };
 
 // Moves one probe key's readings so that its cost (against the baseline) changes by `t`.

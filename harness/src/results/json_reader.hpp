@@ -1,6 +1,8 @@
 // Reading a JSON document with messages that say where the problem is:
 //   "FILE: runs[3].repeats[0].status: expected a string, found number"
-// Private to the harness: used by the results reader and the snapshot reader.
+// The harness's one set of JSON member accessors, private to it: JsonAt for what must be there
+// (the results and snapshot readers, a planned run), find_member and string_or_empty for facts
+// that may be unknown (the store's keys, read from whatever environment a file records).
 #pragma once
 
 #include <cstdint>
@@ -59,6 +61,13 @@ public:
         if (it == value_->end()) JsonAt(*value_, file_, child_path(key)).fail("missing required field");
         return {*it, file_, child_path(key)};
     }
+    // An optional member of an object: nothing when absent.
+    std::optional<JsonAt> find(std::string_view key) const {
+        require_object();
+        const auto it = value_->find(key);
+        if (it == value_->end()) return std::nullopt;
+        return JsonAt(*it, file_, child_path(key));
+    }
 
     JsonAt element(std::size_t i) const {
         return {value_->at(i), file_, path_ + "[" + std::to_string(i) + "]"};
@@ -87,6 +96,17 @@ public:
         }
         if (!value_->is_number_integer()) fail("expected an integer, found " + type());
         return value_->get<std::int64_t>();
+    }
+    // A JSON integer (not 1.0, not "1") in [min, max].
+    std::uint64_t unsigned_in(std::uint64_t min, std::uint64_t max) const {
+        if (!value_->is_number_integer()) fail("expected an integer, found " + type());
+        const bool negative = !value_->is_number_unsigned() && value_->get<std::int64_t>() < 0;
+        const auto u = value_->get<std::uint64_t>();
+        if (negative || u < min || u > max) {
+            fail("out of range: " + value_->dump() + " (expected " + std::to_string(min) + " to " +
+                 std::to_string(max) + ")");
+        }
+        return u;
     }
     double number() const {
         if (!value_->is_number()) fail("expected a number, found " + type());
@@ -130,5 +150,18 @@ private:
     std::string file_;
     std::string path_;
 };
+
+// Facts that may be unknown: the member when `object` is an object holding `key`, else nullptr;
+// its string, else "" (absent, null or not a string). Nothing is refused: the caller says
+// "unknown".
+inline const nlohmann::json* find_member(const nlohmann::json& object, std::string_view key) {
+    if (!object.is_object()) return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+inline std::string string_or_empty(const nlohmann::json& object, std::string_view key) {
+    const nlohmann::json* value = find_member(object, key);
+    return value && value->is_string() ? value->get<std::string>() : std::string();
+}
 
 }  // namespace pinbench::detail

@@ -1,88 +1,52 @@
-// The metric catalog (pinbench/metric_catalog.hpp). A metric kind_metrics.cpp or run_metrics.cpp
-// writes without an entry here fails CTest MetricCatalog.EveryMetricOfTheCommittedResultsIsCatalogued.
+// The metric catalog (pinbench/metric_catalog.hpp): the generic metrics of run_metrics.cpp here,
+// each kind's own from its definition (KindSpec::metrics, kinds/<kind>.cpp). A metric written
+// without an entry fails CTest MetricCatalog.EveryMetricOfTheCommittedResultsIsCatalogued.
 #include "pinbench/metric_catalog.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
+#include "kinds/kind_definition.hpp"
+#include "scenario/kinds.hpp"
+
 namespace pinbench {
 namespace {
 
-constexpr std::string_view worse = "higher_is_worse", better = "higher_is_better", neither = "neither";
+// Every kind's allocation costs and residuals (run_metrics.cpp), ahead of the kinds' own
+// entries; `allocation_kinds` names the kinds whose snapshots give the allocation costs.
+std::vector<MetricSpec> generic_head(std::string_view allocation_kinds) {
+    return {
+        {"cost.after_alloc.<key>", allocation_kinds, "bytes", higher_is_worse, false,
+         "cost of the allocation alone"},
+        {"cost.after_first_use.<key>", allocation_kinds, "bytes", higher_is_worse, true,
+         "cost once the GPU used the buffer"},
+        {"residual.after_free.<key>", "*", "bytes", higher_is_worse, false, "what freeing did not give back"},
+    };
+}
+
+// After the kinds' entries: a kind's own timings (register_window's) match first.
+const MetricSpec generic_timing{
+    "time.<timing>_ms", "*",   "ms",
+    higher_is_worse,    false, "a timing of the repeat (alloc, first_touch, pin, free, ...)"};
 
 std::vector<MetricSpec> build() {
-    return {
-        // overhead, and every kind's held and residual costs (run_metrics.cpp)
-        {"cost.after_alloc.<key>", "overhead multi_gpu", "bytes", worse, false,
-         "cost of the allocation alone"},
-        {"cost.after_first_use.<key>", "overhead multi_gpu", "bytes", worse, true,
-         "cost once the GPU used the buffer"},
-        {"residual.after_free.<key>", "*", "bytes", worse, false, "what freeing did not give back"},
-        // register_window (ahead of the generic timing pattern: the first match wins)
-        {"register_window.peak.<key>", "register_window", "bytes", worse, true,
-         "cost with the window registered"},
-        {"time.kept_per_transfer_ms", "register_window", "ms", worse, true, "per transfer, registered once"},
-        {"time.windowed_per_transfer_ms", "register_window", "ms", worse, true,
-         "per transfer, registered each time"},
-        {"register_window.time_ratio", "register_window", "ratio", worse, true,
-         "windowed over kept time per transfer"},
-        {"time.<timing>_ms", "*", "ms", worse, false,
-         "a timing of the repeat (alloc, first_touch, pin, free, ...)"},
-        // capacity
-        {"capacity.largest_without", "capacity", "bytes", better, true,
-         "largest cudaMalloc block, nothing pinned"},
-        {"capacity.largest_with", "capacity", "bytes", better, true,
-         "largest cudaMalloc block with the buffer pinned"},
-        {"capacity.loss", "capacity", "bytes", worse, true, "largest_without - largest_with"},
-        {"capacity.loss_per_gib", "capacity", "bytes", worse, true, "loss per pinned GiB"},
-        {"capacity.read_ratio", "capacity", "ratio", better, true,
-         "read speed of the block found vs ordinary memory"},
-        {"capacity.pin_failed", "capacity", "count", neither, true, "repeats whose pin failed"},
-        // sweep
-        {"sweep.cost.<bytes>.<key>", "sweep", "bytes", worse, false, "size_curve: cost at one size"},
-        {"sweep.slope_per_gib.<key>", "sweep", "bytes", worse, true,
-         "size_curve: least-squares cost per GiB"},
-        {"sweep.base.<key>", "sweep", "bytes", worse, true, "size_curve: the fit's intercept"},
-        {"sweep.cost.x<k>.<key>", "sweep", "bytes", worse, false, "count_curve: cost with k buffers held"},
-        {"sweep.steps.<key>", "sweep", "count", neither, true, "count_curve: distinct cost levels"},
-        {"sweep.max_pinnable", "sweep", "bytes", better, true, "max_pinnable: the largest size pinned"},
-        {"sweep.free_before", "sweep", "bytes", neither, true,
-         "max_pinnable: free VRAM when the search began"},
-        {"sweep.capped", "sweep", "ratio", neither, true, "max_pinnable: repeats whose cap pinned at once"},
-        {"sweep.max_pinnable_over_host_ram", "sweep", "ratio", better, true,
-         "max_pinnable over the host's RAM"},
-        {"sweep.small_after_failure_ok", "sweep", "ratio", better, true,
-         "a 64 MiB pin after a failed one worked"},
-        // multi_gpu
-        {"multi_gpu.held.<key>", "multi_gpu", "bytes", worse, false,
-         "what freeing returned, every context present"},
-        {"multi_gpu.cost_sum.nvml.used", "multi_gpu", "bytes", worse, true, "cost summed over the GPUs"},
-        {"multi_gpu.cost_per_device.nvml.used", "multi_gpu", "bytes", worse, true, "cost per GPU"},
-        // workers
-        {"workers.context_per_worker.<key>", "workers", "bytes", worse, true, "a worker's CUDA context"},
-        {"workers.workspace_per_worker.<key>", "workers", "bytes", worse, true,
-         "a worker's GPU-use workspace"},
-        {"workers.pinned_per_worker.<key>", "workers", "bytes", worse, true, "a worker's pinned buffer"},
-        {"workers.framework_pinned_bytes", "workers", "bytes", worse, true,
-         "framework: bytes the allocator pinned"},
-        {"workers.framework_cost.<key>", "workers", "bytes", worse, true, "framework: their device cost"},
-        // churn
-        {"churn.creep.<key>", "churn", "bytes", worse, true, "cost growth over the cycles"},
-        {"churn.max.<key>", "churn", "bytes", worse, true, "the largest cost seen"},
-        {"churn.residual_after_wait.<key>", "churn", "bytes", worse, true, "left after the final wait"},
-        // fragmentation
-        {"fragmentation.largest_before", "fragmentation", "bytes", better, true,
-         "largest block before the cycles"},
-        {"fragmentation.largest_after", "fragmentation", "bytes", better, true, "largest block after them"},
-        {"fragmentation.largest_loss", "fragmentation", "bytes", worse, true,
-         "largest_before - largest_after"},
-        {"fragmentation.free_loss", "fragmentation", "bytes", worse, true,
-         "free memory lost over the cycles"},
-        // shared
-        {"shared.device_cost.<key>", "shared", "bytes", worse, true, "cost of all processes together"},
-        {"shared.per_process_cost.<key>", "shared", "bytes", worse, true, "cost per process"},
-    };
+    static const std::string allocation_kinds = [] {
+        std::string names;
+        for (const KindSpec& k : kind_specs()) {
+            if (!k.writes_allocation_costs) continue;
+            if (!names.empty()) names += ' ';
+            names += k.name;
+        }
+        return names;
+    }();
+    std::vector<MetricSpec> catalog = generic_head(allocation_kinds);
+    for (const KindSpec& k : kind_specs()) {
+        for (const KindMetric& m : k.metrics)
+            catalog.push_back({m.pattern, k.name, m.unit, m.direction, m.headline, m.what});
+    }
+    catalog.push_back(generic_timing);
+    return catalog;
 }
 
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }

@@ -1,6 +1,7 @@
-// The results file, schema "pinbench.results" version 1 (docs/results-schema.md). The writer
-// emits every field; the reader requires every field and names the file and JSON path of the
-// first problem, so a hand-edited or truncated file is rejected rather than half-read.
+// The results file, schema "pinbench.results" (docs/results-schema.md). The writer emits every
+// field of the current version; the reader requires every field of the version it reads and
+// names the file and JSON path of the first problem, so a hand-edited or truncated file is
+// rejected rather than half-read. Older versions are upgraded once read (results_upgrade.hpp).
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "pinbench/results.hpp"
 #include "probes/snapshot_json.hpp"
 #include "results/json_reader.hpp"
+#include "results/results_upgrade.hpp"
 
 namespace pinbench {
 
@@ -44,10 +46,22 @@ json to_json(const MetricSummary& m) {
     j["unit"] = m.unit;
     j["granule"] = m.granule ? json(*m.granule) : json(nullptr);
     if (m.disturbed) j["disturbed"] = true;
+    j["samples"] = m.samples ? json(*m.samples) : json(nullptr);
     return j;
 }
 
-MetricSummary metric_from(const JsonAt& at) {
+// Version 4: one number per summarised repeat, or null (an older file's metric the upgrade
+// could not rebuild, judged on its summary).
+std::optional<std::vector<double>> samples_from(const JsonAt& at, std::size_t n) {
+    if (at.json().is_null()) return std::nullopt;
+    std::vector<double> out;
+    at.for_each_element([&](const JsonAt& v) { out.push_back(v.number()); });
+    if (out.size() != n)
+        at.fail("holds " + std::to_string(out.size()) + " samples where n is " + std::to_string(n));
+    return out;
+}
+
+MetricSummary metric_from(const JsonAt& at, std::int64_t version) {
     at.require_object();
     MetricSummary m;
     const JsonAt unit = at.field("unit");
@@ -65,6 +79,7 @@ MetricSummary metric_from(const JsonAt& at) {
     const JsonAt granule = at.field("granule");
     if (!granule.json().is_null()) m.granule = granule.integer();
     if (at.has("disturbed")) m.disturbed = at.field("disturbed").boolean();  // version 3
+    if (version >= 4) m.samples = samples_from(at.field("samples"), m.stats.n);
     return m;
 }
 
@@ -133,7 +148,7 @@ json to_json(const RunRecord& run) {
                 {"disturbance", run.disturbance}};
 }
 
-RunRecord run_from(const JsonAt& at) {
+RunRecord run_from(const JsonAt& at, std::int64_t version) {
     at.require_object();
     RunRecord run;
     const JsonAt id = at.field("id");
@@ -151,7 +166,7 @@ RunRecord run_from(const JsonAt& at) {
     run.reason = at.field("reason").string();
     at.field("repeats").for_each_element([&](const JsonAt& r) { run.repeats.push_back(repeat_from(r)); });
     at.field("metrics").for_each_member(
-        [&](const std::string& name, const JsonAt& m) { run.metrics[name] = metric_from(m); });
+        [&](const std::string& name, const JsonAt& m) { run.metrics[name] = metric_from(m, version); });
     if (at.has("disturbance")) run.disturbance = disturbance_from(at.field("disturbance"));
     return run;
 }
@@ -263,7 +278,8 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
     }
     const std::int64_t version = root.field("schema_version").integer();
     // Version 1 is version 2 without kind parameters and repeat data, version 2 is version 3
-    // without disturbance, attempts, measurement_id, interrupted and resumed; all read alike.
+    // without disturbance, attempts, measurement_id, interrupted and resumed, version 3 is
+    // version 4 without the metrics' samples; all read alike, then upgraded below.
     if (version < 1 || version > results_schema_version) {
         throw InputError(file + ": results schema version " + std::to_string(version) +
                          " is not supported (this build reads versions 1 to " +
@@ -311,10 +327,11 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
 
     std::set<std::string> ids;
     root.field("runs").for_each_element([&](const JsonAt& at) {
-        RunRecord run = run_from(at);
+        RunRecord run = run_from(at, version);
         if (!ids.insert(run.run.id).second) at.field("id").fail("duplicate run id '" + run.run.id + "'");
         doc.runs.push_back(std::move(run));
     });
+    if (version < results_schema_version) upgrade_metrics(doc);
     return doc;
 }
 

@@ -83,7 +83,8 @@ std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, c
             if (!samples) continue;
             MetricSummary m;
             m.unit = "bytes";
-            m.stats = *summarize(std::move(*samples));
+            m.stats = *summarize(*samples);
+            m.samples = std::move(*samples);
             if (const auto g = granules.find(key); g != granules.end()) m.granule = g->second;
             metrics[std::string(t.prefix) + "." + t.label + "." + key] = std::move(m);
         }
@@ -97,7 +98,11 @@ std::map<std::string, MetricSummary> compute_run_metrics(const RunRecord& run, c
             samples.push_back(it->second);
         }
         if (samples.size() != ok.size()) continue;  // missing in a repeat: no metric, never a 0
-        metrics["time." + name + "_ms"] = MetricSummary{"ms", *summarize(std::move(samples)), std::nullopt};
+        MetricSummary m;
+        m.unit = "ms";
+        m.stats = *summarize(samples);
+        m.samples = std::move(samples);
+        metrics["time." + name + "_ms"] = std::move(m);
     }
     add_kind_metrics(run, ok, granules, metrics);
     // A probe a neighbour moved in an ok repeat (its run was judged on per-process probes):

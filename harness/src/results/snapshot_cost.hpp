@@ -1,5 +1,5 @@
 // The cost of one probe key between two labelled snapshots of a repeat: the one computation
-// behind every memory metric (run_metrics.cpp for overhead, kind_metrics.cpp for the kinds).
+// behind every memory metric (run_metrics.cpp for the generic ones, each kind's derive for its own).
 #pragma once
 
 #include <optional>

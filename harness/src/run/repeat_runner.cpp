@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "kinds/kind_definition.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
@@ -338,10 +339,10 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 planned.driver_models.end()) {
             rec.status = Status::waived;
             rec.reason = "driver model here is " + model + "; the scenario applies to other models only";
-        } else if (!replay && planned.gpus > have_gpus) {
+        } else if (const auto why = replay ? std::nullopt : waive_reason(planned, Machine{have_gpus, {}})) {
+            // The GPU count and the kind's own rule (kinds/<kind>.cpp), as far as the parent can tell.
             rec.status = Status::waived;
-            rec.reason = "needs " + std::to_string(planned.gpus) + " GPU(s), this machine has " +
-                         std::to_string(have_gpus);
+            rec.reason = *why;
         }
         if (rec.status == Status::waived) {
             progress.skip(planned.repeats);

@@ -1,54 +1,19 @@
 // Scenario kinds and their parameters (docs/kinds.md): the one table the scenario parser
-// validates `params:` against and the plan expands axis parameters from.
+// validates `params:` against and the plan expands axis parameters from. Each kind defines its
+// own (kinds/<kind>.cpp); kinds/registry.cpp lists them.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "kinds/kind_definition.hpp"
+
 namespace pinbench {
 
-enum class ParamType {
-    size,     // bytes with a unit; stored as integer bytes
-    integer,  // YAML integer >= min
-    number,   // YAML number >= min (or > min)
-    choice,   // one of `choices`; stored as the name
-};
-
-// "Only where parameter `param` is (or, for an axis, includes) `value`"; an empty param: always.
-struct Condition {
-    std::string_view param;
-    std::string_view value;
-    bool always() const { return param.empty(); }
-};
-
-struct ParamSpec {
-    std::string_view name;
-    ParamType type = ParamType::integer;
-    bool axis = false;      // one value or a list; a list multiplies the runs
-    bool required = false;  // where it applies; otherwise `fallback` (null: none) is used
-    nlohmann::json fallback;
-    double min = 0;              // integer and number
-    bool min_exclusive = false;  // number: greater than min, not at least min
-    std::vector<std::string_view> choices;
-    Condition when;                       // where the parameter applies; given elsewhere it is an error
-    std::string_view one_of_group;        // parameters sharing a group: exactly one is given where they apply
-    std::string_view not_above;           // a size parameter this one may not exceed
-    bool is_run_size = false;             // the run's size; the scenario's `size` key is then not used
-    std::vector<std::string_view> words;  // size: names accepted instead of a size, stored as the name
-};
-
-struct KindSpec {
-    std::string_view name;
-    int since_version = 2;          // the scenario schema version that introduced it
-    std::vector<ParamSpec> params;  // the order of docs/kinds.md: axis parameters expand in this order
-    std::optional<Condition> host_register_only;  // where every api must be a cudaHostRegister spelling
-};
-
-// Every kind, in the order of docs/kinds.md.
+// Every kind, in the order of docs/kinds.md (kinds/registry.cpp).
 const std::vector<KindSpec>& kind_specs();
 const KindSpec* find_kind(std::string_view name);
 const ParamSpec* find_param(const KindSpec& kind, std::string_view name);

@@ -10,6 +10,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/units.hpp"
+#include "results/json_reader.hpp"
 #include "scenario/kinds.hpp"
 
 namespace pinbench {
@@ -74,41 +75,6 @@ std::string format_seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s);
     return buf;
-}
-
-[[noreturn]] void bad_run(const std::string& why) { throw InputError("planned run: " + why); }
-
-const nlohmann::json& member(const nlohmann::json& j, const char* key) {
-    const auto it = j.find(key);
-    if (it == j.end()) {
-        bad_run(std::string("missing key '") + key + "'");
-    }
-    return *it;
-}
-
-std::string string_member(const nlohmann::json& j, const char* key) {
-    const nlohmann::json& v = member(j, key);
-    if (!v.is_string()) {
-        bad_run(std::string("'") + key + "' must be a string");
-    }
-    return v.get<std::string>();
-}
-
-// Integers must be JSON integers in [1, max]: a fractional count is corruption, not a value to round.
-std::uint64_t positive_member(const nlohmann::json& j, const char* key, std::uint64_t max) {
-    const nlohmann::json& v = member(j, key);
-    if (!v.is_number_integer()) {
-        bad_run(std::string("'") + key + "' must be an integer, got " + v.dump());
-    }
-    const bool negative = !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
-    if (negative || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > max) {
-        bad_run(std::string("'") + key + "' is out of range: " + v.dump());
-    }
-    return v.get<std::uint64_t>();
-}
-
-int positive_int_member(const nlohmann::json& j, const char* key) {
-    return static_cast<int>(positive_member(j, key, std::numeric_limits<int>::max()));
 }
 
 }  // namespace
@@ -187,43 +153,38 @@ nlohmann::json to_json(const PlannedRun& run) {
 }
 
 PlannedRun planned_run_from_json(const nlohmann::json& j) {
-    if (!j.is_object()) {
-        bad_run("expected a JSON object, got " + std::string(j.type_name()));
-    }
+    // Messages "planned run: count: out of range: 0 (expected 1 to 2147483647)".
+    const detail::JsonAt at(j, "planned run", "");
+    at.require_object();
+    constexpr auto int_max = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
     PlannedRun run;
-    run.id = string_member(j, "id");
-    run.scenario = string_member(j, "scenario");
-    run.kind = string_member(j, "kind");
-    const std::string api = string_member(j, "api");
+    run.id = at.field("id").string();
+    run.scenario = at.field("scenario").string();
+    run.kind = at.field("kind").string();
+    const detail::JsonAt api = at.field("api");
     std::string why;
-    const std::optional<ApiVariant> parsed = parse_api_variant(api, &why);
+    const std::optional<ApiVariant> parsed = parse_api_variant(api.string(), &why);
     if (!parsed) {
-        bad_run("'api': " + why);
+        api.fail(why);
     }
     run.api = *parsed;
-    run.size = positive_member(j, "size_bytes", std::numeric_limits<std::uint64_t>::max());
-    run.count = positive_int_member(j, "count");
-    run.gpus = positive_int_member(j, "gpus");
-    run.repeats = positive_int_member(j, "repeats");
-    const nlohmann::json& timeout = member(j, "timeout_s");
-    if (!timeout.is_number() || !(timeout.get<double>() > 0)) {
-        bad_run("'timeout_s' must be a number > 0");
+    // Integers must be JSON integers >= 1: a fractional count is corruption, not a value to round.
+    run.size = at.field("size_bytes").unsigned_in(1, std::numeric_limits<std::uint64_t>::max());
+    run.count = static_cast<int>(at.field("count").unsigned_in(1, int_max));
+    run.gpus = static_cast<int>(at.field("gpus").unsigned_in(1, int_max));
+    run.repeats = static_cast<int>(at.field("repeats").unsigned_in(1, int_max));
+    const detail::JsonAt timeout = at.field("timeout_s");
+    if (!timeout.json().is_number() || !(timeout.json().get<double>() > 0)) {
+        timeout.fail("must be a number > 0");
     }
-    run.timeout_s = timeout.get<double>();
-    const nlohmann::json& models = member(j, "driver_models");
-    if (!models.is_array()) {
-        bad_run("'driver_models' must be an array of strings");
-    }
-    for (const nlohmann::json& m : models) {
-        if (!m.is_string()) {
-            bad_run("'driver_models' must be an array of strings");
-        }
-        run.driver_models.push_back(m.get<std::string>());
-    }
+    run.timeout_s = timeout.json().get<double>();
+    at.field("driver_models").for_each_element([&](const detail::JsonAt& m) {
+        run.driver_models.push_back(m.string());
+    });
     // Absent in results written before scenario format 2 (kind overhead, no parameters).
-    if (const auto p = j.find("params"); p != j.end()) {
-        if (!p->is_object()) bad_run("'params' must be an object");
-        run.params = *p;
+    if (const std::optional<detail::JsonAt> p = at.find("params")) {
+        p->require_object();
+        run.params = p->json();
     }
     return run;
 }

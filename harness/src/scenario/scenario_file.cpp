@@ -7,7 +7,6 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,13 +16,12 @@
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <unordered_set>
 
 #include "pinbench/errors.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/units.hpp"
-#include "results/json_reader.hpp"
 #include "scenario/kinds.hpp"
+#include "scenario/yaml_reader.hpp"
 
 namespace pinbench {
 namespace {
@@ -50,8 +48,6 @@ std::string join(const Names& names) {
     }
     return out;
 }
-
-std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 std::string format_number(double value) {
     std::ostringstream out;
@@ -129,30 +125,7 @@ std::string unknown_param_message(std::string_view name, const KindSpec& kind) {
     return msg;
 }
 
-// A mapping entry. Errors about a missing value point at the key: yaml-cpp marks an empty value
-// at the start of the next token, which may be lines away.
-struct Field {
-    std::string key;
-    YAML::Node key_node;
-    YAML::Node value;
-    YAML::Mark value_mark() const { return value.IsNull() ? key_node.Mark() : value.Mark(); }
-};
-
-std::string node_kind(const YAML::Node& n) {
-    switch (n.Type()) {
-        case YAML::NodeType::Sequence:
-            return "a list";
-        case YAML::NodeType::Map:
-            return "a mapping";
-        case YAML::NodeType::Scalar:
-            return in_quotes(n.Scalar());
-        default:
-            return "no value";
-    }
-}
-
-// Plain (unquoted, untagged) scalars are the only ones YAML would read as numbers.
-bool is_plain(const YAML::Node& n) { return n.Tag() == "?"; }
+using Field = YamlField;
 
 // Per-scenario state while reading: the values, which keys were given, and where the expect
 // entries were (checked against driver_models once both are known).
@@ -168,32 +141,9 @@ struct Draft {
 
 class Reader {
 public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
+    explicit Reader(std::string path) : path_(std::move(path)), yaml_(path_, "a scenario file") {}
 
-    [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) const {
-        // Null marks (-1) happen for synthesized nodes; 1:1 is the honest fallback. Quoted input
-        // may hold control characters or invalid UTF-8: escaped, so the error stays one line.
-        throw InputError(path_, std::max(m.line, 0) + 1, std::max(m.column, 0) + 1,
-                         detail::one_line(message));
-    }
-
-    // Scenario files are UTF-8: a description with invalid bytes passed `plan` and later killed
-    // `run` when the results were written as JSON.
-    void check_utf8(const std::string& text) const {
-        const std::size_t bad = detail::first_invalid_utf8(text);
-        if (bad == std::string::npos) {
-            return;
-        }
-        YAML::Mark m;
-        m.line =
-            static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
-        const std::size_t line_start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-        m.column = static_cast<int>(bad - (line_start == std::string::npos || bad == 0 ? 0 : line_start + 1));
-        static constexpr char hex[] = "0123456789abcdef";
-        const auto c = static_cast<unsigned char>(text[bad]);
-        fail(m, std::string("not valid UTF-8 (byte 0x") + hex[c >> 4] + hex[c & 0xF] +
-                    "); a scenario file is UTF-8 text");
-    }
+    [[noreturn]] void fail(const YAML::Mark& m, const std::string& message) const { yaml_.fail(m, message); }
 
     // The runs a scenario expands to (plan.cpp multiplies the same lists), saturating.
     static std::uint64_t run_count(const Scenario& s) {
@@ -214,21 +164,12 @@ public:
     }
 
     ScenarioFile read(const std::string& text) {
-        check_utf8(text);
-        std::vector<YAML::Node> docs;
-        try {
-            docs = YAML::LoadAll(text);
-        } catch (const YAML::Exception& e) {
-            fail(e.mark, "YAML syntax error: " + e.msg);
-        }
-        if (docs.empty()) {
+        const std::optional<YAML::Node> doc = yaml_.document(text);
+        if (!doc) {
             fail(YAML::Mark(), "the file is empty; expected 'schema_version: " +
                                    std::to_string(scenario_schema_version) + "' and 'scenarios'");
         }
-        if (docs.size() > 1) {
-            fail(docs[1].Mark(), "more than one YAML document; a scenario file holds one");
-        }
-        const YAML::Node& root = docs[0];
+        const YAML::Node& root = *doc;
         if (!root.IsMap()) {
             fail(root.Mark(), "the top level must be a mapping with 'schema_version' and 'scenarios'");
         }
@@ -308,6 +249,7 @@ public:
 
 private:
     std::string path_;
+    YamlReader yaml_;
     int version_ = scenario_schema_version;  // of the file being read
 
     static std::string versions_read() {
@@ -316,21 +258,7 @@ private:
                std::to_string(scenario_schema_version);
     }
 
-    std::vector<Field> fields_of(const YAML::Node& map) const {
-        std::vector<Field> fields;
-        std::unordered_set<std::string> seen;  // linear: 80k keys took 15 s with a scan per key
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            if (!it->first.IsScalar()) {
-                fail(it->first.Mark(), "keys must be plain names, got " + node_kind(it->first));
-            }
-            Field f{it->first.Scalar(), it->first, it->second};
-            if (!seen.insert(f.key).second) {
-                fail(f.key_node.Mark(), "duplicate key " + in_quotes(f.key));
-            }
-            fields.push_back(std::move(f));
-        }
-        return fields;
-    }
+    std::vector<Field> fields_of(const YAML::Node& map) const { return yaml_.fields(map); }
 
     static const Field* find(const std::vector<Field>& fields, std::string_view key) {
         for (const Field& f : fields) {
@@ -350,47 +278,46 @@ private:
         return n.Scalar();
     }
 
+    // The message for a scalar that is not the `expected` value ("an integer", "a number").
+    [[noreturn]] void fail_scalar(const YAML::Node& n, const YAML::Mark& m, std::string_view what,
+                                  ScalarFault fault, std::string_view expected) const {
+        const std::string head = std::string(what) + " must be " + std::string(expected);
+        switch (fault) {
+            case ScalarFault::not_scalar:
+                fail(m, head + ", got " + node_kind(n));
+            case ScalarFault::quoted:
+                fail(m, head + ", not a string (remove the quotes around " + in_quotes(n.Scalar()) + ")");
+            case ScalarFault::out_of_range:
+                fail(m, std::string(what) + " " + n.Scalar() + " is too large");
+            default:
+                fail(m, head + ", got " + in_quotes(n.Scalar()));
+        }
+    }
+
     int integer(const YAML::Node& n, const YAML::Mark& m, std::string_view what, int min) const {
-        if (!n.IsScalar()) {
-            fail(m, std::string(what) + " must be an integer, got " + node_kind(n));
+        ParsedScalar<long long> v = integer_scalar(n);
+        if (v.ok() &&
+            (v.value < std::numeric_limits<int>::min() || v.value > std::numeric_limits<int>::max())) {
+            v.fault = ScalarFault::out_of_range;
         }
-        const std::string& s = n.Scalar();
-        if (!is_plain(n)) {
-            fail(m, std::string(what) + " must be an integer, not a string (remove the quotes around " +
-                        in_quotes(s) + ")");
+        if (!v.ok()) {
+            fail_scalar(n, m, what, v.fault, "an integer");
         }
-        int value = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-        if (ec == std::errc::result_out_of_range) {
-            fail(m, std::string(what) + " " + s + " is too large");
+        if (v.value < min) {
+            fail(m, std::string(what) + " must be at least " + std::to_string(min) + ", got " + n.Scalar());
         }
-        if (ec != std::errc() || end != s.data() + s.size()) {
-            fail(m, std::string(what) + " must be an integer, got " + in_quotes(s));
-        }
-        if (value < min) {
-            fail(m, std::string(what) + " must be at least " + std::to_string(min) + ", got " + s);
-        }
-        return value;
+        return static_cast<int>(v.value);
     }
     int integer(const Field& f, std::string_view what, int min) const {
         return integer(f.value, f.value_mark(), what, min);
     }
 
     double number(const YAML::Node& n, const YAML::Mark& m, std::string_view what) const {
-        if (!n.IsScalar()) {
-            fail(m, std::string(what) + " must be a number, got " + node_kind(n));
+        const ParsedScalar<double> v = number_scalar(n);
+        if (!v.ok()) {
+            fail_scalar(n, m, what, v.fault, "a number");
         }
-        const std::string& s = n.Scalar();
-        if (!is_plain(n)) {
-            fail(m, std::string(what) + " must be a number, not a string (remove the quotes around " +
-                        in_quotes(s) + ")");
-        }
-        double value = 0;
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-        if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(value)) {
-            fail(m, std::string(what) + " must be a number, got " + in_quotes(s));
-        }
-        return value;
+        return v.value;
     }
 
     std::uint64_t size(const YAML::Node& n, const YAML::Mark& m, std::string_view what) const {

@@ -100,27 +100,19 @@ std::string release_component(const std::string& release) {
     return out;
 }
 
-const json* member(const json& object, const char* name) {
-    if (!object.is_object()) return nullptr;
-    const auto it = object.find(name);
-    return it == object.end() ? nullptr : &*it;
-}
-
-std::string string_member(const json& object, const char* name) {
-    const json* value = member(object, name);
-    return value && value->is_string() ? value->get<std::string>() : std::string();
-}
+using detail::find_member;
+using detail::string_or_empty;
 
 // Distinct slugs of one per-device string, in device order, joined by "--" (a slug never
 // contains "--", so the join stays readable both ways). "" when no device has a known value.
 std::string per_device(const json& environment, const char* outer, const char* inner) {
     std::vector<std::string> values;
-    const json* devices = member(environment, "devices");
+    const json* devices = find_member(environment, "devices");
     if (devices && devices->is_array()) {
         for (const json& device : *devices) {
-            const json* holder = member(device, outer);
+            const json* holder = find_member(device, outer);
             std::string value =
-                inner ? (holder ? string_member(*holder, inner) : "") : string_member(device, outer);
+                inner ? (holder ? string_or_empty(*holder, inner) : "") : string_or_empty(device, outer);
             value = store_slug(value == "unknown" ? std::string() : value);
             if (value.empty()) value = "unknown";
             if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
@@ -137,7 +129,7 @@ std::string or_unknown(const std::string& value, const char* field) {
 }
 
 bool is_replayed(const ResultsDocument& doc) {
-    const json* replayed = member(doc.environment, "replayed");
+    const json* replayed = find_member(doc.environment, "replayed");
     return doc.backend == "replay" || (replayed && replayed->is_boolean() && replayed->get<bool>());
 }
 
@@ -185,7 +177,7 @@ LoadedResults load_results_bytes(const std::string& path) {
         throw InputError(path + ": invalid JSON: " +
                          one_line(bracket == std::string::npos ? text : text.substr(bracket + 2)));
     }
-    loaded.measurement_id = string_member(j, "measurement_id");
+    loaded.measurement_id = string_or_empty(j, "measurement_id");
     loaded.identity = measurement_identity(j);
     try {
         loaded.doc = results_from_json(j, path);
@@ -208,12 +200,12 @@ int check_store_file(const std::string& path) {
     }
     const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) throw InputError(path + ": not valid JSON");
-    const std::string schema = string_member(j, "schema");
+    const std::string schema = string_or_empty(j, "schema");
     if (schema != store_schema_name)
         throw InputError(path + ": not a pinbench store file (schema is " +
                          (schema.empty() ? std::string("missing") : "\"" + schema + "\"") + ", expected \"" +
                          store_schema_name + "\")");
-    const json* version = member(j, "schema_version");
+    const json* version = find_member(j, "schema_version");
     if (!version || !version->is_number_integer())
         throw InputError(path + ": schema_version: missing or not an integer");
     const std::int64_t v = version->get<std::int64_t>();
@@ -355,33 +347,33 @@ std::string store_slug(const std::string& text) {
 
 StoreKey store_key_of(const json& environment) {
     StoreKey key;
-    const std::string platform = store_slug(string_member(environment, "platform"));
+    const std::string platform = store_slug(string_or_empty(environment, "platform"));
     key.platform = or_unknown(platform == "unknown" ? "" : platform, "platform");
     key.driver_model = or_unknown(per_device(environment, "driver_model", "current"), "driver-model");
     key.gpu = or_unknown(per_device(environment, "name", nullptr), "gpu");
-    const json* count = member(environment, "cuda_device_count");
+    const json* count = find_member(environment, "cuda_device_count");
     key.gpu_count = count && count->is_number_integer() && count->get<std::int64_t>() >= 0
                         ? std::to_string(count->get<std::int64_t>()) + "gpu"
                         : "unknown-gpu-count";
-    const json* driver = member(environment, "driver");
-    key.release = or_unknown(release_component(driver ? string_member(*driver, "release") : ""), "release");
+    const json* driver = find_member(environment, "driver");
+    key.release = or_unknown(release_component(driver ? string_or_empty(*driver, "release") : ""), "release");
     return key;
 }
 
 std::string measurement_identity(const json& results) {
-    const std::string given = string_member(results, "measurement_id");
+    const std::string given = string_or_empty(results, "measurement_id");
     if (!given.empty()) return given;
     std::vector<std::string> nonces;
-    if (const json* runs = member(results, "runs"); runs && runs->is_array()) {
+    if (const json* runs = find_member(results, "runs"); runs && runs->is_array()) {
         for (const json& run : *runs) {
-            const json* repeats = member(run, "repeats");
+            const json* repeats = find_member(run, "repeats");
             if (!repeats || !repeats->is_array()) continue;
-            for (const json& r : *repeats) nonces.push_back(string_member(r, "nonce"));
+            for (const json& r : *repeats) nonces.push_back(string_or_empty(r, "nonce"));
         }
     }
     std::sort(nonces.begin(), nonces.end());
-    const std::string backend = string_member(results, "backend");
-    std::string text = string_member(results, "started_at") + "\n" + (backend.empty() ? "cuda" : backend);
+    const std::string backend = string_or_empty(results, "backend");
+    std::string text = string_or_empty(results, "started_at") + "\n" + (backend.empty() ? "cuda" : backend);
     for (const std::string& n : nonces) text += "\n" + n;
     return "derived-" + hex16(XXH3_64bits(text.data(), text.size()));
 }

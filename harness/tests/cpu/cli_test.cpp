@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/subprocess.hpp"
@@ -123,6 +125,34 @@ TEST(Cli, RunWithStorePutsReplayedResultsInTheReplayNamespace) {
     EXPECT_FALSE(std::filesystem::exists(dir / "real")) << "replayed data never becomes a real baseline";
     std::filesystem::remove_all(dir);
     std::filesystem::remove(results);
+}
+
+// A committed version 2 file of every kind: the upgrade gives each metric, the kinds' own
+// included, the samples of its repeats (n of them), and keeps the stored summary.
+TEST(Cli, ResultsUpgradeWritesEveryMetricsSamples) {
+    const std::string in = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-kinds-smoke/results.json";
+    const auto out_path = std::filesystem::temp_directory_path() / "pinbench-cli-upgraded.json";
+    const auto out = run_cli({"results", "upgrade", in, "-o", out_path.string()});
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto before = nlohmann::json::parse(read_file(in));
+    const auto after = nlohmann::json::parse(read_file(out_path.string()));
+    EXPECT_EQ(before.at("schema_version"), 2);
+    EXPECT_EQ(after.at("schema_version"), 4);
+    std::size_t metrics = 0;
+    std::set<std::string> kinds;
+    for (std::size_t i = 0; i < before.at("runs").size(); ++i) {
+        for (const auto& [name, m] : before["runs"][i].at("metrics").items()) {
+            const auto& up = after["runs"][i]["metrics"].at(name);
+            ASSERT_TRUE(up.at("samples").is_array()) << name;
+            EXPECT_EQ(up.at("samples").size(), m.at("n").get<std::size_t>()) << name;
+            EXPECT_EQ(up.at("median"), m.at("median")) << name;
+            kinds.insert(before["runs"][i]["plan"].at("kind").get<std::string>());
+            ++metrics;
+        }
+    }
+    EXPECT_EQ(metrics, 266u);  // every metric of the file (pinbench results upgrade counts the same)
+    EXPECT_EQ(kinds.size(), 9u) << "kind metrics, not only the overhead ones";
+    std::filesystem::remove(out_path);
 }
 
 }  // namespace

@@ -210,24 +210,25 @@ TEST(Plan, FromJsonRejectsBadInput) {
         return j;
     };
     const std::vector<Case> cases{
-        {"not an object", nlohmann::json::array(), "expected a JSON object"},
-        {"missing id", without("id"), "missing key 'id'"},
-        {"missing size", without("size_bytes"), "missing key 'size_bytes'"},
-        {"missing driver models", without("driver_models"), "missing key 'driver_models'"},
-        {"id not a string", with("id", 3), "'id' must be a string"},
-        {"unknown api", with("api", "cudaMalloc"), "unknown api 'cudaMalloc'"},
-        {"fractional count", with("count", 1.5), "'count' must be an integer"},
-        {"count as a string", with("count", "1"), "'count' must be an integer"},
-        {"zero count", with("count", 0), "'count' is out of range"},
-        {"negative gpus", with("gpus", -1), "'gpus' is out of range"},
-        {"repeats beyond int", with("repeats", 1LL << 40), "'repeats' is out of range"},
-        {"zero size", with("size_bytes", 0), "'size_bytes' is out of range"},
-        {"negative size", with("size_bytes", -4096), "'size_bytes' is out of range"},
-        {"zero timeout", with("timeout_s", 0), "'timeout_s' must be a number > 0"},
-        {"timeout as a string", with("timeout_s", "120"), "'timeout_s' must be a number > 0"},
-        {"driver models not a list", with("driver_models", "WDDM"), "'driver_models' must be an array"},
+        {"not an object", nlohmann::json::array(), "(document): expected an object, found array"},
+        {"missing id", without("id"), "id: missing required field"},
+        {"missing size", without("size_bytes"), "size_bytes: missing required field"},
+        {"missing driver models", without("driver_models"), "driver_models: missing required field"},
+        {"id not a string", with("id", 3), "id: expected a string, found integer"},
+        {"unknown api", with("api", "cudaMalloc"), "api: unknown api 'cudaMalloc'"},
+        {"fractional count", with("count", 1.5), "count: expected an integer, found number"},
+        {"count as a string", with("count", "1"), "count: expected an integer, found string"},
+        {"zero count", with("count", 0), "count: out of range: 0 (expected 1 to 2147483647)"},
+        {"negative gpus", with("gpus", -1), "gpus: out of range: -1"},
+        {"repeats beyond int", with("repeats", 1LL << 40), "repeats: out of range: 1099511627776"},
+        {"zero size", with("size_bytes", 0), "size_bytes: out of range: 0"},
+        {"negative size", with("size_bytes", -4096), "size_bytes: out of range: -4096"},
+        {"zero timeout", with("timeout_s", 0), "timeout_s: must be a number > 0"},
+        {"timeout as a string", with("timeout_s", "120"), "timeout_s: must be a number > 0"},
+        {"driver models not a list", with("driver_models", "WDDM"),
+         "driver_models: expected an array, found string"},
         {"driver model not a string", with("driver_models", nlohmann::json::array({1})),
-         "'driver_models' must be an array"},
+         "driver_models[0]: expected a string, found integer"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);
@@ -236,6 +237,7 @@ TEST(Plan, FromJsonRejectsBadInput) {
             ADD_FAILURE() << "accepted " << c.j.dump();
         } catch (const InputError& e) {
             EXPECT_NE(std::string(e.what()).find(c.reason), std::string::npos) << e.what();
+            EXPECT_EQ(std::string(e.what()).rfind("planned run: ", 0), 0u) << e.what();
         }
     }
 }

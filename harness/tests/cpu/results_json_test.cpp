@@ -70,8 +70,10 @@ ResultsDocument sample_doc() {
     ok.run = planned("quick/cudaHostAlloc:portable+mapped/64MiB/x2/g1", 64ULL << 20);
     ok.repeats = {repeat(0, Status::ok), repeat(1, Status::ok)};
     ok.metrics["cost.after_first_use.cuda.free"] = {"bytes", Summary{2, 2097152, 2097152, 2097152, 0},
-                                                    2097152};
-    ok.metrics["time.alloc_ms"] = {"ms", Summary{2, 4.25, 4.0, 4.5, 0.25}, std::nullopt};
+                                                    2097152, false, std::vector<double>{2097152, 2097152}};
+    // Not what the repeats' timings give (4.25 twice): an upgrade could not rebuild it.
+    ok.metrics["time.alloc_ms"] = {"ms", Summary{2, 4.25, 4.0, 4.5, 0.25}, std::nullopt, false,
+                                   std::vector<double>{4.5, 4.0}};
     RunRecord failed;
     failed.run = planned("quick/cudaHostAlloc:portable+mapped/8GiB/x2/g1", 8ULL << 30);
     failed.status = Status::failed;
@@ -97,13 +99,47 @@ std::string error_of(const json& j) {
 TEST(ResultsJson, WriterHeader) {
     const json j = to_json(sample_doc());
     EXPECT_EQ(j.at("schema"), "pinbench.results");
-    EXPECT_EQ(j.at("schema_version"), 3);
+    EXPECT_EQ(j.at("schema_version"), 4);
     EXPECT_EQ(j.at("backend"), "cuda");
     EXPECT_TRUE(j.at("replay").is_null());
     EXPECT_EQ(j.at("runs").size(), 3u);
     EXPECT_EQ(j.at("runs")[0].at("id"), j.at("runs")[0].at("plan").at("id"));
     EXPECT_TRUE(j.at("runs")[0].at("metrics").at("time.alloc_ms").at("granule").is_null());
     EXPECT_EQ(j.at("runs")[0].at("metrics").at("cost.after_first_use.cuda.free").at("granule"), 2097152);
+    EXPECT_EQ(j.at("runs")[0].at("metrics").at("time.alloc_ms").at("samples"), json::parse("[4.5, 4.0]"));
+}
+
+TEST(ResultsJson, SamplesMatchTheirCount) {
+    json j = to_json(sample_doc());
+    j["runs"][0]["metrics"]["time.alloc_ms"]["samples"] = {4.5};
+    EXPECT_EQ(error_of(j),
+              "r.json: runs[0].metrics[\"time.alloc_ms\"].samples: holds 1 samples where n is 2");
+    j["runs"][0]["metrics"]["time.alloc_ms"]["samples"] = {4.5, "4"};
+    EXPECT_EQ(error_of(j),
+              "r.json: runs[0].metrics[\"time.alloc_ms\"].samples[1]: expected a number, found string");
+    j["runs"][0]["metrics"]["time.alloc_ms"].erase("samples");
+    EXPECT_EQ(error_of(j), "r.json: runs[0].metrics[\"time.alloc_ms\"].samples: missing required field");
+    j["runs"][0]["metrics"]["time.alloc_ms"]["samples"] = nullptr;  // an upgraded metric without samples
+    EXPECT_EQ(error_of(j), "no error");
+}
+
+// A version 3 file has summaries only: reading it rebuilds each metric's samples from the
+// repeats, and keeps them where they summarise to the stored summary.
+TEST(ResultsJson, OlderVersionsAreUpgradedWhenRead) {
+    json j = to_json(sample_doc());
+    j["schema_version"] = 3;
+    for (auto& [name, m] : j["runs"][0]["metrics"].items()) m.erase("samples");
+    const ResultsDocument doc = results_from_json(j, "r.json");
+    const auto& metrics = doc.runs[0].metrics;
+    // cuda.free: 150'000'000'000 - 149'997'902'848 = 2097152 in both ok repeats, as stored.
+    EXPECT_EQ(metrics.at("cost.after_first_use.cuda.free").samples, (std::vector<double>{2097152, 2097152}));
+    // alloc is 4.25 ms in both repeats, but the stored summary says 4.0 to 4.5: left empty.
+    EXPECT_FALSE(metrics.at("time.alloc_ms").samples.has_value());
+    EXPECT_EQ(metrics.at("time.alloc_ms").stats.min, 4.0);
+    // Written again, the document is version 4; the metric it could not rebuild says null.
+    const json written = to_json(doc);
+    EXPECT_EQ(written.at("schema_version"), 4);
+    EXPECT_TRUE(written.at("runs")[0].at("metrics").at("time.alloc_ms").at("samples").is_null());
 }
 
 TEST(ResultsJson, RoundTripIsLossless) {
@@ -128,6 +164,7 @@ TEST(ResultsJson, RoundTripIsLossless) {
     EXPECT_EQ(run.metrics.at("cost.after_first_use.cuda.free").granule, 2097152);
     EXPECT_FALSE(run.metrics.at("time.alloc_ms").granule.has_value());
     EXPECT_EQ(run.metrics.at("time.alloc_ms").stats.mad, 0.25);
+    EXPECT_EQ(run.metrics.at("time.alloc_ms").samples, (std::vector<double>{4.5, 4.0}));  // repeat order kept
     EXPECT_EQ(back.runs[1].status, Status::failed);
     EXPECT_EQ(back.runs[1].repeats[0].output_tail, "line 1\nline \"2\"\n");
     EXPECT_EQ(back.runs[2].status, Status::waived);
@@ -171,12 +208,12 @@ TEST(ResultsJson, RejectsOtherSchemas) {
               "r.json: not a pinbench results file (schema is \"pinbench.baseline\", expected "
               "\"pinbench.results\")");
     j["schema"] = "pinbench.results";
-    j["schema_version"] = 4;
+    j["schema_version"] = 5;
     EXPECT_EQ(error_of(j),
-              "r.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
+              "r.json: results schema version 5 is not supported (this build reads versions 1 to 4)");
     j["schema_version"] = 0;
     EXPECT_EQ(error_of(j),
-              "r.json: results schema version 0 is not supported (this build reads versions 1 to 3)");
+              "r.json: results schema version 0 is not supported (this build reads versions 1 to 4)");
     j["schema_version"] = "1";
     EXPECT_EQ(error_of(j), "r.json: schema_version: expected an integer, found string");
     j.erase("schema_version");
@@ -312,9 +349,9 @@ std::string load_error(const std::string& name) {
 
 TEST(LoadResults, RejectsWithTheFileName) {
     EXPECT_EQ(
-        load_error("version4.json"),
+        load_error("version5.json"),
         fixtures +
-            "version4.json: results schema version 4 is not supported (this build reads versions 1 to 3)");
+            "version5.json: results schema version 5 is not supported (this build reads versions 1 to 4)");
     EXPECT_EQ(
         load_error("not_results.json").rfind(fixtures + "not_results.json: not a pinbench results file", 0),
         0u);

@@ -87,6 +87,10 @@ TEST(RunMetrics, ExactMediansOverOkRepeats) {
     EXPECT_EQ(alloc.stats.n, 3u);
     EXPECT_FALSE(alloc.granule.has_value());
     EXPECT_EQ(m.at("time.context_ms").stats.median, 101.0);
+
+    // The samples beside each summary: one per ok repeat, in repeat order (not sorted).
+    EXPECT_EQ(fu.samples, (std::vector<double>{10.0 * MiB, 14.0 * MiB, 12.0 * MiB}));
+    EXPECT_EQ(alloc.samples, (std::vector<double>{1.0, 3.0, 2.0}));
 }
 
 TEST(RunMetrics, AvailableKeyCostIsPositiveWhenFreeDrops) {

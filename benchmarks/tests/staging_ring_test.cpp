@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "gpu_available.hpp"
+#include "gpu_available.hpp"  // harness/tests/gpu
 #include "pinbench/device.hpp"
 #include "pinbench/host_buffer.hpp"
-#include "pinbench/staging_ring.hpp"
+#include "staging/staging_ring.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,4 +1,6 @@
 // Every CUDA return code is checked; a failure becomes a CudaError naming the API call.
+// Public for the CUDA-core files of other targets (benchmarks/cuda/); it includes the CUDA
+// runtime header, so only CUDA-core files include it.
 #pragma once
 
 #include <cuda_runtime_api.h>

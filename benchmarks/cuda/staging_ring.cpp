@@ -1,6 +1,6 @@
 // StagingRing, CUDA side: the pinned slots, the stream and the slot events. The schedule and
-// the copy threads are host-only (src/staging/) and tested without a GPU.
-#include "pinbench/staging_ring.hpp"
+// the copy threads are host-only (benchmarks/staging/) and tested without a GPU.
+#include "staging/staging_ring.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_handles.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_handles.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "staging/copy_pool.hpp"
 #include "staging/slot_schedule.hpp"

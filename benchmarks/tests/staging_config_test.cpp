@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "pinbench/staging_ring.hpp"
+#include "staging/staging_ring.hpp"
 
 namespace pinbench {
 namespace {

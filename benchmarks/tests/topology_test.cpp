@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "benchmarks/topology.hpp"
+#include "topology.hpp"
 
 namespace pinbench::bench {
 namespace {

@@ -1,12 +1,12 @@
 // RAII owners of CUDA streams and events, and a guard that restores the current device.
-// CUDA core only (includes the runtime header).
+// CUDA core only (includes the runtime header): harness/src/cuda/ and benchmarks/cuda/.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <utility>
 
-#include "cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
 
 namespace pinbench::cuda {
 

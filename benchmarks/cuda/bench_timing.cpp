@@ -3,8 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda/bench_kernels.hpp"
-#include "cuda/cuda_check.hpp"
-#include "cuda/cuda_handles.hpp"
+#include "pinbench/cuda/cuda_check.hpp"
+#include "pinbench/cuda/cuda_handles.hpp"
 #include "pinbench/device.hpp"
 
 namespace pinbench::bench {

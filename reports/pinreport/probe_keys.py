@@ -1,0 +1,57 @@
+"""Probe keys, their readings in a repeat's snapshots, and the metric names built on them.
+
+As harness/include/pinbench/snapshot.hpp (describe_key, cost_between) and the metric names of
+harness/src/results/run_metrics.cpp. The metrics' values themselves are never derived here:
+every results file carries each metric's per-repeat samples (results schema 4), and older files
+are upgraded by the harness (load.py, `pinbench results upgrade`).
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+# metric prefixes of the costs against the "after_context" snapshot, one per snapshot label
+_TARGETS = ("cost.after_alloc.", "cost.after_first_use.", "residual.after_free.")
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    direction: str  # "usage" (goes up when consumed), "available" (goes down), "fixed"
+    budget: str  # "dedicated" or "shared"
+
+
+def describe_key(key: str) -> KeyInfo:
+    """As describe_key() in pinbench/snapshot.hpp."""
+    direction = "usage"
+    if key.endswith(".free"):
+        direction = "available"
+    elif key.endswith(".total") or key.endswith(".budget"):
+        direction = "fixed"
+    budget = "shared" if key.startswith("dxgi.nonlocal.") or key.endswith(".shared") else "dedicated"
+    return KeyInfo(direction, budget)
+
+
+def split_metric(name: str) -> tuple[str, str] | None:
+    """ "cost.after_first_use.nvml.0.used" -> ("cost.after_first_use", "nvml.0.used");
+    None for metrics that are not about a probe key (time.*)."""
+    for prefix in _TARGETS:
+        if name.startswith(prefix):
+            return prefix[:-1], name[len(prefix) :]
+    return None
+
+
+def reading(snapshot: dict[str, Any], key: str) -> int | None:
+    value = snapshot.get("readings", {}).get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cost_between(key: str, before: int, after: int) -> int | None:
+    d = describe_key(key).direction
+    if d == "usage":
+        return after - before
+    if d == "available":
+        return before - after
+    return None
+
+
+def ok_repeats(run: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in run.get("repeats", []) if r.get("status") == "ok"]
