@@ -25,7 +25,17 @@ OVER_HOST_RAM = "sweep.max_pinnable_over_host_ram"  # ratio
 SMALL_AFTER_FAILURE_OK = "sweep.small_after_failure_ok"  # ratio
 
 # In docs/kinds.md order; overhead is the cost/rule part of the report.
-KINDS = ("capacity", "sweep", "multi_gpu", "workers", "churn", "fragmentation", "shared", "register_window")
+KINDS = (
+    "capacity",
+    "sweep",
+    "multi_gpu",
+    "workers",
+    "churn",
+    "fragmentation",
+    "shared",
+    "register_window",
+    "command",
+)
 
 TITLES = {
     "capacity": "capacity: the largest cudaMalloc block with and without pinning (claims 10, 14)",
@@ -36,6 +46,7 @@ TITLES = {
     "fragmentation": "fragmentation before / after churn (claim 8)",
     "shared": "pinned memory shared between processes (claim 12)",
     "register_window": "register window: kept vs registered per transfer (claim 5)",
+    "command": "your own program, traced: peak pinned bytes and the device cost at the peak (docs/trace.md)",
 }
 
 

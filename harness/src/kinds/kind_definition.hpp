@@ -27,6 +27,8 @@ enum class ParamType {
     integer,  // YAML integer >= min
     number,   // YAML number >= min (or > min)
     choice,   // one of `choices`; stored as the name
+    text,     // any string (a working directory)
+    texts,    // a list of strings, one parameter (a command line, environment entries); never an axis
 };
 
 // "Only where parameter `param` is (or, for an axis, includes) `value`"; an empty param: always.

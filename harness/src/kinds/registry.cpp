@@ -18,6 +18,7 @@ KindSpec churn();
 KindSpec fragmentation();
 KindSpec shared();
 KindSpec register_window();
+KindSpec command();
 }  // namespace kinds
 
 namespace {
@@ -33,6 +34,7 @@ std::vector<KindSpec> registered() {
     all.push_back(kinds::fragmentation());
     all.push_back(kinds::shared());
     all.push_back(kinds::register_window());
+    all.push_back(kinds::command());
     return all;
 }
 

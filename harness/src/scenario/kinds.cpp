@@ -105,7 +105,10 @@ std::string param_label(const ParamSpec& p, const nlohmann::json& value) {
             return buf;
         }
         case ParamType::choice:
+        case ParamType::text:
             return value.get<std::string>();
+        case ParamType::texts:
+            return value.dump();
     }
     return value.dump();
 }

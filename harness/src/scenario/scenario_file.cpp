@@ -427,12 +427,23 @@ private:
                 }
                 return name;
             }
+            case ParamType::text:
+                return text(n, m, what);
+            case ParamType::texts: {
+                if (!n.IsSequence() || n.size() == 0) {
+                    fail(m, what + " must be a non-empty list of strings, got " + node_kind(n));
+                }
+                nlohmann::json items = nlohmann::json::array();
+                for (const YAML::Node& item : n) items.push_back(text(item, item.Mark(), what));
+                return items;
+            }
         }
         fail(m, "parameter " + in_quotes(p.name) + " has no type");  // unreachable: every type is handled
     }
 
     // An axis parameter as a list of its values (one value is a list of one); any other as one value.
     nlohmann::json read_param(const ParamSpec& p, const Field& f) const {
+        if (p.type == ParamType::texts) return param_value(p, f.value, f.value.Mark());
         if (!p.axis) {
             if (!f.value.IsScalar()) {
                 fail(f.value_mark(), in_quotes(f.key) + " takes one value, got " + node_kind(f.value));

@@ -374,7 +374,7 @@ TEST(PlanKinds, DescribeShowsTheKind) {
         << text;
     EXPECT_NE(text.find("churn/cudaMallocHost/256MiB/x1/g1/settle=settled"), std::string::npos) << text;
     EXPECT_NE(text.find("kind churn "), std::string::npos) << text;
-    EXPECT_NE(text.find("\n25 runs, 75 repeats\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n27 runs, 81 repeats\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -230,5 +230,33 @@ TEST_F(ReplayKinds, RunsWaivedWhereMeasuredReplayAsWaived) {
     EXPECT_TRUE(doc.runs[0].metrics.empty()) << "waived is never a 0";
 }
 
+// The command kind (a real traced DataLoader, results/h200-final): the parent re-derives its
+// metrics from each repeat's trace summary, and a replay script can fail a repeat of it.
+TEST_F(ReplayKinds, TheCommandKindReplaysItsTracedMetrics) {
+    const std::string dataloader =
+        std::string(PINBENCH_SOURCE_DIR) + "/results/h200-final/pytorch-dataloader.json";
+    const auto out = temp_file("command.json");
+    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", dataloader, "-o", out.string()}, {});
+    const auto outcome = p.wait(std::chrono::minutes(2));
+    ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+    const ResultsDocument doc = load_results(out.string());
+    fs::remove(out);
+    const ResultsDocument orig = load_results(dataloader);
+    ASSERT_EQ(doc.runs.size(), 4u);
+    for (const auto& run : doc.runs) {
+        SCOPED_TRACE(run.run.id);
+        ASSERT_EQ(run.status, Status::ok);
+        const RunRecord* source_run = find_run(orig, run.run.id);
+        ASSERT_NE(source_run, nullptr);
+        for (const char* name :
+             {"command.peak_pinned_bytes", "command.cost_at_peak.nvml.0.used", "command.pinning_calls"}) {
+            EXPECT_DOUBLE_EQ(median_of(run, name), median_of(*source_run, name)) << name;
+        }
+        // PyTorch pinned every 300 MiB batch as a 512 MiB block: at least 9 held at once.
+        EXPECT_GE(median_of(run, "command.peak_pinned_bytes"), 9.0 * 512 * 1024 * 1024);
+        EXPECT_GT(median_of(run, "command.cost_at_peak.nvml.0.used"), 0.0);
+    }
+}
+
 }  // namespace
 }  // namespace pinbench

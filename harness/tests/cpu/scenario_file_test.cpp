@@ -372,6 +372,12 @@ TEST(ScenarioKinds, EveryKindIsReadWithItsDefaults) {
     EXPECT_EQ(named(f, "shm").params,
               (nlohmann::json{{"processes", {1, 2}}, {"variant", {"shared", "private"}}}));
     EXPECT_EQ(named(f, "window").params, (nlohmann::json{{"transfers", 16}}));
+    EXPECT_EQ(named(f, "mine").params,
+              (nlohmann::json{{"command", {"python3", "train.py", "--workers", "{variant}"}},
+                              {"variant", {0, 4}},
+                              {"environment", nlohmann::json::array()},
+                              {"timeout_s", 600.0},
+                              {"stack", 0}}));
 }
 
 TEST(ScenarioKinds, DefaultsMayHoldKindAndParams) {
