@@ -37,6 +37,10 @@ KINDS = (
     "command",
 )
 
+# Kinds a team adds for its own program (the command kind, docs/trace.md): shown where a results
+# file has them, never listed as "not measured" where it has none.
+OPTIONAL_KINDS = frozenset({"command"})
+
 TITLES = {
     "capacity": "capacity: the largest cudaMalloc block with and without pinning (claims 10, 14)",
     "sweep": "size and count sweeps, largest pinnable size against free VRAM (claims 2, 10, issue 20)",

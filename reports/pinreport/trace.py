@@ -251,8 +251,11 @@ def calls_by_api(trace: TraceFile) -> dict[str, dict[str, int]]:
 def pinning_processes(trace: TraceFile) -> dict[str, int]:
     """Held bytes at the peak by where the pinning happened: the main process or another one
     (a worker, a child), and by thread (the main thread or another, e.g. pin_memory's)."""
+    # The program's first CUDA process (the tracer's supervisor, root_pid, forks it) unless it
+    # named its main process itself.
     root = trace.doc.get("root_pid")
-    main = trace.doc.get("notes", {}).get("main_pid", root)
+    first = next((p.get("pid") for p in trace.doc["tracing"].get("processes", [])), root)
+    main = trace.doc.get("notes", {}).get("main_pid", first)
     out: dict[str, int] = {}
     for h in trace.pinned.get("at_peak", []):
         where = "main process" if h.get("pid") in (main, root) else f"process {h.get('pid')}"

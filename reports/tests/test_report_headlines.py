@@ -22,7 +22,11 @@ from pinreport.units import format_value
 
 # Together every kind and every headline metric: sweep.small_after_failure_ok exists only where a
 # pin failed, the failure path of results/h200-pinnable.
-REAL = ("results/h200-nightly-free-vram/results.json", "results/h200-pinnable/pinnable.json")
+REAL = (
+    "results/h200-nightly-free-vram/results.json",
+    "results/h200-pinnable/pinnable.json",
+    "results/h200-final/pytorch-dataloader.json",
+)
 NOT_A_KIND = "*"
 
 

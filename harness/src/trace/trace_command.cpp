@@ -104,7 +104,10 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
 
     g.injection = options.injection.empty() ? default_injection_library() : options.injection;
     if (g.injection.empty()) {
-        g.injection_why = "this pinbench was built without CUDA or without the CUPTI headers";
+        g.injection_why =
+            "this pinbench has no injection library (built without CUDA or the CUPTI headers; on Windows the "
+            "DLL is "
+            "not built yet)";
     } else if (!std::filesystem::exists(g.injection)) {
         g.injection_why = g.injection + " does not exist";
         g.injection.clear();

@@ -9,6 +9,7 @@
 #include "pinbench/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "trace/device_samples.hpp"
+#include "trace/injection_platform.hpp"
 #include "trace/pin_event.hpp"
 #include "trace/pinned_timeline.hpp"
 #include "trace/trace_document.hpp"
@@ -207,6 +208,27 @@ TEST(TraceDocument, AProcessThatCouldNotSubscribeMakesTracingUnavailable) {
     g.events.starts.push_back({8, 2, "libcupti.so", ""});
     EXPECT_EQ(tracing_state(g).state, "partial");
     EXPECT_NE(tracing_state(g).message.find("1 of 2"), std::string::npos);
+}
+
+// The injection's OS side (injection_platform_{posix,win32}.cpp), on both platforms.
+TEST(TraceInjectionPlatform, EventLinesAppendWholeAndAMissingLibrarySaysWhy) {
+    const testing_support::TempDir dir("pinbench_trace_platform");
+    const std::string path = dir.file("events.jsonl");
+    {
+        const EventFile first(path);
+        ASSERT_TRUE(first.is_open());
+        first.append_line(to_json_line(call("cuMemHostAlloc", 1, 4096, 0x10)).dump());
+        const EventFile second(path);  // a second process appends to the same file
+        second.append_line(to_json_line(call("cuMemFreeHost", 2, 0, 0x10)).dump());
+    }
+    const EventLog log = read_event_log(path);
+    ASSERT_EQ(log.calls.size(), 2U);
+    EXPECT_EQ(log.calls[1].api, "cuMemFreeHost");
+    EXPECT_GT(current_process_id(), 0U);
+    const Library missing({"pinbench-no-such-library-1", "pinbench-no-such-library-2"});
+    EXPECT_FALSE(missing.is_open());
+    EXPECT_NE(missing.why().find("pinbench-no-such-library-2"), std::string::npos) << missing.why();
+    EXPECT_FALSE(cupti_candidates().empty());
 }
 
 #ifndef _WIN32

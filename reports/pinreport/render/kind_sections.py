@@ -63,5 +63,5 @@ def not_measured(doc: dict[str, Any]) -> list[dict[str, str]]:
     return [
         {"chart": kinds.TITLES[k], "why": f"no '{k}' runs in this results file"}
         for k in kinds.KINDS
-        if k not in present
+        if k not in present and k not in kinds.OPTIONAL_KINDS
     ]
