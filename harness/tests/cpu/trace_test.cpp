@@ -228,7 +228,9 @@ TEST(TraceInjectionPlatform, EventLinesAppendWholeAndAMissingLibrarySaysWhy) {
     const Library missing({"pinbench-no-such-library-1", "pinbench-no-such-library-2"});
     EXPECT_FALSE(missing.is_open());
     EXPECT_NE(missing.why().find("pinbench-no-such-library-2"), std::string::npos) << missing.why();
-    EXPECT_FALSE(cupti_candidates().empty());
+#ifndef _WIN32
+    EXPECT_FALSE(cupti_candidates().empty()) << "POSIX always ends with the loader's own search by name";
+#endif
 }
 
 #ifndef _WIN32
