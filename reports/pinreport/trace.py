@@ -76,19 +76,6 @@ def load_trace(path: str | Path) -> TraceFile:
     return TraceFile(p, doc)
 
 
-def family_of(api: str) -> str:
-    """As api_family() in harness/src/trace/pinned_timeline.cpp."""
-    if api in ("cuMemHostAlloc", "cuMemAllocHost_v2", "cuMemFreeHost"):
-        return "host_alloc"
-    if api in ("cuMemHostRegister", "cuMemHostRegister_v2", "cuMemHostUnregister"):
-        return "host_register"
-    if api in ("cuMemCreate", "cuMemRelease"):
-        return "vmm_host"
-    if api.startswith(("cuMemPool", "cuMemAllocFromPoolAsync", "cuMemFreeAsync")):
-        return "pool_host"
-    return ""
-
-
 @dataclass(frozen=True)
 class DeviceJudgement:
     nvml_index: int
@@ -140,25 +127,41 @@ def _fit_for(fits: dict[FitKey, CostFit], key: StoreKey, release: str, family: s
     return None
 
 
+def traced_pids(trace: TraceFile) -> set[int]:
+    """The program's processes, as traced_pids() in harness/src/trace/trace_document.cpp: the
+    supervisor, every process that loaded the injection and every process that made a call."""
+    t = trace.doc
+    pids = {int(t.get("root_pid") or 0)}
+    pids |= {int(p["pid"]) for p in t["tracing"].get("processes", [])}
+    pids |= {int(c["pid"]) for c in t.get("calls", [])}
+    return pids
+
+
+def sample_costs(trace: TraceFile, nvml_index: int = 0) -> list[tuple[float, int]]:
+    """(t_ms, device used minus the program's own used) for each consistent sample of one
+    device: the figure whose change from the baseline is the cost (docs/trace.md)."""
+    traced = traced_pids(trace)
+    out = []
+    for s in trace.doc["device"].get("samples", []):
+        if s.get("consistent") is False:
+            continue
+        for d in s["devices"]:
+            if d["nvml_index"] == nvml_index and d.get("used") is not None and d.get("processes") is not None:
+                own = sum(int(v) for k, v in d["processes"].items() if int(k) in traced)
+                out.append((float(s["t_ms"]), int(d["used"]) - own))
+    return out
+
+
 def cost_step(trace: TraceFile, nvml_index: int = 0) -> int | None:
     """The step in which the device cost moves: the most frequent change between consecutive
     consistent samples while pinned bytes were held (2 MiB on the H200, the same as the step a
     1 GiB buffer costs). A cost read to the step cannot be told from its neighbours, so the fit
     comparison allows one step either way. None where the cost never moved."""
-    t = trace.doc
-    traced = {int(p["pid"]) for p in t["tracing"].get("processes", [])} | {int(t.get("root_pid") or 0)}
-    points = t["pinned"].get("timeline") or []
+    points = trace.pinned.get("timeline") or []
     if not points:
         return None
     start = float(points[0][0])
-    costs = []
-    for s in t["device"].get("samples", []):
-        if s.get("consistent") is False or float(s["t_ms"]) < start:
-            continue
-        for d in s["devices"]:
-            if d["nvml_index"] == nvml_index and d.get("used") is not None and d.get("processes") is not None:
-                own = sum(int(v) for k, v in d["processes"].items() if int(k) in traced)
-                costs.append(int(d["used"]) - own)
+    costs = [c for t_ms, c in sample_costs(trace, nvml_index) if t_ms >= start]
     changes: dict[int, int] = {}
     for a, b in zip(costs, costs[1:], strict=False):
         if a != b:

@@ -18,6 +18,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "pinbench/dynamic_library.hpp"
 #include "trace/injection_platform.hpp"
 #include "trace/pin_event.hpp"
 
@@ -283,19 +284,21 @@ int initialize() {
     InjectionStart start{current_process_id(), now_ns(), {}, {}};
     if (!tracer->file_ok()) return 1;
 
-    static Library* cupti = new Library(cupti_candidates());  // lives as long as the tracer
-    if (!cupti->is_open()) {
-        start.error = "CUPTI could not be loaded (" + cupti->why() +
-                      "); set PINBENCH_CUPTI_LIBRARY to the toolkit's libcupti";
+    std::string why;
+    // Never unloaded: it lives as long as the tracer.
+    DynamicLibrary* cupti = DynamicLibrary::open(cupti_candidates(), &why).release();
+    if (cupti == nullptr) {
+        start.error =
+            "CUPTI could not be loaded (" + why + "); set PINBENCH_CUPTI_LIBRARY to the toolkit's libcupti";
         tracer->write(to_json_line(start));
         return 1;
     }
-    start.cupti = cupti->name();
+    start.cupti = cupti->loaded_name();
     const auto subscribe = reinterpret_cast<SubscribeFn>(cupti->symbol("cuptiSubscribe"));
     const auto enable = reinterpret_cast<EnableCallbackFn>(cupti->symbol("cuptiEnableCallback"));
     const auto result_string = reinterpret_cast<ResultStringFn>(cupti->symbol("cuptiGetResultString"));
     if (subscribe == nullptr || enable == nullptr) {
-        start.error = cupti->name() + " lacks cuptiSubscribe / cuptiEnableCallback";
+        start.error = cupti->loaded_name() + " lacks cuptiSubscribe / cuptiEnableCallback";
         tracer->write(to_json_line(start));
         return 1;
     }

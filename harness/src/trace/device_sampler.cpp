@@ -2,12 +2,6 @@
 
 namespace pinbench::trace {
 
-std::int64_t steady_now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 DeviceSampler::DeviceSampler(const Nvml& nvml, std::chrono::milliseconds interval)
     : nvml_(nvml), interval_(interval), thread_([this] { loop(); }) {}
 
@@ -52,7 +46,7 @@ DeviceSample DeviceSampler::sample_now() const {
     // Up to three tries at a sample whose process list did not move while the device was read.
     for (int attempt = 0; attempt < 3; ++attempt) {
         s = DeviceSample{};
-        s.t_ns = steady_now_ns();
+        s.t_ns = steady_ns(SteadyClock::now());
         s.consistent = true;
         for (unsigned i = 0; i < nvml_.device_count(); ++i) {
             DeviceReading r;

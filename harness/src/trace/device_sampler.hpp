@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pinbench/nvml.hpp"
+#include "run/settle.hpp"
 #include "trace/device_samples.hpp"
 
 namespace pinbench::trace {
@@ -36,7 +37,5 @@ private:
     std::vector<DeviceSample> samples_;
     std::thread thread_;
 };
-
-std::int64_t steady_now_ns();
 
 }  // namespace pinbench::trace

@@ -1,5 +1,5 @@
 // The trace injection's OS side on POSIX: an O_APPEND file, getpid / gettid, backtrace +
-// dladdr, dlopen.
+// dladdr.
 #include "trace/injection_platform.hpp"
 
 #include <dlfcn.h>
@@ -73,27 +73,6 @@ std::vector<std::string> native_stack(int depth) {
         frames.emplace_back(text);
     }
     return frames;
-}
-
-Library::Library(const std::vector<std::string>& candidates) {
-    for (const auto& name : candidates) {
-        handle_ = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle_ != nullptr) {
-            name_ = name;
-            return;
-        }
-        const char* error = ::dlerror();
-        if (!why_.empty()) why_ += "; ";
-        why_ += error != nullptr ? error : name + ": dlopen failed";
-    }
-}
-
-Library::~Library() {
-    if (handle_ != nullptr) ::dlclose(handle_);
-}
-
-void* Library::symbol(const char* name) const {
-    return handle_ != nullptr ? ::dlsym(handle_, name) : nullptr;
 }
 
 std::vector<std::string> cupti_candidates() {

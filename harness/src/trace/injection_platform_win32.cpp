@@ -1,5 +1,5 @@
 // The trace injection's OS side on Windows: an append-only file handle, the process and thread
-// ids, CaptureStackBackTrace (module+offset; symbols would need dbghelp), LoadLibraryW. Written
+// ids, CaptureStackBackTrace (module+offset; symbols would need dbghelp). Written
 // for MSVC; checked with mingw-w64. The injection DLL itself is not built yet (docs/trace.md).
 #include "trace/injection_platform.hpp"
 
@@ -86,28 +86,6 @@ std::vector<std::string> native_stack(int depth) {
         frames.emplace_back(text);
     }
     return frames;
-}
-
-Library::Library(const std::vector<std::string>& candidates) {
-    for (const auto& name : candidates) {
-        HMODULE h = ::LoadLibraryW(widen(name).c_str());
-        if (h != nullptr) {
-            handle_ = reinterpret_cast<void*>(h);
-            name_ = name;
-            return;
-        }
-        if (!why_.empty()) why_ += "; ";
-        why_ += name + ": LoadLibrary failed with error " + std::to_string(::GetLastError());
-    }
-}
-
-Library::~Library() {
-    if (handle_ != nullptr) ::FreeLibrary(static_cast<HMODULE>(handle_));
-}
-
-void* Library::symbol(const char* name) const {
-    if (handle_ == nullptr) return nullptr;
-    return reinterpret_cast<void*>(::GetProcAddress(static_cast<HMODULE>(handle_), name));
 }
 
 std::vector<std::string> cupti_candidates() {

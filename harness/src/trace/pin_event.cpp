@@ -1,6 +1,5 @@
 #include "trace/pin_event.hpp"
 
-#include <fstream>
 #include <sstream>
 
 namespace pinbench::trace {
@@ -81,13 +80,6 @@ EventLog parse_event_lines(const std::string& text) {
         }
     }
     return log;
-}
-
-EventLog read_event_log(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_event_lines(text.str());
 }
 
 }  // namespace pinbench::trace

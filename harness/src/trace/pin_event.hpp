@@ -67,7 +67,6 @@ struct EventLog {
     std::vector<PinCall> calls;
     int unreadable_lines = 0;
 };
-EventLog read_event_log(const std::string& path);
 EventLog parse_event_lines(const std::string& text);
 
 }  // namespace pinbench::trace

@@ -1,7 +1,6 @@
 #include "trace/trace_command.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include "pinbench/units.hpp"
 #include "platform/random_token.hpp"
 #include "run/environment.hpp"
+#include "run/settle.hpp"
 #include "run/timestamp.hpp"
 #include "trace/device_sampler.hpp"
 
@@ -32,12 +32,8 @@ public:
     ScratchFile(const ScratchFile&) = delete;
     ScratchFile& operator=(const ScratchFile&) = delete;
     const std::string& path() const { return path_; }
-    std::string read() const {
-        std::ifstream in(path_, std::ios::binary);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
+    // Empty when nothing was written (the program never made the file).
+    std::string read() const { return std::filesystem::exists(path_) ? read_file(path_) : std::string(); }
 
 private:
     std::string path_;
@@ -127,7 +123,7 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
     if (nvml != nullptr) sampler = std::make_unique<DeviceSampler>(*nvml, options.interval);
 
     g.started_at = utc_now();
-    g.start_ns = steady_now_ns();
+    g.start_ns = steady_ns(SteadyClock::now());
     SubprocessOptions how;
     how.inherit_stdio = true;
     how.working_directory = options.working_directory;
@@ -142,7 +138,7 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
     } catch (const SystemError& e) {
         g.status = {"not_started", 0, 0, e.what()};
     }
-    g.end_ns = steady_now_ns();
+    g.end_ns = steady_ns(SteadyClock::now());
     if (sampler) g.samples = sampler->finish();
     // Only now: describing the device makes a CUDA context in this process (cudaDeviceGetLimit),
     // which would sit beside the program as a neighbour of 500 MiB for the whole trace.

@@ -10,7 +10,7 @@ import jinja2
 
 from pinreport.errors import BadInputError
 from pinreport.svg_charts import Series, line_chart
-from pinreport.trace import TraceJudgement, asked_sizes, calls_by_api, pinning_processes, rounding_note
+from pinreport.trace import TraceJudgement, asked_sizes, calls_by_api, pinning_processes, rounding_note, sample_costs
 from pinreport.units import format_bytes
 
 MIB = 1024 * 1024
@@ -22,31 +22,16 @@ def _timeline_chart(j: TraceJudgement):
     if held:
         # From the start, and held to the end where nothing released it.
         held = [(0.0, 0.0), *held, (float(t.get("wall_ms") or 0) / 1000, held[-1][1])]
-    baseline = t["cost_at_peak"].get("baseline_t_ms")
     series = [Series("pinned bytes held (MiB)", held)]
-    base_sample = None
-    for s in t["device"].get("samples", []):
-        if baseline is not None and abs(float(s["t_ms"]) - float(baseline)) < 1e-6:
-            base_sample = s
-    if base_sample is not None:
-        pids = {int(p) for p in (j.trace.doc.get("notes", {}).get("worker_pids") or [])}
-        traced = {int(p["pid"]) for p in t["tracing"].get("processes", [])} | {int(t.get("root_pid") or 0)} | pids
-        for dev in base_sample["devices"]:
-            idx = dev["nvml_index"]
-
-            def own(d: dict[str, Any]) -> int:
-                return sum(int(v) for k, v in (d.get("processes") or {}).items() if int(k) in traced)
-
-            b_used, b_own = int(dev["used"] or 0), own(dev)
-            points = []
-            for s in t["device"]["samples"]:
-                if s.get("consistent") is False or float(s["t_ms"]) < float(baseline):
-                    continue
-                for d in s["devices"]:
-                    if d["nvml_index"] == idx and d.get("used") is not None and d.get("processes") is not None:
-                        cost = (int(d["used"]) - b_used) - (own(d) - b_own)
-                        points.append((float(s["t_ms"]) / 1000, cost / MIB * 100))
-            series.append(Series(f"GPU {idx} cost x100 (MiB)", points))
+    baseline = t["cost_at_peak"].get("baseline_t_ms")
+    if baseline is not None:
+        for d in t["cost_at_peak"].get("devices", []):
+            costs = sample_costs(j.trace, d["nvml_index"])
+            base = next((c for t_ms, c in costs if abs(t_ms - float(baseline)) < 1e-6), None)
+            if base is None:
+                continue
+            points = [(t_ms / 1000, (c - base) / MIB * 100) for t_ms, c in costs if t_ms >= float(baseline)]
+            series.append(Series(f"GPU {d['nvml_index']} cost x100 (MiB)", points))
     return line_chart(
         "trace-timeline",
         "Pinned bytes held, and the device cost the NVML samples show (x100 to share the axis)",
