@@ -69,7 +69,7 @@ NvmlFacts add_nvml_context(const Nvml* nvml, const std::string& why, unsigned in
         add("pcie.link_bytes_per_second", na);
         add("pcie.link_basis", na);
     }
-    add("gpu.nvml", describe_device(*nvml, index).dump());
+    add("gpu.nvml", nvml_device_json(nvml_device_facts(*nvml, index)).dump());
     return f;
 }
 
@@ -116,7 +116,8 @@ Machine prepare_machine(int device) {
     }
     try {
         m.context = std::make_unique<DeviceContext>(device);
-        const nlohmann::json cuda = describe_cuda(device);
+        const CudaDeviceFacts device_facts = cuda_device_facts(device);
+        const nlohmann::json cuda = cuda_environment_json(cuda_facts(), &device_facts);
         add("cuda.environment", cuda.dump());
         add("gpu.nvml_cuda_match", nvml_cuda_match(cuda, facts));
     } catch (const std::exception& e) {

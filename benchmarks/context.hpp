@@ -36,7 +36,7 @@ struct Machine {
 //   driver.cuda_version, gpu.name, gpu.pci_bus_id, gpu.nvml_cuda_match, pcie.gen_current,
 //   pcie.gen_max, pcie.width_current, pcie.width_max, pcie.link_bytes_per_second,
 //   pcie.link_basis, numa.gpu_node, numa.local_cpus, numa.placed, numa.placement,
-//   os.page_backing, cuda.environment (describe_cuda, JSON), gpu.nvml (describe_device, JSON).
+//   os.page_backing, cuda.environment (cuda_environment_json, JSON), gpu.nvml (nvml_device_json, JSON).
 // A value that cannot be read is "not available: <reason>". Call after
 // benchmark::Initialize and before registering benchmarks. Never throws for a missing GPU.
 Machine prepare_machine(int device);

@@ -1,6 +1,7 @@
 """Reading a results file's environment record: its store key, and what changed between two.
 
-The field names are those written by harness/src/run/environment.cpp; the store key mirrors
+The field names are those written by harness/src/results/environment_record.cpp (checked by
+tests/test_environment_fixture.py against records it writes); the store key mirrors
 StoreKey in harness/include/pinbench/store.hpp.
 """
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "pinbench/device_map.hpp"
+#include "pinbench/environment_record.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/probe.hpp"
 
@@ -79,10 +80,11 @@ std::string verify_round_trip(const HostBuffer& buffer, const GpuUseWorkspace& w
 // Number of CUDA devices the runtime sees (0 when no driver/GPU; never throws).
 int cuda_device_count(std::string* why);
 
-// CUDA's view of the environment: driver and runtime versions, and for `device` the name,
-// compute capability, UUID, LUID (Windows), TCC flag, unified addressing, PCI location,
-// CUDA_MODULE_LOADING and the context's stack limit. Values or {"unavailable": reason}.
-nlohmann::json describe_cuda(int device);
+// CUDA's facts for the environment record: driver and runtime versions, CUDA_MODULE_LOADING;
+// for a device its name, compute capability, UUID, LUID (Windows), TCC flag, unified
+// addressing, PCI location and the context's stack limit. Each a value or why not.
+CudaFacts cuda_facts();
+CudaDeviceFacts cuda_device_facts(int device);
 
 // The device's UUID and PCI bus id, for matching it with its NVML index (pinbench/device_map.hpp).
 DeviceIdentity device_identity(int device);

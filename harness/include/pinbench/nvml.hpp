@@ -10,18 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "pinbench/environment_record.hpp"
+#include "pinbench/maybe.hpp"
 #include "pinbench/probe.hpp"
 
 namespace pinbench {
-
-// A value or the reason it could not be read.
-template <typename T>
-struct Maybe {
-    std::optional<T> value;
-    std::string why;  // set when value is empty
-    static Maybe of(T v) { return {std::move(v), {}}; }
-    static Maybe none(std::string reason) { return {std::nullopt, std::move(reason)}; }
-};
 
 struct NvmlDeviceMemory {
     Maybe<std::uint64_t> total, used, free, reserved;  // reserved via nvmlDeviceGetMemoryInfo_v2
@@ -76,11 +69,9 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The NVML part of a device's environment record (name, uuid, pci_bus_id, architecture, pcie
-// {gen_current, gen_max, width_current, width_max}, numa_node, persistence_mode, compute_mode,
-// display_active, ecc, mig, driver_model {current, pending}, memory_total): each value, or
-// {"unavailable": "reason"} when it cannot be read.
-nlohmann::json describe_device(const Nvml& nvml, unsigned index);
+// The NVML facts of a device for the environment record (pinbench/environment_record.hpp):
+// each value, or why it cannot be read.
+NvmlDeviceFacts nvml_device_facts(const Nvml& nvml, unsigned index);
 
 // Probe over NVML for the given device indices; keys nvml.<i>.used, nvml.<i>.reserved,
 // nvml.<i>.total, nvml.<i>.free, and nvml.<i>.process_used for `pid` (0: no per-process key).

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "pinbench/environment_record.hpp"
 #include "pinbench/probe.hpp"
 
 namespace pinbench {
@@ -26,10 +27,9 @@ std::vector<std::unique_ptr<Probe>> make_platform_probes(const std::optional<Lui
 // with a note elsewhere. Used by `pinbench doctor` to check that the LUID matches.
 nlohmann::json list_os_adapters();
 
-// The OS part of the environment record: os name and build, host RAM, hostname; on
-// Windows also hardware-accelerated GPU scheduling, session 0, sysmem fallback policy.
-// Anything unreadable is {"unavailable": "reason"}.
-nlohmann::json os_environment();
+// The OS facts of the environment record: os name and build, host RAM, hostname; on Windows
+// also hardware-accelerated GPU scheduling, the session, the sysmem fallback policy.
+OsFacts os_facts();
 
 // This process's id.
 std::uint32_t current_process_id();

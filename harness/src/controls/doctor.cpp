@@ -1,6 +1,7 @@
 #include "controls/doctor.hpp"
 
 #include "pinbench/atomic_file.hpp"
+#include "pinbench/environment_record.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
@@ -14,30 +15,11 @@
 namespace pinbench {
 namespace {
 
-std::string text(const nlohmann::json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_object() && v.contains("unavailable"))
-        return "not available (" + v["unavailable"].get<std::string>() + ")";
-    return v.dump();
-}
-
 void print_environment(const nlohmann::json& env, std::ostream& out) {
     out << "environment\n";
-    out << "  platform            " << text(env.value("platform", nlohmann::json("unknown"))) << "\n";
-    if (env.contains("os"))
-        out << "  os                  " << text(env["os"].value("os_name", nlohmann::json("?"))) << "\n";
-    if (env.contains("driver")) {
-        out << "  driver release      " << text(env["driver"]["release"]) << "\n";
-        out << "  CUDA (driver)       " << text(env["driver"]["cuda_driver_version"]) << "\n";
-        out << "  CUDA (runtime)      " << text(env["driver"]["cuda_runtime_version"]) << "\n";
+    for (const auto& [label, text] : environment_summary(env)) {
+        out << "  " << label << std::string(label.size() < 20 ? 20 - label.size() : 1, ' ') << text << "\n";
     }
-    for (const auto& d : env.value("devices", nlohmann::json::array())) {
-        out << "  device " << d.value("cuda_index", -1) << "            "
-            << text(d.value("name", nlohmann::json("?"))) << ", driver model "
-            << text(d["driver_model"].value("current", nlohmann::json("unknown"))) << "\n";
-    }
-    out << "  other compute procs " << env.value("other_compute_processes", nlohmann::json::array()).size()
-        << "\n";
 }
 
 void print_control(const std::string& name, const nlohmann::json& c, std::ostream& out) {
@@ -79,14 +61,11 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
 }  // namespace
 
 nlohmann::json luid_check(const nlohmann::json& environment, const nlohmann::json& os_adapters) {
-    if (environment.value("platform", "") != "windows") {
+    if (platform_of(environment) != "windows") {
         return {{"verdict", "NOT APPLICABLE"}, {"why", "LUIDs exist on Windows only"}};
     }
-    const auto& devices = environment.value("devices", nlohmann::json::array());
-    if (devices.empty() || !devices[0].contains("luid") || !devices[0]["luid"].is_string()) {
-        return {{"verdict", "NOT APPLICABLE"}, {"why", "the CUDA device has no LUID (TCC)"}};
-    }
-    const std::string luid = devices[0]["luid"].get<std::string>();
+    const std::string luid = device_luid_of(environment, 0);
+    if (luid.empty()) return {{"verdict", "NOT APPLICABLE"}, {"why", "the CUDA device has no LUID (TCC)"}};
     for (const auto& a : os_adapters) {
         if (a.value("luid_bytes", "") == luid) return {{"verdict", "PASS"}, {"luid", luid}, {"adapter", a}};
     }
@@ -115,9 +94,8 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     bundle["environment"] = env.response->at("data");
     print_environment(bundle["environment"], out);
     int code = exit_code::ok;
-    if (bundle["environment"].value("cuda_device_count", 0) == 0) {
-        out << "no CUDA device: " << bundle["environment"].value("cuda_device_count_why", std::string())
-            << "\n";
+    if (cuda_device_count_of(bundle["environment"]).value_or(0) == 0) {
+        out << "no CUDA device: " << cuda_device_count_why_of(bundle["environment"]) << "\n";
         code = exit_code::infrastructure;
     } else {
         std::string why;

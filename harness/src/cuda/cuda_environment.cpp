@@ -1,27 +1,28 @@
-// CUDA's part of the environment record. Attributes rather than cudaDeviceProp fields where
-// possible: CUDA 13 removed several fields, attributes exist in 12.x and 13.x alike.
+// CUDA's facts for the environment record (pinbench/environment_record.hpp writes them).
+// Attributes rather than cudaDeviceProp fields where possible: CUDA 13 removed several fields,
+// attributes exist in 12.x and 13.x alike.
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "pinbench/device.hpp"
 
 namespace pinbench {
 namespace {
 
-nlohmann::json unavailable(const std::string& api, cudaError_t status) {
+std::string failed(const std::string& api, cudaError_t status) {
     (void)cudaGetLastError();
-    return {{"unavailable", api + ": " + cudaGetErrorName(status)}};
+    return api + ": " + cudaGetErrorName(status);
 }
 
-nlohmann::json attribute(cudaDeviceAttr attr, int device, const char* api_name) {
+Maybe<int> attribute(cudaDeviceAttr attr, int device, const char* api_name) {
     int v = 0;
     const cudaError_t s = cudaDeviceGetAttribute(&v, attr, device);
-    if (s != cudaSuccess) return unavailable(std::string("cudaDeviceGetAttribute(") + api_name + ")", s);
-    return v;
+    if (s != cudaSuccess)
+        return Maybe<int>::none(failed(std::string("cudaDeviceGetAttribute(") + api_name + ")", s));
+    return Maybe<int>::of(v);
 }
 
 std::string hex_bytes(const void* data, std::size_t n) {
@@ -43,62 +44,65 @@ std::string uuid_string(const cudaUUID_t& u) {
 
 }  // namespace
 
-nlohmann::json describe_cuda(int device) {
-    nlohmann::json j;
+CudaFacts cuda_facts() {
+    CudaFacts f;
     int v = 0;
     cudaError_t s = cudaDriverGetVersion(&v);
-    // The CUDA version the driver supports (e.g. 13000), not the driver release.
-    j["cuda_driver_version"] = s == cudaSuccess ? nlohmann::json(v) : unavailable("cudaDriverGetVersion", s);
+    f.driver_version =
+        s == cudaSuccess ? Maybe<int>::of(v) : Maybe<int>::none(failed("cudaDriverGetVersion", s));
     s = cudaRuntimeGetVersion(&v);
-    j["cuda_runtime_version"] =
-        s == cudaSuccess ? nlohmann::json(v) : unavailable("cudaRuntimeGetVersion", s);
-    j["cuda_runtime_built"] = CUDART_VERSION;
+    f.runtime_version =
+        s == cudaSuccess ? Maybe<int>::of(v) : Maybe<int>::none(failed("cudaRuntimeGetVersion", s));
+    f.runtime_built = Maybe<int>::of(CUDART_VERSION);
     const char* loading = std::getenv("CUDA_MODULE_LOADING");
-    j["cuda_module_loading"] =
-        loading ? nlohmann::json(loading) : nlohmann::json({{"unavailable", "not set (driver default)"}});
-    if (device < 0) return j;
+    f.module_loading =
+        loading ? Maybe<std::string>::of(loading) : Maybe<std::string>::none("not set (driver default)");
+    return f;
+}
 
-    nlohmann::json d;
-    d["cuda_index"] = device;
+CudaDeviceFacts cuda_device_facts(int device) {
+    CudaDeviceFacts d;
+    d.cuda_index = device;
     cudaDeviceProp prop{};
-    s = cudaGetDeviceProperties(&prop, device);
+    cudaError_t s = cudaGetDeviceProperties(&prop, device);
     if (s == cudaSuccess) {
-        d["name"] = prop.name;
-        d["uuid"] = uuid_string(prop.uuid);
-        d["total_global_mem"] = static_cast<std::uint64_t>(prop.totalGlobalMem);
+        CudaDeviceProperties p;
+        p.name = prop.name;
+        p.uuid = uuid_string(prop.uuid);
+        p.total_global_mem = static_cast<std::uint64_t>(prop.totalGlobalMem);
 #ifdef _WIN32
-        d["luid"] = hex_bytes(prop.luid, sizeof prop.luid);
-        d["luid_device_node_mask"] = prop.luidDeviceNodeMask;
+        p.luid = Maybe<std::string>::of(hex_bytes(prop.luid, sizeof prop.luid));
+        p.luid_device_node_mask = prop.luidDeviceNodeMask;
 #else
-        d["luid"] = nlohmann::json({{"unavailable", "LUIDs exist on Windows only"}});
+        p.luid = Maybe<std::string>::none("LUIDs exist on Windows only");
 #endif
+        d.properties = Maybe<CudaDeviceProperties>::of(std::move(p));
     } else {
-        d["properties"] = unavailable("cudaGetDeviceProperties", s);
+        d.properties = Maybe<CudaDeviceProperties>::none(failed("cudaGetDeviceProperties", s));
     }
     int major = 0, minor = 0;
     s = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
     if (s == cudaSuccess) s = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-    d["compute_capability"] = s == cudaSuccess
-                                  ? nlohmann::json(std::to_string(major) + "." + std::to_string(minor))
-                                  : unavailable("cudaDeviceGetAttribute(ComputeCapability)", s);
-    d["tcc_driver"] = attribute(cudaDevAttrTccDriver, device, "TccDriver");
-    d["unified_addressing"] = attribute(cudaDevAttrUnifiedAddressing, device, "UnifiedAddressing");
-    d["can_map_host_memory"] = attribute(cudaDevAttrCanMapHostMemory, device, "CanMapHostMemory");
-    d["integrated"] = attribute(cudaDevAttrIntegrated, device, "Integrated");
-    d["pageable_memory_access"] = attribute(cudaDevAttrPageableMemoryAccess, device, "PageableMemoryAccess");
-    d["host_register_supported"] =
-        attribute(cudaDevAttrHostRegisterSupported, device, "HostRegisterSupported");
-    d["async_engine_count"] = attribute(cudaDevAttrAsyncEngineCount, device, "AsyncEngineCount");
-    d["pci_domain_id"] = attribute(cudaDevAttrPciDomainId, device, "PciDomainId");
-    d["pci_bus_id"] = attribute(cudaDevAttrPciBusId, device, "PciBusId");
-    d["pci_device_id"] = attribute(cudaDevAttrPciDeviceId, device, "PciDeviceId");
-    d["numa_id"] = attribute(cudaDevAttrNumaId, device, "NumaId");
+    d.compute_capability =
+        s == cudaSuccess ? Maybe<std::string>::of(std::to_string(major) + "." + std::to_string(minor))
+                         : Maybe<std::string>::none(failed("cudaDeviceGetAttribute(ComputeCapability)", s));
+    d.tcc_driver = attribute(cudaDevAttrTccDriver, device, "TccDriver");
+    d.unified_addressing = attribute(cudaDevAttrUnifiedAddressing, device, "UnifiedAddressing");
+    d.can_map_host_memory = attribute(cudaDevAttrCanMapHostMemory, device, "CanMapHostMemory");
+    d.integrated = attribute(cudaDevAttrIntegrated, device, "Integrated");
+    d.pageable_memory_access = attribute(cudaDevAttrPageableMemoryAccess, device, "PageableMemoryAccess");
+    d.host_register_supported = attribute(cudaDevAttrHostRegisterSupported, device, "HostRegisterSupported");
+    d.async_engine_count = attribute(cudaDevAttrAsyncEngineCount, device, "AsyncEngineCount");
+    d.pci_domain_id = attribute(cudaDevAttrPciDomainId, device, "PciDomainId");
+    d.pci_bus_id = attribute(cudaDevAttrPciBusId, device, "PciBusId");
+    d.pci_device_id = attribute(cudaDevAttrPciDeviceId, device, "PciDeviceId");
+    d.numa_id = attribute(cudaDevAttrNumaId, device, "NumaId");
     std::size_t stack = 0;
     s = cudaDeviceGetLimit(&stack, cudaLimitStackSize);
-    d["stack_limit_bytes"] = s == cudaSuccess ? nlohmann::json(static_cast<std::uint64_t>(stack))
-                                              : unavailable("cudaDeviceGetLimit(cudaLimitStackSize)", s);
-    j["device"] = d;
-    return j;
+    d.stack_limit_bytes =
+        s == cudaSuccess ? Maybe<std::uint64_t>::of(static_cast<std::uint64_t>(stack))
+                         : Maybe<std::uint64_t>::none(failed("cudaDeviceGetLimit(cudaLimitStackSize)", s));
+    return d;
 }
 
 DeviceIdentity device_identity(int device) {

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "pinbench/dynamic_library.hpp"
@@ -137,12 +136,6 @@ template <typename B, typename A, typename F>
 Maybe<B> then(const Maybe<A>& a, F f) {
     if (!a.value) return Maybe<B>::none(a.why);
     return Maybe<B>::of(f(*a.value));
-}
-
-template <typename T>
-nlohmann::json to_json_value(const Maybe<T>& m) {
-    if (!m.value) return nlohmann::json{{"unavailable", m.why}};
-    return nlohmann::json(*m.value);
 }
 
 // Linux: the driver's soname (the unversioned link exists only with dev packages). Windows:
@@ -493,30 +486,28 @@ Maybe<std::string> Nvml::driver_model_pending(unsigned index) const {
     return then<std::string>(impl_->driver_models(index), [](const auto& p) { return p.second; });
 }
 
-nlohmann::json describe_device(const Nvml& nvml, unsigned index) {
+NvmlDeviceFacts nvml_device_facts(const Nvml& nvml, unsigned index) {
     const NvmlPcie pcie = nvml.pcie(index);
-    return nlohmann::json{
-        {"nvml_index", index},
-        {"name", to_json_value(nvml.name(index))},
-        {"uuid", to_json_value(nvml.uuid(index))},
-        {"pci_bus_id", to_json_value(nvml.pci_bus_id(index))},
-        {"architecture", to_json_value(nvml.architecture(index))},
-        {"pcie",
-         {{"gen_current", to_json_value(pcie.gen_current)},
-          {"gen_max", to_json_value(pcie.gen_max)},
-          {"width_current", to_json_value(pcie.width_current)},
-          {"width_max", to_json_value(pcie.width_max)}}},
-        {"numa_node", to_json_value(nvml.numa_node(index))},
-        {"persistence_mode", to_json_value(nvml.persistence_mode(index))},
-        {"compute_mode", to_json_value(nvml.compute_mode(index))},
-        {"display_active", to_json_value(nvml.display_active(index))},
-        {"ecc", to_json_value(nvml.ecc_mode(index))},
-        {"mig", to_json_value(nvml.mig_mode(index))},
-        {"driver_model",
-         {{"current", to_json_value(nvml.driver_model_current(index))},
-          {"pending", to_json_value(nvml.driver_model_pending(index))}}},
-        {"memory_total", to_json_value(nvml.memory(index).total)},
-    };
+    NvmlDeviceFacts f;
+    f.nvml_index = index;
+    f.name = nvml.name(index);
+    f.uuid = nvml.uuid(index);
+    f.pci_bus_id = nvml.pci_bus_id(index);
+    f.architecture = nvml.architecture(index);
+    f.pcie_gen_current = pcie.gen_current;
+    f.pcie_gen_max = pcie.gen_max;
+    f.pcie_width_current = pcie.width_current;
+    f.pcie_width_max = pcie.width_max;
+    f.numa_node = nvml.numa_node(index);
+    f.persistence_mode = nvml.persistence_mode(index);
+    f.compute_mode = nvml.compute_mode(index);
+    f.display_active = nvml.display_active(index);
+    f.ecc = nvml.ecc_mode(index);
+    f.mig = nvml.mig_mode(index);
+    f.driver_model_current = nvml.driver_model_current(index);
+    f.driver_model_pending = nvml.driver_model_pending(index);
+    f.memory_total = nvml.memory(index).total;
+    return f;
 }
 
 }  // namespace pinbench

@@ -54,14 +54,16 @@ int cuda_device_count(std::string* why) {
     return 0;
 }
 
-nlohmann::json describe_cuda(int device) {
-    const nlohmann::json none = {{"unavailable", kNoCuda}};
-    nlohmann::json j = {{"cuda_driver_version", none},
-                        {"cuda_runtime_version", none},
-                        {"cuda_runtime_built", none},
-                        {"cuda_module_loading", none}};
-    if (device >= 0) j["device"] = {{"cuda_index", device}, {"unavailable", kNoCuda}};
-    return j;
+CudaFacts cuda_facts() {
+    const auto none = Maybe<int>::none(kNoCuda);
+    return {none, none, none, Maybe<std::string>::none(kNoCuda)};
+}
+
+CudaDeviceFacts cuda_device_facts(int device) {
+    CudaDeviceFacts d;
+    d.cuda_index = device;
+    d.properties = Maybe<CudaDeviceProperties>::none(kNoCuda);
+    return d;
 }
 
 DeviceIdentity device_identity(int) { return {}; }

@@ -32,10 +32,6 @@ private:
     std::string why_;
 };
 
-nlohmann::json unavailable(std::string why) {
-    return nlohmann::json::object({{"unavailable", std::move(why)}});
-}
-
 // os-release values are shell-quoted: strip the quotes and undo backslash escapes in "...".
 std::string unquote_os_release(std::string value) {
     if (value.size() < 2 || (value.front() != '"' && value.front() != '\'') || value.back() != value.front())
@@ -51,7 +47,7 @@ std::string unquote_os_release(std::string value) {
     return out;
 }
 
-nlohmann::json os_release_pretty_name() {
+Maybe<std::string> os_release_pretty_name() {
     // /etc/os-release, falling back to /usr/lib/os-release (os-release(5)).
     for (const char* file : {"/etc/os-release", "/usr/lib/os-release"}) {
         std::ifstream in(file);
@@ -59,11 +55,12 @@ nlohmann::json os_release_pretty_name() {
         std::string line;
         constexpr std::string_view key = "PRETTY_NAME=";
         while (std::getline(in, line)) {
-            if (line.rfind(key, 0) == 0) return unquote_os_release(line.substr(key.size()));
+            if (line.rfind(key, 0) == 0)
+                return Maybe<std::string>::of(unquote_os_release(line.substr(key.size())));
         }
-        return unavailable(std::string("no PRETTY_NAME in ") + file);
+        return Maybe<std::string>::none(std::string("no PRETTY_NAME in ") + file);
     }
-    return unavailable("neither /etc/os-release nor /usr/lib/os-release is readable");
+    return Maybe<std::string>::none("neither /etc/os-release nor /usr/lib/os-release is readable");
 }
 
 }  // namespace
@@ -86,34 +83,33 @@ std::vector<std::unique_ptr<Probe>> make_platform_probes(const std::optional<Lui
 
 nlohmann::json list_os_adapters() { return nlohmann::json::array(); }
 
-nlohmann::json os_environment() {
-    nlohmann::json j;
+OsFacts os_facts() {
+    OsFacts os;
 #ifdef __linux__
-    j["platform"] = "linux";
+    os.platform = "linux";
 #else
-    j["platform"] = "posix";
+    os.platform = "posix";
 #endif
-    j["os_name"] = os_release_pretty_name();
+    os.os_name = os_release_pretty_name();
     utsname u{};
     if (::uname(&u) == 0) {
-        j["kernel"] = u.release;
-        j["os_build"] = u.version;
-        j["hostname"] = u.nodename;
+        os.kernel = Maybe<std::string>::of(u.release);
+        os.os_build = Maybe<std::string>::of(u.version);
+        os.hostname = Maybe<std::string>::of(u.nodename);
     } else {
-        for (const char* key : {"kernel", "os_build", "hostname"}) j[key] = unavailable("uname failed");
+        os.kernel = os.os_build = os.hostname = Maybe<std::string>::none("uname failed");
     }
     // Physical pages at the time of the call: on a VM with memory hot-plug or ballooning this
     // may change (grow) while the suite runs.
     const long pages = ::sysconf(_SC_PHYS_PAGES);
     const long page_size = ::sysconf(_SC_PAGE_SIZE);
-    if (pages > 0 && page_size > 0) {
-        j["host_ram_bytes"] = static_cast<std::int64_t>(pages) * page_size;
-    } else {
-        j["host_ram_bytes"] = unavailable("sysconf(_SC_PHYS_PAGES) failed");
-    }
+    os.host_ram_bytes = pages > 0 && page_size > 0
+                            ? Maybe<std::uint64_t>::of(static_cast<std::uint64_t>(pages) * page_size)
+                            : Maybe<std::uint64_t>::none("sysconf(_SC_PHYS_PAGES) failed");
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-    j["cpu_count"] = cpus > 0 ? nlohmann::json(cpus) : unavailable("sysconf(_SC_NPROCESSORS_ONLN) failed");
-    return j;
+    os.cpu_count = cpus > 0 ? Maybe<std::uint64_t>::of(static_cast<std::uint64_t>(cpus))
+                            : Maybe<std::uint64_t>::none("sysconf(_SC_NPROCESSORS_ONLN) failed");
+    return os;
 }
 
 std::uint32_t current_process_id() { return static_cast<std::uint32_t>(::getpid()); }

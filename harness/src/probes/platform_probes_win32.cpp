@@ -31,9 +31,7 @@ namespace {
 
 using Microsoft::WRL::ComPtr;
 
-nlohmann::json unavailable(std::string why) {
-    return nlohmann::json::object({{"unavailable", std::move(why)}});
-}
+using Text = Maybe<std::string>;
 
 std::string hresult_text(HRESULT hr) { return win32::error_text(static_cast<DWORD>(hr)); }
 
@@ -478,54 +476,54 @@ std::optional<OSVERSIONINFOEXW> os_version() {
     return info;
 }
 
-nlohmann::json os_name(const std::optional<OSVERSIONINFOEXW>& version) {
+Text os_name(const std::optional<OSVERSIONINFOEXW>& version) {
     std::optional<std::string> product = registry_string(kCurrentVersionKey, L"ProductName");
     if (product) {
         // ProductName still says "Windows 10" on Windows 11 client builds (22000 and later).
         const bool client = version && version->wProductType == VER_NT_WORKSTATION;
         if (client && version->dwBuildNumber >= 22000 && product->rfind("Windows 10", 0) == 0)
             product->replace(0, 10, "Windows 11");
-        return *product;
+        return Text::of(*product);
     }
     if (version)
-        return "Windows " + std::to_string(version->dwMajorVersion) + "." +
-               std::to_string(version->dwMinorVersion);
-    return unavailable("neither the registry ProductName nor RtlGetVersion is readable");
+        return Text::of("Windows " + std::to_string(version->dwMajorVersion) + "." +
+                        std::to_string(version->dwMinorVersion));
+    return Text::none("neither the registry ProductName nor RtlGetVersion is readable");
 }
 
-nlohmann::json os_build(const std::optional<OSVERSIONINFOEXW>& version) {
-    if (!version) return unavailable("RtlGetVersion failed");
+Text os_build(const std::optional<OSVERSIONINFOEXW>& version) {
+    if (!version) return Text::none("RtlGetVersion failed");
     std::string build = std::to_string(version->dwMajorVersion) + "." +
                         std::to_string(version->dwMinorVersion) + "." +
                         std::to_string(version->dwBuildNumber);
     DWORD ubr = 0;  // update build revision: the monthly cumulative update
     if (registry_dword(kCurrentVersionKey, L"UBR", ubr) == ERROR_SUCCESS) build += "." + std::to_string(ubr);
-    return build;
+    return Text::of(build);
 }
 
-nlohmann::json hostname() {
+Text hostname() {
     DWORD size = 0;
     ::GetComputerNameExW(ComputerNameDnsHostname, nullptr, &size);
-    if (size == 0) return unavailable("GetComputerNameExW failed: " + win32::error_text(::GetLastError()));
+    if (size == 0) return Text::none("GetComputerNameExW failed: " + win32::error_text(::GetLastError()));
     std::wstring name(size, L'\0');
     if (!::GetComputerNameExW(ComputerNameDnsHostname, name.data(), &size)) {
         const DWORD error = ::GetLastError();
-        return unavailable("GetComputerNameExW failed: " + win32::error_text(error));
+        return Text::none("GetComputerNameExW failed: " + win32::error_text(error));
     }
     name.resize(size);  // now the length without the terminator
-    return win32::narrow(name);
+    return Text::of(win32::narrow(name));
 }
 
-nlohmann::json hardware_scheduling() {
+Text hardware_scheduling() {
     DWORD mode = 0;
     const LSTATUS status =
         registry_dword(L"SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers", L"HwSchMode", mode);
-    if (status == ERROR_FILE_NOT_FOUND) return "default/unknown";
+    if (status == ERROR_FILE_NOT_FOUND) return Text::of("default/unknown");
     if (status != ERROR_SUCCESS)
-        return unavailable("reading HwSchMode failed: " + win32::error_text(static_cast<DWORD>(status)));
-    if (mode == 2) return "on";
-    if (mode == 1) return "off";
-    return "unknown value " + std::to_string(mode);
+        return Text::none("reading HwSchMode failed: " + win32::error_text(static_cast<DWORD>(status)));
+    if (mode == 2) return Text::of("on");
+    if (mode == 1) return Text::of("off");
+    return Text::of("unknown value " + std::to_string(mode));
 }
 
 }  // namespace
@@ -544,39 +542,41 @@ nlohmann::json list_os_adapters() {
     return list;
 }
 
-nlohmann::json os_environment() {
-    nlohmann::json j;
-    j["platform"] = "windows";
+OsFacts os_facts() {
+    OsFacts os;
+    os.platform = "windows";
     const auto version = os_version();
-    j["os_name"] = os_name(version);
-    j["os_build"] = os_build(version);
-    const auto edition = registry_string(kCurrentVersionKey, L"EditionID");
-    j["os_edition"] = edition ? nlohmann::json(*edition) : unavailable("no EditionID in the registry");
-    j["hostname"] = hostname();
+    os.os_name = os_name(version);
+    os.os_build = os_build(version);
+    os.hostname = hostname();
     MEMORYSTATUSEX memory{};
     memory.dwLength = sizeof memory;
     if (::GlobalMemoryStatusEx(&memory)) {
-        j["host_ram_bytes"] = static_cast<std::uint64_t>(memory.ullTotalPhys);
+        os.host_ram_bytes = Maybe<std::uint64_t>::of(memory.ullTotalPhys);
     } else {
         const DWORD error = ::GetLastError();
-        j["host_ram_bytes"] = unavailable("GlobalMemoryStatusEx failed: " + win32::error_text(error));
+        os.host_ram_bytes =
+            Maybe<std::uint64_t>::none("GlobalMemoryStatusEx failed: " + win32::error_text(error));
     }
     // All processor groups: more than 64 logical CPUs span several.
     const DWORD cpus = ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
-    j["cpu_count"] = cpus > 0 ? nlohmann::json(cpus) : unavailable("GetActiveProcessorCount failed");
-    j["hardware_accelerated_gpu_scheduling"] = hardware_scheduling();
+    os.cpu_count = cpus > 0 ? Maybe<std::uint64_t>::of(cpus)
+                            : Maybe<std::uint64_t>::none("GetActiveProcessorCount failed");
+    OsFacts::Windows w;
+    const auto edition = registry_string(kCurrentVersionKey, L"EditionID");
+    w.os_edition = edition ? Text::of(*edition) : Text::none("no EditionID in the registry");
+    w.hardware_accelerated_gpu_scheduling = hardware_scheduling();
     DWORD session = 0;
     if (::ProcessIdToSessionId(::GetCurrentProcessId(), &session)) {
-        j["session_id"] = session;
-        j["session0"] = session == 0;  // a runner installed as a service runs in session 0
+        w.session_id = Maybe<std::uint32_t>::of(session);  // a runner installed as a service: session 0
     } else {
         const DWORD error = ::GetLastError();
-        j["session_id"] = unavailable("ProcessIdToSessionId failed: " + win32::error_text(error));
-        j["session0"] = j["session_id"];
+        w.session_id = Maybe<std::uint32_t>::none("ProcessIdToSessionId failed: " + win32::error_text(error));
     }
-    j["sysmem_fallback_policy"] =
-        unavailable("not exposed through a documented API; set in the NVIDIA Control Panel");
-    return j;
+    w.sysmem_fallback_policy =
+        Text::none("not exposed through a documented API; set in the NVIDIA Control Panel");
+    os.windows = std::move(w);
+    return os;
 }
 
 std::uint32_t current_process_id() { return ::GetCurrentProcessId(); }

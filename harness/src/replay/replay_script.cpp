@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "pinbench/atomic_file.hpp"
+#include "pinbench/environment_record.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/units.hpp"
 #include "scenario/yaml_reader.hpp"
@@ -402,16 +403,7 @@ std::optional<ReplayInjection> injection_for(const ReplayScript& script, const s
 }
 
 nlohmann::json relabel_environment(const ReplayScript& script, nlohmann::json environment) {
-    if (script.driver_release) environment["driver"]["release"] = *script.driver_release;
-    if (script.driver_model && environment.contains("devices") && environment["devices"].is_array()) {
-        for (auto& device : environment["devices"]) {
-            if (!device.is_object()) continue;
-            device["driver_model"]["current"] = *script.driver_model;
-            device["driver_model"]["pending"] = *script.driver_model;
-        }
-    }
-    environment["replayed"] = true;
-    return environment;
+    return replayed_environment(std::move(environment), script.driver_release, script.driver_model);
 }
 
 }  // namespace pinbench

@@ -1,18 +1,19 @@
-// The environment record: everything that could explain a difference between two runs.
+// Gathering the environment record (pinbench/environment_record.hpp: its facts and keys).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "pinbench/environment_record.hpp"
 #include "pinbench/nvml.hpp"
 
 namespace pinbench {
 
-// Collected inside a child that may create CUDA contexts (the parent never does). `nvml` may
-// be null (then `nvml_why` says why). Anything unreadable is {"unavailable": "reason"}.
-nlohmann::json collect_environment(const Nvml* nvml, const std::string& nvml_why, int gpus);
+// Gathered inside a child that may create CUDA contexts (the parent never does): the OS, CUDA
+// and NVML facts of the first `gpus` devices. `nvml` may be null (then `nvml_why` says why).
+EnvironmentRecord gather_environment(const Nvml* nvml, const std::string& nvml_why, int gpus);
 
-// "WDDM", "TCC", "MCDM", "linux" or "unknown" for device `index` of a record.
-std::string driver_model_of(const nlohmann::json& environment, std::size_t index = 0);
+// The gathered record as a results file holds it (pinbench/environment_record.hpp).
+nlohmann::json collect_environment(const Nvml* nvml, const std::string& nvml_why, int gpus);
 
 }  // namespace pinbench

@@ -157,19 +157,14 @@ void check_resumable(const ResultsDocument& partial, const ResultsDocument& now,
 // ... on the same machine as far as the results care: driver release and model, GPU, count.
 void check_same_environment(const ResultsDocument& partial, const ResultsDocument& now,
                             const std::string& path) {
-    const auto field = [](const nlohmann::json& env, const nlohmann::json::json_pointer& p) {
-        return env.contains(p) ? env.at(p) : nlohmann::json();
-    };
-    for (const char* p : {"/platform", "/driver/release", "/cuda_device_count", "/devices/0/name",
-                          "/devices/0/driver_model/current"}) {
-        const nlohmann::json::json_pointer ptr(p);
-        const nlohmann::json a = field(partial.environment, ptr), b = field(now.environment, ptr);
-        if (a != b) {
-            std::string name = std::string("environment") + p;
-            std::replace(name.begin(), name.end(), '/', '.');
+    const auto before = machine_identity_of(partial.environment),
+               after = machine_identity_of(now.environment);
+    for (std::size_t i = 0; i < before.size(); ++i) {
+        if (before[i].second != after[i].second) {
             throw InputError(
-                path + ": --resume: " + name + " is " + a.dump() + " in the partial run and " + b.dump() +
-                " here: measure the rest on the machine and driver that measured the first part");
+                path + ": --resume: environment." + before[i].first + " is \"" + before[i].second +
+                "\" in the partial run and \"" + after[i].second +
+                "\" here: measure the rest on the machine and driver that measured the first part");
         }
     }
 }
@@ -261,9 +256,11 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         } else {
             doc.environment = env.response->at("data");
         }
-        if (doc.environment.value("cuda_device_count", 0) == 0 && stop_signal() == 0) {
+        if (cuda_device_count_of(doc.environment).value_or(0) == 0 && stop_signal() == 0) {
             progress.note("pinbench: no CUDA device here (" +
-                          doc.environment.value("cuda_device_count_why", std::string("no response")) +
+                          (cuda_device_count_why_of(doc.environment).empty()
+                               ? std::string("no response")
+                               : cuda_device_count_why_of(doc.environment)) +
                           "); nothing to measure. Try the replay backend: see README.md");
             doc.finished_at = utc_now();
             doc.controls = {{"skipped", "no CUDA device"}};
@@ -284,7 +281,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 progress.note("pinbench: " + left + leftover_advice);
                 return exit_code::infrastructure;
             }
-            if (!left.empty()) doc.environment["busy_gpu_allowed"] = left;
+            if (!left.empty()) note_busy_gpu_allowed(doc.environment, left);
         }
         if (resume != nullptr) check_same_environment(*resume, doc, options.resume_path);
         if (stop_signal() == 0)
@@ -304,7 +301,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     for (const auto& r : plan.runs) total += r.repeats;
     progress = Progress(options.progress, total);
     const std::string model = driver_model_of(doc.environment);
-    const int have_gpus = doc.environment.value("cuda_device_count", 0);
+    const int have_gpus = static_cast<int>(cuda_device_count_of(doc.environment).value_or(0));
     // The GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index: never a hidden one.
     const std::vector<unsigned> all_devices =
         watch_plan_for(doc.environment, 1, options.controls.tolerance).devices;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <thread>
 
+#include "pinbench/environment_record.hpp"
 #include "pinbench/interrupt.hpp"
 #include "run/device_watch.hpp"
 #include "run/settle.hpp"
@@ -39,15 +41,10 @@ WatchPlan watch_plan_for(const nlohmann::json& environment, int gpus, std::int64
     // Half the positive control's tolerance: one 2 MiB step of a neighbour is a disturbance,
     // where the positive control may still pass (it allows a probe to miss by 2 MiB).
     plan.tolerance = tolerance / 2;
-    const auto& devices = environment.value("devices", nlohmann::json::array());
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-        // Version 3 environments say it; older ones matched by position (nvml.nvml_index).
-        nlohmann::json n = devices[i].value("nvml_index", nlohmann::json());
-        if (!devices[i].contains("nvml_index") && devices[i].contains("nvml") &&
-            devices[i]["nvml"].is_object())
-            n = devices[i]["nvml"].value("nvml_index", nlohmann::json());
-        if (!n.is_number_unsigned()) continue;
-        const unsigned index = n.get<unsigned>();
+    for (std::size_t i = 0; i < described_device_count(environment); ++i) {
+        const std::optional<unsigned> n = nvml_index_of(environment, i);
+        if (!n) continue;
+        const unsigned index = *n;
         plan.devices.push_back(index);
         if (i == 0) plan.cuda0 = index;
         if (static_cast<int>(i) < std::max(gpus, 1)) plan.judged_devices.insert(index);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 
 // xxHash, header-only: nothing to link (found by CMake, docs/store.md).
@@ -15,6 +16,7 @@
 #include <xxhash.h>
 
 #include "pinbench/atomic_file.hpp"
+#include "pinbench/environment_record.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
 #include "results/json_reader.hpp"
@@ -105,18 +107,14 @@ using detail::string_or_empty;
 
 // Distinct slugs of one per-device string, in device order, joined by "--" (a slug never
 // contains "--", so the join stays readable both ways). "" when no device has a known value.
-std::string per_device(const json& environment, const char* outer, const char* inner) {
+template <typename Read>
+std::string per_device(const json& environment, Read read) {
     std::vector<std::string> values;
-    const json* devices = find_member(environment, "devices");
-    if (devices && devices->is_array()) {
-        for (const json& device : *devices) {
-            const json* holder = find_member(device, outer);
-            std::string value =
-                inner ? (holder ? string_or_empty(*holder, inner) : "") : string_or_empty(device, outer);
-            value = store_slug(value == "unknown" ? std::string() : value);
-            if (value.empty()) value = "unknown";
-            if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
-        }
+    for (std::size_t i = 0; i < described_device_count(environment); ++i) {
+        std::string value = read(environment, i);
+        value = store_slug(value == "unknown" ? std::string() : value);
+        if (value.empty()) value = "unknown";
+        if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
     }
     if (values.empty() || (values.size() == 1 && values[0] == "unknown")) return {};
     std::string joined;
@@ -347,16 +345,13 @@ std::string store_slug(const std::string& text) {
 
 StoreKey store_key_of(const json& environment) {
     StoreKey key;
-    const std::string platform = store_slug(string_or_empty(environment, "platform"));
+    const std::string platform = store_slug(platform_of(environment));
     key.platform = or_unknown(platform == "unknown" ? "" : platform, "platform");
-    key.driver_model = or_unknown(per_device(environment, "driver_model", "current"), "driver-model");
-    key.gpu = or_unknown(per_device(environment, "name", nullptr), "gpu");
-    const json* count = find_member(environment, "cuda_device_count");
-    key.gpu_count = count && count->is_number_integer() && count->get<std::int64_t>() >= 0
-                        ? std::to_string(count->get<std::int64_t>()) + "gpu"
-                        : "unknown-gpu-count";
-    const json* driver = find_member(environment, "driver");
-    key.release = or_unknown(release_component(driver ? string_or_empty(*driver, "release") : ""), "release");
+    key.driver_model = or_unknown(per_device(environment, driver_model_of), "driver-model");
+    key.gpu = or_unknown(per_device(environment, device_name_of), "gpu");
+    const std::optional<std::int64_t> count = cuda_device_count_of(environment);
+    key.gpu_count = count && *count >= 0 ? std::to_string(*count) + "gpu" : "unknown-gpu-count";
+    key.release = or_unknown(release_component(driver_release_of(environment)), "release");
     return key;
 }
 

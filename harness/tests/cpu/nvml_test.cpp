@@ -77,7 +77,7 @@ TEST_F(NvmlDevice, IndexPastTheEndIsUnavailableWithAReason) {
 
 TEST_F(NvmlDevice, DescribeDeviceZero) {
     ASSERT_GE(nvml_->device_count(), 1u);
-    const nlohmann::json d = describe_device(*nvml_, 0);
+    const nlohmann::json d = nvml_device_json(nvml_device_facts(*nvml_, 0));
     ASSERT_TRUE(d.contains("name"));
     EXPECT_TRUE(d["name"].is_string()) << d.dump();
     EXPECT_FALSE(d["name"].get<std::string>().empty());

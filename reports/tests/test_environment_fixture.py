@@ -1,0 +1,51 @@
+"""pinreport's readers of the environment record against the harness's own.
+
+reports/tests/written_by_cpp/environment_records.json is written by the C++ side
+(harness/tests/cpu/environment_record_test.cpp, which fails when the committed copy is stale):
+environment records as environment_json() writes them from typed facts, with what the harness's
+readers get from each. A key renamed in C++ changes the records, and the readers here then
+disagree with C++'s. Nothing here is re-typed from C++.
+"""
+
+import dataclasses
+import json
+
+import pytest
+from conftest import REPO_ROOT
+from pinreport.environment import StoreKey, comparable_fields, driver_models, driver_release, store_key
+
+FIXTURE = json.loads((REPO_ROOT / "reports/tests/written_by_cpp/environment_records.json").read_text(encoding="utf-8"))
+RECORDS = FIXTURE["records"]
+
+
+def test_the_fixture_holds_cases():
+    assert FIXTURE["written_by"] == "harness/tests/cpu/environment_record_test.cpp"
+    assert {r["name"] for r in RECORDS} >= {"windows-two-gpus", "linux-one-gpu", "no-gpu"}
+
+
+@pytest.mark.parametrize("case", RECORDS, ids=lambda c: c["name"])
+def test_pinreport_reads_what_the_harness_reads(case):
+    env, reads = case["environment"], case["reads"]
+    assert driver_release(env) == (reads["driver_release"] or None)
+    assert driver_models(env) == reads["driver_models"]
+    assert store_key(env) == StoreKey(**reads["store_key"])
+
+
+@pytest.mark.parametrize("case", [r for r in RECORDS if r["reads"]["cuda_device_count"]], ids=lambda c: c["name"])
+def test_a_record_with_devices_gives_every_store_component(case):
+    """Where the harness knows every fact, pinreport finds every one (no "unknown-" part) ..."""
+    if case["reads"]["driver_models"].count("unknown"):
+        pytest.skip("a device NVML does not list has no driver model, as the harness reads it")
+    key = store_key(case["environment"])
+    assert not [part for part in dataclasses.astuple(key) if part.startswith("unknown-")], key
+
+
+def test_the_environment_table_compares_the_facts_the_harness_writes():
+    """... and the environment table shows each written fact by its path, unavailable ones with
+    their reason, and no device's pid."""
+    fields = comparable_fields({"environment": RECORDS[0]["environment"]})
+    assert fields["devices[0].name"] == RECORDS[0]["reads"]["device_names"][0]
+    assert fields["os.session0"] is True
+    assert fields["os.sysmem_fallback_policy"].startswith("unavailable (")
+    assert fields["other_compute_processes"] == "1 process(es)"
+    assert "driver.release" not in fields
