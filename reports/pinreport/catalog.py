@@ -1,6 +1,9 @@
 """The metric catalog the harness exports: every metric a results file can hold, with its unit,
-which way is worse and whether it is a headline (`pinbench metrics --json`: each kind's entries
-in harness/src/kinds/<kind>.cpp, the generic ones in harness/src/results/metric_catalog.cpp).
+which way is worse, which memory budget its bytes are of and whether it is a headline; every
+kind with its report title, place and chart families; and the rule that gives a probe key its
+direction and budget (`pinbench metrics --json`: each kind's entries in
+harness/src/kinds/<kind>.cpp, the generic ones in harness/src/results/metric_catalog.cpp, the
+key rule in harness/src/probes/snapshot.cpp).
 Committed as data/metric_catalog.json so pinreport runs without the binary;
 reports/tests/test_catalog.py checks the copy against the binary."""
 
@@ -10,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-CATALOG_VERSION = 1
+CATALOG_VERSION = 2
 _HOLES = {"key": r"[A-Za-z0-9_.]+?", "timing": r"\w+?", "bytes": r"[0-9]+", "k": r"[0-9]+"}
 
 
@@ -22,6 +25,7 @@ class MetricSpec:
     direction: str  # higher_is_worse, higher_is_better, neither
     headline: bool
     what: str
+    budget: str  # dedicated, host, probe (the <key>'s own: probe_keys.describe_key), none
     regex: re.Pattern[str]
 
     def written_by(self, kind: str | None) -> bool:
@@ -33,11 +37,34 @@ def _regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(re.escape(p) if i % 2 == 0 else _HOLES[p] for i, p in enumerate(parts)) + r"\Z")
 
 
+@dataclass(frozen=True)
+class KindEntry:
+    name: str
+    report: str  # section, optional_section (shown only where present), cost_and_rule (no section)
+    title: str
+    charts: tuple[str, ...]  # chart families, registered in render/kind_sections.py
+
+
+@dataclass(frozen=True)
+class KeyRule:
+    """describe_key()'s rule in harness/src/probes/snapshot.cpp, as the catalog exports it."""
+
+    available_suffixes: tuple[str, ...]
+    fixed_suffixes: tuple[str, ...]
+    shared_prefixes: tuple[str, ...]
+    shared_suffixes: tuple[str, ...]
+
+
 @cache
-def specs() -> tuple[MetricSpec, ...]:
+def _document() -> dict:
     doc = json.loads(resources.files("pinreport").joinpath("data/metric_catalog.json").read_text(encoding="utf-8"))
     if doc.get("metric_catalog_version") != CATALOG_VERSION:
         raise ValueError(f"metric catalog version {doc.get('metric_catalog_version')!r}, expected {CATALOG_VERSION}")
+    return doc
+
+
+@cache
+def specs() -> tuple[MetricSpec, ...]:
     return tuple(
         MetricSpec(
             m["pattern"],
@@ -46,10 +73,23 @@ def specs() -> tuple[MetricSpec, ...]:
             m["direction"],
             m["headline"],
             m["what"],
+            m["budget"],
             _regex(m["pattern"]),
         )
-        for m in doc["metrics"]
+        for m in _document()["metrics"]
     )
+
+
+@cache
+def kind_entries() -> tuple[KindEntry, ...]:
+    """Every kind, in the harness's registry order (docs/kinds.md)."""
+    return tuple(KindEntry(k["name"], k["report"], k["title"], tuple(k["charts"])) for k in _document()["kinds"])
+
+
+@cache
+def key_rule() -> KeyRule:
+    r = _document()["probe_keys"]
+    return KeyRule(*(tuple(r[f]) for f in KeyRule.__dataclass_fields__))
 
 
 @cache

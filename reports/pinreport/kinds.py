@@ -24,34 +24,17 @@ CAPPED = "sweep.capped"  # ratio: the cap pinned at once (max_pinnable is a lowe
 OVER_HOST_RAM = "sweep.max_pinnable_over_host_ram"  # ratio
 SMALL_AFTER_FAILURE_OK = "sweep.small_after_failure_ok"  # ratio
 
-# In docs/kinds.md order; overhead is the cost/rule part of the report.
-KINDS = (
-    "capacity",
-    "sweep",
-    "multi_gpu",
-    "workers",
-    "churn",
-    "fragmentation",
-    "shared",
-    "register_window",
-    "command",
-)
+# The kinds with a section of their own, in the harness's registry (docs/kinds.md) order, with
+# their titles: the catalog's (harness/src/kinds/<kind>.cpp), never re-typed here. The overhead
+# kind is the report's cost, verdict and rule tables.
+KINDS: tuple[str, ...] = tuple(k.name for k in catalog.kind_entries() if k.report != "cost_and_rule")
 
 # Kinds a team adds for its own program (the command kind, docs/trace.md): shown where a results
 # file has them, never listed as "not measured" where it has none.
-OPTIONAL_KINDS = frozenset({"command"})
+OPTIONAL_KINDS = frozenset(k.name for k in catalog.kind_entries() if k.report == "optional_section")
 
-TITLES = {
-    "capacity": "capacity: the largest cudaMalloc block with and without pinning (claims 10, 14)",
-    "sweep": "size and count sweeps, largest pinnable size against free VRAM (claims 2, 10, issue 20)",
-    "multi_gpu": "multi-GPU per-device cost (claim 3)",
-    "workers": "worker scaling: context cost and pinned cost per worker (claim 11)",
-    "churn": "churn trace: allocate/free cycles (claim 8)",
-    "fragmentation": "fragmentation before / after churn (claim 8)",
-    "shared": "pinned memory shared between processes (claim 12)",
-    "register_window": "register window: kept vs registered per transfer (claim 5)",
-    "command": "your own program, traced: peak pinned bytes and the device cost at the peak (docs/trace.md)",
-}
+TITLES: dict[str, str] = {k.name: k.title for k in catalog.kind_entries()}
+CHARTS: dict[str, tuple[str, ...]] = {k.name: k.charts for k in catalog.kind_entries()}
 
 
 def _headlines() -> dict[str, tuple[str, ...]]:

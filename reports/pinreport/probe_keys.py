@@ -1,6 +1,6 @@
 """Probe keys, their readings in a repeat's snapshots, and the metric names built on them.
 
-As harness/include/pinbench/snapshot.hpp (describe_key, cost_between) and the metric names of
+As harness/include/pinbench/snapshot.hpp (describe_key, by the rule the catalog exports; cost_between) and the metric names of
 harness/src/results/run_metrics.cpp. The metrics' values themselves are never derived here:
 every results file carries each metric's per-repeat samples (results schema 4), and older files
 are upgraded by the harness (load.py, `pinbench results upgrade`).
@@ -8,6 +8,8 @@ are upgraded by the harness (load.py, `pinbench results upgrade`).
 
 from dataclasses import dataclass
 from typing import Any
+
+from pinreport import catalog
 
 # metric prefixes of the costs against the "after_context" snapshot, one per snapshot label
 _TARGETS = ("cost.after_alloc.", "cost.after_first_use.", "residual.after_free.")
@@ -20,14 +22,15 @@ class KeyInfo:
 
 
 def describe_key(key: str) -> KeyInfo:
-    """As describe_key() in pinbench/snapshot.hpp."""
+    """As describe_key() in pinbench/snapshot.hpp, by the rule the harness's catalog exports."""
+    rule = catalog.key_rule()
     direction = "usage"
-    if key.endswith(".free"):
+    if key.endswith(rule.available_suffixes):
         direction = "available"
-    elif key.endswith(".total") or key.endswith(".budget"):
+    elif key.endswith(rule.fixed_suffixes):
         direction = "fixed"
-    budget = "shared" if key.startswith("dxgi.nonlocal.") or key.endswith(".shared") else "dedicated"
-    return KeyInfo(direction, budget)
+    shared = key.startswith(rule.shared_prefixes) or key.endswith(rule.shared_suffixes)
+    return KeyInfo(direction, "shared" if shared else "dedicated")
 
 
 def split_metric(name: str) -> tuple[str, str] | None:

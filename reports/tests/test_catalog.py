@@ -72,3 +72,36 @@ def test_directions_come_from_the_catalog():
     assert not higher_is_worse("bandwidth.h2d")  # the benchmarks' (not a results metric)
     assert catalog.spec_of("sweep.invented") is None
     assert catalog.spec_of("cost.after_alloc.cuda.free", "workers") is None
+
+
+def test_kinds_titles_and_chart_families_are_the_catalogs():
+    """The report's kind list, titles and chart families come from the kinds' own definitions: a
+    family a kind names must be drawn, and a family drawn must be some kind's."""
+    from pinreport.render.kind_sections import CHART_FAMILIES
+
+    entries = catalog.kind_entries()
+    assert kinds.KINDS == tuple(e.name for e in entries if e.report != "cost_and_rule")
+    assert "overhead" not in kinds.KINDS and kinds.OPTIONAL_KINDS == {"command"}
+    assert all(kinds.TITLES[e.name] == e.title and e.title for e in entries)
+    named = {f for e in entries for f in e.charts}
+    assert named == set(CHART_FAMILIES), (named, set(CHART_FAMILIES))
+    assert kinds.CHARTS["sweep"] == ("sweep", "pinnable")
+
+
+def test_probe_keys_follow_the_harness_rule():
+    from pinreport.probe_keys import describe_key
+
+    rule = catalog.key_rule()
+    assert ".free" in rule.available_suffixes and "dxgi.nonlocal." in rule.shared_prefixes
+    assert describe_key("dxgi.nonlocal.usage").budget == "shared"
+    assert describe_key("pdh.adapter.shared").budget == "shared"
+    assert describe_key("nvml.0.used") == describe_key("dxgi.local.usage")
+    assert describe_key("cuda.free").direction == "available"
+    assert describe_key("dxgi.local.budget").direction == "fixed"
+
+
+def test_every_metric_says_its_budget():
+    budgets = {s.pattern: s.budget for s in catalog.specs()}
+    assert set(budgets.values()) <= {"dedicated", "host", "probe", "none"}
+    assert budgets["capacity.loss"] == "dedicated" and budgets["command.peak_pinned_bytes"] == "host"
+    assert all(b == "probe" for p, b in budgets.items() if "<key>" in p)

@@ -1,5 +1,6 @@
 // Every metric a results file can hold (docs/kinds.md): its name pattern, the kinds that write
-// it, unit, which way is worse, and whether the report shows it as a headline column; each
+// it, unit, which way is worse, which memory budget its bytes are of, and whether the report
+// shows it as a headline column; each kind's title and chart families in the report; each
 // kind's own entries come from its definition (harness/src/kinds/<kind>.cpp). The one
 // table the harness's metrics are checked against (CTest MetricCatalog.*) and that pinreport
 // reads (`pinbench metrics --json`, committed as reports/pinreport/data/metric_catalog.json).
@@ -11,7 +12,7 @@
 
 namespace pinbench {
 
-inline constexpr int metric_catalog_version = 1;
+inline constexpr int metric_catalog_version = 2;
 
 struct MetricSpec {
     // Placeholders: <key> a probe key (cuda.free, nvml.0.used, dxgi.local.usage, ...), <timing> a
@@ -22,6 +23,7 @@ struct MetricSpec {
     std::string_view direction;  // higher_is_worse, higher_is_better, neither (shown, not compared)
     bool headline;               // a column of the kind's table in the report
     std::string_view what;
+    std::string_view budget;  // dedicated, host, probe (the <key>'s own budget) or none
 };
 
 const std::vector<MetricSpec>& metric_catalog();
@@ -29,7 +31,10 @@ const std::vector<MetricSpec>& metric_catalog();
 // The spec whose pattern matches `metric` for a run of `kind`, or nullptr.
 const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metric);
 
-// {"metric_catalog_version": 1, "metrics": [{pattern, kinds, unit, direction, headline, what}]}
+// {"metric_catalog_version": 2,
+//  "kinds": [{name, report (section, optional_section, cost_and_rule), title, charts}],
+//  "probe_keys": describe_key's rule (snapshot.hpp), "metrics": [{pattern, kinds, unit,
+//  direction, headline, what, budget}]}. Kinds in the registry's (docs/kinds.md) order.
 nlohmann::json metric_catalog_json();
 
 }  // namespace pinbench

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pinbench {
 
@@ -46,6 +47,15 @@ struct KeyInfo {
 // Derived from the key's spelling: "*.free" is available, "*.total" / "*.budget" fixed, the
 // rest usage; "dxgi.nonlocal.*" and "*.shared" are the shared budget.
 KeyInfo describe_key(std::string_view key);
+
+// describe_key's rule as data, which the metric catalog exports so that pinreport applies the
+// same rule (reports/pinreport/probe_keys.py): a key is `available` (free memory: a cost is a
+// fall) with one of the first suffixes, else `fixed` (total, budget: never a cost) with one of
+// the second, else `usage`; it is of the shared budget with one of the prefixes or last suffixes.
+struct KeyRule {
+    std::vector<std::string_view> available_suffixes, fixed_suffixes, shared_prefixes, shared_suffixes;
+};
+const KeyRule& key_rule();
 
 // When a snapshot was read, on the machine-wide monotonic clock (steady_clock: CLOCK_MONOTONIC,
 // QueryPerformanceCounter), so the parent's device watch can line it up with what it saw.

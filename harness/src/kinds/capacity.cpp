@@ -134,15 +134,16 @@ KindSpec capacity() {
     kind.derive = derive;
     kind.metrics = {
         {"capacity.largest_without", "bytes", higher_is_better, true,
-         "largest cudaMalloc block, nothing pinned"},
+         "largest cudaMalloc block, nothing pinned", dedicated_budget},
         {"capacity.largest_with", "bytes", higher_is_better, true,
-         "largest cudaMalloc block with the buffer pinned"},
-        {"capacity.loss", "bytes", higher_is_worse, true, "largest_without - largest_with"},
-        {"capacity.loss_per_gib", "bytes", higher_is_worse, true, "loss per pinned GiB"},
+         "largest cudaMalloc block with the buffer pinned", dedicated_budget},
+        {"capacity.loss", "bytes", higher_is_worse, true, "largest_without - largest_with", dedicated_budget},
+        {"capacity.loss_per_gib", "bytes", higher_is_worse, true, "loss per pinned GiB", dedicated_budget},
         {"capacity.read_ratio", "ratio", higher_is_better, true,
          "read speed of the block found vs ordinary memory"},
         {"capacity.pin_failed", "count", neither_direction, true, "repeats whose pin failed"},
     };
+    kind.title = "capacity: the largest cudaMalloc block with and without pinning (claims 10, 14)";
     return kind;
 }
 

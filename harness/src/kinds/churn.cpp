@@ -82,6 +82,8 @@ KindSpec churn() {
         {"churn.max.<key>", "bytes", higher_is_worse, true, "the largest cost seen"},
         {"churn.residual_after_wait.<key>", "bytes", higher_is_worse, true, "left after the final wait"},
     };
+    kind.title = "churn trace: allocate/free cycles (claim 8)";
+    kind.charts = {"churn"};
     return kind;
 }
 

@@ -147,11 +147,14 @@ KindSpec command() {
     kind.derive = derive;
     kind.metrics = {
         {"command.peak_pinned_bytes", "bytes", higher_is_worse, true,
-         "the most the program held pinned at once"},
+         "the most the program held pinned at once", host_budget},
         {"command.cost_at_peak.<key>", "bytes", higher_is_worse, true,
          "the device cost at the pinned peak (device minus the program's own, docs/trace.md)"},
         {"command.pinning_calls", "count", neither_direction, false, "host-pinning calls the program made"},
     };
+    kind.title =
+        "your own program, traced: peak pinned bytes and the device cost at the peak (docs/trace.md)";
+    kind.report = ReportPlace::optional_section;
     return kind;
 }
 

@@ -64,11 +64,16 @@ KindSpec fragmentation() {
     kind.measure = measure;
     kind.derive = derive;
     kind.metrics = {
-        {"fragmentation.largest_before", "bytes", higher_is_better, true, "largest block before the cycles"},
-        {"fragmentation.largest_after", "bytes", higher_is_better, true, "largest block after them"},
-        {"fragmentation.largest_loss", "bytes", higher_is_worse, true, "largest_before - largest_after"},
-        {"fragmentation.free_loss", "bytes", higher_is_worse, true, "free memory lost over the cycles"},
+        {"fragmentation.largest_before", "bytes", higher_is_better, true, "largest block before the cycles",
+         dedicated_budget},
+        {"fragmentation.largest_after", "bytes", higher_is_better, true, "largest block after them",
+         dedicated_budget},
+        {"fragmentation.largest_loss", "bytes", higher_is_worse, true, "largest_before - largest_after",
+         dedicated_budget},
+        {"fragmentation.free_loss", "bytes", higher_is_worse, true, "free memory lost over the cycles",
+         dedicated_budget},
     };
+    kind.title = "fragmentation before / after churn (claim 8)";
     return kind;
 }
 

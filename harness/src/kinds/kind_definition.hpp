@@ -59,6 +59,14 @@ inline constexpr std::string_view higher_is_worse = "higher_is_worse";
 inline constexpr std::string_view higher_is_better = "higher_is_better";
 inline constexpr std::string_view neither_direction = "neither";  // shown, not compared
 
+// Which memory budget a metric's bytes are of, in the catalog's words (docs/kinds.md).
+inline constexpr std::string_view dedicated_budget = "dedicated";  // VRAM: what the rule is about
+inline constexpr std::string_view host_budget = "host";            // host RAM (pinned bytes)
+// Bytes that a probe key fills in (`<key>`): the key's own budget (describe_key, snapshot.hpp),
+// dedicated or shared (DXGI NON_LOCAL, PDH shared: another budget, reported beside).
+inline constexpr std::string_view probe_budget = "probe";
+inline constexpr std::string_view no_budget = "none";  // times, counts, ratios
+
 // A metric the kind writes, for the catalog (pinbench/metric_catalog.hpp, which adds the kind's
 // name). Placeholders in `pattern`: <key> a probe key, <timing> a timing name, <bytes> and <k>
 // decimal integers.
@@ -68,6 +76,16 @@ struct KindMetric {
     std::string_view direction;  // one of the three above
     bool headline;               // a column of the kind's table in the report
     std::string_view what;
+    // One of the budgets above; left empty it is `probe` for a pattern with <key> and `none`
+    // for a unit other than bytes. Bytes without a key must say (CTest MetricCatalog.*).
+    std::string_view budget = {};
+};
+
+// Where the report shows a kind (reports/pinreport/render/kind_sections.py).
+enum class ReportPlace {
+    section,           // a section of its own, "not measured" when a results file has no run
+    optional_section,  // a section where a results file has runs, never "not measured" (a team's own)
+    cost_and_rule,     // the report's cost, verdict and reservation-rule tables, no section
 };
 
 // What decides whether a kind applies here. The parent knows the device count before it starts
@@ -96,6 +114,11 @@ struct KindSpec {
     void (*derive)(const RunRecord& run, const std::vector<const RepeatRecord*>& ok,
                    MetricSink& sink) = nullptr;
     std::vector<KindMetric> metrics;  // every metric `derive` writes, first match wins
+    // The report's words for it: its section's title (what it measures, which brief claims), and
+    // the chart families drawn from its runs (names registered in render/kind_sections.py).
+    ReportPlace report = ReportPlace::section;
+    std::string_view title;
+    std::vector<std::string_view> charts;
 };
 
 // Why `run` cannot be measured on `machine` (it is WAIVED): fewer GPUs than it needs, or its

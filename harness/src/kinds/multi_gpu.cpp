@@ -87,9 +87,12 @@ KindSpec multi_gpu() {
     kind.metrics = {
         {"multi_gpu.held.<key>", "bytes", higher_is_worse, false,
          "what freeing returned, every context present"},
-        {"multi_gpu.cost_sum.nvml.used", "bytes", higher_is_worse, true, "cost summed over the GPUs"},
-        {"multi_gpu.cost_per_device.nvml.used", "bytes", higher_is_worse, true, "cost per GPU"},
+        {"multi_gpu.cost_sum.nvml.used", "bytes", higher_is_worse, true, "cost summed over the GPUs",
+         dedicated_budget},
+        {"multi_gpu.cost_per_device.nvml.used", "bytes", higher_is_worse, true, "cost per GPU",
+         dedicated_budget},
     };
+    kind.title = "multi-GPU per-device cost (claim 3)";
     return kind;
 }
 

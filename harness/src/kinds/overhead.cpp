@@ -49,6 +49,10 @@ KindSpec overhead() {
     KindSpec kind{"overhead", 1, {}, std::nullopt};
     kind.writes_allocation_costs = true;
     kind.measure = measure;
+    kind.title =
+        "pinned-memory cost per API, size and count: the verdicts and the reservation rule (claims 1, 5, 10, "
+        "13)";
+    kind.report = ReportPlace::cost_and_rule;
     return kind;
 }
 

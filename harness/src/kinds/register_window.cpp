@@ -70,6 +70,7 @@ KindSpec register_window() {
         {"register_window.time_ratio", "ratio", higher_is_worse, true,
          "windowed over kept time per transfer"},
     };
+    kind.title = "register window: kept vs registered per transfer (claim 5)";
     return kind;
 }
 

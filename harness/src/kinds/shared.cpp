@@ -58,6 +58,7 @@ KindSpec shared() {
         {"shared.device_cost.<key>", "bytes", higher_is_worse, true, "cost of all processes together"},
         {"shared.per_process_cost.<key>", "bytes", higher_is_worse, true, "cost per process"},
     };
+    kind.title = "pinned memory shared between processes (claim 12)";
     return kind;
 }
 

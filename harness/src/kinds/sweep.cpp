@@ -317,15 +317,18 @@ KindSpec sweep() {
         {"sweep.base.<key>", "bytes", higher_is_worse, true, "size_curve: the fit's intercept"},
         {"sweep.cost.x<k>.<key>", "bytes", higher_is_worse, false, "count_curve: cost with k buffers held"},
         {"sweep.steps.<key>", "count", neither_direction, true, "count_curve: distinct cost levels"},
-        {"sweep.max_pinnable", "bytes", higher_is_better, true, "max_pinnable: the largest size pinned"},
+        {"sweep.max_pinnable", "bytes", higher_is_better, true, "max_pinnable: the largest size pinned",
+         host_budget},
         {"sweep.free_before", "bytes", neither_direction, true,
-         "max_pinnable: free VRAM when the search began"},
+         "max_pinnable: free VRAM when the search began", dedicated_budget},
         {"sweep.capped", "ratio", neither_direction, true, "max_pinnable: repeats whose cap pinned at once"},
         {"sweep.max_pinnable_over_host_ram", "ratio", higher_is_better, true,
          "max_pinnable over the host's RAM"},
         {"sweep.small_after_failure_ok", "ratio", higher_is_better, true,
          "a 64 MiB pin after a failed one worked"},
     };
+    kind.title = "size and count sweeps, largest pinnable size against free VRAM (claims 2, 10, issue 20)";
+    kind.charts = {"sweep", "pinnable"};
     return kind;
 }
 

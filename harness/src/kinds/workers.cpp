@@ -110,9 +110,11 @@ KindSpec workers() {
          "a worker's GPU-use workspace"},
         {"workers.pinned_per_worker.<key>", "bytes", higher_is_worse, true, "a worker's pinned buffer"},
         {"workers.framework_pinned_bytes", "bytes", higher_is_worse, true,
-         "framework: bytes the allocator pinned"},
+         "framework: bytes the allocator pinned", host_budget},
         {"workers.framework_cost.<key>", "bytes", higher_is_worse, true, "framework: their device cost"},
     };
+    kind.title = "worker scaling: context cost and pinned cost per worker (claim 11)";
+    kind.charts = {"workers"};
     return kind;
 }
 

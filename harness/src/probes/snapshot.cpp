@@ -13,16 +13,33 @@ bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+template <typename Match>
+bool any_of(const std::vector<std::string_view>& parts, Match match) {
+    for (const std::string_view p : parts) {
+        if (match(p)) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
+const KeyRule& key_rule() {
+    static const KeyRule rule{{".free"}, {".total", ".budget"}, {"dxgi.nonlocal."}, {".shared"}};
+    return rule;
+}
+
 KeyInfo describe_key(std::string_view key) {
+    const KeyRule& rule = key_rule();
+    const auto suffix = [&](std::string_view s) { return ends_with(key, s); };
     KeyInfo info{Direction::usage, Budget::dedicated};
-    if (ends_with(key, ".free")) {
+    if (any_of(rule.available_suffixes, suffix)) {
         info.direction = Direction::available;
-    } else if (ends_with(key, ".total") || ends_with(key, ".budget")) {
+    } else if (any_of(rule.fixed_suffixes, suffix)) {
         info.direction = Direction::fixed;
     }
-    if (key.starts_with("dxgi.nonlocal.") || ends_with(key, ".shared")) info.budget = Budget::shared;
+    if (any_of(rule.shared_prefixes, [&](std::string_view p) { return key.starts_with(p); }) ||
+        any_of(rule.shared_suffixes, suffix))
+        info.budget = Budget::shared;
     return info;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kinds/kind_definition.hpp"
+#include "pinbench/snapshot.hpp"
 #include "scenario/kinds.hpp"
 
 namespace pinbench {
@@ -18,17 +19,39 @@ namespace {
 std::vector<MetricSpec> generic_head(std::string_view allocation_kinds) {
     return {
         {"cost.after_alloc.<key>", allocation_kinds, "bytes", higher_is_worse, false,
-         "cost of the allocation alone"},
+         "cost of the allocation alone", probe_budget},
         {"cost.after_first_use.<key>", allocation_kinds, "bytes", higher_is_worse, true,
-         "cost once the GPU used the buffer"},
-        {"residual.after_free.<key>", "*", "bytes", higher_is_worse, false, "what freeing did not give back"},
+         "cost once the GPU used the buffer", probe_budget},
+        {"residual.after_free.<key>", "*", "bytes", higher_is_worse, false, "what freeing did not give back",
+         probe_budget},
     };
 }
 
 // After the kinds' entries: a kind's own timings (register_window's) match first.
 const MetricSpec generic_timing{
     "time.<timing>_ms", "*",   "ms",
-    higher_is_worse,    false, "a timing of the repeat (alloc, first_touch, pin, free, ...)"};
+    higher_is_worse,    false, "a timing of the repeat (alloc, first_touch, pin, free, ...)",
+    no_budget};
+
+// A kind's entry without a budget: the probe key's where the pattern has one, none where the
+// unit is not bytes; "" (CTest MetricCatalog.* fails) for bytes with no key.
+std::string_view budget_of(const KindMetric& m) {
+    if (!m.budget.empty()) return m.budget;
+    if (m.pattern.find("<key>") != std::string_view::npos) return probe_budget;
+    return m.unit == "bytes" ? std::string_view() : no_budget;
+}
+
+std::string_view report_place_name(ReportPlace p) {
+    switch (p) {
+        case ReportPlace::section:
+            return "section";
+        case ReportPlace::optional_section:
+            return "optional_section";
+        case ReportPlace::cost_and_rule:
+            break;
+    }
+    return "cost_and_rule";
+}
 
 std::vector<MetricSpec> build() {
     static const std::string allocation_kinds = [] {
@@ -43,7 +66,7 @@ std::vector<MetricSpec> build() {
     std::vector<MetricSpec> catalog = generic_head(allocation_kinds);
     for (const KindSpec& k : kind_specs()) {
         for (const KindMetric& m : k.metrics)
-            catalog.push_back({m.pattern, k.name, m.unit, m.direction, m.headline, m.what});
+            catalog.push_back({m.pattern, k.name, m.unit, m.direction, m.headline, m.what, budget_of(m)});
     }
     catalog.push_back(generic_timing);
     return catalog;
@@ -95,6 +118,18 @@ const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metri
 }
 
 nlohmann::json metric_catalog_json() {
+    nlohmann::json kinds = nlohmann::json::array();
+    for (const KindSpec& k : kind_specs()) {
+        kinds.push_back({{"name", k.name},
+                         {"report", report_place_name(k.report)},
+                         {"title", k.title},
+                         {"charts", k.charts}});
+    }
+    const KeyRule& rule = key_rule();
+    const nlohmann::json probe_keys = {{"available_suffixes", rule.available_suffixes},
+                                       {"fixed_suffixes", rule.fixed_suffixes},
+                                       {"shared_prefixes", rule.shared_prefixes},
+                                       {"shared_suffixes", rule.shared_suffixes}};
     nlohmann::json metrics = nlohmann::json::array();
     for (const MetricSpec& s : metric_catalog()) {
         metrics.push_back({{"pattern", s.pattern},
@@ -102,9 +137,13 @@ nlohmann::json metric_catalog_json() {
                            {"unit", s.unit},
                            {"direction", s.direction},
                            {"headline", s.headline},
-                           {"what", s.what}});
+                           {"what", s.what},
+                           {"budget", s.budget}});
     }
-    return {{"metric_catalog_version", metric_catalog_version}, {"metrics", metrics}};
+    return {{"metric_catalog_version", metric_catalog_version},
+            {"kinds", kinds},
+            {"probe_keys", probe_keys},
+            {"metrics", metrics}};
 }
 
 }  // namespace pinbench

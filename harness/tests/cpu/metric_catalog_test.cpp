@@ -4,8 +4,11 @@
 
 #include <set>
 
+#include "kinds/kind_definition.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/results.hpp"
+#include "pinbench/snapshot.hpp"
+#include "scenario/kinds.hpp"
 
 namespace pinbench {
 namespace {
@@ -50,6 +53,41 @@ TEST(MetricCatalog, PatternsMatchWhatTheyNameAndNothingElse) {
     const nlohmann::json j = metric_catalog_json();
     EXPECT_EQ(j.at("metric_catalog_version"), metric_catalog_version);
     EXPECT_EQ(j.at("metrics").size(), metric_catalog().size());
+}
+
+// Bytes are of one budget (the rule is about dedicated memory); a probe key's bytes are the key's.
+TEST(MetricCatalog, EveryMetricSaysWhichBudgetItsBytesAreOf) {
+    for (const MetricSpec& s : metric_catalog()) {
+        SCOPED_TRACE(std::string(s.pattern));
+        const bool has_key = s.pattern.find("<key>") != std::string_view::npos;
+        if (has_key) {
+            EXPECT_EQ(s.budget, "probe");
+        } else if (s.unit == "bytes") {
+            EXPECT_TRUE(s.budget == "dedicated" || s.budget == "host") << "bytes without a key must say";
+        } else {
+            EXPECT_EQ(s.budget, "none");
+        }
+    }
+    EXPECT_EQ(find_metric_spec("capacity", "capacity.loss")->budget, "dedicated");
+    EXPECT_EQ(find_metric_spec("sweep", "sweep.max_pinnable")->budget, "host");
+    EXPECT_EQ(describe_key("dxgi.nonlocal.usage").budget, Budget::shared);
+    EXPECT_EQ(describe_key("pdh.process.shared").budget, Budget::shared);
+    EXPECT_EQ(describe_key("nvml.0.free").direction, Direction::available);
+    EXPECT_EQ(describe_key("dxgi.local.budget").direction, Direction::fixed);
+    EXPECT_EQ(describe_key("cuda.free").budget, Budget::dedicated);
+}
+
+// The report's words for every kind come from the kind: a title for each, in the registry's order.
+TEST(MetricCatalog, EveryKindHasItsReportTitleAndPlace) {
+    const nlohmann::json kinds = metric_catalog_json().at("kinds");
+    ASSERT_EQ(kinds.size(), kind_specs().size());
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+        EXPECT_EQ(kinds[i].at("name"), kind_specs()[i].name);
+        EXPECT_FALSE(kinds[i].at("title").get<std::string>().empty()) << kinds[i].dump();
+    }
+    EXPECT_EQ(kinds[0].at("report"), "cost_and_rule");
+    EXPECT_EQ(kinds.back().at("report"), "optional_section");
+    EXPECT_EQ(kinds[2].at("charts"), nlohmann::json({"sweep", "pinnable"}));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 """The scenario kinds' sections: per kind present, a table of its headline metrics and its
-chart families (KIND_CHARTS); the kinds with no run are named, never drawn from nothing."""
+chart families (the catalog names them, CHART_FAMILIES draws them); the kinds with no run are named, never drawn from nothing."""
 
 from collections.abc import Callable
 from typing import Any
@@ -12,11 +12,13 @@ from pinreport.render.charts.workers import workers_charts
 from pinreport.render.labels import anchor
 from pinreport.svg_charts import Chart
 
-# A kind's charts: every function's charts, in this order.
-KIND_CHARTS: dict[str, tuple[Callable[[list[dict[str, Any]]], list[Chart]], ...]] = {
-    "churn": (churn_charts,),
-    "sweep": (sweep_charts, pinnable_charts),
-    "workers": (workers_charts,),
+# The chart families, by the names a kind's catalog entry gives (KindSpec::charts in
+# harness/src/kinds/<kind>.cpp); a kind draws its families' charts in its entry's order.
+CHART_FAMILIES: dict[str, Callable[[list[dict[str, Any]]], list[Chart]]] = {
+    "churn": churn_charts,
+    "sweep": sweep_charts,
+    "pinnable": pinnable_charts,
+    "workers": workers_charts,
 }
 
 
@@ -51,7 +53,7 @@ def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "title": kinds.TITLES[kind],
                 "columns": columns,
                 "rows": rows,
-                "charts": [c for f in KIND_CHARTS.get(kind, ()) for c in f(runs)],
+                "charts": [c for family in kinds.CHARTS[kind] for c in CHART_FAMILIES[family](runs)],
             }
         )
     return out
