@@ -80,8 +80,8 @@ def test_kinds_titles_and_chart_families_are_the_catalogs():
     from pinreport.render.kind_sections import CHART_FAMILIES
 
     entries = catalog.kind_entries()
-    assert kinds.KINDS == tuple(e.name for e in entries if e.report != "cost_and_rule")
-    assert "overhead" not in kinds.KINDS and kinds.OPTIONAL_KINDS == {"command"}
+    assert tuple(e.name for e in entries if e.report != "cost_and_rule") == kinds.KINDS
+    assert "overhead" not in kinds.KINDS and {"command"} == kinds.OPTIONAL_KINDS
     assert all(kinds.TITLES[e.name] == e.title and e.title for e in entries)
     named = {f for e in entries for f in e.charts}
     assert named == set(CHART_FAMILIES), (named, set(CHART_FAMILIES))

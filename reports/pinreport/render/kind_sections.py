@@ -1,5 +1,6 @@
 """The scenario kinds' sections: per kind present, a table of its headline metrics and its
-chart families (the catalog names them, CHART_FAMILIES draws them); the kinds with no run are named, never drawn from nothing."""
+chart families (the catalog names them, CHART_FAMILIES draws them); the kinds with no run are
+named, never drawn from nothing."""
 
 from collections.abc import Callable
 from typing import Any
