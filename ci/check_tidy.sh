@@ -17,7 +17,8 @@ cache="$build/tidy-cache"
 mkdir -p "$cache"
 tool_key="$("$tidy" --version | sha256sum | cut -c1-16)-$(sha256sum .clang-tidy | cut -c1-16)"
 
-# FILE<TAB>DIRECTORY<TAB>the command with -E instead of -o OUT (what the compiler reads).
+# FILE<TAB>DIRECTORY<TAB>the command with -E -C instead of -o OUT (what the compiler reads, with
+# the comments: a NOLINT taken away must check its unit again).
 mapfile -t units < <(python3 - "$build/compile_commands.json" "$PWD" <<'PY'
 import json, re, shlex, sys
 root = sys.argv[2]
@@ -35,7 +36,7 @@ for e in sorted(json.load(open(sys.argv[1])), key=lambda e: e["file"]):
             skip = True
         elif a != "-c":
             out.append(a)
-    print(rel + "\t" + e["directory"] + "\t" + shlex.join(out[:-1] + ["-E", f]))
+    print(rel + "\t" + e["directory"] + "\t" + shlex.join(out[:-1] + ["-E", "-C", f]))
 PY
 )
 ((${#units[@]})) || { echo "check_tidy: no sources in $build/compile_commands.json" >&2; exit 2; }

@@ -10,6 +10,8 @@ ci/check_style.sh
 cmake --preset ci-nogpu
 cmake --build --preset ci-nogpu -j2
 ctest --preset ci-nogpu -j2
+# clang-tidy with the checks .clang-tidy configures, on the host sources just built (minutes cold).
+PINBENCH_JOBS="${PINBENCH_JOBS:-2}" ci/check_tidy.sh
 ci/check_cuda12_headers.sh
 # The Windows code, built with mingw-w64 and run under Wine (ci/README.md).
 PINBENCH_JOBS="${PINBENCH_JOBS:-2}" ci/check_windows.sh

@@ -8,6 +8,7 @@
 //   pinbench trace [-o TRACE] -- PROGRAM ARGS   trace a program's host pinning (docs/trace.md)
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -102,8 +103,9 @@ int add_to_store(const std::string& dir, const std::vector<std::string>& files, 
             const StoredEntry e = store.add(f, options);
             std::cout << (e.already_stored ? "already stored: " : "stored: ") << e.relative_path
                       << (e.replay ? "  (REPLAYED DATA: replay namespace, never a baseline)" : "") << "\n";
-            for (const std::string& partial : e.replaced)
+            for (const std::string& partial : e.replaced) {
                 std::cout << "replaced the partial " << partial << " (the same measurement, resumed)\n";
+            }
         } catch (const InputError& e) {
             std::cerr << e.what() << "\n";
             code = exit_code::bad_input;
@@ -146,9 +148,7 @@ int upgrade_results(const std::string& in, const std::string& out) {
     return exit_code::ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int pinbench_main(int argc, char** argv) {
     CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "pinbench 0.1.0");
@@ -394,8 +394,9 @@ int main(int argc, char** argv) {
                     if (replay_from.empty()) replay_from = partial->replay.value("source", "");
                     if (replay_script.empty()) replay_script = partial->replay.value("script", "");
                 }
-                if (backend == "cuda" && scenario_path.empty())
+                if (backend == "cuda" && scenario_path.empty()) {
                     scenario_path = partial->scenario.value("path", "");
+                }
                 if (only.empty()) only = only_globs(partial->command);
                 options.resume = &*partial;
                 options.resume_path = resume_path;
@@ -417,8 +418,9 @@ int main(int argc, char** argv) {
                 return and_store(run_plan(select(plan_from_results(source), only, repeat_timeout),
                                           source.scenario, options));
             }
-            if (scenario_path.empty())
+            if (scenario_path.empty()) {
                 throw InputError("run: a scenario FILE is required with --backend cuda");
+            }
             if (!replay_from.empty() || !replay_script.empty()) {
                 throw InputError("--from and --script belong to --backend replay");
             }
@@ -440,4 +442,19 @@ int main(int argc, char** argv) {
         return exit_code::infrastructure;
     }
     return exit_code::ok;
+}
+
+}  // namespace
+
+// Nothing escapes: an exception thrown while the command line is being set up (before
+// pinbench_main's own handlers) is one line and the infrastructure exit code too.
+int main(int argc, char** argv) {
+    try {
+        return pinbench_main(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "pinbench: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "pinbench: an unknown exception\n");
+    }
+    return exit_code::infrastructure;
 }

@@ -26,7 +26,7 @@ struct MemInfo {
 class DeviceContext {
 public:
     explicit DeviceContext(int device);
-    ~DeviceContext();
+    ~DeviceContext() = default;
     DeviceContext(const DeviceContext&) = delete;
     DeviceContext& operator=(const DeviceContext&) = delete;
 

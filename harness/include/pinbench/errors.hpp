@@ -9,7 +9,7 @@ namespace pinbench {
 // A CUDA runtime/driver call failed: which API, the error's name and its text.
 class CudaError : public std::runtime_error {
 public:
-    CudaError(std::string api, int code, std::string name, std::string text)
+    CudaError(std::string api, int code, std::string name, const std::string& text)
         : std::runtime_error(api + " failed: " + name + " (" + text + ")"),
           api_(std::move(api)),
           code_(code),

@@ -96,8 +96,9 @@ nlohmann::json cross_check(ChildLauncher& launcher, const Nvml* nvml, const Cont
     nlohmann::json out;
     out["bytes"] = options.positive_bytes;
     out["tolerance"] = options.tolerance;
-    if (!nvml_before.value || !nvml_holding.value)
+    if (!nvml_before.value || !nvml_holding.value) {
         return failed_control("NVML used memory unavailable: " + nvml_before.why);
+    }
     if (!before || !holding || !before->readings.count("cuda.free") ||
         !holding->readings.count("cuda.free")) {
         return failed_control("the measuring process reported no cudaMemGetInfo readings");
@@ -151,8 +152,9 @@ nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::
     const Snapshot* before = find(snaps, "before");
     const Snapshot* holding = find(snaps, "holding");
     const Snapshot* after = find(snaps, "after_free");
-    if (!before || !holding || !after)
+    if (!before || !holding || !after) {
         return failed_control("positive control child returned incomplete snapshots");
+    }
     nlohmann::json keys = nlohmann::json::object();
     int passed = 0, failed = 0;
     for (const auto& [key, r] : holding->readings) {

@@ -32,8 +32,9 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
             out << "      " << key << ": ";
             if (k.contains("delta")) {
                 out << "moved " << format_bytes_signed(k["delta"].get<std::int64_t>());
-                if (k.contains("error"))
+                if (k.contains("error")) {
                     out << " (off by " << format_bytes_signed(k["error"].get<std::int64_t>()) << ")";
+                }
                 out << " " << k.value("verdict", "");
             } else if (k.contains("noise")) {
                 out << "noise " << format_bytes(k["noise"].get<std::uint64_t>()) << " over " << k["n"]
@@ -45,8 +46,9 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
         }
     };
     if (c.contains("disturbance")) {
-        for (const auto& e : c["disturbance"].value("evidence", nlohmann::json::array()))
+        for (const auto& e : c["disturbance"].value("evidence", nlohmann::json::array())) {
             out << "      seen: " << e.value("text", std::string()) << "\n";
+        }
     }
     if (c.contains("keys")) print_keys(c["keys"]);
     if (c.contains("shared_keys")) print_keys(c["shared_keys"]);

@@ -20,8 +20,9 @@ std::string failed(const std::string& api, cudaError_t status) {
 Maybe<int> attribute(cudaDeviceAttr attr, int device, const char* api_name) {
     int v = 0;
     const cudaError_t s = cudaDeviceGetAttribute(&v, attr, device);
-    if (s != cudaSuccess)
+    if (s != cudaSuccess) {
         return Maybe<int>::none(failed(std::string("cudaDeviceGetAttribute(") + api_name + ")", s));
+    }
     return Maybe<int>::of(v);
 }
 

@@ -31,8 +31,6 @@ DeviceContext::DeviceContext(int device) : device_(device) {
 
 // The primary context stays alive until the process exits: runs are isolated by process,
 // and resetting here would also free memory a caller may still hold.
-DeviceContext::~DeviceContext() = default;
-
 void DeviceContext::synchronize() const {
     PINBENCH_CUDA(cudaSetDevice(device_));
     PINBENCH_CUDA(cudaDeviceSynchronize());
@@ -140,9 +138,10 @@ int cuda_device_count(std::string* why) {
     const cudaError_t status = cudaGetDeviceCount(&n);
     if (status != cudaSuccess) {
         (void)cudaGetLastError();
-        if (why)
+        if (why) {
             *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + " (" +
                    cudaGetErrorString(status) + ")";
+        }
         return 0;
     }
     if (n == 0 && why) *why = "cudaGetDeviceCount returned 0 devices";

@@ -184,9 +184,15 @@ public:
     ~VmmHostBuffer() override { free_all(); }
 
     ApiVariant api() const override { return api_; }
-    std::byte* data() const override { return reinterpret_cast<std::byte*>(address_); }
+    // The driver API gives the reserved range as an integer (CUdeviceptr); host and device see it
+    // at the same address.
+    std::byte* data() const override {
+        return reinterpret_cast<std::byte*>(address_);  // NOLINT(performance-no-int-to-ptr)
+    }
     std::size_t size() const override { return size_; }
-    void* device_pointer() const override { return reinterpret_cast<void*>(address_); }
+    void* device_pointer() const override {
+        return reinterpret_cast<void*>(address_);  // NOLINT(performance-no-int-to-ptr)
+    }
     nlohmann::json backing() const override {
         nlohmann::json record = platform::verified_backing(data(), size_, PageKind::standard);
         record["location"] = std::string(to_string(api_.location));

@@ -78,8 +78,9 @@ std::vector<std::string> program_stack(int depth) {
 
 std::uint64_t pool_reserved(CUmemoryPool pool) {
     cuuint64_t reserved = 0;
-    if (cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) != CUDA_SUCCESS)
+    if (cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) != CUDA_SUCCESS) {
         return 0;
+    }
     return reserved;
 }
 

@@ -31,8 +31,9 @@ std::vector<std::string> command_of(const PlannedRun& run) {
     if (v == run.params.end() || v->is_null()) return argv;
     const std::string value = v->is_string() ? v->get<std::string>() : v->dump();
     for (std::string& a : argv) {
-        for (std::size_t at = a.find("{variant}"); at != std::string::npos; at = a.find("{variant}", at))
+        for (std::size_t at = a.find("{variant}"); at != std::string::npos; at = a.find("{variant}", at)) {
             a.replace(at, 9, value);
+        }
     }
     return argv;
 }
@@ -44,8 +45,9 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     if (cwd != run.params.end() && cwd->is_string()) options.working_directory = cwd->get<std::string>();
     for (const std::string& entry : texts(run, "environment")) {
         const auto eq = entry.find('=');
-        if (eq == std::string::npos || eq == 0)
+        if (eq == std::string::npos || eq == 0) {
             throw InputError("command: environment entry '" + entry + "' is not NAME=VALUE");
+        }
         options.environment[entry.substr(0, eq)] = entry.substr(eq + 1);
     }
     options.timeout =
@@ -60,8 +62,10 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     if (status.kind != "exited" || status.exit_code != 0) {
         throw std::runtime_error("command " + status.kind + ": " + status.message);
     }
-    if (const auto skipped = t["notes"].find("skipped"); skipped != t["notes"].end() && skipped->is_string())
+    if (const auto skipped = t["notes"].find("skipped");
+        skipped != t["notes"].end() && skipped->is_string()) {
         throw UnsupportedError("the program skipped itself: " + skipped->get<std::string>());
+    }
     if (t["tracing"]["state"] != "on") {
         throw UnsupportedError("tracing " + t["tracing"]["state"].get<std::string>() + ": " +
                                t["tracing"]["message"].get<std::string>());

@@ -38,7 +38,9 @@ struct Condition {
     bool always() const { return param.empty(); }
 };
 
-struct ParamSpec {
+// Not bugprone-exception-escape: nlohmann::json's destructor may allocate while it flattens
+// nested values; a fallback is a scalar or a short list.
+struct ParamSpec {  // NOLINT(bugprone-exception-escape)
     std::string_view name;
     ParamType type = ParamType::integer;
     bool axis = false;      // one value or a list; a list multiplies the runs

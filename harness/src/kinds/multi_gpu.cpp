@@ -40,8 +40,9 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
     if (nvml != nullptr) {
         // The NVML index of each used GPU: its nvml.<i>.* keys (CUDA_VISIBLE_DEVICES reorders them).
         nlohmann::json indices = nlohmann::json::array();
-        for (const auto& i : nvml_indices_of(devices.ids, *nvml))
+        for (const auto& i : nvml_indices_of(devices.ids, *nvml)) {
             indices.push_back(i ? nlohmann::json(*i) : nullptr);
+        }
         out.data["nvml_indices"] = indices;
     }
     return out;

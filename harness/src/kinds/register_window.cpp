@@ -50,8 +50,9 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
              per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  const auto k = r.timings_ms.find("kept_per_transfer");
                  const auto w = r.timings_ms.find("windowed_per_transfer");
-                 if (k == r.timings_ms.end() || w == r.timings_ms.end() || k->second <= 0)
+                 if (k == r.timings_ms.end() || w == r.timings_ms.end() || k->second <= 0) {
                      return std::nullopt;
+                 }
                  return w->second / k->second;
              }));
 }

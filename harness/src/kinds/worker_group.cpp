@@ -95,8 +95,9 @@ int worker_main(const WorkerSpec& spec) {
             std::cout << "prepared" << std::endl;
             if (!std::getline(std::cin, line)) throw std::runtime_error("no command");
         }
-        if (line != (spec.cuda ? "pin" : "release"))
+        if (line != (spec.cuda ? "pin" : "release")) {
             throw std::runtime_error("unexpected command '" + line + "'");
+        }
         if (spec.cuda) {
             if (!workspace) workspace = std::make_unique<GpuUseWorkspace>();
             if (!spec.shared_name.empty()) {

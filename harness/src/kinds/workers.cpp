@@ -40,6 +40,7 @@ void framework(const PlannedRun& run, int n, Devices& devices, const ProbeSet& p
     CachingHostAllocator cache(
         [&](std::size_t bytes) { return std::move(pin_buffers(run.api, bytes, 1).front()); });
     std::vector<CachingHostAllocator::Block> in_flight;
+    in_flight.reserve(static_cast<std::size_t>(prefetch) * static_cast<std::size_t>(n));
     for (int i = 0; i < prefetch * n; ++i) in_flight.push_back(cache.acquire(run.size));
     for (const auto& b : in_flight) {
         std::memset(b.data(), 0x42, run.size);  // the batch arrives from a producer

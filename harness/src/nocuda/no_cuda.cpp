@@ -34,7 +34,6 @@ public:
 
 // --- device.hpp ------------------------------------------------------------------------------
 DeviceContext::DeviceContext(int device) : device_(device) { no_cuda("DeviceContext"); }
-DeviceContext::~DeviceContext() = default;
 void DeviceContext::synchronize() const { no_cuda("DeviceContext::synchronize"); }
 MemInfo DeviceContext::mem_info() const { no_cuda("DeviceContext::mem_info"); }
 

@@ -78,8 +78,9 @@ std::string read_file(const std::string& path) {
     if (!fd.valid()) throw SystemError("cannot read '" + path + "': " + errno_text(errno));
     std::string contents;
     struct stat st {};
-    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         contents.reserve(static_cast<std::size_t>(st.st_size));
+    }
     char buffer[64 * 1024];
     for (;;) {
         const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);

@@ -110,8 +110,9 @@ std::optional<std::string> hugetlb_unsupported_reason(const HugeTlbPool& pool, s
     const std::string size = page_size_label(pool.page_bytes);
     if (pool.page_bytes == 0) return "hugetlb page size unknown";
     if (!pool.total) return "cannot read the number of " + size + " huge pages (" + pool.total_source + ")";
-    if (!pool.free)
+    if (!pool.free) {
         return "cannot read the number of free " + size + " huge pages (" + pool.free_source + ")";
+    }
     if (*pool.total == 0 && pool.overcommit == 0) {
         return "no " + size + " huge pages configured: " + pool.total_source + " is 0";
     }

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
@@ -119,8 +121,9 @@ Mapping map_hugetlb(std::uint64_t page_bytes, std::size_t bytes) {
 
 Mapping map_thp(std::size_t bytes) {
     const std::string enabled_path = "/sys/kernel/mm/transparent_hugepage/enabled";
-    if (auto why = thp_unsupported_reason(read_text(enabled_path), enabled_path))
+    if (auto why = thp_unsupported_reason(read_text(enabled_path), enabled_path)) {
         throw UnsupportedError(*why);
+    }
     // The PMD size: 2 MiB on x86-64, larger on some arm64 kernels.
     const std::uint64_t huge =
         read_number("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size").value_or(2 * kMiB);
@@ -128,15 +131,14 @@ Mapping map_thp(std::size_t bytes) {
     // Over-map by one huge page, then trim both ends so the range starts on a huge page.
     const std::size_t over = length + huge;
     void* raw = ::mmap(nullptr, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED)
+    if (raw == MAP_FAILED) {
         throw SystemError("mmap(" + std::to_string(over) + " bytes) failed: " + posix::errno_text(errno));
-    const auto start = reinterpret_cast<std::uintptr_t>(raw);
-    const std::uintptr_t aligned = (start + huge - 1) / huge * huge;
-    if (const std::size_t head = aligned - start; head != 0) ::munmap(raw, head);
-    if (const std::size_t tail = start + over - (aligned + length); tail != 0) {
-        ::munmap(reinterpret_cast<void*>(aligned + length), tail);
     }
-    Mapping mapping{reinterpret_cast<void*>(aligned), length};
+    const std::size_t head = (huge - reinterpret_cast<std::uintptr_t>(raw) % huge) % huge;
+    std::byte* const aligned = static_cast<std::byte*>(raw) + head;
+    if (head != 0) ::munmap(raw, head);
+    if (const std::size_t tail = over - head - length; tail != 0) ::munmap(aligned + length, tail);
+    Mapping mapping{aligned, length};
     if (::madvise(mapping.address, length, MADV_HUGEPAGE) != 0) {
         const int error = errno;
         const std::string what = "madvise(MADV_HUGEPAGE) failed: " + posix::errno_text(error);

@@ -56,8 +56,9 @@ std::byte* map_shared(int fd, std::size_t bytes, const std::string& name) {
 SharedMemory SharedMemory::create(std::size_t bytes) {
     if (bytes == 0) throw std::invalid_argument("SharedMemory::create: 0 bytes");
     const std::size_t page = page_size();
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<off_t>::max()) - page)
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<off_t>::max()) - page) {
         throw std::invalid_argument("SharedMemory::create: size too large");
+    }
     auto impl = std::make_unique<Impl>();
     impl->size = (bytes + page - 1) / page * page;
     impl->name = "/pinbench-" + random_hex();
@@ -65,13 +66,15 @@ SharedMemory SharedMemory::create(std::size_t bytes) {
     UniqueFd fd(::shm_open(impl->name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     if (!fd.valid()) throw SystemError("shm_open(" + impl->name + ", O_CREAT): " + errno_text(errno));
     impl->creator = true;  // from here on the destructor unlinks the name
-    if (::ftruncate(fd.get(), static_cast<off_t>(impl->size)) != 0)
+    if (::ftruncate(fd.get(), static_cast<off_t>(impl->size)) != 0) {
         throw SystemError("ftruncate of shared memory " + impl->name + ": " + errno_text(errno));
+    }
     // Reserves the pages now: a full tmpfs (/dev/shm) fails here with ENOSPC instead of raising
     // SIGBUS on the first touch below.
-    if (const int error = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(impl->size)); error != 0)
+    if (const int error = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(impl->size)); error != 0) {
         throw SystemError("posix_fallocate of shared memory " + impl->name + " (" +
                           std::to_string(impl->size) + " bytes): " + errno_text(error));
+    }
     impl->data = map_shared(fd.get(), impl->size, impl->name);
     // Fresh pages are zero; writing one byte per page makes each resident in this process too.
     volatile std::byte* touch = impl->data;
@@ -84,11 +87,13 @@ SharedMemory SharedMemory::open(const std::string& name, std::size_t bytes) {
     UniqueFd fd(::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0));
     if (!fd.valid()) throw SystemError("shm_open(" + name + "): " + errno_text(errno));
     struct stat info {};
-    if (::fstat(fd.get(), &info) != 0)
+    if (::fstat(fd.get(), &info) != 0) {
         throw SystemError("fstat of shared memory " + name + ": " + errno_text(errno));
-    if (info.st_size < 0 || static_cast<std::size_t>(info.st_size) < bytes)
+    }
+    if (info.st_size < 0 || static_cast<std::size_t>(info.st_size) < bytes) {
         throw SystemError("shared memory " + name + " has " + std::to_string(info.st_size) +
                           " bytes, fewer than the " + std::to_string(bytes) + " asked for");
+    }
     auto impl = std::make_unique<Impl>();
     impl->name = name;
     impl->size = bytes;

@@ -93,20 +93,23 @@ Pipe make_pipe() {
 class SpawnFileActions {
 public:
     SpawnFileActions() {
-        if (const int rc = ::posix_spawn_file_actions_init(&actions_); rc != 0)
+        if (const int rc = ::posix_spawn_file_actions_init(&actions_); rc != 0) {
             throw SystemError("posix_spawn_file_actions_init: " + errno_text(rc));
+        }
     }
     ~SpawnFileActions() { ::posix_spawn_file_actions_destroy(&actions_); }
     SpawnFileActions(const SpawnFileActions&) = delete;
     SpawnFileActions& operator=(const SpawnFileActions&) = delete;
     void dup2(int fd, int target) {
-        if (const int rc = ::posix_spawn_file_actions_adddup2(&actions_, fd, target); rc != 0)
+        if (const int rc = ::posix_spawn_file_actions_adddup2(&actions_, fd, target); rc != 0) {
             throw SystemError("posix_spawn_file_actions_adddup2: " + errno_text(rc));
+        }
     }
     void chdir(const std::string& dir) {
         // glibc 2.29+ (Debian 11, Ubuntu 20.04 and later); the child changes directory before exec.
-        if (const int rc = ::posix_spawn_file_actions_addchdir_np(&actions_, dir.c_str()); rc != 0)
+        if (const int rc = ::posix_spawn_file_actions_addchdir_np(&actions_, dir.c_str()); rc != 0) {
             throw SystemError("posix_spawn_file_actions_addchdir_np: " + errno_text(rc));
+        }
     }
     const posix_spawn_file_actions_t* get() const { return &actions_; }
 
@@ -117,8 +120,9 @@ private:
 class SpawnAttributes {
 public:
     SpawnAttributes() {
-        if (const int rc = ::posix_spawnattr_init(&attr_); rc != 0)
+        if (const int rc = ::posix_spawnattr_init(&attr_); rc != 0) {
             throw SystemError("posix_spawnattr_init: " + errno_text(rc));
+        }
     }
     ~SpawnAttributes() { ::posix_spawnattr_destroy(&attr_); }
     SpawnAttributes(const SpawnAttributes&) = delete;
@@ -136,8 +140,9 @@ void check(int rc, const char* what) {
 // The parent's environment with `overrides` added or replacing entries of the same name.
 std::vector<std::string> child_environment(const std::map<std::string, std::string>& overrides) {
     for (const auto& [name, value] : overrides) {
-        if (name.empty() || name.find('=') != std::string::npos)
+        if (name.empty() || name.find('=') != std::string::npos) {
             throw SystemError("invalid environment variable name '" + name + "'");
+        }
     }
     std::vector<std::string> entries;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -243,8 +248,9 @@ struct Subprocess::Impl {
     bool exited() {
         siginfo_t info{};
         info.si_pid = 0;
-        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
             return errno == ECHILD;
+        }
         return info.si_pid == pid;
     }
 
@@ -315,8 +321,9 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
         impl_->out_eof = true;
     }
     const int flags = ::fcntl(impl_->in.get(), F_GETFL);
-    if (flags < 0 || ::fcntl(impl_->in.get(), F_SETFL, flags | O_NONBLOCK) < 0)
+    if (flags < 0 || ::fcntl(impl_->in.get(), F_SETFL, flags | O_NONBLOCK) < 0) {
         throw SystemError("fcntl(O_NONBLOCK) on the child's stdin: " + errno_text(errno));
+    }
 }
 
 Subprocess::~Subprocess() = default;  // Impl kills and reaps
@@ -461,9 +468,10 @@ bool executable_exists(const std::string& name) {
 
 std::vector<std::string> tied_command(const std::vector<std::string>& argv) {
     if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
-    if (!executable_exists(argv[0]))
+    if (!executable_exists(argv[0])) {
         throw SystemError("cannot start '" + argv[0] +
                           "': no such executable (not found, or not executable)");
+    }
     std::vector<std::string> tied{current_executable_path(), "__exec", "--parent", std::to_string(::getpid()),
                                   "--"};
     tied.insert(tied.end(), argv.begin(), argv.end());

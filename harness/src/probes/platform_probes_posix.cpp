@@ -34,8 +34,10 @@ private:
 
 // os-release values are shell-quoted: strip the quotes and undo backslash escapes in "...".
 std::string unquote_os_release(std::string value) {
-    if (value.size() < 2 || (value.front() != '"' && value.front() != '\'') || value.back() != value.front())
+    if (value.size() < 2 || (value.front() != '"' && value.front() != '\'') ||
+        value.back() != value.front()) {
         return value;
+    }
     const char quote = value.front();
     value = value.substr(1, value.size() - 2);
     if (quote == '\'') return value;
@@ -55,8 +57,9 @@ Maybe<std::string> os_release_pretty_name() {
         std::string line;
         constexpr std::string_view key = "PRETTY_NAME=";
         while (std::getline(in, line)) {
-            if (line.rfind(key, 0) == 0)
+            if (line.rfind(key, 0) == 0) {
                 return Maybe<std::string>::of(unquote_os_release(line.substr(key.size())));
+            }
         }
         return Maybe<std::string>::none(std::string("no PRETTY_NAME in ") + file);
     }

@@ -38,8 +38,9 @@ KeyInfo describe_key(std::string_view key) {
         info.direction = Direction::fixed;
     }
     if (any_of(rule.shared_prefixes, [&](std::string_view p) { return key.starts_with(p); }) ||
-        any_of(rule.shared_suffixes, suffix))
+        any_of(rule.shared_suffixes, suffix)) {
         info.budget = Budget::shared;
+    }
     return info;
 }
 
@@ -95,8 +96,9 @@ Snapshot snapshot_from(const JsonAt& at) {
     if (at.has("steady_ns")) {  // results version 3
         std::vector<std::int64_t> w;
         at.field("steady_ns").for_each_element([&](const JsonAt& v) { w.push_back(v.integer()); });
-        if (w.size() != 3 || w[0] > w[1] || w[1] > w[2])
+        if (w.size() != 3 || w[0] > w[1] || w[1] > w[2]) {
             at.field("steady_ns").fail("expected [begin, stable, end] in increasing order");
+        }
         s.window = {w[0], w[1], w[2]};
     }
     at.field("readings").for_each_member([&](const std::string& key, const JsonAt& value) {

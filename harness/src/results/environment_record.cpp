@@ -142,8 +142,9 @@ json environment_json(const EnvironmentRecord& r) {
     }
     env["devices"] = std::move(devices);
     json others = json::array();
-    for (const OtherComputeProcess& p : r.other_compute_processes)
+    for (const OtherComputeProcess& p : r.other_compute_processes) {
         others.push_back({{"device", p.device}, {"pid", p.pid}, {"used", fact(p.used)}});
+    }
     env["other_compute_processes"] = std::move(others);
     return env;
 }
@@ -230,8 +231,9 @@ std::vector<std::pair<std::string, std::string>> environment_summary(const json&
     const auto text = [](const json* v, const char* otherwise) -> std::string {
         if (!v) return otherwise;
         if (v->is_string()) return v->get<std::string>();
-        if (const json* why = find_member(*v, "unavailable"); why && why->is_string())
+        if (const json* why = find_member(*v, "unavailable"); why && why->is_string()) {
             return "not available (" + why->get<std::string>() + ")";
+        }
         return v->dump();
     };
     const auto at = [](const json& j, const char* outer, const char* inner) -> const json* {

@@ -65,8 +65,9 @@ std::vector<MetricSpec> build() {
     }();
     std::vector<MetricSpec> catalog = generic_head(allocation_kinds);
     for (const KindSpec& k : kind_specs()) {
-        for (const KindMetric& m : k.metrics)
+        for (const KindMetric& m : k.metrics) {
             catalog.push_back({m.pattern, k.name, m.unit, m.direction, m.headline, m.what, budget_of(m)});
+        }
     }
     catalog.push_back(generic_timing);
     return catalog;
@@ -77,8 +78,9 @@ bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c =
 // Matches `name` from `n` against `pattern` from `p`; placeholders take what their class allows.
 bool match(std::string_view pattern, std::string_view name) {
     if (pattern.empty()) return name.empty();
-    if (pattern.front() != '<')
+    if (pattern.front() != '<') {
         return !name.empty() && name.front() == pattern.front() && match(pattern.substr(1), name.substr(1));
+    }
     const auto close = pattern.find('>');
     const std::string_view hole = pattern.substr(1, close - 1), rest = pattern.substr(close + 1);
     // The shortest filling that lets the rest match (a probe key contains dots; the others do not).

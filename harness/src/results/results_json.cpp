@@ -56,8 +56,9 @@ std::optional<std::vector<double>> samples_from(const JsonAt& at, std::size_t n)
     if (at.json().is_null()) return std::nullopt;
     std::vector<double> out;
     at.for_each_element([&](const JsonAt& v) { out.push_back(v.number()); });
-    if (out.size() != n)
+    if (out.size() != n) {
         at.fail("holds " + std::to_string(out.size()) + " samples where n is " + std::to_string(n));
+    }
     return out;
 }
 
@@ -66,8 +67,9 @@ MetricSummary metric_from(const JsonAt& at, std::int64_t version) {
     MetricSummary m;
     const JsonAt unit = at.field("unit");
     m.unit = unit.string();
-    if (m.unit != "bytes" && m.unit != "ms" && m.unit != "ratio" && m.unit != "count")
+    if (m.unit != "bytes" && m.unit != "ms" && m.unit != "ratio" && m.unit != "count") {
         unit.fail("unknown unit '" + m.unit + "' (expected bytes, ms, ratio or count)");
+    }
     const JsonAt n = at.field("n");
     const std::int64_t count = n.integer();
     if (count < 0) n.fail("must not be negative");
@@ -176,8 +178,9 @@ json replay_block(const ResultsDocument& doc) {
         if (!doc.replay.is_null()) throw std::invalid_argument("results: backend cuda with a replay block");
         return nullptr;
     }
-    if (doc.backend != "replay")
+    if (doc.backend != "replay") {
         throw std::invalid_argument("results: unknown backend '" + doc.backend + "'");
+    }
     if (!doc.replay.is_object()) throw std::invalid_argument("results: backend replay needs a replay block");
     json replay = doc.replay;
     if (!replay.contains("note")) replay["note"] = replay_note;

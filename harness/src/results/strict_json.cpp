@@ -38,8 +38,9 @@ public:
             return refuse("number out of range: " + short_token(literal) +
                           " (integers must lie in [-2^63, 2^64-1])");
         }
-        if (!std::isfinite(v))
+        if (!std::isfinite(v)) {
             return refuse("number out of range: " + short_token(literal) + " (not a finite double)");
+        }
         return dom_.number_float(v, literal);
     }
     bool string(std::string& v) { return dom_.string(v); }
@@ -81,8 +82,9 @@ public:
         for (std::string_view word : {"NaN", "Infinity"}) {
             if (word_at(1, word)) return refuse(std::string(word) + " is not a JSON number");
         }
-        if (ex.id == 406)
+        if (ex.id == 406) {
             return refuse("number out of range: " + short_token(last_token) + " (not a finite double)");
+        }
         error_ = "invalid JSON at byte " + std::to_string(position) + ": " + cleaned(ex.what());
         return false;
     }
@@ -176,8 +178,9 @@ std::string one_line(std::string_view s) {
 
 nlohmann::json parse_strict_json(std::string_view text, const std::string& file) {
     const auto fail = [&](const std::string& why) -> void { throw InputError(file + ": " + why); };
-    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") {
         fail("invalid JSON: starts with a UTF-8 byte order mark (BOM); write it without one");
+    }
     if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
         fail("invalid JSON: not valid UTF-8 at byte " + std::to_string(bad));
     }

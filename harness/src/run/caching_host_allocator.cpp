@@ -28,9 +28,10 @@ struct CachingHostAllocator::Pool {
 
 std::size_t CachingHostAllocator::round_up(std::size_t bytes) {
     constexpr std::size_t kLargest = std::size_t{1} << (std::numeric_limits<std::size_t>::digits - 1);
-    if (bytes > kLargest)
+    if (bytes > kLargest) {
         throw std::length_error("caching host allocator: " + std::to_string(bytes) +
                                 " bytes do not round to a power of two that fits size_t");
+    }
     return std::bit_ceil(bytes);
 }
 
@@ -53,10 +54,11 @@ CachingHostAllocator::Block CachingHostAllocator::acquire(std::size_t bytes) {
     }
     // Slow path, outside the lock: the factory may take long (it calls the driver).
     std::unique_ptr<HostBuffer> buffer = pool_->factory(size);
-    if (!buffer || buffer->size() < size)
+    if (!buffer || buffer->size() < size) {
         throw std::logic_error("caching host allocator: the factory returned " +
                                std::string(buffer ? "a smaller buffer" : "no buffer") + " for " +
                                std::to_string(size) + " bytes");
+    }
     const std::lock_guard lock(pool_->mutex);
     pool_->pinned_bytes += buffer->size();
     ++pool_->allocations;
@@ -89,8 +91,9 @@ void CachingHostAllocator::empty_cache() {
     {
         const std::lock_guard lock(pool_->mutex);
         freed.swap(pool_->free_lists);
-        for (const auto& [size, buffers] : freed)
+        for (const auto& [size, buffers] : freed) {
             for (const auto& buffer : buffers) pool_->pinned_bytes -= buffer->size();
+        }
         pool_->cached_blocks = 0;
     }
     // `freed` goes out of scope here, outside the lock: the buffers' destructors call the driver.

@@ -97,8 +97,9 @@ Outcome run_hold(const nlohmann::json& request, const Nvml* nvml) {
     out.record.snapshots.push_back(settled_snapshot(probes, "before", start));
     std::string line;
     std::cout << "ready" << std::endl;
-    if (!std::getline(std::cin, line) || line != "go")
+    if (!std::getline(std::cin, line) || line != "go") {
         throw std::runtime_error("hold: expected 'go' from the parent");
+    }
     {
         DeviceBuffer dev(bytes);
         devices.synchronize();

@@ -62,7 +62,7 @@ DeviceWatch::DeviceWatch(const Nvml& nvml, std::vector<unsigned> devices, std::c
     : nvml_(nvml), interval_(interval) {
     trace_.devices = std::move(devices);
     poll_once();
-    thread_ = std::jthread([this](std::stop_token stop) {
+    thread_ = std::jthread([this](const std::stop_token& stop) {
         while (!stop.stop_requested()) {
             std::this_thread::sleep_for(interval_);
             poll_once();
@@ -107,8 +107,9 @@ WatchTrace DeviceWatch::finish() {
     poll_once();
     std::lock_guard lock(mutex_);
     // The last read always stays, so the trace says until when it looked.
-    if (trace_.samples.empty() || trace_.samples.back().t_ns != latest_.t_ns)
+    if (trace_.samples.empty() || trace_.samples.back().t_ns != latest_.t_ns) {
         trace_.samples.push_back(latest_);
+    }
     return trace_;
 }
 

@@ -192,6 +192,7 @@ void add_negative_costs(const std::vector<Snapshot>& snapshots,
                         const std::map<std::string, unsigned>& key_device, std::int64_t tolerance,
                         Disturbance& d) {
     std::vector<std::string> keys;
+    keys.reserve(key_device.size());
     for (const auto& [key, device] : key_device) keys.push_back(key);
     for_each_cost_from_first(
         snapshots, keys, [&](const std::string& key, const Snapshot& s, std::int64_t cost) {
@@ -217,8 +218,9 @@ std::vector<std::size_t> cost_outliers(const std::vector<const RepeatRecord*>& r
         for (const auto& s : r->snapshots) {
             for (const auto& [key, reading] : s.readings) {
                 const auto dev = device_of_key(key, cuda0);
-                if (dev && devices.contains(*dev) && describe_key(key).direction != Direction::fixed)
+                if (dev && devices.contains(*dev) && describe_key(key).direction != Direction::fixed) {
                     keys.insert(key);
+                }
             }
         }
         auto& c = costs.emplace_back();
@@ -232,7 +234,8 @@ std::vector<std::size_t> cost_outliers(const std::vector<const RepeatRecord*>& r
     std::map<std::string, double> median;  // over the keys every repeat has
     for (auto& [k, values] : by_key) {
         if (values.size() != repeats.size()) continue;
-        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+        const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+        std::nth_element(values.begin(), middle, values.end());
         median[k] = values[values.size() / 2];
     }
     for (std::size_t i = 0; i < repeats.size(); ++i) {

@@ -31,8 +31,8 @@ EnvironmentRecord gather_environment(const Nvml* nvml, const std::string& nvml_w
     r.nvml_device_count = nvml ? Maybe<unsigned>::of(nvml->device_count()) : Maybe<unsigned>::none(nvml_why);
 
     const int described = std::min(std::max(gpus, 1), r.cuda_device_count);
-    std::vector<int> cuda_ids;
-    for (int d = 0; d < described; ++d) cuda_ids.push_back(d);
+    std::vector<int> cuda_ids(static_cast<std::size_t>(std::max(described, 0)));
+    for (int d = 0; d < described; ++d) cuda_ids[static_cast<std::size_t>(d)] = d;
     // CUDA index d and NVML index differ under CUDA_VISIBLE_DEVICES: match by UUID.
     const std::vector<std::optional<unsigned>> nvml_index =
         nvml ? nvml_indices_of(cuda_ids, *nvml) : std::vector<std::optional<unsigned>>(cuda_ids.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -25,7 +26,7 @@ namespace pinbench {
 namespace {
 
 std::string clock_text(double seconds) {
-    const auto s = static_cast<long long>(seconds + 0.5);
+    const long long s = std::llround(seconds);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%lld:%02lld", s / 60, s % 60);
     return buf;
@@ -78,8 +79,9 @@ bool per_process_probe_judges(const nlohmann::json& controls) {
     const nlohmann::json host = controls.value("positive_host", nlohmann::json::object());
     const nlohmann::json costs = host.value("dedicated_cost", nlohmann::json::object());
     for (const auto& [key, cost] : costs.items()) {
-        if (!is_device_level_key(key) && cost.is_number_integer() && cost.get<std::int64_t>() > 0)
+        if (!is_device_level_key(key) && cost.is_number_integer() && cost.get<std::int64_t>() > 0) {
             return true;
+        }
     }
     return false;
 }
@@ -108,8 +110,9 @@ nlohmann::json null_window_record(const Nvml& nvml, const WatchPlan& plan, const
 // Sleeps `d`, in short steps, returning early when a stop signal arrives.
 void sleep_unless_stopped(std::chrono::milliseconds d) {
     const auto until = SteadyClock::now() + d;
-    while (stop_signal() == 0 && SteadyClock::now() < until)
+    while (stop_signal() == 0 && SteadyClock::now() < until) {
         std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(50)));
+    }
 }
 
 // The first path at which two JSON values differ ("" when equal), for naming the field.
@@ -130,8 +133,9 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
     if (a.is_array()) {
         if (a.size() != b.size()) return path + " (length)";
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (auto d = first_difference(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty())
+            if (auto d = first_difference(a[i], b[i], path + "[" + std::to_string(i) + "]"); !d.empty()) {
                 return d;
+            }
         }
         return "";
     }
@@ -140,18 +144,22 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
 
 // A partial file can be continued only by the same scenario and the same pinbench.
 void check_resumable(const ResultsDocument& partial, const ResultsDocument& now, const std::string& path) {
-    if (partial.complete)
+    if (partial.complete) {
         throw InputError(path + ": --resume: this results file is complete; nothing to resume");
-    if (partial.backend != now.backend)
+    }
+    if (partial.backend != now.backend) {
         throw InputError(path + ": --resume: backend is " + partial.backend + " there, " + now.backend +
                          " here");
-    if (auto d = first_difference(partial.scenario, now.scenario, "scenario"); !d.empty())
+    }
+    if (auto d = first_difference(partial.scenario, now.scenario, "scenario"); !d.empty()) {
         throw InputError(path + ": --resume: " + d +
                          " differs: the scenario file changed since the partial run");
+    }
     if (auto d = first_difference(partial.tool.value("version", nlohmann::json()),
                                   now.tool.value("version", nlohmann::json()), "tool.version");
-        !d.empty())
+        !d.empty()) {
         throw InputError(path + ": --resume: tool.version differs: another pinbench wrote the partial run");
+    }
 }
 
 // ... on the same machine as far as the results care: driver release and model, GPU, count.
@@ -284,9 +292,10 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             if (!left.empty()) note_busy_gpu_allowed(doc.environment, left);
         }
         if (resume != nullptr) check_same_environment(*resume, doc, options.resume_path);
-        if (stop_signal() == 0)
+        if (stop_signal() == 0) {
             doc.controls =
                 run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
+        }
     }
     if (resume != nullptr && replay) check_same_environment(*resume, doc, options.resume_path);
     std::string control_failures;
@@ -294,8 +303,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     // disturbance verdict (docs/disturbance.md). `doctor` fails on it.
     const bool controls_ok = controls_passed(doc.controls, &control_failures, false);
     if (!controls_ok) progress.note("pinbench: CONTROL FAILED: " + control_failures);
-    if (std::string noisy; !controls_passed(doc.controls, &noisy, true) && controls_ok)
+    if (std::string noisy; !controls_passed(doc.controls, &noisy, true) && controls_ok) {
         progress.note("pinbench: controls disturbed by another process: " + noisy);
+    }
 
     int total = 0;
     for (const auto& r : plan.runs) total += r.repeats;
@@ -365,8 +375,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                                       {"run_id", planned.id},
                                       {"repeat", k},
                                       {"attempt", number}};
-            if (replay)
+            if (replay) {
                 request["replay"] = {{"source", options.replay_source}, {"script", options.replay_script}};
+            }
             const auto timeout = std::chrono::milliseconds(static_cast<long long>(planned.timeout_s * 1000));
             WatchedAttempt w =
                 run_watched_attempt(launcher, nvml.get(), request, timeout, plan, options.watch, k);
@@ -455,8 +466,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                     }
                     for (; stop_signal() == 0; ++number) {
                         if (number > options.watch.retries ||
-                            SteadyClock::now() - run_began >= options.watch.retry_budget)
+                            SteadyClock::now() - run_began >= options.watch.retry_budget) {
                             break;
+                        }
                         progress.skip(-1);
                         const auto [final, st] = attempt(k, number);
                         if (final) break;
@@ -473,16 +485,18 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         if (rec.status == Status::failed || rec.status == Status::timeout) any_failed = true;
         if (rec.status == Status::disturbed) any_disturbed = true;
         for (const auto& r : rec.repeats) {
-            if (r.status != Status::ok && rec.reason.empty() && r.status != Status::disturbed)
+            if (r.status != Status::ok && rec.reason.empty() && r.status != Status::disturbed) {
                 rec.reason = r.error;
+            }
         }
         if (disturbed_attempts > 0) {
             nlohmann::json evidence = nlohmann::json::array();
             std::set<std::string> probes;
             for (const auto& r : rec.repeats) {
                 if (r.status != Status::disturbed || !r.disturbance.is_object()) continue;
-                for (const auto& p : r.disturbance.value("probes", nlohmann::json::array()))
+                for (const auto& p : r.disturbance.value("probes", nlohmann::json::array())) {
                     probes.insert(p.get<std::string>());
+                }
                 for (const auto& e : r.disturbance["evidence"]) {
                     if (evidence.size() < 20) evidence.push_back(e);
                 }
@@ -507,11 +521,12 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     }
     if (nvml) {
         doc.controls["null_windows"] = null_windows;
-        doc.controls["watch"] = {{"enabled", options.watch.enabled},
-                                 {"interval_ms", options.watch.interval.count()},
-                                 {"reads", watch_reads},
-                                 {"read_ms_total", watch_read_ms},
-                                 {"read_ms_mean", watch_reads > 0 ? watch_read_ms / watch_reads : 0.0}};
+        doc.controls["watch"] = {
+            {"enabled", options.watch.enabled},
+            {"interval_ms", options.watch.interval.count()},
+            {"reads", watch_reads},
+            {"read_ms_total", watch_read_ms},
+            {"read_ms_mean", watch_reads > 0 ? watch_read_ms / static_cast<double>(watch_reads) : 0.0}};
     }
     if (const int sig = stop_signal(); sig != 0) {
         nlohmann::json where =
@@ -534,8 +549,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     doc.complete = true;
     save(doc, options.results_path);
     progress.note("results: " + options.results_path);
-    if (any_disturbed)
+    if (any_disturbed) {
         progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");
+    }
     return (controls_ok && !any_failed && !any_disturbed) ? exit_code::ok : exit_code::infrastructure;
 }
 

@@ -47,8 +47,9 @@ RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* inject
                 std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(injection->ms));
                 break;
             case ReplayInjection::What::disturbance:
-                if (injection->attempts < 0 || attempt < injection->attempts)
+                if (injection->attempts < 0 || attempt < injection->attempts) {
                     *injected_watch = injected_neighbour(injection->bytes);
+                }
                 break;
             case ReplayInjection::What::crash:
                 crash_this_process();  // a crash on every platform (std::abort exits 3 on Windows)

@@ -16,8 +16,9 @@ namespace {
 
 bool back_at(const WatchSample& now, const WatchSample& before, std::int64_t tolerance) {
     for (std::size_t i = 0; i < now.used.size() && i < before.used.size(); ++i) {
-        if (now.used[i] >= 0 && before.used[i] >= 0 && std::llabs(now.used[i] - before.used[i]) > tolerance)
+        if (now.used[i] >= 0 && before.used[i] >= 0 && std::llabs(now.used[i] - before.used[i]) > tolerance) {
             return false;
+        }
     }
     return true;
 }
@@ -71,8 +72,9 @@ RepeatRecord record_from(const ChildLauncher::Result& result, int index) {
 
 WatchTrace injected_trace(const nlohmann::json& injected) {
     WatchTrace t;
-    for (const auto& d : injected.value("devices", nlohmann::json::array()))
+    for (const auto& d : injected.value("devices", nlohmann::json::array())) {
         t.devices.push_back(d.get<unsigned>());
+    }
     for (const auto& s : injected.value("samples", nlohmann::json::array())) {
         WatchSample w;
         w.t_ns = s.at("t_ns").get<std::int64_t>();
@@ -80,8 +82,9 @@ WatchTrace injected_trace(const nlohmann::json& injected) {
         for (const auto& p : s.value("processes", nlohmann::json::array())) {
             w.processes.push_back({p.at("pid").get<std::uint32_t>(), p.value("device", 0u),
                                    p.value("used", std::int64_t{-1}), p.value("graphics", false)});
-            if (p.contains("name"))
+            if (p.contains("name")) {
                 t.names[p.at("pid").get<std::uint32_t>()] = p.at("name").get<std::string>();
+            }
         }
         append_if_changed(t, std::move(w));
     }
@@ -158,8 +161,9 @@ Disturbance watch_quiet_window(const Nvml& nvml, const WatchPlan& plan, std::chr
                                std::chrono::milliseconds interval, WatchTrace* trace_out) {
     DeviceWatch watch(nvml, plan.devices, interval);
     const std::int64_t begin = steady_ns(SteadyClock::now());
-    for (const auto until = SteadyClock::now() + window; SteadyClock::now() < until && stop_signal() == 0;)
+    for (const auto until = SteadyClock::now() + window; SteadyClock::now() < until && stop_signal() == 0;) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     const WatchTrace trace = watch.finish();
     AttemptWindow w;
     w.begin_ns = begin;

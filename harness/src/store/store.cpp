@@ -199,19 +199,22 @@ int check_store_file(const std::string& path) {
     const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) throw InputError(path + ": not valid JSON");
     const std::string schema = string_or_empty(j, "schema");
-    if (schema != store_schema_name)
+    if (schema != store_schema_name) {
         throw InputError(path + ": not a pinbench store file (schema is " +
                          (schema.empty() ? std::string("missing") : "\"" + schema + "\"") + ", expected \"" +
                          store_schema_name + "\")");
+    }
     const json* version = find_member(j, "schema_version");
-    if (!version || !version->is_number_integer())
+    if (!version || !version->is_number_integer()) {
         throw InputError(path + ": schema_version: missing or not an integer");
+    }
     const std::int64_t v = version->get<std::int64_t>();
-    if (v < store_schema_oldest_version || v > store_schema_version)
+    if (v < store_schema_oldest_version || v > store_schema_version) {
         throw InputError(path + ": store schema version " + std::to_string(v) +
                          " is not supported (this build reads versions " +
                          std::to_string(store_schema_oldest_version) + " to " +
                          std::to_string(store_schema_version) + ")");
+    }
     return static_cast<int>(v);
 }
 
@@ -356,7 +359,7 @@ StoreKey store_key_of(const json& environment) {
 }
 
 std::string measurement_identity(const json& results) {
-    const std::string given = string_or_empty(results, "measurement_id");
+    std::string given = string_or_empty(results, "measurement_id");
     if (!given.empty()) return given;
     std::vector<std::string> nonces;
     if (const json* runs = find_member(results, "runs"); runs && runs->is_array()) {
@@ -407,11 +410,12 @@ Store Store::open(const std::string& dir) {
 
 StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& options) const {
     const LoadedResults loaded = load_results_bytes(results_path);
-    if (!loaded.doc.complete && !options.allow_incomplete)
+    if (!loaded.doc.complete && !options.allow_incomplete) {
         throw InputError(
             results_path +
             ": incomplete results (complete is false: the run was interrupted or is still running); "
             "not stored");
+    }
 
     StoredEntry entry;
     entry.replay = is_replayed(loaded.doc);
@@ -436,10 +440,11 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     if (ec) throw SystemError("cannot create '" + utf8_of(target.parent_path()) + "': " + ec.message());
     if (fs::exists(target, ec)) {
         // Same name, same bytes: this file is stored already. Different bytes: refuse, never replace.
-        if (read_file(entry.path) != loaded.bytes)
+        if (read_file(entry.path) != loaded.bytes) {
             throw SystemError(entry.path +
                               ": already holds other contents under the same name (hash clash); " +
                               results_path + " was not stored");
+        }
         entry.already_stored = true;
         return entry;
     }
@@ -480,9 +485,10 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     for (const auto& [path, doc] : same) {
         std::error_code rm_ec;
         fs::remove(path, rm_ec);
-        if (rm_ec)
+        if (rm_ec) {
             throw SystemError("cannot remove the replaced partial '" + utf8_of(path) +
                               "': " + rm_ec.message());
+        }
         entry.replaced.push_back(generic_utf8_of(path.lexically_relative(root)));
     }
     return entry;
@@ -511,8 +517,9 @@ std::vector<StoredEntry> Store::list(bool real_only) const {
             if (entry_from_place(relative, entry)) check_entry(entry);
             if (!(real_only && entry.replay)) entries.push_back(std::move(entry));
         }
-        if (ec)
+        if (ec) {
             throw SystemError("cannot list store directory '" + utf8_of(root / ns) + "': " + ec.message());
+        }
     }
     std::sort(entries.begin(), entries.end(),
               [](const StoredEntry& a, const StoredEntry& b) { return a.relative_path < b.relative_path; });

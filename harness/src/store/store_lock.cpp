@@ -48,8 +48,9 @@ std::optional<Holder> parse_holder(const std::string& text) {
     const auto host = j.find("hostname");
     const auto created = j.find("created_at");
     if (pid == j.end() || !pid->is_number_unsigned() || host == j.end() || !host->is_string() ||
-        created == j.end() || !created->is_string())
+        created == j.end() || !created->is_string()) {
         return std::nullopt;
+    }
     if (pid->get<std::uint64_t>() > UINT32_MAX) return std::nullopt;
     return Holder{pid->get<std::uint32_t>(), host->get<std::string>(), created->get<std::string>()};
 }
@@ -72,14 +73,16 @@ std::optional<std::string> stale_reason(const std::string& lock_path, const std:
         if (ec) return std::nullopt;
         const auto age =
             std::chrono::duration_cast<std::chrono::seconds>(fs::file_time_type::clock::now() - written);
-        if (age >= options.unreadable_after)
+        if (age >= options.unreadable_after) {
             return "the lock file has no readable owner and was last written " + std::to_string(age.count()) +
                    " s ago";
+        }
         return std::nullopt;
     }
     // A pid means something only on the host that wrote it (a store may sit on a shared drive).
-    if (holder->hostname == host_name() && process_liveness(holder->pid) == Liveness::gone)
+    if (holder->hostname == host_name() && process_liveness(holder->pid) == Liveness::gone) {
         return "process " + std::to_string(holder->pid) + " is no longer running";
+    }
     if (const auto created = parse_utc_timestamp(holder->created_at)) {
         const auto age =
             std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) - *created;
@@ -102,11 +105,12 @@ bool break_lock(const std::string& dir, const std::string& lock_path, const std:
     if (moved && *moved != judged) {
         // Between our read and the rename its holder released it and a new writer took it.
         const bool restored = rename_no_replace(aside, lock_path);
-        if (options.report && !restored)
+        if (options.report && !restored) {
             options.report("store " + dir +
                            ": a fresh lock was moved aside while breaking a stale one and could "
                            "not be put back; it is kept as " +
                            aside);
+        }
         return true;
     }
     fs::remove(path_from_utf8(aside), ec);

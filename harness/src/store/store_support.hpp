@@ -30,8 +30,9 @@ inline std::optional<std::chrono::sys_seconds> parse_utc_timestamp(const std::st
     int hour = 0, minute = 0, second = 0, consumed = 0;
     if (std::sscanf(text.c_str(), "%4d-%2u-%2uT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute, &second,
                     &consumed) != 6 ||
-        consumed != 19)
+        consumed != 19) {
         return std::nullopt;
+    }
     std::size_t i = 19;
     if (i < text.size() && text[i] == '.') {
         ++i;
@@ -42,8 +43,9 @@ inline std::optional<std::chrono::sys_seconds> parse_utc_timestamp(const std::st
     if (i + 1 != text.size() || text[i] != 'Z') return std::nullopt;
     const std::chrono::year_month_day date{std::chrono::year{year}, std::chrono::month{month},
                                            std::chrono::day{day}};
-    if (!date.ok() || hour > 23 || minute > 59 || second > 60 || hour < 0 || minute < 0 || second < 0)
+    if (!date.ok() || hour > 23 || minute > 59 || second > 60 || hour < 0 || minute < 0 || second < 0) {
         return std::nullopt;
+    }
     return std::chrono::sys_days{date} + std::chrono::hours{hour} + std::chrono::minutes{minute} +
            std::chrono::seconds{second};
 }

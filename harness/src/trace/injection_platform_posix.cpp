@@ -77,8 +77,9 @@ std::vector<std::string> native_stack(int depth) {
 
 std::vector<std::string> cupti_candidates() {
     std::vector<std::string> names;
-    if (const char* explicit_path = std::getenv("PINBENCH_CUPTI_LIBRARY"); explicit_path && *explicit_path)
+    if (const char* explicit_path = std::getenv("PINBENCH_CUPTI_LIBRARY"); explicit_path && *explicit_path) {
         names.emplace_back(explicit_path);
+    }
 #ifdef PINBENCH_CUPTI_BUILD_PATH
     names.emplace_back(PINBENCH_CUPTI_BUILD_PATH);
 #endif

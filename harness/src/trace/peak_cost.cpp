@@ -89,14 +89,16 @@ PeakCost cost_at_peak(const PinnedTimeline& timeline, const std::vector<PinCall>
                 for (const auto& [pid, used] : r->processes) {
                     if (traced_pids.count(pid) != 0) continue;
                     const auto was = b.processes.find(pid);
-                    if (was == b.processes.end())
+                    if (was == b.processes.end()) {
                         disturbances.insert("pid " + std::to_string(pid) + " appeared");
-                    else if (was->second != used)
+                    } else if (was->second != used) {
                         disturbances.insert("pid " + std::to_string(pid) + " changed its device memory");
+                    }
                 }
                 for (const auto& [pid, used] : b.processes) {
-                    if (traced_pids.count(pid) == 0 && r->processes.count(pid) == 0)
+                    if (traced_pids.count(pid) == 0 && r->processes.count(pid) == 0) {
                         disturbances.insert("pid " + std::to_string(pid) + " left");
+                    }
                 }
             }
             if (values.empty()) {

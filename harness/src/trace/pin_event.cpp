@@ -64,8 +64,9 @@ EventLog parse_event_lines(const std::string& text) {
                 c.flags = value_or<std::uint64_t>(j, "flags", 0);
                 c.address = value_or<std::uint64_t>(j, "address", 0);
                 c.pool = value_or<std::uint64_t>(j, "pool", 0);
-                if (const auto it = j.find("pool_reserved"); it != j.end())
+                if (const auto it = j.find("pool_reserved"); it != j.end()) {
                     c.pool_reserved = it->get<std::uint64_t>();
+                }
                 c.device = value_or<int>(j, "device", -1);
                 c.location = value_or<std::string>(j, "location", "");
                 c.result = value_or<int>(j, "result", 0);

@@ -8,12 +8,14 @@ namespace pinbench::trace {
 
 std::string api_family(const std::string& api) {
     if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemFreeHost") return "host_alloc";
-    if (api == "cuMemHostRegister" || api == "cuMemHostRegister_v2" || api == "cuMemHostUnregister")
+    if (api == "cuMemHostRegister" || api == "cuMemHostRegister_v2" || api == "cuMemHostUnregister") {
         return "host_register";
+    }
     if (api == "cuMemCreate" || api == "cuMemRelease") return "vmm_host";
     if (api.rfind("cuMemPool", 0) == 0 || api.rfind("cuMemAllocFromPoolAsync", 0) == 0 ||
-        api.rfind("cuMemFreeAsync", 0) == 0)
+        api.rfind("cuMemFreeAsync", 0) == 0) {
         return "pool_host";
+    }
     return {};
 }
 
@@ -39,10 +41,12 @@ enum class Effect { none, acquire, release, pool_reserved };
 
 Effect effect_of(const std::string& api) {
     if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemHostRegister" ||
-        api == "cuMemHostRegister_v2" || api == "cuMemCreate")
+        api == "cuMemHostRegister_v2" || api == "cuMemCreate") {
         return Effect::acquire;
-    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease")
+    }
+    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease") {
         return Effect::release;
+    }
     if (api_family(api) == "pool_host") return Effect::pool_reserved;
     return Effect::none;
 }
@@ -119,8 +123,9 @@ PinnedTimeline build_timeline(const std::vector<PinCall>& input) {
                 if (ok && c.api.rfind("cuMemAllocFromPoolAsync", 0) == 0) totals.bytes_asked += c.bytes;
                 if (!c.pool_reserved) break;  // a free: the pool's reservation is unchanged
                 Holding& pool = pools[{c.pid, c.pool}];
-                if (pool.api.empty())
+                if (pool.api.empty()) {
                     pool = Holding{"cuMemPoolCreate", 0, c.pid, c.device, call_site(c.stack)};
+                }
                 held = held - pool.bytes + *c.pool_reserved;
                 by_family[family] = by_family[family] - pool.bytes + *c.pool_reserved;
                 pool.bytes = *c.pool_reserved;

@@ -90,8 +90,9 @@ std::string default_injection_library() {
 
 nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const std::string& nvml_why,
                          TraceStatus* status) {
-    if (options.command.empty())
+    if (options.command.empty()) {
         throw InputError("pinbench trace: no command given (pinbench trace -- PROGRAM ARGS...)");
+    }
     Gathered g;
     g.command = options.command;
     g.working_directory = options.working_directory;
@@ -162,14 +163,16 @@ int trace_main(const TraceOptions& options, const std::string& out_path, std::os
     err << "pinbench trace: " << trace["calls"].size() << " pinning calls, peak "
         << size_label(pinned["peak_bytes"].get<std::uint64_t>()) << " pinned";
     for (const auto& d : trace["cost_at_peak"]["devices"]) {
-        if (d["cost_bytes"].is_number())
+        if (d["cost_bytes"].is_number()) {
             err << "; GPU " << d["nvml_index"] << " cost at the peak " << d["cost_bytes"].get<std::int64_t>()
                 << " B";
+        }
     }
     err << "; trace written to " << out_path << "\n";
-    if (tracing["state"] != "on")
+    if (tracing["state"] != "on") {
         err << "pinbench trace: tracing " << tracing["state"].get<std::string>() << ": "
             << tracing["message"].get<std::string>() << "\n";
+    }
     if (!status.message.empty()) err << "pinbench trace: " << status.message << "\n";
     return pass_through_exit_code(status);
 }

@@ -26,10 +26,11 @@ template <typename Map>
 nlohmann::json keyed(const Map& m) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [k, v] : m) {
-        if constexpr (std::is_same_v<typename Map::key_type, std::string>)
+        if constexpr (std::is_same_v<typename Map::key_type, std::string>) {
             j[k] = v;
-        else
+        } else {
             j[std::to_string(k)] = v;
+        }
     }
     return j;
 }
@@ -38,10 +39,11 @@ nlohmann::json keyed(const Map& m) {
 
 TracingState tracing_state(const Gathered& g) {
     if (g.injection.empty()) return {"not_loaded", "no injection library: " + g.injection_why};
-    if (g.events.starts.empty())
+    if (g.events.starts.empty()) {
         return {"not_loaded",
                 "no process of the program loaded the injection library (it never initialised CUDA, or the "
                 "driver ignored CUDA_INJECTION64_PATH)"};
+    }
     int failed = 0;
     std::string first_error;
     for (const auto& s : g.events.starts) {
@@ -71,9 +73,10 @@ nlohmann::json build_trace(const Gathered& g) {
     t["root_pid"] = g.root_pid;
     const TracingState state = tracing_state(g);
     nlohmann::json processes = nlohmann::json::array();
-    for (const auto& s : g.events.starts)
+    for (const auto& s : g.events.starts) {
         processes.push_back(
             {{"pid", s.pid}, {"t_ms", ms_since(g.start_ns, s.t_ns)}, {"cupti", s.cupti}, {"error", s.error}});
+    }
     t["tracing"] = {{"state", state.state},     {"message", state.message},
                     {"injection", g.injection}, {"stack_depth", g.stack_depth},
                     {"processes", processes},   {"unreadable_lines", g.events.unreadable_lines}};
@@ -92,9 +95,10 @@ nlohmann::json build_trace(const Gathered& g) {
 
     const PinnedTimeline timeline = build_timeline(g.events.calls);
     nlohmann::json by_api = nlohmann::json::object();
-    for (const auto& [api, totals] : timeline.by_api)
+    for (const auto& [api, totals] : timeline.by_api) {
         by_api[api] = {
             {"calls", totals.calls}, {"failed", totals.failed}, {"bytes_asked", totals.bytes_asked}};
+    }
     nlohmann::json at_peak = nlohmann::json::array();
     for (const Holding& h : timeline.at_peak) at_peak.push_back(holding_json(h));
     nlohmann::json points = nlohmann::json::array();
