@@ -91,17 +91,21 @@ def measurement_id(doc: dict[str, Any]) -> str:
     measurement_id (results schema 3, kept across --resume), else "derived-" + XXH3-64 of
     started_at, backend and the sorted repeat nonces, one per line. Equals the C++
     measurement_identity()."""
-    given = doc.get("measurement_id")
-    if isinstance(given, str) and given:
+    def text_of(holder: Any, key: str) -> str:  # as string_or_empty(): "" unless a string
+        value = holder.get(key) if isinstance(holder, dict) else None
+        return value if isinstance(value, str) else ""
+
+    given = text_of(doc, "measurement_id")
+    if given:
         return given
+    runs = doc.get("runs")
     nonces = sorted(
-        str(r.get("nonce"))
-        for run in doc.get("runs", [])
-        if isinstance(run, dict)
-        for r in run.get("repeats", [])
-        if isinstance(r, dict)
+        text_of(r, "nonce")
+        for run in (runs if isinstance(runs, list) else [])
+        if isinstance(run, dict) and isinstance(run.get("repeats"), list)
+        for r in run["repeats"]
     )
-    text = "\n".join([str(doc.get("started_at", "")), str(doc.get("backend", "cuda")), *nonces])
+    text = "\n".join([text_of(doc, "started_at"), text_of(doc, "backend") or "cuda", *nonces])
     return "derived-" + xxhash.xxh3_64_hexdigest(text.encode("utf-8"))
 
 

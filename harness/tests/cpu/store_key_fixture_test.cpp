@@ -62,6 +62,12 @@ json identities() {
         {{"started_at", "2025-06-01T10:00:00Z"}, {"backend", "cuda"}, {"runs", {{{"repeats", repeats}}}}},
         {{"started_at", "2025-06-01T10:00:00Z"}, {"backend", "replay"}, {"runs", {{{"repeats", repeats}}}}},
         {{"started_at", "2026-01-02T03:04:05.5Z"}, {"backend", "cuda"}, {"runs", json::array()}},
+        // Odd ones: a repeat without a nonce, an empty backend (read as "cuda"), a started_at
+        // that is not a string, repeats that are not a list, a run that is not an object.
+        {{"started_at", "2025-06-01T10:00:00Z"},
+         {"backend", ""},
+         {"runs", {{{"repeats", json::array({json::object(), {{"nonce", 7}}, {{"nonce", "c3"}}})}}}}},
+        {{"started_at", 20250601}, {"runs", json::array({{{"repeats", "none"}}, 5})}},
     });
 }
 
