@@ -6,23 +6,18 @@
 // PINBENCH_WRITE_FIXTURES=1 ctest -R EnvironmentRecordFixture
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
+#include "committed_fixture.hpp"
 #include "pinbench/environment_record.hpp"
-#include "pinbench/errors.hpp"
 #include "pinbench/store.hpp"
 
 namespace pinbench {
 namespace {
 
 using nlohmann::json;
-
-const std::string kFixture =
-    std::string(PINBENCH_SOURCE_DIR) + "/reports/tests/written_by_cpp/environment_records.json";
 
 template <typename T>
 Maybe<T> of(T v) {
@@ -300,16 +295,7 @@ TEST(EnvironmentRecord, ResumeComparesTheMachineIdentity) {
 }
 
 TEST(EnvironmentRecordFixture, CommittedCopyIsCurrent) {
-    const std::string current = fixture().dump(2) + "\n";
-    if (std::getenv("PINBENCH_WRITE_FIXTURES") != nullptr) write_file_atomically(kFixture, current);
-    std::string committed;
-    try {
-        committed = read_file(kFixture);
-    } catch (const SystemError& e) {
-        FAIL() << e.what() << "; regenerate: PINBENCH_WRITE_FIXTURES=1 ctest -R EnvironmentRecordFixture";
-    }
-    EXPECT_EQ(json::parse(committed, nullptr, false), fixture())
-        << kFixture << " is stale; regenerate: PINBENCH_WRITE_FIXTURES=1 ctest -R EnvironmentRecordFixture";
+    fixtures::expect_committed_fixture("environment_records.json", fixture(), "EnvironmentRecordFixture");
 }
 
 // The fixture is worth reading only if its cases cover what pinreport reads.

@@ -5,21 +5,16 @@
 // Regenerate after a deliberate change: PINBENCH_WRITE_FIXTURES=1 ctest -R StoreKeyFixture
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
+#include "committed_fixture.hpp"
 #include "pinbench/store.hpp"
 
 namespace pinbench {
 namespace {
 
 using nlohmann::json;
-
-const std::string kFixture =
-    std::string(PINBENCH_SOURCE_DIR) + "/reports/tests/written_by_cpp/store_keys.json";
 
 json device(const json& name, const json& model) {
     return {{"name", name}, {"driver_model", {{"current", model}}}};
@@ -93,17 +88,7 @@ json fixture() {
 }
 
 TEST(StoreKeyFixture, CommittedCopyIsCurrent) {
-    const std::string current = fixture().dump(2) + "\n";
-    if (std::getenv("PINBENCH_WRITE_FIXTURES") != nullptr) write_file_atomically(kFixture, current);
-    std::string committed;
-    try {
-        committed = read_file(kFixture);
-    } catch (const SystemError& e) {
-        FAIL() << e.what() << "; regenerate: PINBENCH_WRITE_FIXTURES=1 ctest -R StoreKeyFixture";
-    }
-    // Compared as JSON: a checkout that turns line ends into CRLF holds the same fixture.
-    EXPECT_EQ(json::parse(committed, nullptr, false), fixture())
-        << kFixture << " is stale; regenerate: PINBENCH_WRITE_FIXTURES=1 ctest -R StoreKeyFixture";
+    fixtures::expect_committed_fixture("store_keys.json", fixture(), "StoreKeyFixture");
 }
 
 // The fixture is worth reading only if it holds what the harness's own tests assert.
