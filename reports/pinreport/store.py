@@ -91,6 +91,7 @@ def measurement_id(doc: dict[str, Any]) -> str:
     measurement_id (results schema 3, kept across --resume), else "derived-" + XXH3-64 of
     started_at, backend and the sorted repeat nonces, one per line. Equals the C++
     measurement_identity()."""
+
     def text_of(holder: Any, key: str) -> str:  # as string_or_empty(): "" unless a string
         value = holder.get(key) if isinstance(holder, dict) else None
         return value if isinstance(value, str) else ""

@@ -24,7 +24,8 @@ def flatten(value, prefix, out):
 
 def env_of(path):
     out = {}
-    flatten(json.load(open(path))["environment"], "", out)
+    with open(path, encoding="utf-8") as f:
+        flatten(json.load(f)["environment"], "", out)
     return out
 
 
