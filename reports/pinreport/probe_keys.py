@@ -1,9 +1,10 @@
 """Probe keys, their readings in a repeat's snapshots, and the metric names built on them.
 
 As harness/include/pinbench/snapshot.hpp (describe_key, by the rule the catalog exports;
-cost_between) and the metric names of harness/src/results/run_metrics.cpp. The metrics' values themselves are never derived here:
-every results file carries each metric's per-repeat samples (results schema 4), and older files
-are upgraded by the harness (load.py, `pinbench results upgrade`).
+cost_between) and the metric names of harness/src/results/run_metrics.cpp. The metrics' values
+themselves are never derived here: every results file carries each metric's per-repeat samples
+(results schema 4), and older files are upgraded by the harness (load.py, `pinbench results
+upgrade`).
 """
 
 from dataclasses import dataclass
