@@ -86,6 +86,26 @@ def kind_entries() -> tuple[KindEntry, ...]:
     return tuple(KindEntry(k["name"], k["report"], k["title"], tuple(k["charts"])) for k in _document()["kinds"])
 
 
+@dataclass(frozen=True)
+class TracedApi:
+    """A driver entry point `pinbench trace` records (harness/src/trace/pin_event.hpp)."""
+
+    api: str
+    family: str  # host_alloc, host_register, vmm_host, pool_host
+    effect: str  # acquire, release, pool_reserved (trace/pinned_timeline.hpp api_effect)
+
+
+@cache
+def traced_apis() -> tuple[TracedApi, ...]:
+    return tuple(TracedApi(a["api"], a["family"], a["effect"]) for a in _document()["trace_apis"])
+
+
+@cache
+def family_api_variants() -> dict[str, tuple[str, ...]]:
+    """Each traced family's store API variants whose fits predict its cost, preferred first."""
+    return {f: tuple(v) for f, v in _document()["trace_families"].items()}
+
+
 @cache
 def key_rule() -> KeyRule:
     r = _document()["probe_keys"]

@@ -16,6 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from pinreport import catalog
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.fit import CostFit, FitKey, fit_all, recommend
@@ -24,14 +25,10 @@ from pinreport.units import format_bytes as size_label
 TRACE_SCHEMA = "pinbench-trace"
 TRACE_VERSIONS = (1,)
 
-# Trace API families (harness/src/trace/pinned_timeline.cpp) -> the store's api variants that
-# measure the same driver path, preferred first.
-STORE_APIS = {
-    "host_alloc": ("cudaHostAlloc", "cudaMallocHost"),
-    "host_register": ("cudaHostRegister",),
-    "vmm_host": ("cuMemCreate:host_numa", "cuMemCreate:host"),
-    "pool_host": ("cudaMallocFromPoolAsync:host_numa", "cudaMallocFromPoolAsync:host"),
-}
+# Trace API families -> the store's api variants that measure the same driver path, preferred
+# first: the harness's (family_api_variants in harness/src/trace/pinned_timeline.cpp), as the
+# catalog exports them.
+STORE_APIS = catalog.family_api_variants()
 DEDICATED_FAMILY = "nvml.*.used"  # the dedicated-memory probe the rule is judged on (Linux)
 
 
@@ -266,7 +263,8 @@ def pinning_processes(trace: TraceFile) -> dict[str, int]:
     return out
 
 
-ACQUIRING = ("cuMemHostAlloc", "cuMemAllocHost_v2", "cuMemHostRegister", "cuMemHostRegister_v2", "cuMemCreate")
+# The calls that allocate or register host memory (api_effect "acquire" in the harness).
+ACQUIRING = tuple(a.api for a in catalog.traced_apis() if a.effect == "acquire")
 
 
 def asked_sizes(trace: TraceFile) -> list[tuple[int, int]]:

@@ -105,3 +105,12 @@ def test_every_metric_says_its_budget():
     assert set(budgets.values()) <= {"dedicated", "host", "probe", "none"}
     assert budgets["capacity.loss"] == "dedicated" and budgets["command.peak_pinned_bytes"] == "host"
     assert all(b == "probe" for p, b in budgets.items() if "<key>" in p)
+
+
+def test_the_trace_module_reads_the_traced_apis_from_the_catalog():
+    from pinreport import trace
+
+    families = {a.family for a in catalog.traced_apis()}
+    assert set(trace.STORE_APIS) == families == {"host_alloc", "host_register", "vmm_host", "pool_host"}
+    assert "cuMemHostAlloc" in trace.ACQUIRING and "cuMemFreeHost" not in trace.ACQUIRING
+    assert trace.STORE_APIS["host_alloc"][0] == "cudaHostAlloc"

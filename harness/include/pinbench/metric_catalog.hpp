@@ -33,7 +33,9 @@ const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metri
 
 // {"metric_catalog_version": 2,
 //  "kinds": [{name, report (section, optional_section, cost_and_rule), title, charts}],
-//  "probe_keys": describe_key's rule (snapshot.hpp), "metrics": [{pattern, kinds, unit,
+//  "probe_keys": describe_key's rule (snapshot.hpp), "trace_apis": [{api, family, effect}],
+//  "trace_families": {family: [store api variants]} (trace/pinned_timeline.hpp),
+//  "metrics": [{pattern, kinds, unit,
 //  direction, headline, what, budget}]}. Kinds in the registry's (docs/kinds.md) order.
 nlohmann::json metric_catalog_json();
 

@@ -10,6 +10,7 @@
 #include "kinds/kind_definition.hpp"
 #include "pinbench/snapshot.hpp"
 #include "scenario/kinds.hpp"
+#include "trace/pinned_timeline.hpp"
 
 namespace pinbench {
 namespace {
@@ -132,6 +133,15 @@ nlohmann::json metric_catalog_json() {
                                        {"fixed_suffixes", rule.fixed_suffixes},
                                        {"shared_prefixes", rule.shared_prefixes},
                                        {"shared_suffixes", rule.shared_suffixes}};
+    // The traced driver entry points (docs/trace.md): each one's family and effect, and each
+    // family's store API variants, which pinreport's trace module reads instead of a copy.
+    nlohmann::json trace_apis = nlohmann::json::array();
+    nlohmann::json trace_families = nlohmann::json::object();
+    for (const char* api : trace::kTracedApis) {
+        const std::string family = trace::api_family(api);
+        trace_apis.push_back({{"api", api}, {"family", family}, {"effect", trace::api_effect(api)}});
+        trace_families[family] = trace::family_api_variants(family);
+    }
     nlohmann::json metrics = nlohmann::json::array();
     for (const MetricSpec& s : metric_catalog()) {
         metrics.push_back({{"pattern", s.pattern},
@@ -145,6 +155,8 @@ nlohmann::json metric_catalog_json() {
     return {{"metric_catalog_version", metric_catalog_version},
             {"kinds", kinds},
             {"probe_keys", probe_keys},
+            {"trace_apis", trace_apis},
+            {"trace_families", trace_families},
             {"metrics", metrics}};
 }
 

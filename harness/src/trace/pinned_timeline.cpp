@@ -35,19 +35,33 @@ std::string call_site(const std::vector<std::string>& stack) {
     return "unknown";
 }
 
+std::string api_effect(const std::string& api) {
+    if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemHostRegister" ||
+        api == "cuMemHostRegister_v2" || api == "cuMemCreate") {
+        return "acquire";
+    }
+    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease") return "release";
+    if (api_family(api) == "pool_host") return "pool_reserved";
+    return {};
+}
+
+std::vector<std::string> family_api_variants(const std::string& family) {
+    if (family == "host_alloc") return {"cudaHostAlloc", "cudaMallocHost"};
+    if (family == "host_register") return {"cudaHostRegister"};
+    if (family == "vmm_host") return {"cuMemCreate:host_numa", "cuMemCreate:host"};
+    if (family == "pool_host") return {"cudaMallocFromPoolAsync:host_numa", "cudaMallocFromPoolAsync:host"};
+    return {};
+}
+
 namespace {
 
 enum class Effect { none, acquire, release, pool_reserved };
 
 Effect effect_of(const std::string& api) {
-    if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemHostRegister" ||
-        api == "cuMemHostRegister_v2" || api == "cuMemCreate") {
-        return Effect::acquire;
-    }
-    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease") {
-        return Effect::release;
-    }
-    if (api_family(api) == "pool_host") return Effect::pool_reserved;
+    const std::string e = api_effect(api);
+    if (e == "acquire") return Effect::acquire;
+    if (e == "release") return Effect::release;
+    if (e == "pool_reserved") return Effect::pool_reserved;
     return Effect::none;
 }
 

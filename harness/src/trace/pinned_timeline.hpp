@@ -17,6 +17,15 @@ namespace pinbench::trace {
 // (host-located memory pools, counted by their reserved bytes). Empty: not a traced API.
 std::string api_family(const std::string& api);
 
+// What a call of `api` does to the bytes held: "acquire" (allocates or registers host memory),
+// "release" (frees or unregisters what an acquire gave), "pool_reserved" (a host pool's call,
+// after which the pool's reserved bytes are what it holds), "" for none of these.
+std::string api_effect(const std::string& api);
+
+// The store's API variants (pinbench/api_variant.hpp spellings) whose measurements predict a
+// family's device cost, preferred first: how `pinreport trace` picks the fit for a traced call.
+std::vector<std::string> family_api_variants(const std::string& family);
+
 // The first frame of a call's stack outside the CUDA driver, CUPTI, the runtime and the
 // injection itself: where the program asked. "unknown" without a stack.
 std::string call_site(const std::vector<std::string>& stack);

@@ -5,10 +5,12 @@
 #include <set>
 
 #include "kinds/kind_definition.hpp"
+#include "pinbench/api_variant.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/snapshot.hpp"
 #include "scenario/kinds.hpp"
+#include "trace/pin_event.hpp"
 
 namespace pinbench {
 namespace {
@@ -88,6 +90,28 @@ TEST(MetricCatalog, EveryKindHasItsReportTitleAndPlace) {
     EXPECT_EQ(kinds[0].at("report"), "cost_and_rule");
     EXPECT_EQ(kinds.back().at("report"), "optional_section");
     EXPECT_EQ(kinds[2].at("charts"), nlohmann::json({"sweep", "pinnable"}));
+}
+
+// What `pinreport trace` reads about the traced calls is the timeline's own: every traced API has
+// a family and an effect, and every family's store API variants are spellings the scenario takes.
+TEST(MetricCatalog, ExportsTheTracedApisAndTheirFamiliesStoreVariants) {
+    const nlohmann::json j = metric_catalog_json();
+    ASSERT_EQ(j.at("trace_apis").size(), std::size(trace::kTracedApis));
+    int acquiring = 0;
+    for (const auto& a : j.at("trace_apis")) {
+        EXPECT_FALSE(a.at("family").get<std::string>().empty()) << a.dump();
+        EXPECT_FALSE(a.at("effect").get<std::string>().empty()) << a.dump();
+        acquiring += a.at("effect") == "acquire" ? 1 : 0;
+    }
+    EXPECT_EQ(acquiring, 5);
+    ASSERT_EQ(j.at("trace_families").size(), 4u);
+    for (const auto& [family, variants] : j.at("trace_families").items()) {
+        ASSERT_FALSE(variants.empty()) << family;
+        for (const auto& v : variants) {
+            std::string why;
+            EXPECT_TRUE(parse_api_variant(v.get<std::string>(), &why).has_value()) << v << ": " << why;
+        }
+    }
 }
 
 }  // namespace
