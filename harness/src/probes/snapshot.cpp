@@ -1,27 +1,12 @@
 #include "pinbench/snapshot.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "probes/snapshot_json.hpp"
 
 namespace pinbench {
-
-namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-template <typename Match>
-bool any_of(const std::vector<std::string_view>& parts, Match match) {
-    for (const std::string_view p : parts) {
-        if (match(p)) return true;
-    }
-    return false;
-}
-
-}  // namespace
 
 const KeyRule& key_rule() {
     static const KeyRule rule{{".free"}, {".total", ".budget"}, {"dxgi.nonlocal."}, {".shared"}};
@@ -30,15 +15,16 @@ const KeyRule& key_rule() {
 
 KeyInfo describe_key(std::string_view key) {
     const KeyRule& rule = key_rule();
-    const auto suffix = [&](std::string_view s) { return ends_with(key, s); };
+    const auto suffix = [&](std::string_view s) { return key.ends_with(s); };
+    const auto prefix = [&](std::string_view s) { return key.starts_with(s); };
     KeyInfo info{Direction::usage, Budget::dedicated};
-    if (any_of(rule.available_suffixes, suffix)) {
+    if (std::ranges::any_of(rule.available_suffixes, suffix)) {
         info.direction = Direction::available;
-    } else if (any_of(rule.fixed_suffixes, suffix)) {
+    } else if (std::ranges::any_of(rule.fixed_suffixes, suffix)) {
         info.direction = Direction::fixed;
     }
-    if (any_of(rule.shared_prefixes, [&](std::string_view p) { return key.starts_with(p); }) ||
-        any_of(rule.shared_suffixes, suffix)) {
+    if (std::ranges::any_of(rule.shared_prefixes, prefix) ||
+        std::ranges::any_of(rule.shared_suffixes, suffix)) {
         info.budget = Budget::shared;
     }
     return info;

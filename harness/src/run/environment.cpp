@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -32,7 +33,7 @@ EnvironmentRecord gather_environment(const Nvml* nvml, const std::string& nvml_w
 
     const int described = std::min(std::max(gpus, 1), r.cuda_device_count);
     std::vector<int> cuda_ids(static_cast<std::size_t>(std::max(described, 0)));
-    for (int d = 0; d < described; ++d) cuda_ids[static_cast<std::size_t>(d)] = d;
+    std::iota(cuda_ids.begin(), cuda_ids.end(), 0);
     // CUDA index d and NVML index differ under CUDA_VISIBLE_DEVICES: match by UUID.
     const std::vector<std::optional<unsigned>> nvml_index =
         nvml ? nvml_indices_of(cuda_ids, *nvml) : std::vector<std::optional<unsigned>>(cuda_ids.size());

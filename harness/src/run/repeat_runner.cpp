@@ -265,10 +265,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             doc.environment = env.response->at("data");
         }
         if (cuda_device_count_of(doc.environment).value_or(0) == 0 && stop_signal() == 0) {
+            const std::string why = cuda_device_count_why_of(doc.environment);
             progress.note("pinbench: no CUDA device here (" +
-                          (cuda_device_count_why_of(doc.environment).empty()
-                               ? std::string("no response")
-                               : cuda_device_count_why_of(doc.environment)) +
+                          (why.empty() ? std::string("no response") : why) +
                           "); nothing to measure. Try the replay backend: see README.md");
             doc.finished_at = utc_now();
             doc.controls = {{"skipped", "no CUDA device"}};

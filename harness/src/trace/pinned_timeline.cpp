@@ -35,13 +35,35 @@ std::string call_site(const std::vector<std::string>& stack) {
     return "unknown";
 }
 
-std::string api_effect(const std::string& api) {
+namespace {
+
+enum class Effect { none, acquire, release, pool_reserved };
+
+Effect effect_of(const std::string& api) {
     if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemHostRegister" ||
         api == "cuMemHostRegister_v2" || api == "cuMemCreate") {
-        return "acquire";
+        return Effect::acquire;
     }
-    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease") return "release";
-    if (api_family(api) == "pool_host") return "pool_reserved";
+    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease") {
+        return Effect::release;
+    }
+    if (api_family(api) == "pool_host") return Effect::pool_reserved;
+    return Effect::none;
+}
+
+}  // namespace
+
+std::string api_effect(const std::string& api) {
+    switch (effect_of(api)) {
+        case Effect::acquire:
+            return "acquire";
+        case Effect::release:
+            return "release";
+        case Effect::pool_reserved:
+            return "pool_reserved";
+        case Effect::none:
+            break;
+    }
     return {};
 }
 
@@ -54,16 +76,6 @@ std::vector<std::string> family_api_variants(const std::string& family) {
 }
 
 namespace {
-
-enum class Effect { none, acquire, release, pool_reserved };
-
-Effect effect_of(const std::string& api) {
-    const std::string e = api_effect(api);
-    if (e == "acquire") return Effect::acquire;
-    if (e == "release") return Effect::release;
-    if (e == "pool_reserved") return Effect::pool_reserved;
-    return Effect::none;
-}
 
 // Live allocations are keyed by (process, family, address): a free releases what the same
 // process's matching call acquired at that address.
