@@ -251,9 +251,11 @@ std::vector<std::pair<std::string, std::string>> environment_summary(const json&
     for (std::size_t i = 0; i < described_device_count(environment); ++i) {
         const json* device = device_at(environment, i);
         const json* index = find_member(*device, "cuda_index");
+        const json* model = find_member(*device, "driver_model");
         lines.emplace_back(
             "device " + (index && index->is_number_integer() ? index->dump() : std::string("-1")),
-            text(find_member(*device, "name"), "?") + ", driver model " + driver_model_of(environment, i));
+            text(find_member(*device, "name"), "?") + ", driver model " +
+                text(model ? find_member(*model, "current") : nullptr, "unknown"));
     }
     const json* others = find_member(environment, "other_compute_processes");
     lines.emplace_back("other compute procs",

@@ -294,6 +294,28 @@ TEST(EnvironmentRecord, ResumeComparesTheMachineIdentity) {
     EXPECT_NE(machine_identity_of(environment_json(windows_unmatched())), a);
 }
 
+// doctor's lines: a driver model NVML could not read says why, one NVML does not list says unknown.
+TEST(EnvironmentRecord, SummarySaysWhyADriverModelIsNotKnown) {
+    EnvironmentRecord r = windows_two_gpus();
+    r.devices[1].nvml.value->driver_model_current =
+        Maybe<std::string>::none("nvmlDeviceGetDriverModel: NVML_ERROR_NO_PERMISSION");
+    const auto lines = environment_summary(environment_json(r));
+    const auto line = [&](const std::string& label) {
+        for (const auto& [l, text] : lines) {
+            if (l == label) return text;
+        }
+        return std::string("(no line)");
+    };
+    EXPECT_EQ(line("device 0"), "NVIDIA GeForce RTX 4090, driver model WDDM");
+    EXPECT_EQ(line("device 1"),
+              "NVIDIA GeForce RTX 4090, driver model not available (nvmlDeviceGetDriverModel: "
+              "NVML_ERROR_NO_PERMISSION)");
+    EXPECT_EQ(line("driver release"), "581.57");
+    EXPECT_EQ(line("other compute procs"), "1");
+    const auto unmatched = environment_summary(environment_json(windows_unmatched()));
+    EXPECT_EQ(unmatched[5].second, "NVIDIA GeForce RTX 4090, driver model unknown");
+}
+
 TEST(EnvironmentRecordFixture, CommittedCopyIsCurrent) {
     fixtures::expect_committed_fixture("environment_records.json", fixture(), "EnvironmentRecordFixture");
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/subprocess.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using nlohmann::json;
 
 ProcessOutcome run_cli(std::vector<std::string> args) {
     args.insert(args.begin(), PINBENCH_EXE);
@@ -45,9 +47,22 @@ TEST(HostOnly, DoctorCollectsTheEnvironmentAndSaysWhyNothingIsMeasured) {
     ASSERT_TRUE(fs::exists(bundle)) << out.output;
     const auto doc = nlohmann::json::parse(read_file(bundle.string()));
     const auto& env = doc.at("environment");
-    EXPECT_TRUE(env.at("os").is_object()) << env.dump(1);
+    const auto& os = env.at("os");
+    // The facts every machine can give, read through the platform's own calls (os_facts()).
+    EXPECT_TRUE(os.value("os_name", json()).is_string()) << os.dump(1);
+    EXPECT_FALSE(os.value("hostname", std::string()).empty()) << os.dump(1);
+    EXPECT_GT(os.value("host_ram_bytes", std::uint64_t{0}), std::uint64_t{256} << 20) << os.dump(1);
+    // CPUs this process may run on can be fewer than those online, never more.
+    EXPECT_GE(os.value("cpu_count", 0u), std::thread::hardware_concurrency()) << os.dump(1);
 #ifdef _WIN32
     EXPECT_EQ(env.value("platform", ""), "windows") << env.dump(1);
+    ASSERT_TRUE(os.value("session_id", json()).is_number_unsigned()) << os.dump(1);
+    EXPECT_EQ(os.value("session0", json()), os["session_id"].get<unsigned>() == 0) << os.dump(1);
+    EXPECT_FALSE(os.contains("kernel"));
+#else
+    EXPECT_EQ(env.value("platform", ""), "linux") << env.dump(1);
+    EXPECT_FALSE(os.value("kernel", std::string()).empty()) << os.dump(1);
+    EXPECT_FALSE(os.contains("session_id"));
 #endif
     EXPECT_EQ(env.value("cuda_device_count", -1), 0);
     EXPECT_NE(env.value("cuda_device_count_why", "").find("this build has no CUDA"), std::string::npos);
