@@ -1,9 +1,13 @@
 #include "run/child_launcher.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include "pinbench/atomic_file.hpp"
+#include "pinbench/directory_claim.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
@@ -15,14 +19,57 @@ namespace fs = std::filesystem;
 
 std::map<std::string, std::string> child_environment() { return {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}}; }
 
+namespace {
+
+constexpr const char* kWorkDirPrefix = "pinbench-";
+constexpr const char* kClaimFile = "claim";
+// A directory of a pinbench from before claims, last written this long ago: no repeat lasts so
+// long (each one writes its request there).
+constexpr auto kUnclaimedAge = std::chrono::hours(24);
+
+// "pinbench-<pid>-<8 hex>", as ChildLauncher names its work directories.
+bool is_work_dir_name(std::string_view name) {
+    if (!name.starts_with(kWorkDirPrefix)) return false;
+    name.remove_prefix(std::string_view(kWorkDirPrefix).size());
+    const std::size_t dash = name.find('-');
+    if (dash == 0 || dash == std::string_view::npos || name.size() - dash - 1 != 8) return false;
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const auto hex = [&](char c) { return digit(c) || (c >= 'a' && c <= 'f'); };
+    return std::ranges::all_of(name.substr(0, dash), digit) &&
+           std::ranges::all_of(name.substr(dash + 1), hex);
+}
+
+}  // namespace
+
+std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir, fs::file_time_type now) {
+    std::vector<std::string> removed;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(temp_dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!is_work_dir_name(name) || !entry.is_directory(ec)) continue;
+        const ClaimState state = claim_state((entry.path() / kClaimFile).string());
+        const bool abandoned = state == ClaimState::abandoned ||
+                               (state == ClaimState::absent &&
+                                fs::last_write_time(entry.path(), ec) < now - kUnclaimedAge && !ec);
+        if (abandoned && fs::remove_all(entry.path(), ec) > 0 && !ec)
+            removed.push_back(entry.path().string());
+    }
+    return removed;
+}
+
 ChildLauncher::ChildLauncher(std::string executable) : executable_(std::move(executable)) {
-    const fs::path dir = fs::temp_directory_path() / ("pinbench-" + std::to_string(current_process_id()) +
-                                                      "-" + make_nonce().substr(0, 8));
+    const fs::path temp = fs::temp_directory_path();
+    // What runs killed outright (SIGKILL, a cancelled job) left: their requests and responses.
+    remove_abandoned_work_dirs(temp.string());
+    const fs::path dir =
+        temp / (kWorkDirPrefix + std::to_string(current_process_id()) + "-" + make_nonce().substr(0, 8));
     fs::create_directories(dir);
     work_dir_ = dir.string();
+    claim_.emplace((dir / kClaimFile).string());
 }
 
 ChildLauncher::~ChildLauncher() {
+    claim_.reset();  // Windows removes no file that is open
     std::error_code ignored;
     fs::remove_all(work_dir_, ignored);
 }

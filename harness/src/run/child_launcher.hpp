@@ -1,13 +1,17 @@
 // Starts `pinbench __child` processes: writes the request, waits with a timeout, accepts only
-// the response that carries the request's nonce. Owns a private work directory (RAII).
+// the response that carries the request's nonce. Owns a private work directory (RAII), claimed
+// (pinbench/directory_claim.hpp) so that the next launcher removes it if this process is killed.
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "pinbench/directory_claim.hpp"
 #include "pinbench/subprocess.hpp"
 
 namespace pinbench {
@@ -36,8 +40,16 @@ public:
 private:
     std::string executable_;
     std::string work_dir_;
+    std::optional<DirectoryClaim> claim_;
     int counter_ = 0;
 };
+
+// Removes the work directories under `temp_dir` that no live pinbench claims, and unclaimed
+// ones (an older pinbench's) last written over a day before `now`; returns their paths. Another
+// user's directories, and anything not named as a launcher names its own, are left alone.
+std::vector<std::string> remove_abandoned_work_dirs(
+    const std::string& temp_dir,
+    std::filesystem::file_time_type now = std::filesystem::file_time_type::clock::now());
 
 // Environment every child gets: CUDA device indices in PCI order, so they match NVML's.
 std::map<std::string, std::string> child_environment();

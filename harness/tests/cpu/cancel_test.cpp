@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
+#include "run/child_launcher.hpp"
 
 namespace pinbench {
 namespace {
@@ -166,6 +168,12 @@ TEST(CancelKill, SigkillLeavesNoChildAndAValidPartialFile) {
     EXPECT_EQ(wait_exit(pid, &sig), -1);
     EXPECT_EQ(sig, SIGKILL);
     EXPECT_TRUE(none_left_within(pid, std::chrono::seconds(2))) << "the child must die with its parent";
+    // Its work directory is left behind, and the next launcher removes it.
+    const std::string prefix =
+        (fs::temp_directory_path() / ("pinbench-" + std::to_string(pid) + "-")).string();
+    const auto removed = remove_abandoned_work_dirs(fs::temp_directory_path().string());
+    EXPECT_EQ(std::ranges::count_if(removed, [&](const std::string& p) { return p.starts_with(prefix); }), 1)
+        << "no abandoned " << prefix << "* among " << removed.size() << " removed";
     // Killed before its first run ended: the results file may not exist yet, and when it does
     // it is a valid partial file (written atomically after every run).
     if (fs::exists(out)) {

@@ -16,6 +16,7 @@
 //   partial                print "partial" without a newline, sleep 30 s
 //   hold-lock DIR          take the store lock of DIR, print "locked", wait until killed
 //   take-lock-and-exit DIR take it and end the process without releasing it
+//   hold-claim PATH        hold a DirectoryClaim on PATH, print "claimed", wait until killed
 //   shm-check NAME BYTES V map the block, check every byte is V, write V+1, print "ok" or what differed
 //   hold-open PATH MS      open PATH for reading the way Python's open() does (no delete
 //                          sharing), print "open", keep it open MS, close, print "closed"
@@ -32,6 +33,7 @@
 #include <thread>
 
 #include "pinbench/atomic_file.hpp"
+#include "pinbench/directory_claim.hpp"
 #include "pinbench/shared_memory.hpp"
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
@@ -153,6 +155,11 @@ int run(int argc, char** argv) {
         auto lock = pinbench::store_detail::StoreLock::acquire(arg(1), pinbench::StoreLockOptions{});
         say("locked");
         if (mode == "take-lock-and-exit") ::ExitProcess(0);  // no destructors: as after a crash
+        sleep_forever();
+    }
+    if (mode == "hold-claim") {
+        const pinbench::DirectoryClaim claim(arg(1));
+        say("claimed");
         sleep_forever();
     }
     if (mode == "shm-check") {
