@@ -93,29 +93,26 @@ void derive(const RunRecord& run, const OkRepeats& ok, MetricSink& sink) {
     for (const RepeatRecord* r : ok) {
         if (!r->data.contains("pin_error")) pinned.push_back(r);
     }
-    sink.put("capacity.pin_failed", "count",
-             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("capacity.pin_failed", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  return r.data.contains("pin_error") ? 1.0 : 0.0;
              }));
-    sink.put("capacity.largest_without", "bytes",
+    sink.put("capacity.largest_without",
              per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "largest_without"); }));
-    sink.put("capacity.largest_with", "bytes",
+    sink.put("capacity.largest_with",
              per_repeat(pinned, [](const RepeatRecord& r) { return data_number(r.data, "largest_with"); }));
     auto loss = [](const RepeatRecord& r) -> std::optional<double> {
         const auto a = data_number(r.data, "largest_without"), b = data_number(r.data, "largest_with");
         if (!a || !b) return std::nullopt;
         return *a - *b;
     };
-    sink.put("capacity.loss", "bytes", per_repeat(pinned, loss));
+    sink.put("capacity.loss", per_repeat(pinned, loss));
     const double gib = static_cast<double>(run.run.size) / bytes_per_gib;
-    sink.put("capacity.loss_per_gib", "bytes",
-             per_repeat(pinned, [&](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("capacity.loss_per_gib", per_repeat(pinned, [&](const RepeatRecord& r) -> std::optional<double> {
                  const auto l = loss(r);
                  if (!l || gib <= 0) return std::nullopt;
                  return *l / gib;
              }));
-    sink.put("capacity.read_ratio", "ratio",
-             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("capacity.read_ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  const auto ref = data_number(r.data, "read_gbps_reference");
                  const auto a = data_number(r.data, "read_gbps_without");
                  if (!ref || !a || *ref <= 0) return std::nullopt;

@@ -40,7 +40,7 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
     if (cycles < 1) return;
     const std::string last = "cycle_" + std::to_string(cycles);
     for (const std::string& key : memory_keys(ok)) {
-        sink.put("churn.creep." + key, "bytes",
+        sink.put("churn.creep." + key,
                  per_repeat(ok,
                             [&](const RepeatRecord& r) -> std::optional<double> {
                                 const auto a = snapshot_cost(r, "after_context", "cycle_1", key);
@@ -49,7 +49,7 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
                                 return *b - *a;
                             }),
                  key);
-        sink.put("churn.max." + key, "bytes",
+        sink.put("churn.max." + key,
                  per_repeat(ok,
                             [&](const RepeatRecord& r) -> std::optional<double> {
                                 std::optional<double> highest;

@@ -104,9 +104,9 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
 }
 
 void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
-    sink.put("command.peak_pinned_bytes", "bytes",
+    sink.put("command.peak_pinned_bytes",
              per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "peak_pinned_bytes"); }));
-    sink.put("command.pinning_calls", "count",
+    sink.put("command.pinning_calls",
              per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "pinning_calls"); }));
     std::set<std::string> keys;
     for (const RepeatRecord* r : ok) {
@@ -115,7 +115,7 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
         for (const auto& [key, value] : costs.items()) keys.insert(key);
     }
     for (const std::string& key : keys) {
-        sink.put("command.cost_at_peak." + key, "bytes",
+        sink.put("command.cost_at_peak." + key,
                  per_repeat(ok,
                             [&](const RepeatRecord& r) -> std::optional<double> {
                                 const nlohmann::json c =

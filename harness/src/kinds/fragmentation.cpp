@@ -50,10 +50,10 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
             return *x - *y;
         });
     };
-    sink.put("fragmentation.largest_before", "bytes", field("largest_before"));
-    sink.put("fragmentation.largest_after", "bytes", field("largest_after"));
-    sink.put("fragmentation.largest_loss", "bytes", diff("largest_before", "largest_after"));
-    sink.put("fragmentation.free_loss", "bytes", diff("free_before", "free_after"));
+    sink.put("fragmentation.largest_before", field("largest_before"));
+    sink.put("fragmentation.largest_after", field("largest_after"));
+    sink.put("fragmentation.largest_loss", diff("largest_before", "largest_after"));
+    sink.put("fragmentation.free_loss", diff("free_before", "free_after"));
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ void derive(const RunRecord& run, const OkRepeats& ok, MetricSink& sink) {
         }
         return total;
     };
-    sink.put("multi_gpu.cost_sum.nvml.used", "bytes", per_repeat(ok, sum));
-    sink.put("multi_gpu.cost_per_device.nvml.used", "bytes",
+    sink.put("multi_gpu.cost_sum.nvml.used", per_repeat(ok, sum));
+    sink.put("multi_gpu.cost_per_device.nvml.used",
              per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
                  const auto s = sum(r);
                  if (!s) return std::nullopt;

@@ -46,8 +46,7 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
 
 void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
     sink.costs(ok, "register_window.peak", "after_context", "registered");
-    sink.put("register_window.time_ratio", "ratio",
-             per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+    sink.put("register_window.time_ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                  const auto k = r.timings_ms.find("kept_per_transfer");
                  const auto w = r.timings_ms.find("windowed_per_transfer");
                  if (k == r.timings_ms.end() || w == r.timings_ms.end() || k->second <= 0) {

@@ -229,8 +229,8 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
                 bases->push_back(fit->intercept);
             }
             if (!slopes) continue;
-            sink.put("sweep.slope_per_gib." + key, "bytes", slopes, key);
-            sink.put("sweep.base." + key, "bytes", bases, key);
+            sink.put("sweep.slope_per_gib." + key, slopes, key);
+            sink.put("sweep.base." + key, bases, key);
         }
     } else if (mode == "count_curve") {
         const int k_max = first.value("max_count", 0);
@@ -238,30 +238,29 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
             sink.costs(ok, "sweep.cost.x" + std::to_string(k), "after_context", "count_" + std::to_string(k));
         }
         for (const std::string& key : memory_keys(ok)) {
-            sink.put("sweep.steps." + key, "count",
-                     per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
-                         std::set<double> levels;
-                         for (int k = 1; k <= k_max; ++k) {
-                             const auto c =
-                                 snapshot_cost(r, "after_context", "count_" + std::to_string(k), key);
-                             if (!c) return std::nullopt;
-                             levels.insert(*c);
-                         }
-                         return static_cast<double>(levels.size());
-                     }));
+            sink.put(
+                "sweep.steps." + key, per_repeat(ok, [&](const RepeatRecord& r) -> std::optional<double> {
+                    std::set<double> levels;
+                    for (int k = 1; k <= k_max; ++k) {
+                        const auto c = snapshot_cost(r, "after_context", "count_" + std::to_string(k), key);
+                        if (!c) return std::nullopt;
+                        levels.insert(*c);
+                    }
+                    return static_cast<double>(levels.size());
+                }));
         }
     } else if (mode == "max_pinnable") {
-        sink.put("sweep.max_pinnable", "bytes",
+        sink.put("sweep.max_pinnable",
                  per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "max_pinnable"); }));
         // Against free VRAM (free_target): what was free when the search began, whether the cap
         // bounded it (then max_pinnable is a lower bound), and the share of host RAM it reached.
-        sink.put("sweep.free_before", "bytes",
+        sink.put("sweep.free_before",
                  per_repeat(ok, [](const RepeatRecord& r) { return data_number(r.data, "free_before"); }));
-        sink.put("sweep.capped", "ratio", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
+        sink.put("sweep.capped", per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                      if (!r.data.contains("free_before")) return std::nullopt;
                      return r.data.value("capped", false) ? 1.0 : 0.0;
                  }));
-        sink.put("sweep.max_pinnable_over_host_ram", "ratio",
+        sink.put("sweep.max_pinnable_over_host_ram",
                  per_repeat(ok, [](const RepeatRecord& r) -> std::optional<double> {
                      const auto pinned = data_number(r.data, "max_pinnable");
                      const auto ram = data_number(r.data, "host_ram_total");
@@ -272,7 +271,7 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
         for (const RepeatRecord* r : ok) {
             if (r->data.contains("small_after_failure")) failed.push_back(r);
         }
-        sink.put("sweep.small_after_failure_ok", "ratio",
+        sink.put("sweep.small_after_failure_ok",
                  per_repeat(failed, [](const RepeatRecord& r) -> std::optional<double> {
                      return r.data["small_after_failure"].value("ok", false) ? 1.0 : 0.0;
                  }));

@@ -79,7 +79,7 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
     const nlohmann::json& first = ok.front()->data;
     const int n = first.value("workers", 0);
     if (first.value("variant", "") == "framework") {
-        sink.put("workers.framework_pinned_bytes", "bytes", per_repeat(ok, [](const RepeatRecord& r) {
+        sink.put("workers.framework_pinned_bytes", per_repeat(ok, [](const RepeatRecord& r) {
                      return data_number(r.data, "framework_pinned_bytes");
                  }));
         sink.costs(ok, "workers.framework_cost", "contexts", "pinned");

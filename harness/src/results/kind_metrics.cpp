@@ -1,6 +1,9 @@
 #include "results/kind_metrics.hpp"
 
+#include <stdexcept>
+
 #include "kinds/kind_definition.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/units.hpp"
 #include "scenario/kinds.hpp"
 
@@ -35,11 +38,16 @@ std::optional<double> data_number(const nlohmann::json& data, const char* name) 
     return it->get<double>();
 }
 
-void MetricSink::put(const std::string& name, const char* unit, std::optional<std::vector<double>> samples,
+void MetricSink::put(const std::string& name, std::optional<std::vector<double>> samples,
                      const std::string& key) {
+    const MetricSpec* spec = find_metric_spec(kind_, name);
+    if (spec == nullptr) {
+        throw std::logic_error("kind " + kind_ + " writes " + name +
+                               ", which the metric catalog does not list");
+    }
     if (!samples || samples->empty()) return;
     MetricSummary m;
-    m.unit = unit;
+    m.unit = spec->unit;
     m.stats = *summarize(*samples);
     m.samples = std::move(*samples);  // in repeat order: summarize() sorts its own copy
     if (!key.empty()) {
@@ -51,7 +59,7 @@ void MetricSink::put(const std::string& name, const char* unit, std::optional<st
 void MetricSink::costs(const OkRepeats& ok, const std::string& prefix, const std::string& from,
                        const std::string& to, double divisor) {
     for (const std::string& key : memory_keys(ok)) {
-        put(prefix + "." + key, "bytes",
+        put(prefix + "." + key,
             per_repeat(ok,
                        [&](const RepeatRecord& r) -> std::optional<double> {
                            const auto c = snapshot_cost(r, from, to, key);
@@ -67,7 +75,7 @@ void add_kind_metrics(const RunRecord& run, const OkRepeats& ok, const Granules&
     if (ok.empty()) return;
     const KindSpec* kind = find_kind(run.run.kind);
     if (kind == nullptr || kind->derive == nullptr) return;  // overhead (or an old file without a kind)
-    MetricSink sink(granules, metrics);
+    MetricSink sink(run.run.kind, granules, metrics);
     kind->derive(run, ok, sink);
 }
 

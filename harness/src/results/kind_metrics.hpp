@@ -31,18 +31,22 @@ std::set<std::string> memory_keys(const OkRepeats& ok);
 // A number of a repeat's `data`, or nothing when absent or not a number.
 std::optional<double> data_number(const nlohmann::json& data, const char* name);
 
-// Where a kind's derivation writes its metrics, summarised, with the key's granule.
+// Where a kind's derivation writes its metrics, summarised, with the key's granule. A metric's
+// unit is its catalog entry's (pinbench/metric_catalog.hpp): written once, in the kind's table.
 class MetricSink {
 public:
-    MetricSink(const Granules& g, std::map<std::string, MetricSummary>& m) : granules_(g), metrics_(m) {}
+    MetricSink(std::string kind, const Granules& g, std::map<std::string, MetricSummary>& m)
+        : kind_(std::move(kind)), granules_(g), metrics_(m) {}
 
-    void put(const std::string& name, const char* unit, std::optional<std::vector<double>> samples,
+    // Throws std::logic_error for a metric the catalog does not list for this kind (a bug).
+    void put(const std::string& name, std::optional<std::vector<double>> samples,
              const std::string& key = {});
     // For each memory key: `prefix.<key>` from snapshot `from` to `to`, divided by `divisor`.
     void costs(const OkRepeats& ok, const std::string& prefix, const std::string& from, const std::string& to,
                double divisor = 1);
 
 private:
+    std::string kind_;
     const Granules& granules_;
     std::map<std::string, MetricSummary>& metrics_;
 };

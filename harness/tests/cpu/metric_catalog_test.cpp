@@ -3,17 +3,38 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 
 #include "kinds/kind_definition.hpp"
 #include "pinbench/api_variant.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/snapshot.hpp"
+#include "results/kind_metrics.hpp"
 #include "scenario/kinds.hpp"
 #include "trace/pin_event.hpp"
 
 namespace pinbench {
 namespace {
+
+// A kind's derive names a metric and its samples; the unit is the catalog entry's, and a name
+// the catalog does not list for that kind is a bug that fails at once, data or not.
+TEST(MetricCatalog, TheSinkTakesTheUnitFromTheCatalogAndRefusesWhatItDoesNotList) {
+    const Granules granules{{"cuda.free", 2 << 20}};
+    std::map<std::string, MetricSummary> metrics;
+    MetricSink sink("register_window", granules, metrics);
+    sink.put("register_window.time_ratio", std::vector<double>{1.5, 2.5});
+    sink.put("register_window.peak.cuda.free", std::vector<double>{4 << 20}, "cuda.free");
+    ASSERT_EQ(metrics.size(), 2u);
+    EXPECT_EQ(metrics.at("register_window.time_ratio").unit, "ratio");
+    EXPECT_EQ(metrics.at("register_window.time_ratio").samples, (std::vector<double>{1.5, 2.5}));
+    EXPECT_EQ(metrics.at("register_window.peak.cuda.free").unit, "bytes");
+    EXPECT_EQ(metrics.at("register_window.peak.cuda.free").granule, 2 << 20);
+    EXPECT_THROW(sink.put("register_window.invented", std::vector<double>{1}), std::logic_error);
+    EXPECT_THROW(sink.put("churn.creep.cuda.free", std::nullopt), std::logic_error)
+        << "another kind's metric";
+    EXPECT_EQ(metrics.size(), 2u);
+}
 
 TEST(MetricCatalog, EveryMetricOfTheCommittedResultsIsCatalogued) {
     std::set<std::string> seen_kinds;
