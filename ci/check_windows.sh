@@ -120,7 +120,8 @@ fi
 # faster than -O3. Configuring an existing tree again takes a second and applies any change here.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
   -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DPINBENCH_MINGW_PREFIX="$prefix" -DPINBENCH_CUDA=OFF \
-  -DPINBENCH_BUILD_BENCHMARKS=OFF -DPINBENCH_BUILD_TESTS=ON >"$build.configure.log" 2>&1 ||
+  -DPINBENCH_BUILD_BENCHMARKS=OFF -DPINBENCH_BUILD_TESTS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  >"$build.configure.log" 2>&1 ||
   { echo "check_windows: configuring failed:" >&2; tail -30 "$build.configure.log" >&2; exit 3; }
 say "building pinbench.exe and pinbench_cpu_tests.exe (-j$jobs)"
 if ! cmake --build "$build" -j "$jobs" --target pinbench pinbench_cpu_tests >"$build.log" 2>&1; then

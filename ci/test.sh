@@ -15,6 +15,8 @@ PINBENCH_JOBS="${PINBENCH_JOBS:-2}" ci/check_tidy.sh
 ci/check_cuda12_headers.sh
 # The Windows code, built with mingw-w64 and run under Wine (ci/README.md).
 PINBENCH_JOBS="${PINBENCH_JOBS:-2}" ci/check_windows.sh
+# clang-tidy on the Windows code, from that build's compile commands (about a minute cold).
+PINBENCH_JOBS="${PINBENCH_JOBS:-2}" ci/check_tidy.sh build/mingw
 # Python: analysis, report and nightly-script tests. The C++ build above provides the pinbench
 # binary some of them drive through the replay backend.
 PATH="$PWD/.venv/bin:$PATH" PINBENCH_EXE="$PWD/build/ci-nogpu/harness/pinbench" .venv/bin/python -m pytest -q reports/tests benchmarks/test_summarize.py ci/tests

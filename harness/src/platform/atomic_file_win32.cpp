@@ -73,8 +73,9 @@ bool posix_rename(HANDLE file, const std::wstring& target, DWORD& error) {
     info->RootDirectory = nullptr;
     info->FileNameLength = static_cast<DWORD>(name_bytes);
     std::memcpy(info->FileName, target.c_str(), name_bytes + sizeof(wchar_t));
-    if (::SetFileInformationByHandle(file, kFileRenameInfoEx, info, static_cast<DWORD>(buffer.size())))
+    if (::SetFileInformationByHandle(file, kFileRenameInfoEx, info, static_cast<DWORD>(buffer.size()))) {
         return true;
+    }
     error = ::GetLastError();
     return false;
 }
@@ -133,8 +134,9 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 
     const std::wstring target = full_path(wide_path);
     const DWORD target_attributes = ::GetFileAttributesW(target.c_str());
-    if (target_attributes != INVALID_FILE_ATTRIBUTES && (target_attributes & FILE_ATTRIBUTE_DIRECTORY) != 0)
+    if (target_attributes != INVALID_FILE_ATTRIBUTES && (target_attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
         fail_write(path, "rename " + temp + ": the target is a directory", ERROR_ACCESS_DENIED);
+    }
     const auto start = std::chrono::steady_clock::now();
     DWORD delay_ms = 1;
     bool posix = true;
@@ -190,8 +192,9 @@ std::string read_file(const std::string& path) {
     }
     std::string contents;
     LARGE_INTEGER size{};
-    if (::GetFileSizeEx(file.get(), &size) && size.QuadPart > 0)
+    if (::GetFileSizeEx(file.get(), &size) && size.QuadPart > 0) {
         contents.reserve(static_cast<std::size_t>(size.QuadPart));
+    }
     char buffer[64 * 1024];
     for (;;) {
         DWORD n = 0;

@@ -47,8 +47,9 @@ std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::stri
         const DWORD error = ::GetLastError();
         if (!failures.empty()) failures += "; ";
         failures += name + ": " + win32::error_text(error);
-        if (restricted_error != error)
+        if (restricted_error != error) {
             failures += " (restricted search: " + win32::error_text(restricted_error) + ")";
+        }
     }
     if (why != nullptr) *why = names.empty() ? std::string("no library names to try") : failures;
     return nullptr;

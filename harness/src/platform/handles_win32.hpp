@@ -42,8 +42,9 @@ private:
 
 inline std::wstring widen(std::string_view utf8) {
     if (utf8.empty()) return {};
-    if (utf8.size() > static_cast<std::size_t>(INT_MAX))
+    if (utf8.size() > static_cast<std::size_t>(INT_MAX)) {
         throw SystemError("string too long for a Windows API");
+    }
     const int size = static_cast<int>(utf8.size());
     const int n = ::MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8.data(), size, nullptr, 0);
     if (n <= 0) throw SystemError("not valid UTF-8: " + std::string(utf8));
@@ -55,8 +56,9 @@ inline std::wstring widen(std::string_view utf8) {
 // Unpaired surrogates become U+FFFD, so the result is always valid UTF-8 (JSON needs that).
 inline std::string narrow(std::wstring_view wide) {
     if (wide.empty()) return {};
-    if (wide.size() > static_cast<std::size_t>(INT_MAX))
+    if (wide.size() > static_cast<std::size_t>(INT_MAX)) {
         throw SystemError("string too long for a Windows API");
+    }
     const int size = static_cast<int>(wide.size());
     const int n = ::WideCharToMultiByte(CP_UTF8, 0, wide.data(), size, nullptr, 0, nullptr, nullptr);
     if (n <= 0) return {};
@@ -73,8 +75,9 @@ inline std::string error_text(DWORD code, HMODULE module = nullptr) {
     DWORD n =
         ::FormatMessageW(flags, module, code, 0, buffer, static_cast<DWORD>(std::size(buffer)), nullptr);
     while (n > 0 && (buffer[n - 1] == L'\r' || buffer[n - 1] == L'\n' || buffer[n - 1] == L' ' ||
-                     buffer[n - 1] == L'.'))
+                     buffer[n - 1] == L'.')) {
         --n;
+    }
     const std::string text = n > 0 ? narrow(std::wstring_view(buffer, n)) : std::string("unknown error");
     char number[32];
     // Small codes are Win32 errors; large ones are HRESULT / NTSTATUS / PDH codes, read in hex.

@@ -12,8 +12,9 @@ std::optional<std::uint64_t> host_ram_total() {
 }
 
 std::optional<std::uint64_t> limit_address_space(std::uint64_t, std::string* why) {
-    if (why)
+    if (why) {
         *why = "enforce_host_limit is POSIX only (RLIMIT_AS); a Job Object memory limit is not written yet";
+    }
     return std::nullopt;
 }
 

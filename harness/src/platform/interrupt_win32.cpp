@@ -26,8 +26,9 @@ BOOL WINAPI on_console_event(DWORD event) {
             return FALSE;  // logoff/shutdown: the default handling
     }
     int none = 0;
-    if (!recorded_signal.compare_exchange_strong(none, sig))
+    if (!recorded_signal.compare_exchange_strong(none, sig)) {
         ExitProcess(static_cast<UINT>(exit_code_for_signal(sig)));
+    }
     if (event == CTRL_CLOSE_EVENT) {
         // Windows ends the process when this handler returns from a close event: give the
         // main thread a few seconds to write what it has.

@@ -21,9 +21,10 @@ std::string process_name(std::uint32_t pid) {
     const int n =
         WideCharToMultiByte(CP_UTF8, 0, p.c_str(), static_cast<int>(p.size()), nullptr, 0, nullptr, nullptr);
     std::string out(static_cast<std::size_t>(n > 0 ? n : 0), '\0');
-    if (n > 0)
+    if (n > 0) {
         WideCharToMultiByte(CP_UTF8, 0, p.c_str(), static_cast<int>(p.size()), out.data(), n, nullptr,
                             nullptr);
+    }
     return out;
 }
 

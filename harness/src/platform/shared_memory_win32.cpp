@@ -45,8 +45,9 @@ std::size_t page_size() {
 
 std::byte* map_view(HANDLE mapping, std::size_t bytes, const std::string& name) {
     void* address = ::MapViewOfFile(mapping, FILE_MAP_ALL_ACCESS, 0, 0, bytes);
-    if (address == nullptr)
+    if (address == nullptr) {
         throw SystemError("MapViewOfFile of shared memory " + name + ": " + error_text(::GetLastError()));
+    }
     return static_cast<std::byte*>(address);
 }
 
@@ -65,12 +66,14 @@ SharedMemory SharedMemory::create(std::size_t bytes) {
         INVALID_HANDLE_VALUE, nullptr, PAGE_READWRITE | SEC_COMMIT, static_cast<DWORD>(size64 >> 32),
         static_cast<DWORD>(size64 & 0xFFFFFFFFu), widen(impl->name).c_str()));
     const DWORD error = ::GetLastError();
-    if (!impl->mapping.valid())
+    if (!impl->mapping.valid()) {
         throw SystemError("CreateFileMappingW(" + impl->name + ", " + std::to_string(impl->size) +
                           " bytes): " + error_text(error));
+    }
     // An existing section of that name is opened, not created: never share someone else's.
-    if (error == ERROR_ALREADY_EXISTS)
+    if (error == ERROR_ALREADY_EXISTS) {
         throw SystemError("CreateFileMappingW(" + impl->name + "): " + error_text(error));
+    }
     impl->data = map_view(impl->mapping.get(), impl->size, impl->name);
     // Committed pages are zero but not yet resident; writing one byte per page makes them so.
     volatile std::byte* touch = impl->data;
@@ -82,8 +85,9 @@ SharedMemory SharedMemory::open(const std::string& name, std::size_t bytes) {
     if (bytes == 0) throw std::invalid_argument("SharedMemory::open: 0 bytes");
     // Closed on return: the view alone keeps the section alive (see the top of this file).
     const UniqueHandle mapping(::OpenFileMappingW(FILE_MAP_ALL_ACCESS, FALSE, widen(name).c_str()));
-    if (!mapping.valid())
+    if (!mapping.valid()) {
         throw SystemError("OpenFileMappingW(" + name + "): " + error_text(::GetLastError()));
+    }
     auto impl = std::make_unique<Impl>();
     impl->name = name;
     impl->size = bytes;

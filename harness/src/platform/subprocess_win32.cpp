@@ -74,8 +74,9 @@ std::wstring environment_block(const std::map<std::string, std::string>& overrid
         vars.emplace(text.substr(0, eq), text.substr(eq + 1));
     }
     for (const auto& [name, value] : overrides) {
-        if (name.empty() || name.find('=') != std::string::npos)
+        if (name.empty() || name.find('=') != std::string::npos) {
             throw SystemError("invalid environment variable name '" + name + "'");
+        }
         vars[win32::widen(name)] = win32::widen(value);  // an existing entry keeps its spelling
     }
     std::wstring block;
@@ -139,8 +140,9 @@ Pipe make_pipe() {
 }
 
 void make_inheritable(HANDLE handle) {
-    if (!::SetHandleInformation(handle, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT))
+    if (!::SetHandleInformation(handle, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT)) {
         throw os_error("SetHandleInformation", ::GetLastError());
+    }
 }
 
 }  // namespace
@@ -191,8 +193,9 @@ struct Subprocess::Impl {
                 // Fails with ERROR_BROKEN_PIPE once every writer has closed (EOF), or with
                 // ERROR_OPERATION_ABORTED after CancelSynchronousIo from stop_reader().
                 if (!::ReadFile(stdout_read.get(), buffer.data(), static_cast<DWORD>(buffer.size()), &n,
-                                nullptr))
+                                nullptr)) {
                     break;
+                }
                 if (n == 0) continue;  // a zero-byte write by the child, not EOF
                 {
                     const std::lock_guard<std::mutex> lock(mutex);
@@ -248,8 +251,9 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
             HANDLE h = ::GetStdHandle(which), dup = nullptr;
             if (h == nullptr || h == INVALID_HANDLE_VALUE) return nullptr;
             if (!::DuplicateHandle(::GetCurrentProcess(), h, ::GetCurrentProcess(), &dup, 0, TRUE,
-                                   DUPLICATE_SAME_ACCESS))
+                                   DUPLICATE_SAME_ACCESS)) {
                 return nullptr;
+            }
             own_std.emplace_back(dup);
             return dup;
         };
@@ -259,8 +263,9 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     }
     std::vector<HANDLE> to_inherit;
     for (HANDLE h : {child_in, child_out, child_err}) {
-        if (h != nullptr && std::find(to_inherit.begin(), to_inherit.end(), h) == to_inherit.end())
+        if (h != nullptr && std::find(to_inherit.begin(), to_inherit.end(), h) == to_inherit.end()) {
             to_inherit.push_back(h);
+        }
     }
     if (to_inherit.empty()) to_inherit.push_back(stdin_pipe.read_end.get());  // the list may not be empty
     InheritedHandles inherited(to_inherit);
@@ -273,8 +278,9 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
     limits.BasicLimitInformation.LimitFlags =
         JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_DIE_ON_UNHANDLED_EXCEPTION;
-    if (!::SetInformationJobObject(p.job.get(), JobObjectExtendedLimitInformation, &limits, sizeof limits))
+    if (!::SetInformationJobObject(p.job.get(), JobObjectExtendedLimitInformation, &limits, sizeof limits)) {
         throw os_error("SetInformationJobObject", ::GetLastError());
+    }
 
     STARTUPINFOEXW startup{};
     startup.StartupInfo.cb = sizeof startup;

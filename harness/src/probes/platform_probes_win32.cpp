@@ -247,8 +247,9 @@ public:
         const PDH_STATUS status = ::PdhCollectQueryData(query_.get());
         if (status != ERROR_SUCCESS) {
             const std::string why = "PdhCollectQueryData failed: " + pdh_text(status);
-            for (const auto& c : counters_)
+            for (const auto& c : counters_) {
                 out[c.spec.key] = Reading::not_available(c.handle != nullptr ? why : c.why);
+            }
             return;
         }
         for (const auto& c : counters_) out[c.spec.key] = sum_instances(c);
@@ -273,8 +274,9 @@ private:
             bytes = static_cast<DWORD>(items.size() * sizeof(PDH_FMT_COUNTERVALUE_ITEM_W));
             status = ::PdhGetFormattedCounterArrayW(c.handle, PDH_FMT_LARGE, &bytes, &count, items.data());
         }
-        if (status != ERROR_SUCCESS)
+        if (status != ERROR_SUCCESS) {
             return Reading::not_available("PdhGetFormattedCounterArrayW failed: " + pdh_text(status));
+        }
 
         std::int64_t sum = 0;
         bool matched = false;
@@ -446,13 +448,15 @@ constexpr const wchar_t* kCurrentVersionKey = L"SOFTWARE\\Microsoft\\Windows NT\
 std::optional<std::string> registry_string(const wchar_t* key, const wchar_t* value) {
     DWORD bytes = 0;
     if (::RegGetValueW(HKEY_LOCAL_MACHINE, key, value, RRF_RT_REG_SZ, nullptr, nullptr, &bytes) !=
-        ERROR_SUCCESS)
+        ERROR_SUCCESS) {
         return std::nullopt;
+    }
     std::wstring text(bytes / sizeof(wchar_t) + 1, L'\0');
     bytes = static_cast<DWORD>(text.size() * sizeof(wchar_t));
     if (::RegGetValueW(HKEY_LOCAL_MACHINE, key, value, RRF_RT_REG_SZ, nullptr, text.data(), &bytes) !=
-        ERROR_SUCCESS)
+        ERROR_SUCCESS) {
         return std::nullopt;
+    }
     text.resize(std::min(text.find(L'\0'), text.size()));
     return win32::narrow(text);
 }
@@ -481,13 +485,15 @@ Text os_name(const std::optional<OSVERSIONINFOEXW>& version) {
     if (product) {
         // ProductName still says "Windows 10" on Windows 11 client builds (22000 and later).
         const bool client = version && version->wProductType == VER_NT_WORKSTATION;
-        if (client && version->dwBuildNumber >= 22000 && product->rfind("Windows 10", 0) == 0)
+        if (client && version->dwBuildNumber >= 22000 && product->rfind("Windows 10", 0) == 0) {
             product->replace(0, 10, "Windows 11");
+        }
         return Text::of(*product);
     }
-    if (version)
+    if (version) {
         return Text::of("Windows " + std::to_string(version->dwMajorVersion) + "." +
                         std::to_string(version->dwMinorVersion));
+    }
     return Text::none("neither the registry ProductName nor RtlGetVersion is readable");
 }
 
@@ -519,8 +525,9 @@ Text hardware_scheduling() {
     const LSTATUS status =
         registry_dword(L"SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers", L"HwSchMode", mode);
     if (status == ERROR_FILE_NOT_FOUND) return Text::of("default/unknown");
-    if (status != ERROR_SUCCESS)
+    if (status != ERROR_SUCCESS) {
         return Text::none("reading HwSchMode failed: " + win32::error_text(static_cast<DWORD>(status)));
+    }
     if (mode == 2) return Text::of("on");
     if (mode == 1) return Text::of("off");
     return Text::of("unknown value " + std::to_string(mode));

@@ -51,8 +51,9 @@ std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir,
         const bool abandoned = state == ClaimState::abandoned ||
                                (state == ClaimState::absent &&
                                 fs::last_write_time(entry.path(), ec) < now - kUnclaimedAge && !ec);
-        if (abandoned && fs::remove_all(entry.path(), ec) > 0 && !ec)
+        if (abandoned && fs::remove_all(entry.path(), ec) > 0 && !ec) {
             removed.push_back(entry.path().string());
+        }
     }
     return removed;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,12 @@ public:
     ~EventFile();
     EventFile(const EventFile&) = delete;
     EventFile& operator=(const EventFile&) = delete;
-    bool is_open() const;
+    bool is_open() const { return file_ != nullptr; }
     void append_line(const std::string& line) const;  // adds the newline
 
 private:
-    std::intptr_t handle_;
+    struct File;  // the open descriptor or handle, per platform
+    std::unique_ptr<File> file_;
 };
 
 std::uint32_t current_process_id();

@@ -14,23 +14,29 @@
 
 namespace pinbench::trace {
 
-EventFile::EventFile(const std::string& path)
-    : handle_(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) {}
+struct EventFile::File {
+    explicit File(int h) : fd(h) {}
+    ~File() { ::close(fd); }
+    File(const File&) = delete;
+    File& operator=(const File&) = delete;
+    int fd;
+};
 
-EventFile::~EventFile() {
-    if (handle_ >= 0) ::close(static_cast<int>(handle_));
+EventFile::EventFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) file_ = std::make_unique<File>(fd);
 }
 
-bool EventFile::is_open() const { return handle_ >= 0; }
+EventFile::~EventFile() = default;
 
 void EventFile::append_line(const std::string& line) const {
-    if (handle_ < 0) return;
+    if (!file_) return;
     std::string whole = line + "\n";
     // One write: O_APPEND places it at the end as a unit, whichever process writes.
     const char* p = whole.data();
     std::size_t left = whole.size();
     while (left > 0) {
-        const ssize_t n = ::write(static_cast<int>(handle_), p, left);
+        const ssize_t n = ::write(file_->fd, p, left);
         if (n <= 0) return;  // nothing sensible to do inside someone else's CUDA call
         p += n;
         left -= static_cast<std::size_t>(n);

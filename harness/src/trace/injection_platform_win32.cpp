@@ -37,24 +37,29 @@ std::string environment(const wchar_t* name) {
 
 }  // namespace
 
-EventFile::EventFile(const std::string& path)
-    : handle_(reinterpret_cast<std::intptr_t>(::CreateFileW(widen(path).c_str(), FILE_APPEND_DATA,
-                                                            FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
-                                                            OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr))) {}
+struct EventFile::File {
+    explicit File(HANDLE h) : handle(h) {}
+    ~File() { ::CloseHandle(handle); }
+    File(const File&) = delete;
+    File& operator=(const File&) = delete;
+    HANDLE handle;
+};
 
-EventFile::~EventFile() {
-    if (is_open()) ::CloseHandle(reinterpret_cast<HANDLE>(handle_));
+EventFile::EventFile(const std::string& path) {
+    const HANDLE handle =
+        ::CreateFileW(widen(path).c_str(), FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                      OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (handle != INVALID_HANDLE_VALUE) file_ = std::make_unique<File>(handle);
 }
 
-bool EventFile::is_open() const { return reinterpret_cast<HANDLE>(handle_) != INVALID_HANDLE_VALUE; }
+EventFile::~EventFile() = default;
 
 void EventFile::append_line(const std::string& line) const {
-    if (!is_open()) return;
+    if (!file_) return;
     const std::string whole = line + "\n";
     DWORD written = 0;
     // FILE_APPEND_DATA without FILE_WRITE_DATA: every write goes to the end as a unit.
-    ::WriteFile(reinterpret_cast<HANDLE>(handle_), whole.data(), static_cast<DWORD>(whole.size()), &written,
-                nullptr);
+    ::WriteFile(file_->handle, whole.data(), static_cast<DWORD>(whole.size()), &written, nullptr);
 }
 
 std::uint32_t current_process_id() { return ::GetCurrentProcessId(); }
@@ -75,8 +80,9 @@ std::vector<std::string> native_stack(int depth) {
                 static_cast<LPCWSTR>(addresses[i]), &module) &&
             ::GetModuleFileNameW(module, path, MAX_PATH) > 0) {
             std::string name = narrow(path);
-            if (const auto slash = name.find_last_of("\\/"); slash != std::string::npos)
+            if (const auto slash = name.find_last_of("\\/"); slash != std::string::npos) {
                 name.erase(0, slash + 1);
+            }
             std::snprintf(
                 text, sizeof text, "%s+0x%zx", name.c_str(),
                 static_cast<std::size_t>(static_cast<char*>(addresses[i]) - reinterpret_cast<char*>(module)));
@@ -90,8 +96,9 @@ std::vector<std::string> native_stack(int depth) {
 
 std::vector<std::string> cupti_candidates() {
     std::vector<std::string> names;
-    if (const std::string explicit_path = environment(L"PINBENCH_CUPTI_LIBRARY"); !explicit_path.empty())
+    if (const std::string explicit_path = environment(L"PINBENCH_CUPTI_LIBRARY"); !explicit_path.empty()) {
         names.push_back(explicit_path);
+    }
 #ifdef PINBENCH_CUPTI_BUILD_PATH
     names.emplace_back(PINBENCH_CUPTI_BUILD_PATH);
 #endif
