@@ -38,9 +38,16 @@ from pinreport.stats import (
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
 )
-from pinreport.store import REAL, REPLAY, StoreContents, read_for_compare, read_for_html, read_store
+from pinreport.store import (
+    REAL,
+    REPLAY,
+    StoreContents,
+    read_for_compare,
+    read_for_html,
+    read_newest_releases,
+    read_release,
+)
 from pinreport.units import parse_size
-from pinreport.versions import is_release, release_key
 
 
 def _fraction(text: str) -> float:
@@ -251,21 +258,11 @@ def _run_reserve(args: argparse.Namespace) -> int:
     missing = _missing_store(args.store)
     if missing is not None:
         return missing
-    store = read_store(args.store, (REPLAY,) if args.replay else (REAL,))
+    store = read_newest_releases(args.store, REPLAY if args.replay else REAL, args.driver)
     for problem in store.problems:
         print(f"error: {problem}", file=sys.stderr)
-    releases: dict[tuple, list[str]] = {}
-    for e in store.entries:
-        releases.setdefault(e.key.group, []).append(e.key.release)
-    chosen = {}
-    for group, rels in releases.items():
-        if args.driver:
-            if args.driver in rels:
-                chosen[group] = args.driver
-        else:
-            numeric = [r for r in rels if is_release(r)]
-            chosen[group] = max(numeric, key=release_key) if numeric else sorted(rels)[-1]
-    fits = fit_all(((e.key, e.doc) for e in store.entries if chosen.get(e.key.group) == e.key.release), args.confidence)
+    chosen = {e.key.group: e.key.release for e in store.entries}
+    fits = fit_all(((e.key, e.doc) for e in store.entries), args.confidence)
     recs = recommend(fits, size, args.gpus, chosen)
     sys.stdout.write(format_reserve(recs, size, args.gpus, replayed=args.replay))
     if not recs:
@@ -286,7 +283,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     except BadInputError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    store = read_store(args.store)
+    store = read_release(args.store, tf.key.group, tf.key.release)  # the fits judge_trace uses
     for problem in store.problems:
         print(f"error: {problem}", file=sys.stderr)
     judgement = trace.judge_trace(tf, ((e.key, e.doc) for e in store.entries))

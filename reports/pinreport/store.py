@@ -27,7 +27,7 @@ from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.load import ResultsFile, as_current_version, parse_json, parse_results
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
-from pinreport.versions import is_release, previous_release
+from pinreport.versions import is_release, previous_release, release_key
 
 REAL = "real"
 REPLAY = "replay"
@@ -290,6 +290,58 @@ def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verif
     for namespace in namespaces:
         entries += _read_files(root, _stored_files(root / namespace), namespace, contents, verify_hashes)
     contents.entries = one_per_measurement(entries)
+    return contents
+
+
+def store_groups(root: str | Path, namespace: str = REAL) -> list[tuple[str, str, str, str]]:
+    """The groups (platform, model, gpu, count) stored under a namespace: a directory listing,
+    no file is read."""
+    base = Path(root, namespace)
+    return sorted(tuple(p.relative_to(base).parts) for p in base.glob("*/*/*/*") if p.is_dir())
+
+
+def read_release(
+    root: str | Path, group: tuple[str, str, str, str], release: str, namespace: str = REAL
+) -> StoreContents:
+    """The usable files of one release of one group (what `pinreport trace` fits), oldest first,
+    one per measurement, with the problems of those files; no other file is read."""
+    root = Path(root)
+    contents = StoreContents(root=str(root))
+    problem = _check_marker(root)
+    if problem is not None:
+        contents.problems.append(problem)
+        return contents
+    directory = release_dirs(root, group, namespace).get(release)
+    if directory is not None:
+        entries = _read_files(root, _stored_files(directory), namespace, contents, verify_hashes=True)
+        contents.entries = one_per_measurement(entries)
+    return contents
+
+
+def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | None = None) -> StoreContents:
+    """What `pinreport reserve` fits: for each group, the files of one release: `driver` where
+    the group has it, else the newest numbered release that holds a usable file (an unnumbered
+    one only after every numbered one). Other releases' files are not read, so a store of many
+    nights costs one release's reading per group; their problems are `pinbench store list`'s."""
+    root = Path(root)
+    contents = StoreContents(root=str(root))
+    problem = _check_marker(root)
+    if problem is not None:
+        contents.problems.append(problem)
+        return contents
+    for group in store_groups(root, namespace):
+        releases = release_dirs(root, group, namespace)
+        if driver is not None:
+            order = [driver] if driver in releases else []
+        else:
+            numbered = sorted((r for r in releases if is_release(r)), key=release_key, reverse=True)
+            order = numbered + sorted((r for r in releases if not is_release(r)), reverse=True)
+        for release in order:
+            found = read_release(root, group, release, namespace)
+            contents.problems += found.problems
+            if found.entries:
+                contents.entries += found.entries
+                break
     return contents
 
 

@@ -177,6 +177,25 @@ def test_reserve_replay_namespace_is_labelled(tmp_path, capsys):
     assert all(line.startswith("[REPLAYED] ") for line in out.splitlines() if line)
 
 
+def test_reserve_reads_only_the_release_it_fits(tmp_path, capsys):
+    """The newest numbered release with a usable file is fitted, and only its files are read: a
+    broken file of an older release is not named, one of a newer release whose only file is
+    broken is named and passed over."""
+    root = _reserve_store(tmp_path, False)
+    doc = results_doc([run_doc(size=64 * MiB, costs={"cuda.free": [32 * MiB] * 7})], release="570.01")
+    older = add_to_store(root, doc)
+    older.write_text("{ not json")
+    newer = add_to_store(root, results_doc([run_doc()], release="581.01"))
+    newer.write_text("{ not json")
+    add_to_store(root, results_doc([run_doc()], release="dev-build"))  # numbered releases come first
+    code, out, err = _run(capsys, "reserve", "--store", root, "--size", "2GiB")
+    assert "driver 572.16" in out and "reserve 274.00 MiB per GPU" in out
+    assert "581.01" in err and "570.01" not in err and "dev-build" not in out
+    assert code == 2  # a file it read was broken
+    code, out, err = _run(capsys, "reserve", "--store", root, "--size", "2GiB", "--driver", "572.16")
+    assert (code, err) == (0, "")
+
+
 def test_reserve_bad_input(tmp_path, capsys):
     root = _reserve_store(tmp_path, False)
     assert _run(capsys, "reserve", "--store", root, "--size", "2 parsecs")[0] == 2
