@@ -175,6 +175,17 @@ def _check_marker(root: Path) -> BadInputError | None:
     return None
 
 
+def _open(root: str | Path) -> tuple[Path, StoreContents]:
+    """The store's root and its empty contents, holding the marker's problem when store.json
+    is missing or of another schema or version (then nothing else is read)."""
+    root = Path(root)
+    contents = StoreContents(root=str(root))
+    problem = _check_marker(root)
+    if problem is not None:
+        contents.problems.append(problem)
+    return root, contents
+
+
 def _path_problem(root: Path, path: Path, namespace: str, key: StoreKey, started_at: object) -> str | None:
     """Why a readable results file does not belong where it lies; None when it does."""
     parts = path.relative_to(root / namespace).parts
@@ -280,11 +291,8 @@ def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verif
     its bytes do not match the hash in its name. A store whose store.json is missing or of
     another schema or version is not read at all (its layout is unknown). Two files of one
     measurement (one_per_measurement) count once."""
-    root = Path(root)
-    contents = StoreContents(root=str(root))
-    problem = _check_marker(root)
-    if problem is not None:
-        contents.problems.append(problem)
+    root, contents = _open(root)
+    if contents.problems:
         return contents
     entries = []
     for namespace in namespaces:
@@ -305,11 +313,8 @@ def read_release(
 ) -> StoreContents:
     """The usable files of one release of one group (what `pinreport trace` fits), oldest first,
     one per measurement, with the problems of those files; no other file is read."""
-    root = Path(root)
-    contents = StoreContents(root=str(root))
-    problem = _check_marker(root)
-    if problem is not None:
-        contents.problems.append(problem)
+    root, contents = _open(root)
+    if contents.problems:
         return contents
     directory = release_dirs(root, group, namespace).get(release)
     if directory is not None:
@@ -323,11 +328,8 @@ def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | 
     the group has it, else the newest numbered release that holds a usable file (an unnumbered
     one only after every numbered one). Other releases' files are not read, so a store of many
     nights costs one release's reading per group; their problems are `pinbench store list`'s."""
-    root = Path(root)
-    contents = StoreContents(root=str(root))
-    problem = _check_marker(root)
-    if problem is not None:
-        contents.problems.append(problem)
+    root, contents = _open(root)
+    if contents.problems:
         return contents
     for group in store_groups(root, namespace):
         releases = release_dirs(root, group, namespace)
@@ -355,11 +357,8 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
     (store_index.GroupIndex remembers which bytes passed them) and the index is saved."""
     from pinreport.store_index import GroupIndex
 
-    root = Path(root)
-    contents = StoreContents(root=str(root))
-    problem = _check_marker(root)
-    if problem is not None:
-        contents.problems.append(problem)
+    root, contents = _open(root)
+    if contents.problems:
         return contents
     key = store_key(current_doc.get("environment") or {})
     index = index or GroupIndex(root, key.group)
