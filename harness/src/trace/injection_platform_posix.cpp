@@ -12,19 +12,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "platform/fd_posix.hpp"
+
 namespace pinbench::trace {
 
 struct EventFile::File {
-    explicit File(int h) : fd(h) {}
-    ~File() { ::close(fd); }
-    File(const File&) = delete;
-    File& operator=(const File&) = delete;
-    int fd;
+    posix::UniqueFd fd;
 };
 
 EventFile::EventFile(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd >= 0) file_ = std::make_unique<File>(fd);
+    posix::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+    if (fd.valid()) file_ = std::make_unique<File>(File{std::move(fd)});
 }
 
 EventFile::~EventFile() = default;
@@ -36,7 +34,7 @@ void EventFile::append_line(const std::string& line) const {
     const char* p = whole.data();
     std::size_t left = whole.size();
     while (left > 0) {
-        const ssize_t n = ::write(file_->fd, p, left);
+        const ssize_t n = ::write(file_->fd.get(), p, left);
         if (n <= 0) return;  // nothing sensible to do inside someone else's CUDA call
         p += n;
         left -= static_cast<std::size_t>(n);

@@ -8,9 +8,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "platform/handles_win32.hpp"
+
 namespace pinbench::trace {
 namespace {
 
+// Not win32::widen / narrow: those throw on text that is not UTF-8, and this code runs inside the
+// traced program's CUDA calls, where nothing may throw.
 std::wstring widen(const std::string& s) {
     if (s.empty()) return {};
     const int n = ::MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
@@ -38,18 +42,14 @@ std::string environment(const wchar_t* name) {
 }  // namespace
 
 struct EventFile::File {
-    explicit File(HANDLE h) : handle(h) {}
-    ~File() { ::CloseHandle(handle); }
-    File(const File&) = delete;
-    File& operator=(const File&) = delete;
-    HANDLE handle;
+    win32::UniqueHandle handle;
 };
 
 EventFile::EventFile(const std::string& path) {
-    const HANDLE handle =
-        ::CreateFileW(widen(path).c_str(), FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
-                      OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
-    if (handle != INVALID_HANDLE_VALUE) file_ = std::make_unique<File>(handle);
+    win32::UniqueHandle handle(::CreateFileW(widen(path).c_str(), FILE_APPEND_DATA,
+                                             FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_ALWAYS,
+                                             FILE_ATTRIBUTE_NORMAL, nullptr));
+    if (handle.valid()) file_ = std::make_unique<File>(File{std::move(handle)});
 }
 
 EventFile::~EventFile() = default;
@@ -59,7 +59,7 @@ void EventFile::append_line(const std::string& line) const {
     const std::string whole = line + "\n";
     DWORD written = 0;
     // FILE_APPEND_DATA without FILE_WRITE_DATA: every write goes to the end as a unit.
-    ::WriteFile(file_->handle, whole.data(), static_cast<DWORD>(whole.size()), &written, nullptr);
+    ::WriteFile(file_->handle.get(), whole.data(), static_cast<DWORD>(whole.size()), &written, nullptr);
 }
 
 std::uint32_t current_process_id() { return ::GetCurrentProcessId(); }
