@@ -43,8 +43,11 @@ bool is_work_dir_name(std::string_view name) {
 
 std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir, fs::file_time_type now) {
     std::vector<std::string> removed;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(temp_dir, ec)) {
+    // increment(walk), not a range-for (whose ++ throws): a sweep that fails must not fail the run.
+    std::error_code walk;
+    for (fs::directory_iterator it(temp_dir, walk), end; !walk && it != end; it.increment(walk)) {
+        const fs::directory_entry& entry = *it;
+        std::error_code ec;  // this entry's: another user's directory fails here, the walk goes on
         const std::string name = entry.path().filename().string();
         if (!is_work_dir_name(name) || !entry.is_directory(ec)) continue;
         const ClaimState state = claim_state((entry.path() / kClaimFile).string());
