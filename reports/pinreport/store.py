@@ -308,18 +308,24 @@ def store_groups(root: str | Path, namespace: str = REAL) -> list[tuple[str, str
     return sorted(tuple(p.relative_to(base).parts) for p in base.glob("*/*/*/*") if p.is_dir())
 
 
+def _release_entries(
+    root: Path, group: tuple[str, str, str, str], release: str, namespace: str, contents: StoreContents
+) -> list[StoreEntry]:
+    """The usable files of one release directory, one per measurement; its problems go to contents."""
+    directory = release_dirs(root, group, namespace).get(release)
+    if directory is None:
+        return []
+    return one_per_measurement(_read_files(root, _stored_files(directory), namespace, contents, verify_hashes=True))
+
+
 def read_release(
     root: str | Path, group: tuple[str, str, str, str], release: str, namespace: str = REAL
 ) -> StoreContents:
     """The usable files of one release of one group (what `pinreport trace` fits), oldest first,
     one per measurement, with the problems of those files; no other file is read."""
     root, contents = _open(root)
-    if contents.problems:
-        return contents
-    directory = release_dirs(root, group, namespace).get(release)
-    if directory is not None:
-        entries = _read_files(root, _stored_files(directory), namespace, contents, verify_hashes=True)
-        contents.entries = one_per_measurement(entries)
+    if not contents.problems:
+        contents.entries = _release_entries(root, group, release, namespace, contents)
     return contents
 
 
@@ -339,10 +345,9 @@ def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | 
             numbered = sorted((r for r in releases if is_release(r)), key=release_key, reverse=True)
             order = numbered + sorted((r for r in releases if not is_release(r)), reverse=True)
         for release in order:
-            found = read_release(root, group, release, namespace)
-            contents.problems += found.problems
-            if found.entries:
-                contents.entries += found.entries
+            found = _release_entries(root, group, release, namespace, contents)
+            if found:
+                contents.entries += found
                 break
     return contents
 
