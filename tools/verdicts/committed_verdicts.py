@@ -8,8 +8,9 @@ It answers "does this change alter what pinreport decides on real data?":
   committed_verdicts.py dump OUTDIR      every verdict (verdicts.tsv) and the commands' text and
                                          JUnit output, to `diff -r` between two trees
 
-Run with reports/ on PYTHONPATH and PINBENCH_EXE set (results schema
-version 3 files are read through `pinbench results upgrade`). See README.md beside this file.
+Run with reports/ on PYTHONPATH and PINBENCH_EXE set (`pinbench store add` makes the stores;
+schema version 3 files are read through `pinbench results upgrade`). See README.md beside this
+file.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import hashlib
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,9 +29,8 @@ from pathlib import Path
 
 from pinreport import cli
 from pinreport.compare import compare
-from pinreport.environment import store_key
-from pinreport.load import load_results
-from pinreport.store import REAL, content_hash, entry_path, read_for_compare, store_marker
+from pinreport.load import load_results, pinbench_executable
+from pinreport.store import read_for_compare
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).with_name("committed_verdicts.json")
@@ -87,20 +86,25 @@ AA_SETS: dict[str, tuple[str, ...]] = {
 }
 
 
+def pinbench() -> str:
+    exe = pinbench_executable()
+    if not exe:
+        raise RuntimeError("the stores and the replayed current need pinbench: set PINBENCH_EXE or put it on PATH")
+    return exe
+
+
+def run_pinbench(args: list[str]) -> None:
+    done = subprocess.run([pinbench(), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"pinbench {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[-2000:]}")
+
+
 def make_stores(root: Path) -> dict[str, Path]:
-    """Each store as the harness files it: the results' own bytes under their key and hash."""
+    """Each store as a user makes it: `pinbench store add` of its files."""
     out = {}
     for name, files in STORES.items():
-        store = root / name
-        store.mkdir(parents=True)
-        (store / "store.json").write_text(json.dumps(store_marker()))
-        for f in files:
-            data = Path(f).read_bytes()
-            doc = json.loads(data)
-            path = entry_path(store, store_key(doc["environment"]), doc["started_at"], content_hash(data), REAL)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        out[name] = store
+        out[name] = root / name
+        run_pinbench(["store", "add", *files, "--store", str(out[name])])
     return out
 
 
@@ -132,14 +136,8 @@ def replay(root: Path, name: str) -> Path:
     out = root / "replayed" / (name.split(":", 1)[1] + ".json")
     if not out.exists():
         source, script = REPLAYS[name]
-        exe = os.environ.get("PINBENCH_EXE") or shutil.which("pinbench")
-        if not exe:
-            raise RuntimeError("a replayed current needs pinbench: set PINBENCH_EXE or put pinbench on PATH")
         out.parent.mkdir(parents=True, exist_ok=True)
-        args = [exe, "run", "--backend", "replay", "--from", source, "--script", script, "-o", str(out)]
-        done = subprocess.run(args, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[-2000:]}")
+        run_pinbench(["run", "--backend", "replay", "--from", source, "--script", script, "-o", str(out)])
     return out
 
 
@@ -211,7 +209,9 @@ def dump(outdir: Path, root: Path) -> None:
             args = ["compare", "--store", str(stores[store]), "--current", current_path(root, current)]
             # The store's temporary path is not part of what is judged.
             (outdir / f"{tag}.txt").write_text(run_cli(args).replace(str(root), "STORES"))
-            run_cli([*args, "--junit", str(outdir / f"{tag}.junit.xml")])
+            junit = outdir / f"{tag}.junit.xml"
+            run_cli([*args, "--junit", str(junit)])
+            junit.write_text(junit.read_text().replace(str(root), "STORES"))
     for name, text in aa_outputs().items():
         (outdir / f"{name}.txt").write_text(text)
 
