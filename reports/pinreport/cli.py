@@ -8,6 +8,7 @@
   pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] -o report.html
                     (the same verdict options as compare)
   pinreport trace   TRACE --store DIR [--html trace.html]   (a `pinbench trace` file, docs/trace.md)
+  pinreport summary RESULTS [--store DIR] [--markdown FILE]   (the answer in one screen, answer.py)
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
@@ -186,6 +187,11 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("trace", help="trace file written by `pinbench trace`")
     t.add_argument("--store", required=True, help="baseline store directory")
     t.add_argument("--html", help="also write one self-contained HTML page here")
+    s = sub.add_parser("summary", help="the answer in one screen: cost per pinned GiB, rule, reserve, changes")
+    s.add_argument("current", help="results file")
+    s.add_argument("--store", help="baseline store directory (what changed since the previous release)")
+    s.add_argument("--markdown", help="also write the summary as Markdown here")
+    _add_verdict_options(s)
     a = sub.add_parser("aa", help="A/A check on real nights of one release: false alarms, judged metrics, detection")
     a.add_argument("nights", nargs="+", help="results files of one machine and release, one per night")
     _add_verdict_options(a)
@@ -272,6 +278,39 @@ def _run_reserve(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if store.problems else EXIT_OK
 
 
+def _run_summary(args: argparse.Namespace) -> int:
+    """Prints the answer (and writes it as Markdown); exits as `compare` would."""
+    from pinreport.answer import build_answer
+    from pinreport.console import format_summary
+    from pinreport.markdown import write_summary_markdown
+
+    options = _verdict_options(args)
+    if args.store:
+        inputs = _load_inputs(args, read_for_compare)
+        if isinstance(inputs, int):
+            return inputs
+        current, store = inputs
+    else:
+        try:
+            current = load_results(args.current)
+        except BadInputError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        store = StoreContents(root="")
+    report = compare(current, store, options)
+    answer = build_answer(current.path, current.doc, report, stored=bool(args.store))
+    sys.stdout.write(format_summary(answer))
+    for problem in report.bad_input:
+        print(f"error: {problem}", file=sys.stderr)
+    if args.markdown:
+        try:
+            write_summary_markdown(answer, args.markdown)
+        except OSError as e:
+            print(f"error: {args.markdown}: cannot write the summary: {e.strerror}", file=sys.stderr)
+            return max(report.exit_code(), EXIT_BAD_INPUT)
+    return report.exit_code()
+
+
 def _run_trace(args: argparse.Namespace) -> int:
     from pinreport import trace
 
@@ -308,6 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_aa(args)
         if args.command == "trace":
             return _run_trace(args)
+        if args.command == "summary":
+            return _run_summary(args)
         return _run_reserve(args)
     except UsageError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,12 +1,14 @@
-"""Plain-text output of `pinreport compare` and `pinreport reserve` (one formatter per format)."""
+"""Plain-text output of `pinreport compare`, `reserve` and `summary` (one formatter per format)."""
 
 import math
 from collections import Counter
 from collections.abc import Sequence
 
+from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
 from pinreport.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
 from pinreport.expect import ClaimVerdict
 from pinreport.fit import Recommendation
+from pinreport.render.labels import probe_label, size_label
 from pinreport.rule import RuleResult, RuleVerdict
 from pinreport.stats import Comparison, Verdict
 from pinreport.units import format_bytes, format_delta, format_value
@@ -153,3 +155,101 @@ def format_reserve(recs: Sequence[Recommendation], size: int, gpus: int, replaye
     if not recs:
         lines.append(f"{tag}no usable fit for this selection")
     return "\n".join(lines) + "\n"
+
+
+def _percent(x: float) -> str:
+    return f"{x:.2%}" if abs(x) < 0.01 else f"{x:.1%}"
+
+
+def _fit_text(row: CostRow) -> tuple[str, str]:
+    """The fitted cost of one pinned GiB and its probe; then where it comes from: repeats, spread."""
+    f = row.fit
+    measured = f"from {f.n} repeats of {row.runs} run(s) at {format_bytes(f.x_min)}-{format_bytes(f.x_max)}"
+    if f.below_resolution:
+        return "below resolution", f"{measured}; every repeat within {format_bytes(f.granule or 0)} of zero"
+    cost = f"{format_bytes(row.per_gib)} per pinned GiB ({_percent(row.per_gib / GiB)}) on {probe_label(row.family)}"
+    return cost, f"{measured}; spread (residual sd) {format_bytes(f.residual_sd)}"
+
+
+def _rule_text(row: CostRow, band: str) -> str:
+    if not row.rule:
+        return "rule not judged"
+    counts = ", ".join(f"{v} {n}" for v, n in row.rule_counts)
+    lo, hi = row.ratio_range
+    span = _percent(lo) if lo == hi else f"{_percent(lo)}-{_percent(hi)}"
+    return f"rule {band}: {row.rule} (cost {span} of the pinned bytes; {counts})"
+
+
+def _reserve_text(row: CostRow) -> str:
+    parts = [
+        f"{size_label(r.size)}: {format_bytes(r.per_gpu)}" + (f" ({'; '.join(r.notes)})" if r.notes else "")
+        for r in row.reserves
+    ]
+    return f"reserve per GPU {', '.join(parts)}"
+
+
+def format_summary(answer: Answer) -> str:
+    """`pinreport summary`: the answer in one screen (answer.py)."""
+    tag = REPLAYED_TAG if answer.replayed else ""
+    k = answer.key
+    models = ", ".join(answer.driver_models) or "unknown"
+    lines = [f"{tag}pinbench answer: {k.gpu} ({k.gpu_count}, {k.platform}, driver model {models}), driver {k.release}"]
+    lines.append(f"{tag}  from {answer.path}")
+    if answer.replayed:
+        lines.append(
+            f"{tag}REPLAYED DATA: derived from a real results file by the replay backend; no headline, "
+            "these numbers only exercise the pipeline and say nothing about any driver"
+        )
+    rows = answer.headlines or answer.replayed_rows
+    if rows:
+        lines.append(f"{tag}What pinning costs in VRAM (least-squares fit, 95% prediction bound for the reserve):")
+    for row in rows:
+        cost, evidence = _fit_text(row)
+        lines.append(f"{tag}  {row.api}, {row.gpus} GPU(s): {cost}")
+        lines.append(f"{tag}    {evidence}")
+        lines.append(f"{tag}    {_rule_text(row, answer.band)}")
+        lines.append(f"{tag}    {_reserve_text(row)}")
+    if not rows:
+        lines.append(
+            f"{tag}No cost fit: no ok, undisturbed overhead, capacity or sweep run of a pinned API "
+            "at two sizes or more."
+        )
+    lines.extend(f"{tag}{line}" for line in _changes_lines(answer))
+    counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
+    decided = [c for c in answer.claims if c["verdict"] != "NOT TESTED HERE"]
+    lines.append(
+        f"{tag}The brief's {len(answer.claims)} claims: {counts}"
+        + (": " + "; ".join(f"#{c['n']} {c['verdict']}" for c in decided) if decided else "")
+    )
+    trouble = (
+        [("problem", p) for p in answer.problems]
+        + [("disturbed", d) for d in answer.disturbed]
+        + [("left out", x) for x in answer.left_out if not answer.disturbed]
+        + [("waived", w) for w in answer.waived]
+    )
+    if trouble:
+        lines.append(f"{tag}Failed, disturbed or waived ({len(trouble)}):")
+        lines.extend(f"{tag}  {what}: {text}" for what, text in trouble[:8])
+        if len(trouble) > 8:
+            lines.append(f"{tag}  ... and {len(trouble) - 8} more (pinreport compare lists them all)")
+    else:
+        lines.append(f"{tag}Nothing failed, was waived or was disturbed.")
+    lines.append(f"{tag}Exit code {answer.exit_code} (as pinreport compare).")
+    return "\n".join(lines) + "\n"
+
+
+def _change_counts(c: Changes) -> str:
+    few = f" ({c.few_nights} only for too few nights)" if c.few_nights else ""
+    return ", ".join(f"{v} {n}{few if v == 'AMBIGUOUS' else ''}" for v, n in c.counts)
+
+
+def _changes_lines(answer: Answer) -> list[str]:
+    c = answer.changes
+    if c.state == NO_STORE:
+        return ["Since the previous driver release: no store given, nothing to compare (--store DIR)."]
+    if c.state != COMPARED:
+        return [f"Since the previous driver release: {c.state} (no earlier release in the store)."]
+    env = f"; {len(c.environment)} other environment change(s)" if c.environment else ""
+    lines = [f"Since driver {c.release}: {_change_counts(c)}{env}"]
+    lines.extend(f"  {v.verdict} {v.run_id} {v.metric}{_delta(v.comparison, v.unit)}" for v in c.named)
+    return lines

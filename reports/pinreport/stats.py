@@ -247,11 +247,14 @@ class NightSpread:
         )
 
 
+TOO_FEW_NIGHTS = "too few nights"  # how an AMBIGUOUS reason starts when only nights are missing
+
+
 def _too_few_nights(ns: NightSpread, min_nights: int, unit: str) -> str | None:
     if ns.nights >= min_nights:
         return None
     return (
-        f"too few nights: {ns.nights} stored night(s) measured it, {min_nights} needed to know the "
+        f"{TOO_FEW_NIGHTS}: {ns.nights} stored night(s) measured it, {min_nights} needed to know the "
         f"night-to-night spread"
     )
 
