@@ -1,12 +1,14 @@
 """The HTML report's context: everything the template shows, prepared as plain values.
 
-build_report() runs the verdicts (compare.py), the fits, the brief's claims (claims/), reads the
+build_report() runs the verdicts (compare.py), the answer of the first screen (answer.py), the
+fits, the brief's claims (claims/), reads the
 optional Google Benchmark files (bench_rows.py), aggregates the store's nights (history.py) and
 lays out the tables (render/*_table.py) and charts (render/charts/); page.py renders it.
 """
 
 from typing import Any
 
+from pinreport.answer import build_answer
 from pinreport.bench_rows import read_bench
 from pinreport.claims.claim_data import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
@@ -15,6 +17,7 @@ from pinreport.environment import driver_release, store_key
 from pinreport.fit import fit_all
 from pinreport.history import latest_per_release, nights
 from pinreport.load import ResultsFile
+from pinreport.render.answer_section import answer_section
 from pinreport.render.banner import overall_verdict, platform_note
 from pinreport.render.charts.bandwidth import bandwidth_charts
 from pinreport.render.charts.cost import cost_charts
@@ -78,8 +81,10 @@ def build_report(
         "notes": report.notes,
         "controls": controls,
         "granules": granules,
+        "answer": answer_section(build_answer(current.path, current.doc, report, stored=True)),
         "rows": rows,
         "flagged": sum(r["flag"] for r in rows),
+        "few_nights": sum(r["few_nights"] for r in rows),
         "cost_charts": cost_charts(per_release),
         "rule_charts": rule_charts(report.rule, report.options.band, fits),
         "reserve_rows": reserve_rows(fits, key),

@@ -7,7 +7,7 @@ from pinreport.compare import CompareReport
 from pinreport.expect import ClaimVerdict
 from pinreport.render.labels import anchor
 from pinreport.rule import RuleVerdict
-from pinreport.stats import Verdict
+from pinreport.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.units import format_bytes, format_value
 
 # Verdicts that need no reading in the morning; folded below the others.
@@ -22,7 +22,9 @@ def _fmt(value: float | None, unit: str) -> str:
 
 def verdict_rows(report: CompareReport, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Metric verdicts, rule results and scenario claims as one table; flagged rows
-    (REGRESSION, VIOLATION, REFUTED) first, then AMBIGUOUS, then the rest, stable otherwise."""
+    (REGRESSION, VIOLATION, REFUTED) first, then AMBIGUOUS, then the rest, stable otherwise.
+    A row AMBIGUOUS only for too few stored nights (a time metric's night rule) is `few_nights`:
+    grouped and counted apart, never shown first."""
     rows = []
     granule_of: dict[tuple[str, str], Any] = {}
     for run in runs:
@@ -86,6 +88,9 @@ def verdict_rows(report: CompareReport, runs: list[dict[str, Any]]) -> list[dict
             }
         )
     for r in rows:
-        r["shown"] = r["flag"] or r["status"] not in _PLAIN or r["reason"].startswith("disturbed")
+        r["few_nights"] = r["status"] == str(Verdict.AMBIGUOUS) and TOO_FEW_NIGHTS in r["reason"]
+        r["shown"] = not r["few_nights"] and (
+            r["flag"] or r["status"] not in _PLAIN or r["reason"].startswith("disturbed")
+        )
     rows.sort(key=lambda r: 0 if r["flag"] else (1 if r["shown"] else 2))
     return rows
