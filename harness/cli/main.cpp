@@ -13,6 +13,7 @@
 #include <iterator>
 #include <optional>
 
+#include "answer.hpp"
 #include "controls/doctor.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/atomic_file.hpp"
@@ -215,6 +216,7 @@ int pinbench_main(int argc, char** argv) {
         ->capture_default_str();
     std::string resume_path;
     bool allow_busy_gpu = false;
+    bool no_summary = false;
     run_cmd
         ->add_option("--resume", resume_path,
                      "Continue an interrupted results file: keep its finished runs, measure the rest "
@@ -227,6 +229,7 @@ int pinbench_main(int argc, char** argv) {
         ->capture_default_str();
 
     std::string store_dir;
+    run_cmd->add_flag("--no-summary", no_summary, "Do not end with the answer (pinreport summary)");
     run_cmd->add_option("--store", store_dir,
                         "After the run, add the results to this baseline store (docs/store.md)");
 
@@ -406,9 +409,13 @@ int pinbench_main(int argc, char** argv) {
             // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
             const StopOnSignals stop;
             // Stored only when it finished: an interrupted file is resumed, then stored.
+            // Then the answer (cli/answer.hpp), unless cancelled or asked not to.
             const auto and_store = [&](int code) {
-                if (store_dir.empty() || code >= 128) return code;
-                return std::max(code, add_to_store(store_dir, {options.results_path}, false));
+                if (code < 128 && !store_dir.empty()) {
+                    code = std::max(code, add_to_store(store_dir, {options.results_path}, false));
+                }
+                if (code < 128 && !no_summary) print_answer(options.results_path, store_dir, std::cout);
+                return code;
             };
             if (backend == "replay") {
                 if (replay_from.empty()) throw InputError("--backend replay needs --from RESULTS");
