@@ -1,19 +1,79 @@
 #!/usr/bin/env bash
-# The main job on a Linux machine with an NVIDIA GPU: build, check the probes with the
-# controls (pinbench doctor), then run scenarios/quick.yaml. Results go to out/.
-# Without a GPU it says so and shows how to try the replay backend on committed results.
-# SKIP_SETUP=1 skips ci/setup-debian.sh (machines where packages are already there).
+# The main job on a Linux machine with an NVIDIA GPU: build, check the probes with the controls
+# (pinbench doctor), run scenarios/quick.yaml, then give the answer: `pinreport summary` (what
+# pinning costs per pinned GiB, the reservation rule's verdict, the reserve, what changed since
+# the previous driver release in out/store) and an HTML report. Everything goes to out/.
+# Without a GPU it gives the same answer from the replay backend on the committed H200 results,
+# labelled REPLAYED on every line (never a measurement).
+#   SKIP_SETUP=1      skip ci/setup-debian.sh (packages already there; a machine without apt)
+#   PINBENCH_EXE=P    use this pinbench instead of building (build/linux)
+#   PINREPORT=P       use this pinreport (else .venv/bin/pinreport, pinreport on PATH, or
+#                     `python3 -m pinreport` with reports/ on PYTHONPATH)
+#   MAIN_REPLAY=1     the replay path even where a GPU is present
+#   OUT=DIR           instead of out/
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 [[ ${SKIP_SETUP:-0} == 1 ]] || ci/setup-debian.sh
-cmake --preset linux >/dev/null
-cmake --build --preset linux
-pinbench=build/linux/harness/pinbench
-mkdir -p out
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "pinbench: no NVIDIA GPU here, nothing to measure. Try the replay backend on committed results:"
-  echo "  $pinbench run --backend replay --from results/h200-quick/results.json --script scenarios/replay/relabel-demo.yaml -o out/replayed.json"
-  exit 0
+if [[ -n ${PINBENCH_EXE:-} ]]; then
+  pinbench=$PINBENCH_EXE
+else
+  cmake --preset linux >/dev/null
+  cmake --build --preset linux --target pinbench  # what main needs; ci/test.sh builds the rest
+  pinbench=$root/build/linux/harness/pinbench
 fi
-"$pinbench" doctor --bundle out/doctor.json
-"$pinbench" run scenarios/quick.yaml -o out/quick.json
+export PINBENCH_EXE=$pinbench  # pinreport reads older results through it (`pinbench results upgrade`)
+mkdir -p "${OUT:-out}"
+out=$(cd "${OUT:-out}" && pwd)
+
+if [[ -n ${PINREPORT:-} ]]; then
+  pinreport=("$PINREPORT")
+elif [[ -x .venv/bin/pinreport ]]; then
+  pinreport=(.venv/bin/pinreport)
+elif command -v pinreport >/dev/null; then
+  pinreport=(pinreport)
+else
+  export PYTHONPATH=$root/reports${PYTHONPATH:+:$PYTHONPATH}
+  pinreport=(python3 -m pinreport)
+fi
+
+replay=0
+if [[ ${MAIN_REPLAY:-0} == 1 ]] || ! nvidia-smi -L >/dev/null 2>&1; then
+  replay=1
+  echo "pinbench: no NVIDIA GPU here, nothing to measure: the answer below is REPLAYED from the committed"
+  echo "H200 results (results/h200-quick/results.json) by the replay backend; it is not a measurement."
+  "$pinbench" run --backend replay --from results/h200-quick/results.json \
+    --script scenarios/replay/relabel-demo.yaml -o "$out/quick.json" --no-summary 2>"$out/run.log"
+  # The real measurement it was replayed from is the previous release: "what changed" shows the
+  # cost the script injected (+8 MiB on cudaMallocHost), as a replayed REGRESSION.
+  store=$out/replay-store
+  rm -rf "$store"
+  "$pinbench" store add results/h200-quick/results.json --store "$store" >/dev/null
+else
+  "$pinbench" doctor --bundle "$out/doctor.json"
+  # A failed or disturbed run (exit 3) still gets its answer; a cancelled one (128+N) does not.
+  # No summary from `run` itself: the one below compares with the earlier releases in the store.
+  rc=0
+  "$pinbench" run scenarios/quick.yaml -o "$out/quick.json" --no-summary || rc=$?
+  ((rc < 128)) || exit "$rc"
+  store=$out/store  # kept between runs: the next driver release is compared with this one
+  "$pinbench" store add "$out/quick.json" --store "$store"
+fi
+
+# The answer: exit codes as `pinreport compare` (1 a regression or a rule violation, 3 a failed or
+# disturbed run); the job still ends with the summary and the report's path.
+status=0
+"${pinreport[@]}" html --store "$store" --current "$out/quick.json" -o "$out/report.html" >/dev/null || status=$?
+echo
+rc=0
+"${pinreport[@]}" summary "$out/quick.json" --store "$store" --markdown "$out/summary.md" || rc=$?
+((rc <= status)) || status=$rc
+# Replayed: the regression is the one the script injected, not a finding; bad input (2), an
+# infrastructure failure (3) or a bug (4) still fail the job.
+((replay && status == 1)) && status=0
+echo
+label=""
+((replay)) && label=" (REPLAYED DATA, not a measurement)"
+echo "HTML report: $out/report.html$label"
+echo "summary: $out/summary.md; results: $out/quick.json"
+exit "$status"

@@ -200,7 +200,7 @@ fi
 if ((replay)); then
   note "doctor: skipped (replay backend, no GPU)"
   "$pinbench" run --backend replay --from "$replay_from" --script "$replay_script" -o "$results" \
-    "${only[@]}" "${resume_args[@]}" >"$out/run.log" 2>&1
+    "${only[@]}" "${resume_args[@]}" --no-summary >"$out/run.log" 2>&1
   rc=$?
   cancelled $rc
   record "run (replay of $replay_from)" $rc
@@ -210,7 +210,8 @@ else
   ((rc == 0)) || rc=3   # no GPU, a failed control: infrastructure, never a regression
   record doctor $rc
   ((rc == 0)) || finish
-  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" >"$out/run.log" 2>&1
+  # --no-summary: the answer comes after the store, against the previous release (below).
+  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" --no-summary >"$out/run.log" 2>&1
   rc=$?
   cancelled $rc
   record "run $scenario" $rc
@@ -263,6 +264,10 @@ if [[ -f $store/store.json ]]; then
   else
     record "pinreport html" $rc
   fi
+  # The answer (cost per pinned GiB, the rule, the reserve, what changed) in the job summary;
+  # its exit code is compare's, already recorded.
+  "$pinreport" summary "$results" --store "$store" --markdown "$out/answer.md" >"$out/answer.txt" 2>&1
+  if [[ -s $out/answer.md ]]; then cat "$out/answer.md" >>"$summary"; fi
 else
   record "store $store has no store.json" 3
 fi

@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Installs what building and testing pinbench needs on a fresh Debian/Ubuntu machine:
-# Debian packages (only those missing; also Wine and what the Windows check builds from source),
-# the CUDA 12.9 runtime, NVML and CUPTI headers from PyPI wheels into .deps/cuda12 (for the CUDA 12
-# header check and for nvml.h where the toolkit lacks it), and the Python environment of
-# reports/ in .venv.
+# Installs what building and running pinbench needs on a fresh Debian/Ubuntu machine (ci/main.sh):
+# Debian packages (only those missing), the CUDA 12.9 runtime, NVML and CUPTI headers from PyPI
+# wheels into .deps/cuda12 (for nvml.h where the toolkit lacks it, and the CUDA 12 header check),
+# and the Python environment of reports/ in .venv.
+#   --test  also the test toolchain (ci/test.sh): mingw-w64, Wine and what the Windows check builds
+#           from source (with a deb-src entry), Chromium, clang-tidy, and ci/requirements.txt.
 # nvcc itself is not installed here: it comes with the CUDA toolkit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+test_tools=0
+case "${1:-}" in
+  --test) test_tools=1 ;;
+  "") ;;
+  *) echo "usage: ci/setup-debian.sh [--test]" >&2; exit 2 ;;
+esac
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-          libcli11-dev libxxhash-dev g++-mingw-w64-x86-64 python3-venv unzip chromium
-          clang-tidy-14)  # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
+          libcli11-dev libxxhash-dev python3-venv unzip)
+((test_tools)) && packages+=(g++-mingw-w64-x86-64 chromium
+                             clang-tidy-14)  # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -24,6 +32,7 @@ fi
 # and yaml-cpp's Debian source package are built with mingw into .deps/mingw. Wine without its
 # recommends (no fonts, no audio, no X): the programs are console programs, run headless.
 windows_packages=(wine64 wine googletest dpkg-dev)
+((test_tools)) || windows_packages=()
 missing=()
 for p in "${windows_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -34,7 +43,7 @@ if ((${#missing[@]})); then
 fi
 # `apt-get source` needs a deb-src entry, absent on a stock image: one for the same archive
 # (and snapshot) as the first deb822 entry of the main sources.
-if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+if ((test_tools)) && ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
   main_sources=/etc/apt/sources.list.d/debian.sources
   if [[ -f $main_sources ]]; then
     echo "setup: adding a deb-src entry (/etc/apt/sources.list.d/pinbench-deb-src.sources)"
@@ -70,4 +79,6 @@ if [[ ! -x .venv/bin/python ]]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -r reports/requirements.txt -r ci/requirements.txt -e reports
+requirements=(-r reports/requirements.txt)
+((test_tools)) && requirements+=(-r ci/requirements.txt)
+.venv/bin/python -m pip install -q "${requirements[@]}" -e reports

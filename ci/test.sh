@@ -4,7 +4,7 @@
 # This is the README's test command; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ci/setup-debian.sh
+ci/setup-debian.sh --test  # the test toolchain too (Wine, mingw-w64, Chromium, clang-tidy)
 # Style first (seconds): pinned clang-format and ruff (ci/check_style.sh --fix rewrites).
 ci/check_style.sh
 cmake --preset ci-nogpu
