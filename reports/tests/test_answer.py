@@ -208,3 +208,21 @@ def test_summary_of_the_committed_two_gpu_run_names_the_waived_runs_by_reason() 
         "25 runs: needs 8 GPU(s), this machine has 2",
     ]
     assert dict(answer.claim_counts())["REFUTED"] == 1  # claim 3: not every GPU pays
+
+
+def test_rows_ambiguous_only_for_too_few_nights_are_grouped_not_listed_first(tmp_path: Path) -> None:
+    def night(started_at: str) -> dict:
+        runs = [run_doc(costs={"cuda.free": [2 * MiB] * 7}, timings={"alloc": [4.0 + 0.01 * i for i in range(7)]})]
+        return results_doc(runs, started_at=started_at)
+
+    store = make_store(tmp_path / "s")
+    add_to_store(store, night("2025-05-31T10:00:00Z"))
+    doc = night("2025-06-01T10:00:00Z")
+    ctx = build_report(ResultsFile("current.json", doc), read_for_compare(store, doc))
+    few = [r for r in ctx["rows"] if r["few_nights"]]
+    assert few and all(r["status"] == "AMBIGUOUS" and not r["shown"] for r in few)
+    assert ctx["few_nights"] == len(few)
+    html = render_html(ctx)
+    shown = html[html.index('id="verdict-table"') : html.index('id="few-nights"')]
+    assert "too few nights" not in shown
+    assert f"{len(few)} rows AMBIGUOUS only for too few nights" in html

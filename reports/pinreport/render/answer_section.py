@@ -5,7 +5,7 @@ as the headline (answer.Answer.headlines is empty for it)."""
 
 from typing import Any
 
-from pinreport.answer import COMPARED, NO_STORE, Answer, GiB
+from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE, Answer, GiB
 from pinreport.render.labels import probe_label, size_label
 from pinreport.units import format_bytes, format_delta
 
@@ -26,29 +26,31 @@ def answer_section(answer: Answer) -> dict[str, Any]:
                 "cost_pct": "" if f.below_resolution else _pct(r.per_gib / GiB),
                 "probe": probe_label(r.family),
                 "evidence": (
-                    f"{f.n} repeats, {r.runs} runs, {format_bytes(f.x_min)}-{format_bytes(f.x_max)}; "
+                    f"{f.n} repeats, {r.runs} runs, {size_label(f.x_min)}-{size_label(f.x_max)}; "
                     + (
-                        f"every repeat within {format_bytes(f.granule or 0)} of zero"
+                        f"all within {format_bytes(f.granule or 0)} of zero"
                         if f.below_resolution
-                        else f"spread (residual sd) {format_bytes(f.residual_sd)}"
+                        else f"residual sd {format_bytes(f.residual_sd)}"
                     )
                 ),
                 "rule": r.rule or "not judged",
                 "rule_range": (
                     ""
                     if r.ratio_range is None
-                    else f"cost {_pct(r.ratio_range[0])}-{_pct(r.ratio_range[1])} of pinned; "
-                    + ", ".join(f"{v} {n}" for v, n in r.rule_counts)
+                    else f"{_pct(r.ratio_range[0])}-{_pct(r.ratio_range[1])} of pinned, "
+                    + ", ".join(f"{n} {v}" for v, n in r.rule_counts)
                 ),
-                "reserves": [format_bytes(x.per_gpu) for x in r.reserves],
-                "notes": "; ".join(sorted({n for x in r.reserves for n in x.notes})),
+                # a reserve with notes (extrapolated, below resolution) is marked; the notes follow the table
+                "reserves": [format_bytes(x.per_gpu) + (" *" if x.notes else "") for x in r.reserves],
             }
         )
     c = answer.changes
     if c.state == NO_STORE:
         changes, changed = "no store given: nothing to compare", []
+    elif c.state == FIRST_NIGHT:
+        changes, changed = "first night: nothing of this machine was stored before", []
     elif c.state != COMPARED:
-        changes, changed = f"{c.state}: no earlier driver release in the store", []
+        changes, changed = "no earlier driver release in the store (only this release's own nights)", []
     else:
         few = f" ({c.few_nights} only for too few nights)" if c.few_nights else ""
         counts = ", ".join(f"{v} {n}{few if v == 'AMBIGUOUS' else ''}" for v, n in c.counts)
@@ -65,8 +67,10 @@ def answer_section(answer: Answer) -> dict[str, Any]:
         ]
     decided = [x for x in answer.claims if x["verdict"] != "NOT TESTED HERE"]
     trouble = len(answer.problems) + len(answer.disturbed) + len(answer.waived)
+    notes = sorted({n for r in answer.headlines or answer.replayed_rows for x in r.reserves for n in x.notes})
     return {
         "rows": rows,
+        "notes": notes,
         "replayed": answer.replayed,
         "sizes": [size_label(s) for s in answer.reserve_sizes],
         "band": answer.band,
