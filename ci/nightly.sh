@@ -267,7 +267,7 @@ if [[ -f $store/store.json ]]; then
   # The answer (cost per pinned GiB, the rule, the reserve, what changed) in the job summary;
   # its exit code is compare's, already recorded.
   "$pinreport" summary "$results" --store "$store" --markdown "$out/answer.md" >"$out/answer.txt" 2>&1
-  if [[ -s $out/answer.md ]]; then cat "$out/answer.md" >>"$summary"; fi
+  if [[ -s $out/answer.md ]]; then { echo; cat "$out/answer.md"; echo; } >>"$summary"; fi
 else
   record "store $store has no store.json" 3
 fi

@@ -110,6 +110,10 @@ def test_night_one_unchanged_release_is_ok(after_night_one):
     summary = (out / "summary.md").read_text()
     assert "[REPLAYED] OK: no regression (exit 0)" in summary
     assert "doctor: skipped" in summary
+    # The answer (pinreport summary --markdown) before the verdict line, labelled as a replay.
+    answer = summary[summary.index("## pinbench answer: ") : summary.index("**nightly:")]
+    assert "**REPLAYED DATA**" in answer and f"**Since driver {REAL_RELEASE}:**" in answer
+    assert "| [REPLAYED] cudaMallocHost | 1 |" in answer
 
 
 def test_night_two_injected_regression_exits_1(tools, after_night_one, tmp_path):

@@ -47,7 +47,7 @@ def format_summary_markdown(answer: Answer) -> str:
             rule = r.rule or "not judged"
             if r.ratio_range:
                 rule += f" ({_pct(r.ratio_range[0])}-{_pct(r.ratio_range[1])})"
-            reserves = {size_label(x.size): format_bytes(x.per_gpu) for x in r.reserves}
+            reserves = {size_label(x.size): format_bytes(x.per_gpu) + (" \\*" if x.notes else "") for x in r.reserves}
             out.append(
                 f"| {tag}{_cell(r.api)} | {r.gpus} | {cost} | {probe_label(r.family)} | {f.n} ({r.runs}) | {spread} "
                 f"| {rule} | " + " | ".join(reserves.get(s, "-") for s in sizes) + " |"
@@ -56,7 +56,7 @@ def format_summary_markdown(answer: Answer) -> str:
         out.append("")
         out.append(
             "Cost: least-squares slope of held cost against pinned bytes; reserve: its 95% prediction bound."
-            + (f" Notes: {'; '.join(notes)}." if notes else "")
+            + (f" \\* {'; '.join(notes)}." if notes else "")
         )
     else:
         out.append(
