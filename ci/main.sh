@@ -37,6 +37,14 @@ else
   pinreport=(python3 -m pinreport)
 fi
 
+# Before any measuring: a pinreport that cannot start (a missing jinja2, scipy, xxhash ...) would
+# exit 1, which reads as a regression.
+if ! "${pinreport[@]}" --help >/dev/null 2>"$out/pinreport-check.log"; then
+  echo "pinbench: ${pinreport[*]} cannot start (pip install -r reports/requirements.txt; $out/pinreport-check.log):" >&2
+  tail -3 "$out/pinreport-check.log" >&2
+  exit 3
+fi
+
 replay=0
 if [[ ${MAIN_REPLAY:-0} == 1 ]] || ! nvidia-smi -L >/dev/null 2>&1; then
   replay=1
@@ -57,7 +65,7 @@ else
   "$pinbench" run scenarios/quick.yaml -o "$out/quick.json" --no-summary || rc=$?
   ((rc < 128)) || exit "$rc"
   store=$out/store  # kept between runs: the next driver release is compared with this one
-  "$pinbench" store add "$out/quick.json" --store "$store"
+  "$pinbench" store add "$out/quick.json" --store "$store" || echo "pinbench: store add failed: no history kept of this run"
 fi
 
 # The answer: exit codes as `pinreport compare` (1 a regression or a rule violation, 3 a failed or
