@@ -49,7 +49,8 @@ def check_output_path(path: str | Path) -> Path:
         raise OutputRefusedError(name, f"{not_regular_reason(st.st_mode)}; refusing to replace it")
     folder = target.parent
     if not folder.is_dir():
-        raise OutputRefusedError(name, f"its folder {str(folder)!r} does not exist")
+        what = "is not a directory" if folder.exists() else "does not exist"
+        raise OutputRefusedError(name, f"its folder {str(folder)!r} {what}")
     return target
 
 

@@ -95,13 +95,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _gpu_count(text: str) -> int:
-    value = _positive_int(text)
-    if value > MAX_GPUS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_GPUS}: {text!r}")
-    return value
-
-
 def _scenario_floor(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     if not sep or not name:
@@ -222,7 +215,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, help="baseline store directory")
     r.add_argument("--size", required=True, help="pinned size, e.g. 2GiB")
-    r.add_argument("--gpus", type=_gpu_count, default=1, help="GPUs that use the pinned buffer (1 to 1024)")
+    r.add_argument("--gpus", type=int, default=1, help=f"GPUs that use the pinned buffer (1 to {MAX_GPUS})")
     r.add_argument("--driver", help="driver release (default: the highest stored per machine)")
     r.add_argument("--replay", action="store_true", help="fit the replay namespace (labelled REPLAYED)")
     r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
@@ -292,6 +285,8 @@ def _run_html(args: argparse.Namespace) -> int:
 
 def _run_reserve(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
+    if not 1 <= args.gpus <= MAX_GPUS:
+        raise UsageError(f"--gpus must be 1 to {MAX_GPUS}: {args.gpus}")
     missing = _missing_store(args.store)
     if missing is not None:
         return missing
