@@ -14,18 +14,31 @@ Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATIO
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
 timed-out runs, a failed control, missing probes, an interrupted run); 4 an internal error (a
 bug in pinreport: the traceback goes to stderr, no verdict is given). The highest applies.
+Writing: an output path refused before anything is written (a directory, device, FIFO, socket,
+a missing folder) is exit 2; a write that fails midway (a full disk, a closed pipe or standard
+output) is exit 3; each is one line on stderr, never a traceback (atomic_write.py).
 """
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 from pinreport import aa
-from pinreport.compare import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REGRESSION, CompareOptions, compare
+from pinreport.atomic_write import check_output_path
+from pinreport.compare import (
+    EXIT_BAD_INPUT,
+    EXIT_INFRASTRUCTURE,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    CompareOptions,
+    compare,
+)
 from pinreport.console import format_compare, format_reserve
-from pinreport.errors import BadInputError, UsageError
+from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
 from pinreport.junit import write_junit
 from pinreport.load import ResultsFile, load_results
@@ -49,6 +62,8 @@ from pinreport.store import (
     read_release,
 )
 from pinreport.units import parse_size
+
+MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
 
 
 def _fraction(text: str) -> float:
@@ -136,6 +151,28 @@ def _verdict_options(args: argparse.Namespace) -> CompareOptions:
     )
 
 
+def _out(text: str) -> None:
+    """Writes to standard output; WriteFailedError (exit 3) when that fails: a closed pipe, a
+    full device, standard output closed."""
+    if sys.stdout is None:
+        raise WriteFailedError("(standard output)", "cannot write: standard output is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as e:
+        raise WriteFailedError("(standard output)", f"cannot write: {e.strerror or e}") from None
+
+
+def _silence_stdout() -> None:
+    """After a failed write to standard output: point it at the null device, so that the
+    interpreter's own flush at exit fails no more (one line was said already)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
 def _missing_store(path: str) -> int | None:
     """A --store that is not a directory is a typo, not an empty history: exit 2 before anything
     is analysed (an existing directory without store.json is named by read_store instead)."""
@@ -179,7 +216,7 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, help="baseline store directory")
     r.add_argument("--size", required=True, help="pinned size, e.g. 2GiB")
-    r.add_argument("--gpus", type=int, default=1, help="GPUs that use the pinned buffer")
+    r.add_argument("--gpus", type=int, default=1, help=f"GPUs that use the pinned buffer (1 to {MAX_GPUS})")
     r.add_argument("--driver", help="driver release (default: the highest stored per machine)")
     r.add_argument("--replay", action="store_true", help="fit the replay namespace (labelled REPLAYED)")
     r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
@@ -215,52 +252,47 @@ def _run_aa(args: argparse.Namespace) -> int:
         for e in problems:
             print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    sys.stdout.write(aa.format_aa(results, options))
+    _out(aa.format_aa(results, options))
     return EXIT_REGRESSION if any(r.false_alarms for r in results) else EXIT_OK
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     options = _verdict_options(args)  # bad options are reported before any file is read
+    if args.junit:
+        check_output_path(args.junit)  # refused before anything is analysed
     inputs = _load_inputs(args, read_for_compare)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
     report = compare(current, store, options)
-    sys.stdout.write(format_compare(report))
+    _out(format_compare(report))
     if args.junit:
-        try:
-            write_junit(report, args.junit)
-        except OSError as e:
-            print(f"error: {args.junit}: cannot write the JUnit file: {e.strerror}", file=sys.stderr)
-            return max(report.exit_code(), EXIT_BAD_INPUT)
+        write_junit(report, args.junit)
     return report.exit_code()
 
 
 def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
     options = _verdict_options(args)
+    check_output_path(args.output)  # refused before anything is analysed
     # Many nights of history: from the summary index (store_index), each file checked once.
     inputs = _load_inputs(args, read_for_html)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
     context = build_report(current, store, args.bench, options)
-    try:
-        write_html(context, args.output)
-    except BadInputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return max(context["exit_code"], EXIT_BAD_INPUT)
+    write_html(context, args.output)
     for problem in context["bad_input"]:
         print(f"error: {problem}", file=sys.stderr)
-    print(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}")
+    _out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
     code = context["exit_code"]
     return max(code, EXIT_BAD_INPUT) if context["bad_input"] and code < EXIT_BAD_INPUT else code
 
 
 def _run_reserve(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
-    if args.gpus < 1:
-        raise UsageError("--gpus must be 1 or more")
+    if not 1 <= args.gpus <= MAX_GPUS:
+        raise UsageError(f"--gpus must be 1 to {MAX_GPUS}: {args.gpus}")
     missing = _missing_store(args.store)
     if missing is not None:
         return missing
@@ -270,7 +302,7 @@ def _run_reserve(args: argparse.Namespace) -> int:
     chosen = {e.key.group: e.key.release for e in store.entries}
     fits = fit_all(((e.key, e.doc) for e in store.entries), args.confidence)
     recs = recommend(fits, size, args.gpus, chosen)
-    sys.stdout.write(format_reserve(recs, size, args.gpus, replayed=args.replay))
+    _out(format_reserve(recs, size, args.gpus, replayed=args.replay))
     if not recs:
         what = f"driver {args.driver}" if args.driver else "any driver"
         print(f"error: {args.store}: no stored results of {what} allow a fit", file=sys.stderr)
@@ -314,6 +346,8 @@ def _run_summary(args: argparse.Namespace) -> int:
 def _run_trace(args: argparse.Namespace) -> int:
     from pinreport import trace
 
+    if args.html:
+        check_output_path(args.html)  # refused before anything is read
     missing = _missing_store(args.store)
     if missing is not None:
         return missing
@@ -326,18 +360,30 @@ def _run_trace(args: argparse.Namespace) -> int:
     for problem in store.problems:
         print(f"error: {problem}", file=sys.stderr)
     judgement = trace.judge_trace(tf, ((e.key, e.doc) for e in store.entries))
-    sys.stdout.write(trace.format_trace(judgement))
+    _out(trace.format_trace(judgement))
     if args.html:
         from pinreport.render.trace_page import write_trace_html
 
         write_trace_html(judgement, args.html)
-        print(f"{args.html}: {judgement.verdict}")
+        _out(f"{args.html}: {judgement.verdict}\n")
     code = trace.exit_code(judgement)
     return max(code, EXIT_BAD_INPUT) if store.problems and code < EXIT_BAD_INPUT else code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    code = _run(args)
+    if sys.stdout is not None:
+        try:
+            sys.stdout.flush()
+        except OSError as e:
+            print(f"error: (standard output): cannot write: {e.strerror or e}", file=sys.stderr)
+            code = max(code, EXIT_INFRASTRUCTURE)
+            _silence_stdout()
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "compare":
             return _run_compare(args)
@@ -350,9 +396,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "summary":
             return _run_summary(args)
         return _run_reserve(args)
-    except UsageError as e:
+    except (UsageError, OutputRefusedError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except WriteFailedError as e:
+        print(f"error: {e}", file=sys.stderr)
+        if e.path == "(standard output)":
+            _silence_stdout()
+        return EXIT_INFRASTRUCTURE
     except Exception as e:  # noqa: BLE001 - a bug must not read as a verdict (exit 1)
         traceback.print_exc(file=sys.stderr)
         print(

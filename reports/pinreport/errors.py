@@ -18,3 +18,21 @@ class BadInputError(PinreportError):
 
 class UsageError(PinreportError):
     """A command-line value that cannot be used (exit code 2)."""
+
+
+class OutputRefusedError(PinreportError):
+    """An output path refused before anything was written (exit code 2): a directory, device,
+    FIFO or socket, a missing or unwritable folder. Whatever is at the path is left as it was."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class WriteFailedError(PinreportError):
+    """A write that failed midway (exit code 3): a full disk, a closed pipe, standard output
+    closed. A file's previous content is kept (atomic_write.py)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path

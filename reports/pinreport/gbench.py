@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pinreport.input_file import BENCH_LIMIT, read_bounded
+
 
 class NotBenchmarkJson(ValueError):
     """The file cannot be read, or is not a Google Benchmark JSON document."""
@@ -48,7 +50,7 @@ class BenchFile:
 def load_bench(path: str | Path) -> BenchFile:
     """The median rows of `path`; NotBenchmarkJson when it cannot be read as one."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json.loads(read_bounded(path, BENCH_LIMIT).decode("utf-8"))
         rows = doc["benchmarks"]
         medians = {
             base_name(str(row.get("run_name") or row.get("name", ""))): row

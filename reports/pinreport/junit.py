@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from pinreport.atomic_write import write_file
 from pinreport.compare import CompareReport
 from pinreport.expect import ClaimVerdict
 from pinreport.rule import RuleVerdict
@@ -101,4 +102,5 @@ def build_junit(report: CompareReport) -> ET.ElementTree:
 
 
 def write_junit(report: CompareReport, path: str | Path) -> None:
-    build_junit(report).write(path, encoding="utf-8", xml_declaration=True)
+    """Through the one atomic writer: OutputRefusedError (exit 2) or WriteFailedError (exit 3)."""
+    write_file(path, ET.tostring(build_junit(report).getroot(), encoding="utf-8", xml_declaration=True))

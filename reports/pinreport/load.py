@@ -34,6 +34,7 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from pinreport.errors import BadInputError
+from pinreport.input_file import RESULTS_LIMIT, read_bounded
 from pinreport.schema import (
     RESULTS_SCHEMA_NAME,
     RESULTS_SCHEMA_OLDEST_VERSION,
@@ -211,6 +212,72 @@ def _check_sample_counts(doc: dict[str, Any], path: str) -> None:
                 raise BadInputError(path, f"{where}: holds {len(samples)} samples where n is {m['n']}")
 
 
+def only_globs(command: Any) -> list[str]:
+    """The --only globs of a recorded command line ("--only G ...", "--only=G"), as the harness
+    reads them (only_globs in harness/cli/main.cpp)."""
+    globs, in_only = [], False
+    for a in command if isinstance(command, list) else []:
+        a = str(a)
+        if a.startswith("--only="):
+            globs.append(a[7:])
+            in_only = False
+        elif a == "--only":
+            in_only = True
+        elif in_only and a and not a.startswith("-"):
+            globs.append(a)
+        else:
+            in_only = False
+    return globs
+
+
+def check_results_rules(doc: dict[str, Any], path: str) -> None:
+    """The rules of a valid results file beyond its JSON Schema (docs/results-schema.md, "Rules
+    beyond the schema"), the same as the C++ reader's (check_results_rules in
+    harness/src/results/results_json.cpp); both test against harness/tests/fixtures/results-validity/.
+    BadInputError naming the file and the field of the first broken rule."""
+    runs = doc["runs"]
+    seen: set[str] = set()
+    for i, run in enumerate(runs):
+        rid, plan_id = run["id"], run["plan"]["id"]
+        if rid != plan_id:
+            raise BadInputError(path, f"{json_path(['runs', i, 'id'])}: '{rid}' differs from plan.id '{plan_id}'")
+        if rid in seen:
+            raise BadInputError(path, f"{json_path(['runs', i, 'id'])}: duplicate run id '{rid}'")
+        seen.add(rid)
+    scenarios = (doc.get("scenario") or {}).get("scenarios")
+    # The scenario record names the scenarios the plan came from (a scenario file has at least one).
+    named = (
+        isinstance(scenarios, list)
+        and len(scenarios) > 0
+        and all(isinstance(s, dict) and isinstance(s.get("name"), str) for s in scenarios)
+    )
+    measured = doc.get("backend") == "cuda"
+    if named and measured:
+        names = {s["name"] for s in scenarios}
+        for i, run in enumerate(runs):
+            if run["plan"]["scenario"] not in names:
+                where = json_path(["runs", i, "plan", "scenario"])
+                raise BadInputError(
+                    path, f"{where}: '{run['plan']['scenario']}' is not a scenario of scenario.scenarios"
+                )
+    if doc.get("complete") is not True:
+        return
+    if doc.get("interrupted") is not None:
+        raise BadInputError(path, "complete: true, but interrupted is set (an interrupted file is partial)")
+    if not runs:
+        raise BadInputError(path, "complete: true, but runs is empty (a complete file holds every planned run)")
+    commands = [doc.get("command")] + [p.get("command") for p in doc.get("resumed") or [] if isinstance(p, dict)]
+    if named and measured and not any(only_globs(c) for c in commands):
+        ran = {run["plan"]["scenario"] for run in runs}
+        for k, s in enumerate(scenarios):
+            if s["name"] not in ran:
+                raise BadInputError(
+                    path,
+                    f"complete: true, but scenario.scenarios[{k}] ('{s['name']}') has no run "
+                    "(a complete file holds every planned run)",
+                )
+
+
 @dataclass(frozen=True)
 class ResultsFile:
     path: str
@@ -283,6 +350,7 @@ def parse_results(doc: Any, path: str) -> ResultsFile:
     try:
         _fast_validator()(doc)
         _check_sample_counts(doc, path)
+        check_results_rules(doc, path)
         return ResultsFile(path=path, doc=doc)
     except fastjsonschema.JsonSchemaException as fast_error:
         error = best_match(_validator().iter_errors(doc))
@@ -300,10 +368,11 @@ def results_from_bytes(data: bytes, path: str) -> ResultsFile:
 
 
 def load_results(path: str | Path) -> ResultsFile:
-    """Reads and validates a results file; BadInputError naming the file on any problem."""
+    """Reads and validates a results file; BadInputError naming the file on any problem (a file
+    that is not a regular file or is larger than input_file.RESULTS_LIMIT is refused unread)."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(path, RESULTS_LIMIT)
     except OSError as e:
         raise BadInputError(name, f"cannot read: {e.strerror or e}") from e
     return results_from_bytes(data, name)

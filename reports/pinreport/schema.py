@@ -23,6 +23,12 @@ STORE_SCHEMA_OLDEST_VERSION = 1
 REPLAY_NOTE = "REPLAYED DATA derived from a real results file; not a measurement"
 
 
+def trace_json_schema_text() -> str:
+    """The JSON Schema of `pinbench trace` files: a copy of docs/trace.schema.json shipped with
+    the package (a test checks the copy equals the original)."""
+    return resources.files("pinreport").joinpath("data/trace.schema.json").read_text(encoding="utf-8")
+
+
 def results_json_schema_text() -> str:
     """The JSON Schema of results files: a copy of docs/results.schema.json shipped with the
     package (a test checks the copy equals the original)."""

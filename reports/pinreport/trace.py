@@ -13,13 +13,21 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
 
 from pinreport import catalog
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.fit import CostFit, FitKey, fit_all, recommend
+from pinreport.input_file import TRACE_LIMIT, read_bounded
+from pinreport.load import json_path, parse_json
+from pinreport.schema import results_json_schema_text, trace_json_schema_text
 from pinreport.units import format_bytes as size_label
 
 TRACE_SCHEMA = "pinbench-trace"
@@ -55,21 +63,33 @@ class TraceFile:
         return store_key(self.doc.get("environment") or {})
 
 
+@cache
+def _trace_validator() -> jsonschema.Draft202012Validator:
+    """docs/trace.schema.json (its copy in data/), whose environment is the results schema's."""
+    results = json.loads(results_json_schema_text())
+    registry = Registry().with_resource(results["$id"], Resource.from_contents(results))
+    return jsonschema.Draft202012Validator(json.loads(trace_json_schema_text()), registry=registry)
+
+
 def load_trace(path: str | Path) -> TraceFile:
+    """Reads and validates a trace as results files are (load.py): bounded (TRACE_LIMIT), strict
+    JSON, then the trace schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
     p = str(path)
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise BadInputError(p, f"cannot read trace: {e}") from e
+        data = read_bounded(path, TRACE_LIMIT)
+    except OSError as e:
+        raise BadInputError(p, f"cannot read: {e.strerror or e}") from None
+    doc = parse_json(data, p)
     if not isinstance(doc, dict) or doc.get("schema") != TRACE_SCHEMA:
         raise BadInputError(p, f"not a pinbench trace (schema is not {TRACE_SCHEMA!r})")
-    if doc.get("version") not in TRACE_VERSIONS:
+    if doc.get("version") not in TRACE_VERSIONS or isinstance(doc.get("version"), bool):
         raise BadInputError(
             p, f"trace version {doc.get('version')!r} is not understood (this pinreport reads {TRACE_VERSIONS})"
         )
-    for section in ("pinned", "calls", "cost_at_peak", "status", "tracing"):
-        if section not in doc:
-            raise BadInputError(p, f"trace lacks {section!r}")
+    error = best_match(_trace_validator().iter_errors(doc))
+    if error is not None:
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise BadInputError(p, f"{json_path(error.absolute_path)}: {message}")
     return TraceFile(p, doc)
 
 

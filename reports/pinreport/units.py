@@ -17,6 +17,8 @@ _UNITS = {
     "TB": 1000**4,
 }
 _SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?) ?([A-Za-z]+)$")
+# The largest size, as the harness's parse_size (harness/src/scenario/units.cpp): 2^64 - 1 bytes.
+MAX_SIZE = 2**64 - 1
 
 
 def as_number(value: object) -> float | None:
@@ -25,13 +27,17 @@ def as_number(value: object) -> float | None:
 
 
 def parse_size(text: str) -> int:
-    """ "2GiB", "64 MiB", "1.5GiB" -> bytes; a whole number of bytes > 0 with a known unit."""
-    m = _SIZE.match(text.strip())
+    """ "2GiB", "64 MiB", "1.5GiB" -> bytes; a whole number of bytes in [1, MAX_SIZE] with a
+    known unit."""
+    m = _SIZE.match(text.strip()) if len(text) <= 64 else None
     if not m or m.group(2) not in _UNITS:
-        raise UsageError(f"not a size: {text!r} (expected a number and a unit such as 64MiB or 2GiB)")
+        shown = text if len(text) <= 64 else text[:61] + "..."
+        raise UsageError(f"not a size: {shown!r} (expected a number and a unit such as 64MiB or 2GiB)")
     value = Fraction(m.group(1)) * _UNITS[m.group(2)]
     if value.denominator != 1 or value <= 0:
         raise UsageError(f"not a whole positive number of bytes: {text!r}")
+    if value > MAX_SIZE:
+        raise UsageError(f"too large: {text!r} (at most 2^64 - 1 bytes)")
     return int(value)
 
 

@@ -32,6 +32,11 @@ def test_bundled_json_schema_is_the_documented_one():
     assert schema.results_json_schema_text() == documented
 
 
+def test_bundled_trace_schema_is_the_documented_one():
+    documented = (REPO_ROOT / "docs/trace.schema.json").read_text()
+    assert schema.trace_json_schema_text() == documented
+
+
 def test_replay_note_matches_the_json_schema():
     assert f'"const": "{schema.REPLAY_NOTE}"' in schema.results_json_schema_text()
 

@@ -22,3 +22,29 @@ def test_format_bytes():
     assert format_bytes(-2 * 1024**2) == "-2.00 MiB"
     assert format_bytes(0) == "0 B"
     assert format_bytes(1536) == "1.50 KiB"
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("18446744073709551616B", "too large: '18446744073709551616B' (at most 2^64 - 1 bytes)"),
+        ("16777216TiB", "too large"),
+        ("1" * 5000 + "B", "not a size: '" + "1" * 61 + "...'"),
+    ],
+)
+def test_parse_size_is_bounded_as_the_harness(text, says):
+    """The harness's parse_size refuses sizes above 2^64 - 1 bytes (harness/src/scenario/units.cpp);
+    `pinreport reserve --size 18446744073709551616B` was accepted (issue 28)."""
+    with pytest.raises(UsageError) as e:
+        parse_size(text)
+    assert says in str(e.value)
+    assert parse_size("18446744073709551615B") == 2**64 - 1
+
+
+def test_reserve_refuses_a_size_too_large_before_reading_the_store(tmp_path, capsys):
+    from pinreport.cli import main
+
+    code = main(["reserve", "--store", str(tmp_path), "--size", "18446744073709551616B"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == "error: too large: '18446744073709551616B' (at most 2^64 - 1 bytes)\n"

@@ -2,6 +2,7 @@
 // field of the current version; the reader requires every field of the version it reads and
 // names the file and JSON path of the first problem, so a hand-edited or truncated file is
 // rejected rather than half-read. Older versions are upgraded once read (results_upgrade.hpp).
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -265,6 +266,78 @@ json to_json(const ResultsDocument& doc) {
                 {"runs", std::move(runs)}};
 }
 
+namespace {
+
+// Whether a recorded command line selected runs with --only ("--only G ...", "--only=G"), as
+// `pinbench run` parses it.
+bool selects_with_only(const json& command) {
+    if (!command.is_array()) return false;
+    bool in_only = false;
+    for (const json& a : command) {
+        const std::string arg = a.is_string() ? a.get<std::string>() : std::string();
+        if (arg.rfind("--only=", 0) == 0) return true;
+        if (in_only && !arg.empty() && arg[0] != '-') return true;
+        in_only = arg == "--only";
+    }
+    return false;
+}
+
+// The rules of a valid results file beyond its fields (docs/results-schema.md, "Rules beyond the
+// schema"), the same as pinreport's (check_results_rules in reports/pinreport/load.py); both are
+// tested on harness/tests/fixtures/results-validity/. A duplicate run id and a run id that
+// differs from its plan.id are refused where each run is read.
+void check_results_rules(const ResultsDocument& doc, const JsonAt& root) {
+    const json* scenarios = doc.scenario.is_object() && doc.scenario.contains("scenarios")
+                                ? &doc.scenario.at("scenarios")
+                                : nullptr;
+    // The scenario record names the scenarios the plan came from (a scenario file has at least one).
+    const bool named = scenarios != nullptr && scenarios->is_array() && !scenarios->empty() &&
+                       std::all_of(scenarios->begin(), scenarios->end(), [](const json& s) {
+                           return s.is_object() && s.contains("name") && s.at("name").is_string();
+                       });
+    const bool measured = doc.backend == "cuda";
+    std::set<std::string> names;
+    if (named) {
+        for (const json& s : *scenarios) names.insert(s.at("name").get<std::string>());
+    }
+    if (named && measured) {
+        const JsonAt runs = root.field("runs");
+        for (std::size_t i = 0; i < doc.runs.size(); ++i) {
+            const std::string& scenario = doc.runs[i].run.scenario;
+            if (!names.contains(scenario)) {
+                runs.element(i)
+                    .field("plan")
+                    .field("scenario")
+                    .fail("'" + scenario + "' is not a scenario of scenario.scenarios");
+            }
+        }
+    }
+    if (!doc.complete) return;
+    const JsonAt complete = root.field("complete");
+    if (!doc.interrupted.is_null())
+        complete.fail("true, but interrupted is set (an interrupted file is partial)");
+    if (doc.runs.empty()) complete.fail("true, but runs is empty (a complete file holds every planned run)");
+    bool only = selects_with_only(json(doc.command));
+    if (doc.resumed.is_array()) {
+        for (const json& part : doc.resumed) {
+            if (part.is_object() && part.contains("command"))
+                only = only || selects_with_only(part.at("command"));
+        }
+    }
+    if (!named || !measured || only) return;
+    std::set<std::string> ran;
+    for (const RunRecord& run : doc.runs) ran.insert(run.run.scenario);
+    for (std::size_t k = 0; k < scenarios->size(); ++k) {
+        const std::string name = scenarios->at(k).at("name").get<std::string>();
+        if (!ran.contains(name)) {
+            complete.fail("true, but scenario.scenarios[" + std::to_string(k) + "] ('" + name +
+                          "') has no run (a complete file holds every planned run)");
+        }
+    }
+}
+
+}  // namespace
+
 ResultsDocument results_from_json(const json& j, const std::string& path_for_messages) {
     const std::string& file = path_for_messages;
     const JsonAt root(j, file, "");
@@ -334,6 +407,7 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
         if (!ids.insert(run.run.id).second) at.field("id").fail("duplicate run id '" + run.run.id + "'");
         doc.runs.push_back(std::move(run));
     });
+    check_results_rules(doc, root);
     if (version < results_schema_version) upgrade_metrics(doc);
     return doc;
 }

@@ -1,12 +1,11 @@
 """The page: templates/report.html.j2 (Jinja2, autoescaped) filled with context.py's values.
 The page is self-contained: inline CSS and SVG, no script, no external resource."""
 
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from pinreport.errors import BadInputError
+from pinreport.atomic_write import write_text
 
 
 def _environment() -> jinja2.Environment:
@@ -24,7 +23,5 @@ def render_html(context: dict[str, Any]) -> str:
 
 
 def write_html(context: dict[str, Any], path: str) -> None:
-    try:
-        Path(path).write_text(render_html(context), encoding="utf-8")
-    except OSError as e:
-        raise BadInputError(path, f"cannot write the report: {e.strerror}") from None
+    """Through the one atomic writer: OutputRefusedError (exit 2) or WriteFailedError (exit 3)."""
+    write_text(path, render_html(context))

@@ -3,12 +3,11 @@ GPU, what was pinned at the peak (by API family, call site and process), the cal
 point, and the timeline of held pinned bytes beside the device cost the samples show.
 templates/trace.html.j2 displays what this module prepares."""
 
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from pinreport.errors import BadInputError
+from pinreport.atomic_write import write_text
 from pinreport.svg_charts import Series, line_chart
 from pinreport.trace import TraceJudgement, asked_sizes, calls_by_api, pinning_processes, rounding_note, sample_costs
 from pinreport.units import format_bytes
@@ -88,7 +87,4 @@ def write_trace_html(j: TraceJudgement, path: str) -> None:
         undefined=jinja2.StrictUndefined,
     )
     html = env.get_template("trace.html.j2").render(**trace_context(j))
-    try:
-        Path(path).write_text(html, encoding="utf-8")
-    except OSError as e:
-        raise BadInputError(path, f"cannot write the trace page: {e.strerror}") from None
+    write_text(path, html)  # the one atomic writer

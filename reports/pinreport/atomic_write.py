@@ -1,0 +1,96 @@
+"""The one writer of every file pinreport writes (HTML pages, JUnit XML; the store's files are
+the harness's): nothing at the path is damaged, whatever happens.
+
+- The output path is checked first: a directory, device (/dev/full, /dev/null), FIFO or socket
+  there is refused (OutputRefusedError, exit 2) and never replaced; so is a path whose folder is
+  missing or cannot take a new file. A symbolic link is followed: the file it points to is
+  replaced and the link stays.
+- The bytes go to a temporary file in the same folder (`NAME.tmp.PID.RANDOM`), which is flushed,
+  fsynced and renamed over the path (os.replace): a reader sees the old file or the new one,
+  never a mix, and a full disk or a crash leaves the old file as it was (WriteFailedError, exit
+  3; the temporary is removed). A file that existed keeps its permission bits.
+- On Windows a reader holding the old file open makes the rename fail for a moment: it is
+  retried with growing waits.
+"""
+
+import contextlib
+import os
+import secrets
+import stat
+import time
+from pathlib import Path
+
+from pinreport.errors import OutputRefusedError, WriteFailedError
+from pinreport.input_file import not_regular_reason
+
+_RENAME_ATTEMPTS = 20
+
+
+def _target(path: str | Path) -> Path:
+    """The file to replace: the path, or where its symbolic links lead."""
+    p = Path(path)
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
+def check_output_path(path: str | Path) -> Path:
+    """The file `path` names, or OutputRefusedError when it must not be written (module
+    docstring). Nothing is created."""
+    name = str(path)
+    if name == "":
+        raise OutputRefusedError(name, "an empty output path")
+    target = _target(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise OutputRefusedError(name, f"cannot use as an output path: {e.strerror}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputRefusedError(name, f"{not_regular_reason(st.st_mode)}; refusing to replace it")
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a directory" if folder.exists() else "does not exist"
+        raise OutputRefusedError(name, f"its folder {str(folder)!r} {what}")
+    return target
+
+
+def write_file(path: str | Path, data: bytes) -> None:
+    """Writes `data` to `path` atomically (module docstring); OutputRefusedError (exit 2) when
+    the path is refused before anything is written, WriteFailedError (exit 3) when the write
+    fails midway. Either way what was at the path is unchanged."""
+    name = str(path)
+    target = check_output_path(path)
+    tmp = target.with_name(f"{target.name}.tmp.{os.getpid()}.{secrets.token_hex(6)}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as e:
+        raise OutputRefusedError(name, f"cannot create a file in its folder: {e.strerror}") from None
+    try:
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+            _replace(tmp, target)
+        except OSError as e:
+            raise WriteFailedError(name, f"write failed, the previous file is kept: {e.strerror or e}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def write_text(path: str | Path, text: str) -> None:
+    write_file(path, text.encode("utf-8"))
+
+
+def _replace(tmp: Path, target: Path) -> None:
+    for i in range(_RENAME_ATTEMPTS):
+        try:
+            os.replace(tmp, target)
+            return
+        except PermissionError:
+            if os.name != "nt" or i == _RENAME_ATTEMPTS - 1:
+                raise
+            time.sleep(min(0.01 * (i + 1), 0.1))
