@@ -1,9 +1,9 @@
 """Markdown output of `pinreport summary --markdown` (summary.md beside the results, the nightly's
 job summary): the answer of answer.py as tables. One formatter per format: the text is console.py's."""
 
-from pathlib import Path
 
 from pinreport.answer import COMPARED, NO_STORE, Answer, GiB
+from pinreport.atomic_write import write_text
 from pinreport.render.labels import probe_label, size_label
 from pinreport.units import format_bytes
 
@@ -101,4 +101,4 @@ def format_summary_markdown(answer: Answer) -> str:
 
 
 def write_summary_markdown(answer: Answer, path: str) -> None:
-    Path(path).write_text(format_summary_markdown(answer), encoding="utf-8")
+    write_text(path, format_summary_markdown(answer))  # the one atomic writer
