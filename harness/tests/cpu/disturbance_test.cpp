@@ -287,5 +287,58 @@ transforms:
     EXPECT_EQ(run.disturbance.at("evidence").at(0).at("what"), "negative_cost");
 }
 
+// Without process lists (WSL2, or NVML behind a shim that refuses them) a neighbour that
+// allocates while the child measures is counted in the repeat's device-level costs and the
+// watch sees nobody: the repeats must agree, or the odd one is retried and never passes as ok.
+TEST(DisturbanceReplay, WithoutProcessListsANeighboursAllocationNeverPassesAsCost) {
+    const auto r = replay_with("hidden", R"(replay_script_version: 1
+inject:
+  - what: disturbance
+    runs: "quick-overhead/cudaMallocHost/4GiB/*"
+    repeat: 2
+    bytes: 256MiB
+    process_lists: false
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
+    ASSERT_EQ(r.outcome.kind, ProcessOutcome::Kind::exited) << r.outcome.output;
+    EXPECT_EQ(r.outcome.exit_code, 3) << r.outcome.output;
+    const RunRecord& run = only_run(r.doc);
+    EXPECT_EQ(run.status, Status::disturbed) << "repeat 2 is off by 256 MiB on every attempt";
+    EXPECT_EQ(r.doc.controls.at("watch").at("level"), "device");
+    EXPECT_NE(r.doc.controls.at("watch").at("level_why").get<std::string>().find("no process list"),
+              std::string::npos);
+    for (const auto& rep : run.repeats) {
+        if (rep.index == 2) EXPECT_EQ(rep.status, Status::disturbed) << "attempt " << rep.attempt;
+    }
+}
+
+TEST(DisturbanceReplay, WithoutProcessListsATransientNeighbourEndsOkWithTheQuietValues) {
+    const auto r = replay_with("hidden-transient", R"(replay_script_version: 1
+inject:
+  - what: disturbance
+    runs: "quick-overhead/cudaMallocHost/4GiB/*"
+    repeat: 2
+    attempts: 1
+    bytes: 68MiB
+    process_lists: false
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
+    EXPECT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+    const RunRecord& run = only_run(r.doc);
+    EXPECT_EQ(run.status, Status::ok);
+    const ResultsDocument src = load_results(source);
+    for (const auto& s : src.runs) {
+        if (s.run.id != run.run.id) continue;
+        for (const char* key : {"cost.after_first_use.cuda.free", "cost.after_alloc.cuda.free"}) {
+            if (!s.metrics.contains(key)) continue;
+            const auto& got = run.metrics.at(key).stats;
+            const auto& quiet = s.metrics.at(key).stats;
+            EXPECT_EQ(got.median, quiet.median) << key;
+            EXPECT_EQ(got.max, quiet.max) << key << ": the 68 MiB repeat must not count";
+            EXPECT_EQ(got.n, 7u) << key;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace pinbench
