@@ -214,6 +214,9 @@ else
   rc=$?
   cancelled $rc
   record "run $scenario" $rc
+  # One neighbour kept the GPU busy: pinbench run stopped within about a minute (docs/disturbance.md).
+  busy=$(sed -n 's/^pinbench: stopped: \(the GPU is busy: .*\)$/\1/p' "$out/run.log" | head -1)
+  [[ -n $busy ]] && note "${busy%%; the remaining*}; pinbench run stopped, the rest not measured"
 fi
 run_status=$status
 if [[ ! -f $results ]]; then
