@@ -66,7 +66,7 @@ struct AttemptWindow {
 
 struct Evidence {
     std::string what;        // process_appeared, process_left, process_memory, idle_move, not_returned,
-                             // negative_cost, outlier
+                             // negative_cost, outlier, unverified (no process list, too few repeats)
     unsigned device = 0;     // NVML index
     std::uint32_t pid = 0;   // 0: no process named
     std::int64_t bytes = 0;  // how much moved

@@ -108,6 +108,35 @@ nlohmann::json null_window_record(const Nvml& nvml, const WatchPlan& plan, const
             {"evidence", j.is_object() ? j["evidence"] : nlohmann::json::array()}};
 }
 
+// A run watched without process lists whose clean repeats are too few to show agreement
+// (cost_outliers needs 3): each clean repeat's device-level probes are marked disturbed, with
+// evidence "unverified", so their metrics carry "disturbed": true and are never judged
+// (docs/disturbance.md, "Without process lists").
+void mark_unverified(std::vector<RepeatRecord>& repeats) {
+    std::vector<RepeatRecord*> ok;
+    for (auto& r : repeats) {
+        if (r.status == Status::ok) ok.push_back(&r);
+    }
+    if (ok.empty() || ok.size() >= 3) return;
+    const std::string why = "NVML gives no process list and " + std::to_string(ok.size()) +
+                            " clean repeat(s) cannot show that they agree (3 needed): device-level costs not judged";
+    for (RepeatRecord* r : ok) {
+        nlohmann::json d = r->disturbance.is_object() ? r->disturbance
+                                                      : nlohmann::json{{"probes", nlohmann::json::array()},
+                                                                       {"evidence", nlohmann::json::array()}};
+        std::set<std::string> probes;
+        for (const auto& p : d["probes"]) probes.insert(p.get<std::string>());
+        for (const auto& s : r->snapshots) {
+            for (const auto& [key, reading] : s.readings) {
+                if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed) probes.insert(key);
+            }
+        }
+        d["probes"] = probes;
+        d["evidence"].push_back({{"what", "unverified"}, {"text", why}});
+        r->disturbance = d;
+    }
+}
+
 // Sleeps `d`, in short steps, returning early when a stop signal arrives.
 void sleep_unless_stopped(std::chrono::milliseconds d) {
     const auto until = SteadyClock::now() + d;
@@ -380,6 +409,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         const auto run_began = SteadyClock::now();
         int attempts = 0, disturbed_attempts = 0;
         bool neighbour_seen = false, gave_up = false;
+        bool device_level = false;  // some attempt's watch had no process list
         // One attempt at repeat k; returns true when it is final (not to be retried).
         auto attempt = [&](int k, int number) {
             DeviceWait wait;
@@ -402,6 +432,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             watch_read_ms += w.watch_read_ms;
             neighbour_seen |= w.foreign_present || !w.no_process_list.empty();
             if (no_process_list.empty()) no_process_list = w.no_process_list;
+            device_level |= !w.no_process_list.empty();
             RepeatRecord r = std::move(w.record);
             r.attempt = number;
             r.parent_wait_ms = wait.waited_ms;
@@ -505,6 +536,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 }
             }
         }
+        // Without process lists, fewer than 3 clean repeats cannot show that they agree: their
+        // device-level probes are marked, so those metrics are kept but never judged.
+        if (device_level && stop_signal() == 0 && busy.empty()) mark_unverified(rec.repeats);
         if (stop_signal() != 0) {
             // Cancelled: this run is left out (a resume measures it again whole).
             if (stopped_in.is_null()) stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};

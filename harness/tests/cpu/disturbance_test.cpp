@@ -205,11 +205,12 @@ struct Replayed {
     ResultsDocument doc;
 };
 
-Replayed replay_with(const std::string& name, const std::string& script_text, const std::string& only) {
+Replayed replay_with(const std::string& name, const std::string& script_text, const std::string& only,
+                     const std::string& from = source) {
     const auto script = temp_path(name + ".yaml");
     const auto out = temp_path(name + ".json");
     write_file_atomically(script.string(), script_text);
-    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", script.string(),
+    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", from, "--script", script.string(),
                   "--only", only, "--retry-wait", "0.01", "-o", out.string()},
                  {});
     Replayed r{p.wait(std::chrono::minutes(3)), {}};
@@ -338,6 +339,33 @@ inject:
             EXPECT_EQ(got.n, 7u) << key;
         }
     }
+}
+
+// Fewer than 3 clean repeats cannot show that they agree: without process lists their
+// device-level metrics are kept but marked disturbed (never judged), whatever they read.
+TEST(DisturbanceReplay, WithoutProcessListsTwoRepeatsAreNeverJudgedOnDeviceLevelKeys) {
+    const auto r = replay_with("hidden-two", R"(replay_script_version: 1
+inject:
+  - what: disturbance
+    runs: "apis-overhead/pageable/64MiB/*"
+    repeat: 0
+    bytes: 256MiB
+    process_lists: false
+)",
+                               "apis-overhead/pageable/64MiB/*",
+                               std::string(PINBENCH_SOURCE_DIR) + "/results/h200-apis/results.json");
+    EXPECT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+    const RunRecord& run = only_run(r.doc);
+    ASSERT_EQ(run.repeats.size(), 2u);
+    int device_level = 0;
+    for (const auto& [name, m] : run.metrics) {
+        if (!name.ends_with(".cuda.free") && name.find(".nvml.") == std::string::npos) continue;
+        if (name.ends_with("process_used") || name.ends_with(".total")) continue;
+        ++device_level;
+        EXPECT_TRUE(m.disturbed) << name << ": 2 repeats without process lists, one off by 256 MiB";
+    }
+    EXPECT_GT(device_level, 0);
+    EXPECT_EQ(run.repeats[0].disturbance.at("evidence").back().at("what"), "unverified");
 }
 
 }  // namespace
