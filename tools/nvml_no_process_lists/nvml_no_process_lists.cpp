@@ -10,6 +10,8 @@
 // reading its arguments (all of these return nvmlReturn_t; on x86-64 and aarch64 a callee that
 // ignores its arguments may be called with any). The first refusal of each name is said on stderr
 // once, so a run's log shows that the shim was in front. Not part of pinbench.
+// Limit: a forwarded dlsym(RTLD_NEXT, ...) resolves relative to this library, not its caller; a
+// program that interposes functions itself would be misled (pinbench does not use RTLD_NEXT).
 #include <dlfcn.h>
 
 #include <cstdio>
