@@ -22,13 +22,20 @@ enum { NVML_ERROR_NOT_SUPPORTED = 3 };
 static int not_supported(void) { return NVML_ERROR_NOT_SUPPORTED; }
 
 static const char* const refused[] = {
-    "nvmlDeviceGetComputeRunningProcesses",    "nvmlDeviceGetComputeRunningProcesses_v2",
-    "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetGraphicsRunningProcesses",
-    "nvmlDeviceGetGraphicsRunningProcesses_v2", "nvmlDeviceGetGraphicsRunningProcesses_v3",
-    "nvmlDeviceGetMPSComputeRunningProcesses", "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-    "nvmlDeviceGetMPSComputeRunningProcesses_v3", "nvmlDeviceGetProcessUtilization",
-    "nvmlDeviceGetProcessesUtilizationInfo",   "nvmlDeviceGetRunningProcessDetailList",
-    "nvmlDeviceGetAccountingPids",             "nvmlDeviceGetAccountingStats",
+    "nvmlDeviceGetComputeRunningProcesses",
+    "nvmlDeviceGetComputeRunningProcesses_v2",
+    "nvmlDeviceGetComputeRunningProcesses_v3",
+    "nvmlDeviceGetGraphicsRunningProcesses",
+    "nvmlDeviceGetGraphicsRunningProcesses_v2",
+    "nvmlDeviceGetGraphicsRunningProcesses_v3",
+    "nvmlDeviceGetMPSComputeRunningProcesses",
+    "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+    "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+    "nvmlDeviceGetProcessUtilization",
+    "nvmlDeviceGetProcessesUtilizationInfo",
+    "nvmlDeviceGetRunningProcessDetailList",
+    "nvmlDeviceGetAccountingPids",
+    "nvmlDeviceGetAccountingStats",
 };
 static int said[sizeof refused / sizeof refused[0]];  // NOLINT: one flag per name, this test tool only
 
@@ -54,7 +61,8 @@ extern "C" void* dlsym(void* __restrict handle, const char* __restrict name) noe
             if (std::strcmp(name, refused[i]) != 0) continue;
             if (!said[i]) {
                 said[i] = 1;
-                std::fprintf(stderr, "nvml_no_process_lists: %s answers NOT_SUPPORTED (as under WSL2)\n", name);
+                std::fprintf(stderr, "nvml_no_process_lists: %s answers NOT_SUPPORTED (as under WSL2)\n",
+                             name);
             }
             return reinterpret_cast<void*>(&not_supported);
         }

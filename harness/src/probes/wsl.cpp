@@ -16,7 +16,8 @@ namespace pinbench {
 namespace {
 
 std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
@@ -28,7 +29,8 @@ std::string wsl1_windows_build(const std::string& release) {
     if (at == std::string::npos) return {};
     std::size_t begin = at;
     while (begin > 0 && std::isdigit(static_cast<unsigned char>(release[begin - 1]))) --begin;
-    return begin > 0 && release[begin - 1] == '-' && begin < at ? release.substr(begin, at - begin) : std::string();
+    return begin > 0 && release[begin - 1] == '-' && begin < at ? release.substr(begin, at - begin)
+                                                                : std::string();
 }
 
 }  // namespace
@@ -46,7 +48,8 @@ std::optional<OsFacts::Wsl> wsl_facts(const WslSignals& s) {
     const std::string kernel = release_says ? s.kernel_release : s.proc_version;
     const bool wsl2 = s.dev_dxg || has(kernel, "wsl2") || has(kernel, "microsoft-standard");
     wsl.version = wsl2 ? 2 : 1;
-    if (const std::string build = wsl2 ? std::string() : wsl1_windows_build(s.kernel_release); !build.empty()) {
+    if (const std::string build = wsl2 ? std::string() : wsl1_windows_build(s.kernel_release);
+        !build.empty()) {
         wsl.windows_build = Maybe<std::string>::of(build);
     } else {
         wsl.windows_build = Maybe<std::string>::none(

@@ -34,9 +34,8 @@ void BusyGpuCheck::null_window(const nlohmann::json& evidence, std::int64_t bega
 
 std::optional<std::string> BusyGpuCheck::attempt(const nlohmann::json& disturbance, std::int64_t ended_ns) {
     if (!armed_) return std::nullopt;
-    const nlohmann::json* evidence = disturbance.is_object() && disturbance.contains("evidence")
-                                         ? &disturbance["evidence"]
-                                         : nullptr;
+    const nlohmann::json* evidence =
+        disturbance.is_object() && disturbance.contains("evidence") ? &disturbance["evidence"] : nullptr;
     if (evidence == nullptr || !evidence->is_array() || evidence->empty()) {
         armed_ = false;  // a clean attempt: the GPU is usable
         return std::nullopt;
@@ -58,7 +57,8 @@ std::optional<std::string> BusyGpuCheck::attempt(const nlohmann::json& disturban
             who += (who.empty() ? "" : ", ") + std::string("pid ") + std::to_string(pid) +
                    (name != names_.end() ? " (" + name->second + ")" : "");
         }
-        who += " moved device memory " + std::to_string(moves_) + " times in " + std::to_string(seconds) + " s";
+        who +=
+            " moved device memory " + std::to_string(moves_) + " times in " + std::to_string(seconds) + " s";
     } else {
         who = "device usage moved " + std::to_string(moves_) + " times in " + std::to_string(seconds) +
               " s (no process named)";

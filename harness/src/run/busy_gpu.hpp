@@ -17,7 +17,7 @@
 namespace pinbench {
 
 struct BusyGpuLimits {
-    int attempts = 3;                          // disturbed attempts after a disturbed null window
+    int attempts = 3;                         // disturbed attempts after a disturbed null window
     std::chrono::milliseconds within{45000};  // or fewer, once this long has passed since the window
 };
 

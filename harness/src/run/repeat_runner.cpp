@@ -118,8 +118,9 @@ void mark_unverified(std::vector<RepeatRecord>& repeats) {
         if (r.status == Status::ok) ok.push_back(&r);
     }
     if (ok.empty() || ok.size() >= 3) return;
-    const std::string why = "NVML gives no process list and " + std::to_string(ok.size()) +
-                            " clean repeat(s) cannot show that they agree (3 needed): device-level costs not judged";
+    const std::string why =
+        "NVML gives no process list and " + std::to_string(ok.size()) +
+        " clean repeat(s) cannot show that they agree (3 needed): device-level costs not judged";
     for (RepeatRecord* r : ok) {
         nlohmann::json d = r->disturbance.is_object() ? r->disturbance
                                                       : nlohmann::json{{"probes", nlohmann::json::array()},
@@ -128,7 +129,8 @@ void mark_unverified(std::vector<RepeatRecord>& repeats) {
         for (const auto& p : d["probes"]) probes.insert(p.get<std::string>());
         for (const auto& s : r->snapshots) {
             for (const auto& [key, reading] : s.readings) {
-                if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed) probes.insert(key);
+                if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed)
+                    probes.insert(key);
             }
         }
         d["probes"] = probes;

@@ -26,9 +26,10 @@ TEST(BusyGpu, ANeighbourInTheNullWindowAndTheFirstThreeAttemptsIsNamed) {
     EXPECT_FALSE(check.attempt(disturbed({moved(949), moved(949)}), 8 * s_ns));
     const auto busy = check.attempt(disturbed({moved(949)}), 14 * s_ns);
     ASSERT_TRUE(busy);
-    EXPECT_EQ(*busy,
-              "the GPU is busy: pid 949 (pinbench_neighb) moved device memory 6 times in 14 s: the null window "
-              "before the first run and each of the 3 attempts since were disturbed");
+    EXPECT_EQ(
+        *busy,
+        "the GPU is busy: pid 949 (pinbench_neighb) moved device memory 6 times in 14 s: the null window "
+        "before the first run and each of the 3 attempts since were disturbed");
     EXPECT_FALSE(check.attempt(disturbed({moved(949)}), 15 * s_ns)) << "said once";
 }
 
@@ -39,7 +40,8 @@ TEST(BusyGpu, WithoutProcessListsTheMovesAreCounted) {
     EXPECT_FALSE(check.attempt(disturbed({moved(0), moved(0)}), 6 * s_ns));
     const auto busy = check.attempt(disturbed({moved(0)}), 10 * s_ns);
     ASSERT_TRUE(busy);
-    EXPECT_NE(busy->find("device usage moved 5 times in 10 s (no process named)"), std::string::npos) << *busy;
+    EXPECT_NE(busy->find("device usage moved 5 times in 10 s (no process named)"), std::string::npos)
+        << *busy;
 }
 
 TEST(BusyGpu, SlowAttemptsStopWithinTheTimeBound) {
@@ -69,7 +71,8 @@ TEST(BusyGpu, DifferentNeighboursEachTimeAreNotOnePersistentOne) {
     BusyGpuCheck check;
     check.null_window(json::array({moved(949)}), 0);
     EXPECT_FALSE(check.attempt(disturbed({moved(1000, "ci-job")}), 2 * s_ns));
-    for (int i = 3; i < 10; ++i) EXPECT_FALSE(check.attempt(disturbed({moved(1000, "ci-job")}), i * 10 * s_ns));
+    for (int i = 3; i < 10; ++i)
+        EXPECT_FALSE(check.attempt(disturbed({moved(1000, "ci-job")}), i * 10 * s_ns));
 }
 
 }  // namespace

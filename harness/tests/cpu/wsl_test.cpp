@@ -19,9 +19,10 @@ std::optional<OsFacts::Wsl> facts(const char* release, const char* version = "",
 }
 
 TEST(Wsl, TheWsl2KernelReleaseSaysWsl2) {
-    const auto wsl = facts("5.15.167.4-microsoft-standard-WSL2",
-                           "Linux version 5.15.167.4-microsoft-standard-WSL2 (root@f9c826d3017f) (gcc (GCC) 11.2.0)",
-                           true, true);
+    const auto wsl =
+        facts("5.15.167.4-microsoft-standard-WSL2",
+              "Linux version 5.15.167.4-microsoft-standard-WSL2 (root@f9c826d3017f) (gcc (GCC) 11.2.0)", true,
+              true);
     ASSERT_TRUE(wsl);
     EXPECT_EQ(wsl->version, 2);
     EXPECT_EQ(wsl->signals, (std::vector<std::string>{"kernel release 5.15.167.4-microsoft-standard-WSL2",
@@ -41,7 +42,8 @@ TEST(Wsl, OlderWsl2KernelsAndCustomKernelsWithDxg) {
 }
 
 TEST(Wsl, Wsl1CarriesTheWindowsBuildInItsRelease) {
-    const auto wsl = facts("4.4.0-19041-Microsoft", "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com)");
+    const auto wsl =
+        facts("4.4.0-19041-Microsoft", "Linux version 4.4.0-19041-Microsoft (Microsoft@Microsoft.com)");
     ASSERT_TRUE(wsl);
     EXPECT_EQ(wsl->version, 1);
     ASSERT_TRUE(wsl->windows_build.value);
