@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <string_view>
 
 #include "pinbench/environment_record.hpp"
 
@@ -33,19 +34,30 @@ std::string wsl1_windows_build(const std::string& release) {
                                                                 : std::string();
 }
 
+// The release in "Linux version <release> (builder) ...": only that part of /proc/version counts
+// (a builder's address such as "...@microsoft.com" on Azure Linux kernels is no WSL).
+std::string proc_version_release(const std::string& proc_version) {
+    constexpr std::string_view prefix = "Linux version ";
+    if (proc_version.rfind(prefix, 0) != 0) return {};
+    const std::size_t end = proc_version.find(' ', prefix.size());
+    return proc_version.substr(prefix.size(),
+                               end == std::string::npos ? std::string::npos : end - prefix.size());
+}
+
 }  // namespace
 
 std::optional<OsFacts::Wsl> wsl_facts(const WslSignals& s) {
     OsFacts::Wsl wsl;
+    const std::string version_release = proc_version_release(s.proc_version);
     const bool release_says = has(s.kernel_release, "microsoft");
-    const bool version_says = has(s.proc_version, "microsoft");
+    const bool version_says = has(version_release, "microsoft");
     if (release_says) wsl.signals.push_back("kernel release " + s.kernel_release);
-    if (version_says && !release_says) wsl.signals.push_back("/proc/version names Microsoft");
+    if (version_says && !release_says) wsl.signals.push_back("/proc/version release " + version_release);
     if (s.dev_dxg) wsl.signals.push_back("/dev/dxg");
     if (s.usr_lib_wsl) wsl.signals.push_back("/usr/lib/wsl");
     // /usr/lib/wsl alone (a copied directory, a container's bind mount) is not enough.
     if (!release_says && !version_says && !s.dev_dxg) return std::nullopt;
-    const std::string kernel = release_says ? s.kernel_release : s.proc_version;
+    const std::string kernel = release_says ? s.kernel_release : version_release;
     const bool wsl2 = s.dev_dxg || has(kernel, "wsl2") || has(kernel, "microsoft-standard");
     wsl.version = wsl2 ? 2 : 1;
     if (const std::string build = wsl2 ? std::string() : wsl1_windows_build(s.kernel_release);

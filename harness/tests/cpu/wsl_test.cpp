@@ -53,6 +53,9 @@ TEST(Wsl, Wsl1CarriesTheWindowsBuildInItsRelease) {
 TEST(Wsl, NativeLinuxIsNoWsl) {
     EXPECT_FALSE(facts("6.8.0-60-generic", "Linux version 6.8.0-60-generic (buildd@lcy02-amd64-080)"));
     EXPECT_FALSE(facts("6.8.0-60-generic", "", false, true)) << "/usr/lib/wsl alone is not enough";
+    EXPECT_FALSE(
+        facts("5.15.131.1-2.cm2", "Linux version 5.15.131.1-2.cm2 (builder@microsoft.com) (gcc 11.2.0)"))
+        << "a builder's address at Microsoft is no WSL";
     // /proc/version speaks when the release does not (a renamed release string).
     const auto by_version = facts("5.15.0", "Linux version 5.15.0-microsoft-standard-WSL2 (oe-user@oe-host)");
     ASSERT_TRUE(by_version);
