@@ -263,9 +263,11 @@ std::vector<std::pair<std::string, std::string>> environment_summary(const json&
     lines.emplace_back("platform", text(find_member(environment, "platform"), "unknown"));
     if (find_member(environment, "os")) lines.emplace_back("os", text(at(environment, "os", "os_name"), "?"));
     if (const std::optional<int> wsl = wsl_version_of(environment)) {
-        lines.emplace_back("wsl", "WSL" + std::to_string(*wsl) + " (Windows build " +
-                                      text(at(*find_member(environment, "os"), "wsl", "windows_build"), "?") +
-                                      ")");
+        const json* build = at(*find_member(environment, "os"), "wsl", "windows_build");
+        lines.emplace_back(
+            "wsl", "WSL" + std::to_string(*wsl) +
+                       (build && build->is_string() ? ", Windows build " + build->get<std::string>()
+                                                    : std::string(", Windows build not readable here")));
     }
     if (find_member(environment, "driver")) {
         lines.emplace_back("driver release", text(at(environment, "driver", "release"), "null"));
