@@ -216,6 +216,9 @@ else
   cancelled $rc
   record "run $scenario" $rc
 fi
+# One neighbour kept the GPU busy: pinbench run stopped within about a minute (docs/disturbance.md).
+busy=$(sed -n 's/^pinbench: stopped: \(the GPU is busy: .*\)$/\1/p' "$out/run.log" 2>/dev/null | head -1)
+[[ -n $busy ]] && note "${busy%%; the remaining*}; pinbench run stopped, the rest not measured"
 run_status=$status
 if [[ ! -f $results ]]; then
   # A rejected scenario or script (exit 2) writes no results; anything else is infrastructure.

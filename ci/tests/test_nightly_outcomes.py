@@ -31,8 +31,10 @@ def _script(path: Path, text: str) -> Path:
     return path
 
 
-def _night(tmp_path: Path, compare_output: str, compare_exit: int) -> tuple[subprocess.CompletedProcess, Path]:
-    pinbench = _script(tmp_path / "pinbench", FAKE_PINBENCH)
+def _night(
+    tmp_path: Path, compare_output: str, compare_exit: int, pinbench: Path | None = None
+) -> tuple[subprocess.CompletedProcess, Path]:
+    pinbench = pinbench or _script(tmp_path / "pinbench", FAKE_PINBENCH)
     pinreport = _script(
         tmp_path / "pinreport",
         "#!/usr/bin/env bash\n"
@@ -75,3 +77,23 @@ def test_a_crash_still_counts_as_infrastructure(tmp_path):
     night, out = _night(tmp_path, "Segmentation fault", 139)
     assert night.returncode == 3
     assert (out / "disturbed").read_text().strip() == "0"
+
+
+def test_a_busy_gpu_is_one_line_of_the_summary(tmp_path):
+    """pinbench run stopped because one neighbour kept the GPU busy (docs/disturbance.md): the
+    summary names it in one line, and the night is infrastructure (exit 3), not a regression."""
+    busy = (
+        "the GPU is busy: pid 949 (pinbench_neighb) moved device memory 14 times in 16 s: the null window "
+        "before the first run and each of the 3 attempts since were disturbed"
+    )
+    fake = FAKE_PINBENCH.replace(
+        "exit 0\n",
+        f'[[ -n $out ]] && echo "pinbench: stopped: {busy}; the remaining 3 runs were not measured" >&2 && exit 3\n'
+        "exit 0\n",
+    )
+    pinbench = _script(tmp_path / "pinbench-busy", fake)
+    night, out = _night(tmp_path, "1 runs disturbed: no verdict on them", 3, pinbench=pinbench)
+    assert night.returncode == 3, night.stderr
+    summary = (out / "summary.md").read_text()
+    assert f"- {busy}; pinbench run stopped, the rest not measured" in summary.splitlines()
+    assert "REGRESSION" not in summary

@@ -224,6 +224,10 @@ int pinbench_main(int argc, char** argv) {
         ->check(CLI::ExistingFile);
     run_cmd->add_flag("--allow-busy-gpu", allow_busy_gpu,
                       "Measure even beside a leftover pinbench process on the GPU (recorded in the results)");
+    bool keep_going_when_busy = false;
+    run_cmd->add_flag("--keep-going-when-busy", keep_going_when_busy,
+                      "Do not stop when the same neighbour disturbs the null window and the first attempts "
+                      "(every run then retries and ends disturbed on its own)");
     run_cmd->add_option("--null-every", null_every_s, "Seconds between null windows taken between runs")
         ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();
@@ -386,6 +390,7 @@ int pinbench_main(int argc, char** argv) {
             options.watch.retry_wait = std::chrono::milliseconds(static_cast<long long>(retry_wait_s * 1000));
             options.watch.null_every = std::chrono::milliseconds(static_cast<long long>(null_every_s * 1000));
             options.allow_busy_gpu = allow_busy_gpu;
+            options.keep_going_when_busy = keep_going_when_busy;
             std::optional<ResultsDocument> partial;
             if (!resume_path.empty()) {
                 partial = load_results(resume_path);

@@ -11,6 +11,17 @@ from typing import Any
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
+# The driver model of a WSL2 run: the Windows WDDM driver through /dev/dxg (kWsl2DriverModel in
+# harness/include/pinbench/environment_record.hpp; tests/test_environment_fixture.py checks it
+# against the record C++ writes).
+WSL2_MODEL = "WDDM (WSL2)"
+
+
+def model_family(model: str) -> str:
+    """The driver model a scenario's driver_models and expect entries name: WDDM for WSL2 (as
+    driver_model_family() in the harness), the model itself otherwise."""
+    return "WDDM" if model == WSL2_MODEL else model
+
 
 def slug(text: str) -> str:
     """As store_slug(): lowercase; every run of other characters becomes one '-'."""

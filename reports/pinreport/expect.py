@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from pinreport.disturbance import disturbed_keys, disturbed_metrics
-from pinreport.environment import driver_models
+from pinreport.environment import driver_models, model_family
 from pinreport.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
 from pinreport.units import format_bytes
 
@@ -55,7 +55,8 @@ def _shown(limit: str, value: float, unit: str = "") -> str:
 
 
 def _run_models(env: dict[str, Any], gpus: int) -> set[str]:
-    models = driver_models(env)
+    """The models a run's expect entries are keyed by: WSL2 is WDDM there (model_family)."""
+    models = [model_family(m) for m in driver_models(env)]
     return set(models[: max(gpus, 1)]) if models else {"unknown"}
 
 

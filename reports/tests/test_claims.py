@@ -8,6 +8,7 @@ from pinreport.bench_rows import BenchRows
 from pinreport.claims.claim import NOT_TESTED, Claim
 from pinreport.claims.claim_data import ClaimData
 from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
+from pinreport.environment import WSL2_MODEL
 from pinreport.rule import Band, rule_results
 from test_pinnable import wddm_doc
 
@@ -65,3 +66,17 @@ def test_no_pinnable_point_says_why_once(doc, monkeypatch):
     (row,) = further_rows(_data(doc))
     assert row["verdict"] == NOT_TESTED and "no ok max_pinnable run with free_target" in row["evidence"]
     assert row["beside"] == "" and len(calls) == 1
+
+
+def test_wsl2_data_is_judged_as_wddm_noting_via_wsl2():
+    """WSL2 reaches the Windows WDDM driver through /dev/dxg: the brief's WDDM claims are judged on
+    it exactly as on native WDDM data, each evidence starting with "via WSL2"."""
+    native = {r["n"]: r for r in brief_rows(_data(kinds_doc(platform="windows", driver_model="WDDM")))}
+    wsl2 = {r["n"]: r for r in brief_rows(_data(kinds_doc(platform="linux", driver_model=WSL2_MODEL)))}
+    assert set(native) == set(wsl2)
+    for n, row in wsl2.items():
+        assert row["verdict"] == native[n]["verdict"], n
+        # the same sentence, naming the model where it names one
+        seen = row["evidence"].replace(WSL2_MODEL, "WDDM")
+        assert seen == "via WSL2 (the Windows WDDM driver through /dev/dxg): " + native[n]["evidence"], n
+        assert "a Windows claim" not in row["evidence"] and "a WDDM claim" not in row["evidence"], n

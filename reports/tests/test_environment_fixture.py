@@ -12,7 +12,15 @@ import json
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport.environment import StoreKey, comparable_fields, driver_models, driver_release, store_key
+from pinreport.environment import (
+    WSL2_MODEL,
+    StoreKey,
+    comparable_fields,
+    driver_models,
+    driver_release,
+    model_family,
+    store_key,
+)
 
 FIXTURE = json.loads((REPO_ROOT / "reports/tests/written_by_cpp/environment_records.json").read_text(encoding="utf-8"))
 RECORDS = FIXTURE["records"]
@@ -20,7 +28,20 @@ RECORDS = FIXTURE["records"]
 
 def test_the_fixture_holds_cases():
     assert FIXTURE["written_by"] == "harness/tests/cpu/environment_record_test.cpp"
-    assert {r["name"] for r in RECORDS} >= {"windows-two-gpus", "linux-one-gpu", "no-gpu"}
+    assert {r["name"] for r in RECORDS} >= {"windows-two-gpus", "linux-one-gpu", "no-gpu", "wsl2-one-gpu"}
+
+
+def test_wsl2_is_wddm_under_its_own_store_key():
+    """The WSL2 model pinreport names is the one C++ writes, WDDM for scenarios, and its store
+    key is apart from both native Windows (wddm) and Linux (linux)."""
+    (wsl2,) = [r for r in RECORDS if r["name"] == "wsl2-one-gpu"]
+    assert wsl2["reads"]["driver_models"] == [WSL2_MODEL]
+    assert model_family(WSL2_MODEL) == "WDDM"
+    assert wsl2["environment"]["os"]["wsl"]["version"] == 2
+    keys = {r["name"]: store_key(r["environment"]) for r in RECORDS}
+    assert keys["wsl2-one-gpu"].driver_model == "wddm-wsl2"
+    assert keys["wsl2-one-gpu"].group != keys["windows-two-gpus"].group
+    assert keys["wsl2-one-gpu"].group != keys["linux-one-gpu"].group
 
 
 @pytest.mark.parametrize("case", RECORDS, ids=lambda c: c["name"])

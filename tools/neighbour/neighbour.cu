@@ -1,6 +1,8 @@
 // pinbench_neighbour: another GPU process for testing pinbench beside it (docs/disturbance.md).
 //   pinbench_neighbour device-burst [--seconds S] [--seed N]  bursts (1-3 s) of cudaMalloc/cudaFree
 //       of 2-256 MiB every 20-300 ms, with quiet gaps of 2-5 s between bursts
+//   pinbench_neighbour persistent [--seconds S] [--seed N]    cudaMalloc of 16-256 MiB, freed
+//       100-400 ms later, again and again with no quiet gap (a GPU too busy to measure: issue 29)
 //   pinbench_neighbour pin-host [--seconds S] [--seed N]      cudaMallocHost/cudaFreeHost of 1-4 GiB,
 //       held 0.5-3 s, gaps of 1-4 s
 //   pinbench_neighbour steady [--bytes GIB] [--seconds S]     holds GIB GiB of device memory and runs
@@ -78,9 +80,10 @@ struct PinnedBlock {  // RAII over cudaMallocHost
 
 int main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0) {
-        std::fprintf(stderr,
-                     "usage: pinbench_neighbour device-burst|pin-host|steady [--seconds S] [--seed N] "
-                     "[--bytes GIB]\n");
+        std::fprintf(
+            stderr,
+            "usage: pinbench_neighbour device-burst|persistent|pin-host|steady [--seconds S] [--seed N] "
+            "[--bytes GIB]\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -125,6 +128,17 @@ int main(int argc, char** argv) {
             held.clear();
             std::fprintf(stderr, "%.3f quiet\n", now_s());
             sleep_ms(uniform(2000, 5000));
+        }
+    } else if (mode == "persistent") {
+        while (!stop && now_s() < seconds) {
+            const size_t b = static_cast<size_t>(uniform(16, 256)) * mib;
+            {
+                DeviceBlock block(b);
+                std::fprintf(stderr, "%.3f alloc %zu MiB\n", now_s(), b / mib);
+                sleep_ms(uniform(100, 400));
+            }
+            std::fprintf(stderr, "%.3f free\n", now_s());
+            sleep_ms(uniform(100, 400));
         }
     } else if (mode == "pin-host") {
         while (!stop && now_s() < seconds) {

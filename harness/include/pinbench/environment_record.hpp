@@ -35,7 +35,34 @@ struct OsFacts {
         Maybe<std::string> sysmem_fallback_policy;
     };
     std::optional<Windows> windows;
+    // Windows Subsystem for Linux, from the kernel's own signals (wsl_facts(): probes/wsl.cpp).
+    // Under WSL2 CUDA and NVML reach the Windows WDDM driver through /dev/dxg: the driver model
+    // of its devices is kWsl2DriverModel.
+    struct Wsl {
+        int version = 2;                   // 1 or 2
+        std::vector<std::string> signals;  // what said so: "kernel release ...", "/dev/dxg", ...
+        Maybe<std::string> windows_build;  // WSL1's kernel release carries it; WSL2's does not
+    };
+    std::optional<Wsl> wsl;
 };
+
+// The driver model recorded for every device of a WSL2 run: the Windows WDDM driver, reached
+// through the paravirtualized /dev/dxg. Its store slug ("wddm-wsl2") keeps WSL2 apart from
+// native Windows ("wddm") and Linux ("linux"); pinreport reads it from the committed fixture.
+inline constexpr const char* kWsl2DriverModel = "WDDM (WSL2)";
+// The model a scenario's driver_models (and pinreport's expect entries) name: "WDDM" for WSL2,
+// the model itself otherwise (pinreport: environment.model_family).
+std::string driver_model_family(const std::string& model);
+
+// What the kernel says about WSL, as read from the files it is read from (tests pass strings).
+struct WslSignals {
+    std::string kernel_release;  // uname -r, /proc/sys/kernel/osrelease
+    std::string proc_version;    // /proc/version
+    bool dev_dxg = false;        // /dev/dxg exists: the paravirtualized GPU of WSL2
+    bool usr_lib_wsl = false;    // /usr/lib/wsl exists: the Windows driver's libcuda and NVML
+};
+// WSL facts from the signals, or nullopt when nothing says WSL. Pure (probes/wsl.cpp).
+std::optional<OsFacts::Wsl> wsl_facts(const WslSignals& signals);
 
 // The CUDA runtime and driver (cuda/cuda_environment.cpp).
 struct CudaFacts {
@@ -126,6 +153,8 @@ std::string device_luid_of(const nlohmann::json& environment, std::size_t index)
 std::string driver_model_of(const nlohmann::json& environment, std::size_t index = 0);
 // The device's NVML index; older records (before results schema 3) only have nvml.nvml_index.
 std::optional<unsigned> nvml_index_of(const nlohmann::json& environment, std::size_t index);
+// 1 or 2 under WSL, nullopt elsewhere and in records from before WSL was detected.
+std::optional<int> wsl_version_of(const nlohmann::json& environment);
 std::string cuda_device_count_why_of(const nlohmann::json& environment);  // "" when not given
 
 // What must not differ between the part of a run and its --resume: (name, value) of the

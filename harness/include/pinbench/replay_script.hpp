@@ -32,7 +32,11 @@ struct ReplayInjection {
     int repeat = -1;    // -1: every repeat of the matching runs
     int attempts = -1;  // disturbance: attempts 0..attempts-1 are disturbed; -1: every attempt
     std::int64_t bytes = std::int64_t{256} << 20;  // disturbance: how much the neighbour moves
-    double ms = 0;                                 // slow: how long the child takes
+    // disturbance, process_lists: false: NVML gives no process list (WSL2) and the neighbour
+    // allocates while the child measures, so its bytes land in the repeat's device-level costs
+    // and the watch sees device usage move at a busy moment only.
+    bool process_lists = true;
+    double ms = 0;  // slow: how long the child takes
 };
 
 struct ReplayScript {
@@ -55,6 +59,9 @@ bool glob_match(const std::string& pattern, const std::string& text);
 // grows by `value` bytes, respecting the key's direction; scale: cost' = value * cost), so metrics recomputed
 // from the snapshots shift exactly. Timing transforms change timings_ms[probe].
 void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat);
+// Adds `bytes` to the cost of probe key `key` in every snapshot after the baseline (as an
+// offset transform does; a hidden neighbour's allocation).
+void offset_probe_cost(RepeatRecord& repeat, const std::string& key, std::int64_t bytes);
 
 // The injection for this repeat, if any (first match wins).
 std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,

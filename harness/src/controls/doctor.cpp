@@ -11,6 +11,7 @@
 #include "run/environment.hpp"
 #include "run/protocol.hpp"
 #include "run/timestamp.hpp"
+#include "run/watched_attempt.hpp"
 
 namespace pinbench {
 namespace {
@@ -62,6 +63,30 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
 
 }  // namespace
 
+std::vector<std::string> wsl_notes(const nlohmann::json& environment) {
+    const std::optional<int> wsl = wsl_version_of(environment);
+    if (!wsl) return {};
+    if (*wsl != 2) return {"WSL" + std::to_string(*wsl) + ": no GPU paravirtualization (CUDA needs WSL2)"};
+    return {
+        std::string("WSL2: the Windows WDDM driver through /dev/dxg; devices are recorded as driver model ") +
+            kWsl2DriverModel + ", kept apart from native Windows and Linux in the store",
+        "WSL2 lacks: NVML process lists and per-process memory (the device watch judges at device level "
+        "only), nvml.<i>.process_used, dxgi.* and pdh.* (Windows APIs), the DXCore budgets (not read "
+        "under WSL2: docs/wsl2.md), the LUID check (no DXGI adapter list)"};
+}
+
+nlohmann::json watch_level(const Nvml& nvml, const nlohmann::json& environment) {
+    for (const unsigned device : watch_plan_for(environment, 1, 0).devices) {
+        const auto procs = nvml.compute_processes(device);
+        if (!procs.value) {
+            return {
+                {"level", "device"},
+                {"why", "NVML gives no process list on device " + std::to_string(device) + ": " + procs.why}};
+        }
+    }
+    return {{"level", "process"}};
+}
+
 nlohmann::json luid_check(const nlohmann::json& environment, const nlohmann::json& os_adapters) {
     if (platform_of(environment) != "windows") {
         return {{"verdict", "NOT APPLICABLE"}, {"why", "LUIDs exist on Windows only"}};
@@ -95,6 +120,7 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     }
     bundle["environment"] = env.response->at("data");
     print_environment(bundle["environment"], out);
+    for (const std::string& note : wsl_notes(bundle["environment"])) out << note << "\n";
     int code = exit_code::ok;
     if (cuda_device_count_of(bundle["environment"]).value_or(0) == 0) {
         out << "no CUDA device: " << cuda_device_count_why_of(bundle["environment"]) << "\n";
@@ -103,6 +129,13 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         std::string why;
         const auto nvml = Nvml::open(&why);
         if (nvml) {
+            bundle["watch"] = watch_level(*nvml, bundle["environment"]);
+            if (bundle["watch"]["level"] == "device") {
+                out << "watch: device level only (" << bundle["watch"]["why"].get<std::string>()
+                    << "): a neighbour is seen by when device usage moves, never by who; runs need repeats "
+                       "that "
+                       "agree (docs/disturbance.md)\n";
+            }
             const std::string left = leftovers_on_gpu(*nvml, bundle["environment"]);
             if (!left.empty() && !options.allow_busy_gpu) {
                 out << "FAIL: " << left << leftover_advice << "\n";

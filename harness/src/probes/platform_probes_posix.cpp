@@ -6,8 +6,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string_view>
 
 namespace pinbench {
@@ -66,6 +68,18 @@ Maybe<std::string> os_release_pretty_name() {
     return Maybe<std::string>::none("neither /etc/os-release nor /usr/lib/os-release is readable");
 }
 
+std::string first_line_of(const char* file) {
+    std::ifstream in(file);
+    std::string line;
+    if (in) std::getline(in, line);
+    return line;
+}
+
+bool exists(const char* path) {
+    std::error_code ec;
+    return std::filesystem::exists(path, ec);
+}
+
 }  // namespace
 
 std::vector<std::unique_ptr<Probe>> make_platform_probes(const std::optional<Luid>& /*luid*/,
@@ -102,6 +116,12 @@ OsFacts os_facts() {
     } else {
         os.kernel = os.os_build = os.hostname = Maybe<std::string>::none("uname failed");
     }
+    WslSignals wsl;
+    wsl.kernel_release = os.kernel->value ? *os.kernel->value : first_line_of("/proc/sys/kernel/osrelease");
+    wsl.proc_version = first_line_of("/proc/version");
+    wsl.dev_dxg = exists("/dev/dxg");
+    wsl.usr_lib_wsl = exists("/usr/lib/wsl");
+    os.wsl = wsl_facts(wsl);
     // Physical pages at the time of the call: on a VM with memory hot-plug or ballooning this
     // may change (grow) while the suite runs.
     const long pages = ::sysconf(_SC_PHYS_PAGES);

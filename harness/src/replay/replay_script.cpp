@@ -250,7 +250,8 @@ private:
 
     ReplayInjection parse_injection(const YAML::Node& node) {
         const std::string what = "inject entry";
-        const auto e = entries(node, what, {"what", "runs", "repeat", "attempts", "bytes", "ms"});
+        const auto e =
+            entries(node, what, {"what", "runs", "repeat", "attempts", "bytes", "ms", "process_lists"});
         ReplayInjection inj;
         const Entry& w = require(e, node, what, "what");
         const std::string name = text(w, "what");
@@ -278,7 +279,7 @@ private:
             fail(node, "inject entry: what: slow needs 'ms'");
         }
         const bool disturbance = inj.what == ReplayInjection::What::disturbance;
-        for (const char* only : {"attempts", "bytes"}) {
+        for (const char* only : {"attempts", "bytes", "process_lists"}) {
             if (const auto it = e.find(only); it != e.end() && !disturbance) {
                 fail(it->second.value_mark(), std::string("'") + only + "' belongs to what: disturbance");
             }
@@ -294,6 +295,11 @@ private:
             const double b = bytes(it->second);
             if (b == 0) fail(it->second.value, "bytes: a disturbance moves memory (not 0)");
             inj.bytes = static_cast<std::int64_t>(b);
+        }
+        if (const auto it = e.find("process_lists"); it != e.end()) {
+            const std::string v = text(it->second, "process_lists");
+            if (v != "true" && v != "false") fail(it->second.value, "process_lists is true or false");
+            inj.process_lists = v == "true";
         }
         inj.runs = text(require(e, node, what, "runs"), "runs");
         if (const auto it = e.find("repeat"); it != e.end()) {
@@ -392,6 +398,14 @@ void apply_transforms(const ReplayScript& script, const std::string& run_id, Rep
             it->second *= t.value;
         }
     }
+}
+
+void offset_probe_cost(RepeatRecord& repeat, const std::string& key, std::int64_t bytes) {
+    ReplayTransform t;
+    t.op = ReplayTransform::Op::offset;
+    t.probe = key;
+    t.value = static_cast<double>(bytes);
+    transform_probe(t, repeat);
 }
 
 std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,

@@ -35,6 +35,11 @@ json os_json(const OsFacts& os) {
         j["session0"] = w.session_id.value ? json(*w.session_id.value == 0) : j["session_id"];
         j["sysmem_fallback_policy"] = fact(w.sysmem_fallback_policy);
     }
+    if (os.wsl) {
+        j["wsl"] = {{"version", os.wsl->version},
+                    {"signals", os.wsl->signals},
+                    {"windows_build", fact(os.wsl->windows_build)}};
+    }
     return j;
 }
 
@@ -66,9 +71,11 @@ json cuda_device_json(const CudaDeviceFacts& d) {
     return j;
 }
 
-// The driver model is a Windows notion; on Linux the model is "linux".
-json driver_model_json(const std::string& platform, const Maybe<NvmlDeviceFacts>& nvml) {
-    if (platform == "linux") return {{"current", "linux"}, {"pending", "linux"}};
+// The driver model is a Windows notion; on Linux the model is "linux", under WSL2 the Windows
+// driver's WDDM reached through /dev/dxg (kWsl2DriverModel), whatever NVML answers there.
+json driver_model_json(const OsFacts& os, const Maybe<NvmlDeviceFacts>& nvml) {
+    if (os.wsl && os.wsl->version == 2) return {{"current", kWsl2DriverModel}, {"pending", kWsl2DriverModel}};
+    if (os.platform == "linux") return {{"current", "linux"}, {"pending", "linux"}};
     if (!nvml.value) return {{"current", "unknown"}};
     return {{"current", fact(nvml.value->driver_model_current)},
             {"pending", fact(nvml.value->driver_model_pending)}};
@@ -137,7 +144,7 @@ json environment_json(const EnvironmentRecord& r) {
         json dev = cuda_device_json(d.cuda);
         dev["nvml_index"] = d.nvml_index ? json(*d.nvml_index) : json(nullptr);
         dev["nvml"] = d.nvml.value ? nvml_device_json(*d.nvml.value) : unavailable(d.nvml.why);
-        dev["driver_model"] = driver_model_json(r.os.platform, d.nvml);
+        dev["driver_model"] = driver_model_json(r.os, d.nvml);
         devices.push_back(std::move(dev));
     }
     env["devices"] = std::move(devices);
@@ -165,6 +172,10 @@ json replayed_environment(json environment, const std::optional<std::string>& dr
 
 void note_busy_gpu_allowed(json& environment, const std::string& leftovers) {
     environment["busy_gpu_allowed"] = leftovers;
+}
+
+std::string driver_model_family(const std::string& model) {
+    return model == kWsl2DriverModel ? std::string("WDDM") : model;
 }
 
 std::string platform_of(const json& environment) { return string_or_empty(environment, "platform"); }
@@ -214,6 +225,14 @@ std::optional<unsigned> nvml_index_of(const json& environment, std::size_t index
     return n->get<unsigned>();
 }
 
+std::optional<int> wsl_version_of(const json& environment) {
+    const json* os = find_member(environment, "os");
+    const json* wsl = os ? find_member(*os, "wsl") : nullptr;
+    const json* version = wsl ? find_member(*wsl, "version") : nullptr;
+    if (!version || !version->is_number_integer()) return std::nullopt;
+    return version->get<int>();
+}
+
 std::string cuda_device_count_why_of(const json& environment) {
     return string_or_empty(environment, "cuda_device_count_why");
 }
@@ -243,6 +262,13 @@ std::vector<std::pair<std::string, std::string>> environment_summary(const json&
     std::vector<std::pair<std::string, std::string>> lines;
     lines.emplace_back("platform", text(find_member(environment, "platform"), "unknown"));
     if (find_member(environment, "os")) lines.emplace_back("os", text(at(environment, "os", "os_name"), "?"));
+    if (const std::optional<int> wsl = wsl_version_of(environment)) {
+        const json* build = at(*find_member(environment, "os"), "wsl", "windows_build");
+        lines.emplace_back(
+            "wsl", "WSL" + std::to_string(*wsl) +
+                       (build && build->is_string() ? ", Windows build " + build->get<std::string>()
+                                                    : std::string(", Windows build not readable here")));
+    }
     if (find_member(environment, "driver")) {
         lines.emplace_back("driver release", text(at(environment, "driver", "release"), "null"));
         lines.emplace_back("CUDA (driver)", text(at(environment, "driver", "cuda_driver_version"), "null"));

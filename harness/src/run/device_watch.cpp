@@ -17,7 +17,12 @@ WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& dev
         s.used.push_back(mem.used.value ? static_cast<std::int64_t>(*mem.used.value) : -1);
         for (const bool graphics : {false, true}) {
             const auto procs = graphics ? nvml.graphics_processes(d) : nvml.compute_processes(d);
-            if (!procs.value) continue;
+            if (!procs.value) {
+                // The compute list is the one CUDA neighbours are on; a compute-only GPU may
+                // refuse the graphics list and still list every CUDA process.
+                if (!graphics && s.no_process_list.empty()) s.no_process_list = procs.why;
+                continue;
+            }
             for (const auto& p : *procs.value) {
                 s.processes.push_back(
                     {p.pid, d, p.used.value ? static_cast<std::int64_t>(*p.used.value) : -1, graphics});

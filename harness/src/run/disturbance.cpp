@@ -70,6 +70,7 @@ std::string signed_bytes_text(std::int64_t bytes) {
 }
 
 void append_if_changed(WatchTrace& trace, WatchSample sample) {
+    if (trace.no_process_list.empty()) trace.no_process_list = sample.no_process_list;
     if (!trace.samples.empty()) {
         const WatchSample& last = trace.samples.back();
         if (last.used == sample.used && last.processes == sample.processes) return;  // since_ns aside

@@ -33,6 +33,9 @@ struct WatchSample {
     std::int64_t since_ns = 0;  // the read before this one, which still saw the previous state
     std::vector<std::int64_t> used;
     std::vector<GpuProcessUse> processes;
+    // Why NVML gave no process list on some watched device ("" when every list was read): under
+    // WSL2 (and where a shim refuses them) the watch sees device usage only.
+    std::string no_process_list;
 };
 
 // A watch of one window. Only changes are kept (and the first and last reads), so a quiet
@@ -43,9 +46,13 @@ struct WatchTrace {
     long long reads = 0;                         // NVML polls made
     double read_ms_total = 0;                    // time they took (the watch's cost)
     std::map<std::uint32_t, std::string> names;  // process names, where the OS tells them
+    // Why some read had no process list ("" when every read had them): the watch saw device
+    // usage only, so who moved it is unknown and the per-process evidence is missing.
+    std::string no_process_list;
 };
 
-// Keeps `sample` when it differs from the last kept one (or is the first).
+// Keeps `sample` when it differs from the last kept one (or is the first); a sample without a
+// process list marks the trace (no_process_list) whether it is kept or not.
 void append_if_changed(WatchTrace& trace, WatchSample sample);
 
 // The window of one attempt, in the parent's terms.
@@ -59,7 +66,7 @@ struct AttemptWindow {
 
 struct Evidence {
     std::string what;        // process_appeared, process_left, process_memory, idle_move, not_returned,
-                             // negative_cost, outlier
+                             // negative_cost, outlier, unverified (no process list, too few repeats)
     unsigned device = 0;     // NVML index
     std::uint32_t pid = 0;   // 0: no process named
     std::int64_t bytes = 0;  // how much moved

@@ -16,6 +16,7 @@
 #include "pinbench/replay_script.hpp"
 #include "pinbench/run_metrics.hpp"
 #include "pinbench/units.hpp"
+#include "run/busy_gpu.hpp"
 #include "run/device_watch.hpp"
 #include "run/environment.hpp"
 #include "run/protocol.hpp"
@@ -105,6 +106,37 @@ nlohmann::json null_window_record(const Nvml& nvml, const WatchPlan& plan, const
             {"window_ms", options.null_window.count()},
             {"verdict", d.any() ? "DISTURBED" : "QUIET"},
             {"evidence", j.is_object() ? j["evidence"] : nlohmann::json::array()}};
+}
+
+// A run watched without process lists whose clean repeats are too few to show agreement
+// (cost_outliers needs 3): each clean repeat's device-level probes are marked disturbed, with
+// evidence "unverified", so their metrics carry "disturbed": true and are never judged
+// (docs/disturbance.md, "Without process lists").
+void mark_unverified(std::vector<RepeatRecord>& repeats) {
+    std::vector<RepeatRecord*> ok;
+    for (auto& r : repeats) {
+        if (r.status == Status::ok) ok.push_back(&r);
+    }
+    if (ok.empty() || ok.size() >= 3) return;
+    const std::string why =
+        "NVML gives no process list and " + std::to_string(ok.size()) +
+        " clean repeat(s) cannot show that they agree (3 needed): device-level costs not judged";
+    for (RepeatRecord* r : ok) {
+        nlohmann::json d = r->disturbance.is_object() ? r->disturbance
+                                                      : nlohmann::json{{"probes", nlohmann::json::array()},
+                                                                       {"evidence", nlohmann::json::array()}};
+        std::set<std::string> probes;
+        for (const auto& p : d["probes"]) probes.insert(p.get<std::string>());
+        for (const auto& s : r->snapshots) {
+            for (const auto& [key, reading] : s.readings) {
+                if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed)
+                    probes.insert(key);
+            }
+        }
+        d["probes"] = probes;
+        d["evidence"].push_back({{"what", "unverified"}, {"text", why}});
+        r->disturbance = d;
+    }
 }
 
 // Sleeps `d`, in short steps, returning early when a stop signal arrives.
@@ -211,6 +243,7 @@ Plan plan_from_results(const ResultsDocument& doc) {
 int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions& options) {
     const bool replay = !options.replay_source.empty();
     ResultsDocument doc;
+    std::int64_t controls_began_ns = 0;  // steady clock; when the controls (null first) began
     doc.backend = replay ? "replay" : "cuda";
     doc.tool = tool_record();
     doc.command = options.command;
@@ -292,6 +325,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         }
         if (resume != nullptr) check_same_environment(*resume, doc, options.resume_path);
         if (stop_signal() == 0) {
+            controls_began_ns = steady_ns(SteadyClock::now());  // the null control comes first
             doc.controls =
                 run_controls(launcher, nvml.get(), options.controls, doc.environment, options.watch);
         }
@@ -309,7 +343,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     int total = 0;
     for (const auto& r : plan.runs) total += r.repeats;
     progress = Progress(options.progress, total);
-    const std::string model = driver_model_of(doc.environment);
+    const std::string model = driver_model_family(driver_model_of(doc.environment));
     const int have_gpus = static_cast<int>(cuda_device_count_of(doc.environment).value_or(0));
     // The GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index: never a hidden one.
     const std::vector<unsigned> all_devices =
@@ -318,10 +352,25 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     if (nvml) baseline = read_device_level(*nvml, all_devices);
     const bool per_process_judges = per_process_probe_judges(doc.controls);
     const std::size_t plan_runs = plan.runs.size();
+    const std::vector<PlannedRun>& all_runs = plan.runs;  // `plan` is the watch's inside the loop
     long long watch_reads = 0;
     double watch_read_ms = 0;
     nlohmann::json null_windows = nlohmann::json::array();
     auto last_null_window = SteadyClock::now();
+    // Why the watch had no process list ("" while it had one): it judges at device level only,
+    // and every run's repeats must agree (cost_outliers) as they must beside a seen neighbour.
+    std::string no_process_list;
+    // A neighbour that disturbed the null control and the first attempts stops the run at once.
+    BusyGpuCheck busy_check;
+    std::string busy;  // the text naming it, once found
+    if (!options.keep_going_when_busy && controls_began_ns != 0 && doc.controls.contains("null") &&
+        doc.controls["null"].is_object() && doc.controls["null"].value("verdict", "") == "DISTURBED") {
+        const auto& null = doc.controls["null"];
+        busy_check.null_window(null.contains("disturbance")
+                                   ? null["disturbance"].value("evidence", nlohmann::json())
+                                   : nlohmann::json(),
+                               controls_began_ns);
+    }
     bool any_failed = false, any_disturbed = false;
     nlohmann::json stopped_in;  // where a stop signal found the run: {run_id, repeat}
     for (std::size_t i = 0; i < plan.runs.size(); ++i) {
@@ -362,6 +411,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
         const auto run_began = SteadyClock::now();
         int attempts = 0, disturbed_attempts = 0;
         bool neighbour_seen = false, gave_up = false;
+        bool device_level = false;  // some attempt's watch had no process list
         // One attempt at repeat k; returns true when it is final (not to be retried).
         auto attempt = [&](int k, int number) {
             DeviceWait wait;
@@ -382,7 +432,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 run_watched_attempt(launcher, nvml.get(), request, timeout, plan, options.watch, k);
             watch_reads += w.watch_reads;
             watch_read_ms += w.watch_read_ms;
-            neighbour_seen |= w.foreign_present;
+            neighbour_seen |= w.foreign_present || !w.no_process_list.empty();
+            if (no_process_list.empty()) no_process_list = w.no_process_list;
+            device_level |= !w.no_process_list.empty();
             RepeatRecord r = std::move(w.record);
             r.attempt = number;
             r.parent_wait_ms = wait.waited_ms;
@@ -394,10 +446,19 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 r.error = w.disturbance.evidence.front().text;
             }
             if (r.status == Status::disturbed) ++disturbed_attempts;
+            if (busy.empty()) {
+                const auto found =
+                    busy_check.attempt(r.status == Status::disturbed ? r.disturbance : nlohmann::json(),
+                                       steady_ns(SteadyClock::now()));
+                if (found) {
+                    busy = *found;
+                    gave_up = true;
+                }
+            }
             // Once one repeat of the run stayed disturbed through all its retries, the run is
             // disturbed whatever follows: later repeats get one attempt each.
             const bool retry = r.status == Status::disturbed && number < options.watch.retries && !gave_up &&
-                               SteadyClock::now() - run_began < options.watch.retry_budget;
+                               busy.empty() && SteadyClock::now() - run_began < options.watch.retry_budget;
             if (r.status == Status::disturbed && !retry) gave_up = true;
             progress.repeat_done(i, plan_runs, planned.id, k, planned.repeats,
                                  to_string(r.status) +
@@ -412,7 +473,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             }
             return std::pair{!retry, status};
         };
-        for (int k = 0; k < planned.repeats && stop_signal() == 0; ++k) {
+        for (int k = 0; k < planned.repeats && stop_signal() == 0 && busy.empty(); ++k) {
             Status status = Status::ok;
             for (int number = 0; stop_signal() == 0; ++number) {
                 const auto [final, st] = attempt(k, number);
@@ -430,9 +491,11 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 break;
             }
         }
-        // A neighbour was on the GPU: repeats that disagree with the rest are retried too.
-        if (neighbour_seen && stop_signal() == 0) {
-            for (int pass = 0; pass < 2 && stop_signal() == 0; ++pass) {
+        // A neighbour was on the GPU (or NVML could not say: no process list): repeats that
+        // disagree with the rest are retried too. Each pass retries every odd index once; a pass
+        // after the retries are spent still marks the odd ones, so none ends ok with its value.
+        if (neighbour_seen && stop_signal() == 0 && busy.empty()) {
+            for (int pass = 0; pass < options.watch.retries + 2 && stop_signal() == 0; ++pass) {
                 std::vector<const RepeatRecord*> ok;
                 std::vector<std::size_t> where;
                 for (std::size_t j = 0; j < rec.repeats.size(); ++j) {
@@ -475,6 +538,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                 }
             }
         }
+        // Without process lists, fewer than 3 clean repeats cannot show that they agree: their
+        // device-level probes are marked, so those metrics are kept but never judged.
+        if (device_level && stop_signal() == 0 && busy.empty()) mark_unverified(rec.repeats);
         if (stop_signal() != 0) {
             // Cancelled: this run is left out (a resume measures it again whole).
             if (stopped_in.is_null()) stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
@@ -507,6 +573,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             if (rec.status == Status::disturbed) {
                 rec.reason = std::to_string(disturbed_attempts) + " of " + std::to_string(attempts) +
                              " attempts disturbed by another process; no clean repeat for every index";
+                if (!busy.empty()) rec.reason += "; stopped: " + busy;
             }
         }
         // Between runs, a null window: the noise seen while this invocation ran.
@@ -516,7 +583,25 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             last_null_window = SteadyClock::now();
         }
         doc.runs.push_back(std::move(rec));
+        if (!busy.empty()) {
+            // Every planned run still ends with a status: the rest were not measured, and say why.
+            for (std::size_t j = i + 1; j < plan_runs; ++j) {
+                RunRecord left;
+                left.run = all_runs[j];
+                left.status = Status::disturbed;
+                left.reason = "not measured: " + busy +
+                              "; pinbench run stopped (--keep-going-when-busy measures anyway)";
+                doc.runs.push_back(std::move(left));
+            }
+            doc.controls["busy_gpu"] = {{"stopped", true}, {"text", busy}};
+            any_disturbed = true;
+            progress.note("pinbench: stopped: " + busy + "; the remaining " +
+                          std::to_string(plan_runs - i - 1) +
+                          " runs were not measured (status disturbed). Measure when it is idle, or pass "
+                          "--keep-going-when-busy");
+        }
         save(doc, options.results_path);
+        if (!busy.empty()) break;
     }
     if (nvml) {
         doc.controls["null_windows"] = null_windows;
@@ -526,6 +611,12 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
             {"reads", watch_reads},
             {"read_ms_total", watch_read_ms},
             {"read_ms_mean", watch_reads > 0 ? watch_read_ms / static_cast<double>(watch_reads) : 0.0}};
+        if (options.watch.enabled) doc.controls["watch"]["level"] = "process";
+    }
+    if (!no_process_list.empty()) {
+        // Without process lists the watch saw device usage only (docs/disturbance.md).
+        doc.controls["watch"]["level"] = "device";
+        doc.controls["watch"]["level_why"] = "NVML gives no process list: " + no_process_list;
     }
     if (const int sig = stop_signal(); sig != 0) {
         nlohmann::json where =

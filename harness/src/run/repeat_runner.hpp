@@ -26,6 +26,7 @@ struct RunOptions {
     WatchOptions watch;  // the device watch and what a disturbance costs (docs/disturbance.md)
     std::chrono::milliseconds device_wait_limit{15000};
     bool allow_busy_gpu = false;              // measure even beside a leftover pinbench process
+    bool keep_going_when_busy = false;        // do not stop when a neighbour keeps the GPU busy
     const ResultsDocument* resume = nullptr;  // --resume: the partial file being continued
     std::string resume_path;
     std::ostream* progress = nullptr;  // stderr in the CLI

@@ -7,6 +7,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/subprocess.hpp"
+#include "run/disturbance.hpp"
 #include "run/settle.hpp"
 
 namespace pinbench {
@@ -15,6 +16,19 @@ namespace {
 
 // A neighbour (pid 4242, named as injected) that changes its memory on NVML device 0 while this
 // child runs: the parent judges it as it would judge its own watch.
+// A neighbour NVML cannot name (no process list, as under WSL2) that allocates while the child
+// measures: device usage moves at a busy moment, which the watch alone cannot tell apart from
+// the child's own allocation.
+nlohmann::json injected_hidden_neighbour(std::int64_t bytes) {
+    const std::int64_t t = steady_ns(SteadyClock::now());
+    const std::int64_t base = std::int64_t{100} << 20;
+    const std::string why = "nvmlDeviceGetComputeRunningProcesses: Not Supported (injected by replay script)";
+    auto sample = [&](std::int64_t at, std::int64_t held) {
+        return nlohmann::json{{"t_ns", at}, {"used", {held}}, {"no_process_list", why}};
+    };
+    return {{"devices", {0}}, {"samples", {sample(t, base), sample(t + 1000, base + bytes)}}};
+}
+
 nlohmann::json injected_neighbour(std::int64_t bytes) {
     const std::int64_t t = steady_ns(SteadyClock::now());
     const std::int64_t base = std::int64_t{100} << 20;
@@ -41,13 +55,19 @@ RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* inject
     const int repeat = request.at("repeat").get<int>();
 
     const int attempt = request.value("attempt", 0);
+    std::int64_t hidden_bytes = 0;  // a hidden neighbour's allocation, counted in the costs
     if (auto injection = injection_for(script, run_id, repeat)) {
         switch (injection->what) {
             case ReplayInjection::What::slow:
                 std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(injection->ms));
                 break;
             case ReplayInjection::What::disturbance:
-                if (injection->attempts < 0 || attempt < injection->attempts) {
+                if (!injection->process_lists) {
+                    // The watch never names anyone: every attempt's trace says so.
+                    const bool here = injection->attempts < 0 || attempt < injection->attempts;
+                    if (here) hidden_bytes = injection->bytes;
+                    *injected_watch = injected_hidden_neighbour(here ? injection->bytes : 0);
+                } else if (injection->attempts < 0 || attempt < injection->attempts) {
                     *injected_watch = injected_neighbour(injection->bytes);
                 }
                 break;
@@ -79,6 +99,13 @@ RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* inject
             out.attempt = 0;
             out.disturbance = nullptr;
             apply_transforms(script, run_id, out);
+            if (hidden_bytes != 0 && !out.snapshots.empty()) {
+                for (const auto& [key, reading] : out.snapshots.front().readings) {
+                    if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed) {
+                        offset_probe_cost(out, key, hidden_bytes);
+                    }
+                }
+            }
             return out;
         }
         RepeatRecord missing;

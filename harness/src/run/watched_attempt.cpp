@@ -77,6 +77,7 @@ WatchTrace injected_trace(const nlohmann::json& injected) {
     }
     for (const auto& s : injected.value("samples", nlohmann::json::array())) {
         WatchSample w;
+        w.no_process_list = s.value("no_process_list", std::string());
         w.t_ns = s.at("t_ns").get<std::int64_t>();
         for (const auto& u : s.at("used")) w.used.push_back(u.get<std::int64_t>());
         for (const auto& p : s.value("processes", nlohmann::json::array())) {
@@ -139,6 +140,7 @@ WatchedAttempt run_watched_attempt(ChildLauncher& launcher, const Nvml* nvml, nl
     for (const auto& s : trace.samples) {
         for (const auto& p : s.processes) out.foreign_present |= !window.own_pids.contains(p.pid);
     }
+    out.no_process_list = trace.no_process_list;
 
     out.disturbance = judge_attempt(trace, window, plan.tolerance);
     std::set<std::string> keys;

@@ -47,6 +47,9 @@ struct WatchedAttempt {
     RepeatRecord record;
     Disturbance disturbance;
     bool foreign_present = false;  // another process was on a watched device at some point
+    // Why the watch had no process list ("" when it had them): it saw device usage only, so
+    // foreign_present cannot be told and the caller checks the repeats' agreement instead.
+    std::string no_process_list;
     long long watch_reads = 0;
     double watch_read_ms = 0;
 };

@@ -205,11 +205,12 @@ struct Replayed {
     ResultsDocument doc;
 };
 
-Replayed replay_with(const std::string& name, const std::string& script_text, const std::string& only) {
+Replayed replay_with(const std::string& name, const std::string& script_text, const std::string& only,
+                     const std::string& from = source) {
     const auto script = temp_path(name + ".yaml");
     const auto out = temp_path(name + ".json");
     write_file_atomically(script.string(), script_text);
-    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", source, "--script", script.string(),
+    Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", from, "--script", script.string(),
                   "--only", only, "--retry-wait", "0.01", "-o", out.string()},
                  {});
     Replayed r{p.wait(std::chrono::minutes(3)), {}};
@@ -285,6 +286,86 @@ transforms:
     const RunRecord& run = only_run(r.doc);
     EXPECT_EQ(run.status, Status::disturbed);
     EXPECT_EQ(run.disturbance.at("evidence").at(0).at("what"), "negative_cost");
+}
+
+// Without process lists (WSL2, or NVML behind a shim that refuses them) a neighbour that
+// allocates while the child measures is counted in the repeat's device-level costs and the
+// watch sees nobody: the repeats must agree, or the odd one is retried and never passes as ok.
+TEST(DisturbanceReplay, WithoutProcessListsANeighboursAllocationNeverPassesAsCost) {
+    const auto r = replay_with("hidden", R"(replay_script_version: 1
+inject:
+  - what: disturbance
+    runs: "quick-overhead/cudaMallocHost/4GiB/*"
+    repeat: 2
+    bytes: 256MiB
+    process_lists: false
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
+    ASSERT_EQ(r.outcome.kind, ProcessOutcome::Kind::exited) << r.outcome.output;
+    EXPECT_EQ(r.outcome.exit_code, 3) << r.outcome.output;
+    const RunRecord& run = only_run(r.doc);
+    EXPECT_EQ(run.status, Status::disturbed) << "repeat 2 is off by 256 MiB on every attempt";
+    EXPECT_EQ(r.doc.controls.at("watch").at("level"), "device");
+    EXPECT_NE(r.doc.controls.at("watch").at("level_why").get<std::string>().find("no process list"),
+              std::string::npos);
+    for (const auto& rep : run.repeats) {
+        if (rep.index == 2) EXPECT_EQ(rep.status, Status::disturbed) << "attempt " << rep.attempt;
+    }
+}
+
+TEST(DisturbanceReplay, WithoutProcessListsATransientNeighbourEndsOkWithTheQuietValues) {
+    const auto r = replay_with("hidden-transient", R"(replay_script_version: 1
+inject:
+  - what: disturbance
+    runs: "quick-overhead/cudaMallocHost/4GiB/*"
+    repeat: 2
+    attempts: 1
+    bytes: 68MiB
+    process_lists: false
+)",
+                               "quick-overhead/cudaMallocHost/4GiB/*");
+    EXPECT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+    const RunRecord& run = only_run(r.doc);
+    EXPECT_EQ(run.status, Status::ok);
+    const ResultsDocument src = load_results(source);
+    for (const auto& s : src.runs) {
+        if (s.run.id != run.run.id) continue;
+        for (const char* key : {"cost.after_first_use.cuda.free", "cost.after_alloc.cuda.free"}) {
+            if (!s.metrics.contains(key)) continue;
+            const auto& got = run.metrics.at(key).stats;
+            const auto& quiet = s.metrics.at(key).stats;
+            EXPECT_EQ(got.median, quiet.median) << key;
+            EXPECT_EQ(got.max, quiet.max) << key << ": the 68 MiB repeat must not count";
+            EXPECT_EQ(got.n, 7u) << key;
+        }
+    }
+}
+
+// Fewer than 3 clean repeats cannot show that they agree: without process lists their
+// device-level metrics are kept but marked disturbed (never judged), whatever they read.
+TEST(DisturbanceReplay, WithoutProcessListsTwoRepeatsAreNeverJudgedOnDeviceLevelKeys) {
+    const auto r = replay_with("hidden-two", R"(replay_script_version: 1
+inject:
+  - what: disturbance
+    runs: "apis-overhead/pageable/64MiB/*"
+    repeat: 0
+    bytes: 256MiB
+    process_lists: false
+)",
+                               "apis-overhead/pageable/64MiB/*",
+                               std::string(PINBENCH_SOURCE_DIR) + "/results/h200-apis/results.json");
+    EXPECT_EQ(r.outcome.exit_code, 0) << r.outcome.output;
+    const RunRecord& run = only_run(r.doc);
+    ASSERT_EQ(run.repeats.size(), 2u);
+    int device_level = 0;
+    for (const auto& [name, m] : run.metrics) {
+        if (!name.ends_with(".cuda.free") && name.find(".nvml.") == std::string::npos) continue;
+        if (name.ends_with("process_used") || name.ends_with(".total")) continue;
+        ++device_level;
+        EXPECT_TRUE(m.disturbed) << name << ": 2 repeats without process lists, one off by 256 MiB";
+    }
+    EXPECT_GT(device_level, 0);
+    EXPECT_EQ(run.repeats[0].disturbance.at("evidence").back().at("what"), "unverified");
 }
 
 }  // namespace

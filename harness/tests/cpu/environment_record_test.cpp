@@ -150,6 +150,33 @@ EnvironmentRecord linux_one_gpu() {
     return r;
 }
 
+// WSL2 on a Windows desktop: the Linux binary on the Windows WDDM driver through /dev/dxg. NVML
+// there has no driver model and no process list; the record says WDDM (WSL2).
+EnvironmentRecord wsl2_one_gpu() {
+    EnvironmentRecord r;
+    r.os = linux_os();
+    r.os.os_name = text("Ubuntu 24.04.1 LTS");
+    r.os.kernel = text("5.15.167.4-microsoft-standard-WSL2");
+    r.os.os_build = text("#1 SMP Tue Nov 5 00:21:55 UTC 2024");
+    r.os.hostname = text("desktop-wsl");
+    r.os.wsl = wsl_facts({"5.15.167.4-microsoft-standard-WSL2", "", true, true});
+    r.cuda = cuda_13();
+    r.driver_release = text("581.57");
+    r.cuda_device_order = r.cuda_visible_devices = Maybe<std::string>::none("not set");
+    r.cuda_device_count = 1;
+    r.nvml_device_count = of(1u);
+    DeviceRecord d;
+    d.cuda = cuda_device(0, "NVIDIA GeForce RTX 4090", "GPU-00000000-1111-2222-3333-444444444444", false);
+    d.nvml_index = 0;
+    NvmlDeviceFacts n =
+        nvml_device(0, "NVIDIA GeForce RTX 4090", "GPU-00000000-1111-2222-3333-444444444444", nullptr);
+    n.driver_model_current = n.driver_model_pending =
+        Maybe<std::string>::none("nvmlDeviceGetDriverModel_v2: Not Supported");
+    d.nvml = of(n);
+    r.devices.push_back(d);
+    return r;
+}
+
 // A Windows GPU NVML does not list (no UUID match): its driver model is unknown.
 EnvironmentRecord windows_unmatched() {
     EnvironmentRecord r = windows_two_gpus();
@@ -185,7 +212,8 @@ std::vector<Case> cases() {
     return {{"windows-two-gpus", windows_two_gpus()},
             {"linux-one-gpu", linux_one_gpu()},
             {"windows-unmatched", windows_unmatched()},
-            {"no-gpu", no_gpu()}};
+            {"no-gpu", no_gpu()},
+            {"wsl2-one-gpu", wsl2_one_gpu()}};
 }
 
 // What the harness's readers get from a written record.
@@ -239,9 +267,10 @@ TEST(EnvironmentRecord, ReadersGiveBackTheTypedFacts) {
             EXPECT_EQ(device_name_of(env, i), d.cuda.properties.value->name);
             EXPECT_EQ(device_luid_of(env, i), d.cuda.properties.value->luid.value.value_or(""));
             EXPECT_EQ(nvml_index_of(env, i), d.nvml_index);
-            const std::string model = r.os.platform == "linux" ? "linux"
-                                      : d.nvml.value           ? *d.nvml.value->driver_model_current.value
-                                                               : "unknown";
+            const std::string model = r.os.wsl                   ? kWsl2DriverModel
+                                      : r.os.platform == "linux" ? "linux"
+                                      : d.nvml.value             ? *d.nvml.value->driver_model_current.value
+                                                                 : "unknown";
             EXPECT_EQ(driver_model_of(env, i), model);
         }
     }
@@ -328,6 +357,8 @@ TEST(EnvironmentRecordFixture, HoldsKnownAndUnknownFacts) {
     EXPECT_EQ(f["records"][2]["reads"]["store_key"]["driver_model"], "unknown-driver-model");
     EXPECT_EQ(f["records"][3]["reads"]["store_key"]["release"], "unknown-release");
     EXPECT_EQ(f["records"][3]["reads"]["store_key"]["gpu"], "unknown-gpu");
+    EXPECT_EQ(f["records"][4]["reads"]["driver_models"][0], kWsl2DriverModel);
+    EXPECT_EQ(f["records"][4]["reads"]["store_key"]["driver_model"], "wddm-wsl2");
 }
 
 }  // namespace

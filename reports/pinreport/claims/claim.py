@@ -36,7 +36,13 @@ class Claim:
     def row(self, data: ClaimData) -> dict[str, str]:
         seen = self.gather(data)
         verdict, evidence = self._finding(seen)
-        return {"n": self.n, "claim": self.title, "verdict": verdict, "evidence": evidence, "beside": self.beside(seen)}
+        return {
+            "n": self.n,
+            "claim": self.title,
+            "verdict": verdict,
+            "evidence": data.via + evidence,  # "via WSL2 ..." where the driver was reached so
+            "beside": self.beside(seen),
+        }
 
     def _finding(self, seen: Any) -> Finding:
         why_not = self.applies(seen)

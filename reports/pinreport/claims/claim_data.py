@@ -8,7 +8,7 @@ from typing import Any
 from pinreport import kinds
 from pinreport.bench_rows import BenchRows
 from pinreport.disturbance import disturbed_keys, disturbed_metrics
-from pinreport.environment import driver_models
+from pinreport.environment import WSL2_MODEL, driver_models, model_family
 from pinreport.rule import (
     CAPACITY_LOSS,
     CONTROL_API,
@@ -75,11 +75,17 @@ class ClaimData:
 
     @property
     def windows(self) -> bool:
-        return bool(self.models & WINDOWS_MODELS)
+        """A Windows driver measured these: natively, or under WSL2 (WDDM through /dev/dxg)."""
+        return bool({model_family(m) for m in self.models} & WINDOWS_MODELS)
 
     @property
     def wddm(self) -> bool:
-        return self.models == {"WDDM"}
+        return self.models in ({"WDDM"}, {WSL2_MODEL})
+
+    @property
+    def via(self) -> str:
+        """What every claim's evidence starts with: how the driver was reached when not natively."""
+        return "via WSL2 (the Windows WDDM driver through /dev/dxg): " if self.models == {WSL2_MODEL} else ""
 
     @property
     def platform(self) -> str:
