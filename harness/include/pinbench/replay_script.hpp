@@ -20,6 +20,7 @@ struct ReplayTransform {
     std::string probe;  // probe key whose cost changes ("cuda.free", "nvml.0.used") or a timing ("alloc")
     double value = 0;   // offset: bytes (or ms) added to the cost; scale: factor on the cost
     nlohmann::json data = nlohmann::json::object();  // set: repeat data fields (bytes or booleans) replaced
+    SourceLocation where;                            // of `value` in the script, for errors
 };
 
 struct ReplayInjection {
@@ -55,6 +56,13 @@ bool glob_match(const std::string& pattern, const std::string& text);
 // grows by `value` bytes, respecting the key's direction; scale: cost' = value * cost), so metrics recomputed
 // from the snapshots shift exactly. Timing transforms change timings_ms[probe].
 void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat);
+
+// Throws InputError "FILE:LINE:COL: message" (the transform's value in the script) when a
+// transform would take a reading or timing out of range (checked arithmetic: a memory reading
+// stays 0 to 2^63-1 bytes, a timing finite and >= 0).
+// check_transforms applies the script to a copy of every repeat of `source` first, so that the
+// run is refused before any child starts.
+void check_transforms(const ReplayScript& script, const ResultsDocument& source);
 
 // The injection for this repeat, if any (first match wins).
 std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,
