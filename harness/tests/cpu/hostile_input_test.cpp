@@ -76,7 +76,8 @@ TEST(HostileOutput, ADirectoryAtAnOutputPathIsRefusedAndKept) {
     const std::string out = dir.file("out.json");
     fs::create_directory(out);
     expect_refused(run_cli({"results", "upgrade", kSource, "-o", out}), "it is a directory");
-    expect_refused(run_cli({"run", "--backend", "replay", "--from", kSource, "-o", out}), "it is a directory");
+    expect_refused(run_cli({"run", "--backend", "replay", "--from", kSource, "-o", out}),
+                   "it is a directory");
     EXPECT_TRUE(fs::is_directory(out));
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"}) << "no temporary file is left";
 }
@@ -142,8 +143,10 @@ TEST(HostileOptions, NonFiniteAndOutOfRangeValuesAreRefusedWithReadableBounds) {
     const std::vector<Case> cases = {
         {{"run", "--backend", "replay", "--from", kSource, "--repeat-timeout", "nan"}, "not a finite number"},
         {{"run", "--backend", "replay", "--from", kSource, "--repeat-timeout", "inf"}, "not a finite number"},
-        {{"run", "--backend", "replay", "--from", kSource, "--repeat-timeout", "1e400"}, "not a finite number"},
-        {{"run", "--backend", "replay", "--from", kSource, "--repeat-timeout", "0"}, "above 0 and up to 604800"},
+        {{"run", "--backend", "replay", "--from", kSource, "--repeat-timeout", "1e400"},
+         "not a finite number"},
+        {{"run", "--backend", "replay", "--from", kSource, "--repeat-timeout", "0"},
+         "above 0 and up to 604800"},
         {{"run", "--backend", "replay", "--from", kSource, "--retry-wait", "nan"}, "not a finite number"},
         {{"run", "--backend", "replay", "--from", kSource, "--retry-wait", "-1"}, "0 to 600"},
         {{"run", "--backend", "replay", "--from", kSource, "--null-every", "nan"}, "not a finite number"},
@@ -158,7 +161,7 @@ TEST(HostileOptions, NonFiniteAndOutOfRangeValuesAreRefusedWithReadableBounds) {
         EXPECT_EQ(out.exit_code, exit_code::bad_input) << out.output;
         EXPECT_NE(out.output.find(c.needle), std::string::npos) << out.output;
         EXPECT_FALSE(std::regex_search(out.output, std::regex("[0-9]{20}"))) << "a bound of 300 digits\n"
-                                                                           << out.output;
+                                                                             << out.output;
     }
 }
 
@@ -176,8 +179,8 @@ ProcessOutcome run_shell(const std::string& script, const std::string& cwd = {})
 TEST(HostileStdout, AFullDeviceIsAFailedWriteWithExitCode3) {
     if (!fs::is_character_file("/dev/full")) GTEST_SKIP() << "no /dev/full here";
     const std::string scenario = std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml";
-    for (const std::string& command :
-         {"plan " + scenario, std::string("metrics --json"), std::string("metrics"), "results upgrade " + kSource}) {
+    for (const std::string& command : {"plan " + scenario, std::string("metrics --json"),
+                                       std::string("metrics"), "results upgrade " + kSource}) {
         SCOPED_TRACE(command);
         const auto out = run_shell("exec \"$PINBENCH\" " + command + " >/dev/full");
         EXPECT_EQ(out.exit_code, exit_code::infrastructure) << out.output;
@@ -199,10 +202,16 @@ TEST(HostileStdout, AClosedDescriptorAndAClosedPipeAreFailedWrites) {
     EXPECT_EQ(closed.exit_code, exit_code::infrastructure) << closed.output;
     EXPECT_NE(closed.output.find("cannot write standard output"), std::string::npos) << closed.output;
     // The reader is gone before pinbench writes: EPIPE and exit 3, not death by SIGPIPE (141).
+    TempDir dir("pinbench_hostile");
+    const std::string closed_mark = dir.file("reader-closed");
     const auto piped =
-        run_shell("( sleep 0.5; \"$PINBENCH\" metrics --json; echo \"rc=$?\" >&2 ) | true; sleep 1");
+        run_shell("( while [ ! -e '" + closed_mark +
+                  "' ]; do sleep 0.05; done; \"$PINBENCH\" metrics --json; echo \"rc=$?\" >&2 ) | "
+                  "{ exec 0<&-; touch '" +
+                  closed_mark + "'; }");
     EXPECT_NE(piped.output.find("rc=3"), std::string::npos) << piped.output;
-    EXPECT_NE(piped.output.find("cannot write standard output: Broken pipe"), std::string::npos) << piped.output;
+    EXPECT_NE(piped.output.find("cannot write standard output: Broken pipe"), std::string::npos)
+        << piped.output;
 }
 
 TEST(HostileStdout, UpgradeToDashWritesStandardOutput) {
@@ -229,7 +238,8 @@ TEST(HostileInputSize, AFileLargerThanItsKindsLimitIsRefusedBeforeItIsRead) {
     const std::string results = dir.file("big.json");
     { std::ofstream(results) << "{}"; }
     fs::resize_file(results, input_limit::data + 1);
-    expect_refused(run_cli({"results", "upgrade", results}), "larger than the " + size_label(input_limit::data));
+    expect_refused(run_cli({"results", "upgrade", results}),
+                   "larger than the " + size_label(input_limit::data));
     expect_refused(run_cli({"run", "--backend", "replay", "--from", results, "-o", dir.file("out.json")}),
                    "larger than the " + size_label(input_limit::data));
     expect_refused(run_cli({"run", "--backend", "replay", "--from", kSource, "--script", scenario, "-o",
@@ -282,11 +292,13 @@ TEST(HostileReplay, AnOffsetThatOverflowsAReadingIsBadInputNamingTheScriptLine) 
                                  "    bytes: -9223372000000000000\n";
     }
     const std::string out_path = dir.file("out.json");
-    const auto out = run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
+    const auto out =
+        run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
     EXPECT_EQ(out.exit_code, exit_code::bad_input) << out.output;
     const auto lines = lines_of(out.output);
     ASSERT_FALSE(lines.empty());
-    EXPECT_EQ(lines.back().rfind(script + ":6:12: offset -9223372000000000000 on 'cuda.free' takes run ", 0), 0u)
+    EXPECT_EQ(lines.back().rfind(script + ":6:12: offset -9223372000000000000 on 'cuda.free' takes run ", 0),
+              0u)
         << out.output;
     EXPECT_NE(lines.back().find("would leave 0 to 9223372036854775807 B"), std::string::npos) << out.output;
     EXPECT_EQ(out.output.find("disturbed"), std::string::npos) << out.output;
@@ -298,7 +310,8 @@ TEST(HostileReplay, AnOffsetThatOverflowsAReadingIsBadInputNamingTheScriptLine) 
                                  "transforms:\n"
                                  "  - {op: scale, runs: '*', probe: nvml.0.used, factor: 1e300}\n";
     }
-    const auto scaled = run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
+    const auto scaled =
+        run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
     EXPECT_EQ(scaled.exit_code, exit_code::bad_input) << scaled.output;
     EXPECT_NE(scaled.output.find(script + ":3:"), std::string::npos) << scaled.output;
     {
@@ -306,16 +319,19 @@ TEST(HostileReplay, AnOffsetThatOverflowsAReadingIsBadInputNamingTheScriptLine) 
                                  "transforms:\n"
                                  "  - {op: offset, runs: '*', probe: alloc, ms: -1e9}\n";
     }
-    const auto timing = run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
+    const auto timing =
+        run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
     EXPECT_EQ(timing.exit_code, exit_code::bad_input) << timing.output;
     EXPECT_NE(timing.output.find("a timing is finite and not negative"), std::string::npos) << timing.output;
     // Bytes at the edge of int64 are refused where they are written.
     {
-        std::ofstream(script) << "replay_script_version: 1\n"
-                                 "transforms:\n"
-                                 "  - {op: offset, runs: '*', probe: cuda.free, bytes: 9223372036854775807}\n";
+        std::ofstream(script)
+            << "replay_script_version: 1\n"
+               "transforms:\n"
+               "  - {op: offset, runs: '*', probe: cuda.free, bytes: 9223372036854775807}\n";
     }
-    const auto edge = run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
+    const auto edge =
+        run_cli({"run", "--backend", "replay", "--from", kSource, "--script", script, "-o", out_path});
     expect_refused(edge, "bytes: too large");
     EXPECT_NE(edge.output.find(script + ":3:"), std::string::npos) << edge.output;
 }
