@@ -8,7 +8,9 @@
 //   pinbench trace [-o TRACE] -- PROGRAM ARGS   trace a program's host pinning (docs/trace.md)
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -24,6 +26,7 @@
 #include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/scenario.hpp"
+#include "pinbench/standard_streams.hpp"
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
@@ -50,6 +53,49 @@ struct SizeValidator : CLI::Validator {
         };
     }
 };
+
+// CLI11 validator for every floating-point option: a finite number from `min` to `max` (above
+// `min` when `min_excluded`). CLI11's own Range lets NaN through and its messages quote bounds
+// such as the largest double with 300 digits.
+struct FiniteNumber : CLI::Validator {
+    FiniteNumber(double min, double max, bool min_excluded = false) {
+        const auto label = [](double v) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%g", v);
+            return std::string(text);
+        };
+        const std::string range =
+            (min_excluded ? "above " + label(min) + " and up to " : label(min) + " to ") + label(max);
+        name_ = "NUMBER";
+        description("a number " + range);
+        func_ = [=](std::string& s) -> std::string {
+            const char* begin = s.c_str();
+            char* end = nullptr;
+            const double v = std::strtod(begin, &end);
+            if (s.empty() || end != begin + s.size()) return "'" + s + "' is not a number";
+            if (!std::isfinite(v)) return "'" + s + "' is not a finite number (expected " + range + ")";
+            if (v < min || v > max || (min_excluded && v == min)) {
+                return "'" + s + "' is out of range (expected " + range + ")";
+            }
+            return {};
+        };
+    }
+};
+
+// Standard input as one string, bounded as read_file bounds a file (pinbench/atomic_file.hpp).
+std::string read_standard_input(std::uint64_t max_bytes) {
+    std::string text;
+    char buffer[64 * 1024];
+    while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+        text.append(buffer, static_cast<std::size_t>(std::cin.gcount()));
+        if (text.size() > max_bytes) {
+            throw InputError("(stdin): more than " + size_label(max_bytes) +
+                             ", larger than the limit for this kind of file");
+        }
+    }
+    if (std::cin.bad()) throw SystemError("cannot read standard input");
+    return text;
+}
 
 nlohmann::json scenario_record(const ScenarioFile& file) {
     nlohmann::json scenarios = nlohmann::json::array();
@@ -131,17 +177,20 @@ int list_store(const std::string& dir) {
 }
 
 // `pinbench results upgrade`: the file as this build reads it (results_upgrade.hpp), written in
-// the current version; IN "-" reads standard input (what pinreport pipes), no -o writes stdout.
+// the current version; IN "-" reads standard input (what pinreport pipes), no -o (or -o -)
+// writes stdout.
 int upgrade_results(const std::string& in, const std::string& out) {
+    const bool to_stdout = out.empty() || out == "-";
+    if (!to_stdout) check_output_path(out);
     ResultsDocument doc;
     if (in == "-") {
-        const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        const std::string text = read_standard_input(input_limit::data);
         doc = results_from_json(detail::parse_strict_json(text, "(stdin)"), "(stdin)");
     } else {
         doc = load_results(in);
     }
     const std::string text = to_json(doc).dump(1) + "\n";
-    if (out.empty()) {
+    if (to_stdout) {
         std::cout << text;
     } else {
         write_file_atomically(out, text);
@@ -187,8 +236,7 @@ int pinbench_main(int argc, char** argv) {
     run_cmd
         ->add_option("--repeat-timeout", repeat_timeout,
                      "Seconds per repeat, overriding the scenario's timeout_s")
-        ->check(CLI::PositiveNumber)
-        ->check(CLI::Range(0.0, max_timeout_s));  // as timeout_s: larger values overflowed the timer
+        ->check(FiniteNumber(0.0, max_timeout_s, true));  // as timeout_s: larger values overflowed the timer
     run_cmd->add_option("--control-size", positive, "Positive control allocation")
         ->check(SizeValidator())
         ->capture_default_str();
@@ -212,7 +260,7 @@ int pinbench_main(int argc, char** argv) {
         ->check(CLI::Range(0, 20))
         ->capture_default_str();
     run_cmd->add_option("--retry-wait", retry_wait_s, "Seconds before the first retry (doubling after)")
-        ->check(CLI::Range(0.0, 600.0))
+        ->check(FiniteNumber(0.0, 600.0))
         ->capture_default_str();
     std::string resume_path;
     bool allow_busy_gpu = false;
@@ -229,7 +277,7 @@ int pinbench_main(int argc, char** argv) {
                       "Do not stop when the same neighbour disturbs the null window and the first attempts "
                       "(every run then retries and ends disturbed on its own)");
     run_cmd->add_option("--null-every", null_every_s, "Seconds between null windows taken between runs")
-        ->check(CLI::Range(1.0, 1e6))
+        ->check(FiniteNumber(1.0, 1e6))
         ->capture_default_str();
 
     std::string store_dir;
@@ -256,7 +304,7 @@ int pinbench_main(int argc, char** argv) {
     auto* upgrade_cmd = results_cmd->add_subcommand(
         "upgrade", "Write a results file of an older schema version in the current one (per-repeat samples)");
     upgrade_cmd->add_option("IN", upgrade_in, "Results file, or - for standard input")->required();
-    upgrade_cmd->add_option("-o,--output", upgrade_out, "Where to write it (default: standard output)");
+    upgrade_cmd->add_option("-o,--output", upgrade_out, "Where to write it (default, or -: standard output)");
 
     std::string bundle = "pinbench-doctor.json";
     std::string doctor_size = "1GiB";
@@ -287,7 +335,7 @@ int pinbench_main(int argc, char** argv) {
     trace_cmd->add_option("--stack", trace_options.stack_depth, "Native call-stack frames recorded per call")
         ->check(CLI::Range(0, 64));
     trace_cmd->add_option("--timeout", trace_timeout_s, "Kill the program after this many seconds (0: never)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(FiniteNumber(0.0, max_timeout_s));
     trace_cmd->add_option("--cwd", trace_options.working_directory, "Working directory of the program");
     trace_cmd->add_option("--injection", trace_options.injection,
                           "The injection library (default: the one built beside pinbench)");
@@ -356,6 +404,7 @@ int pinbench_main(int argc, char** argv) {
         if (*trace_cmd) {
             trace_options.timeout = std::chrono::milliseconds(static_cast<long long>(trace_timeout_s * 1000));
             trace_options.interval = std::chrono::milliseconds(trace_interval_ms);
+            check_output_path(trace_out);  // before the program runs, not after
             return trace::trace_main(trace_options, trace_out, std::cerr);
         }
         if (*plan_cmd) {
@@ -370,6 +419,7 @@ int pinbench_main(int argc, char** argv) {
             DoctorOptions options;
             options.executable = current_executable_path();
             options.bundle_path = bundle;
+            check_output_path(bundle);
             options.controls.positive_bytes = parse_size(doctor_size);
             options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance));
             options.allow_busy_gpu = allow_busy_gpu;
@@ -410,6 +460,7 @@ int pinbench_main(int argc, char** argv) {
                 options.resume_path = resume_path;
                 if (run_cmd->count("-o") == 0) options.results_path = resume_path;
             }
+            check_output_path(options.results_path);  // before anything is measured
             // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
             // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
             const StopOnSignals stop;
@@ -459,14 +510,22 @@ int pinbench_main(int argc, char** argv) {
 }  // namespace
 
 // Nothing escapes: an exception thrown while the command line is being set up (before
-// pinbench_main's own handlers) is one line and the infrastructure exit code too.
+// pinbench_main's own handlers) is one line and the infrastructure exit code too. Whatever a
+// command printed must have reached standard output: a write that failed (a full
+// device, a closed pipe or descriptor) is one line and the infrastructure exit code, never 0.
 int main(int argc, char** argv) {
+    guard_standard_streams();
+    int code = exit_code::infrastructure;
     try {
-        return pinbench_main(argc, argv);
+        code = pinbench_main(argc, argv);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "pinbench: %s\n", e.what());
     } catch (...) {
         std::fprintf(stderr, "pinbench: an unknown exception\n");
     }
-    return exit_code::infrastructure;
+    if (const std::string error = standard_output_error(); !error.empty()) {
+        std::fprintf(stderr, "pinbench: cannot write standard output: %s\n", error.c_str());
+        if (code < exit_code::infrastructure) code = exit_code::infrastructure;
+    }
+    return code;
 }

@@ -3,8 +3,9 @@ the harness's): nothing at the path is damaged, whatever happens.
 
 - The output path is checked first: a directory, device (/dev/full, /dev/null), FIFO or socket
   there is refused (OutputRefusedError, exit 2) and never replaced; so is a path whose folder is
-  missing or cannot take a new file. A symbolic link is followed: the file it points to is
-  replaced and the link stays.
+  missing or cannot take a new file. A symbolic link at the path is replaced by the new file and
+  what it pointed to is left as it was, as the harness's writer does (README, "Files pinbench
+  reads and writes"): a link planted at an output path never redirects the write.
 - The bytes go to a temporary file in the same folder (`NAME.tmp.PID.RANDOM`), which is flushed,
   fsynced and renamed over the path (os.replace): a reader sees the old file or the new one,
   never a mix, and a full disk or a crash leaves the old file as it was (WriteFailedError, exit
@@ -27,9 +28,8 @@ _RENAME_ATTEMPTS = 20
 
 
 def _target(path: str | Path) -> Path:
-    """The file to replace: the path, or where its symbolic links lead."""
-    p = Path(path)
-    return Path(os.path.realpath(p)) if p.is_symlink() else p
+    """The entry to replace: the path itself, a symbolic link included (never where it leads)."""
+    return Path(path)
 
 
 def check_output_path(path: str | Path) -> Path:
@@ -40,12 +40,12 @@ def check_output_path(path: str | Path) -> Path:
         raise OutputRefusedError(name, "an empty output path")
     target = _target(path)
     try:
-        st = os.stat(target)
+        st = os.lstat(target)
     except FileNotFoundError:
         st = None
     except OSError as e:
         raise OutputRefusedError(name, f"cannot use as an output path: {e.strerror}") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
+    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
         raise OutputRefusedError(name, f"{not_regular_reason(st.st_mode)}; refusing to replace it")
     folder = target.parent
     if not folder.is_dir():
@@ -71,8 +71,9 @@ def write_file(path: str | Path, data: bytes) -> None:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+            if not target.is_symlink():  # a regular file keeps its permission bits
+                with contextlib.suppress(OSError):
+                    os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
             _replace(tmp, target)
         except OSError as e:
             raise WriteFailedError(name, f"write failed, the previous file is kept: {e.strerror or e}") from None

@@ -17,11 +17,12 @@ import stat
 from pathlib import Path
 
 MIB = 1024 * 1024
-# The limits, one per kind of input. Results files (and the store's files, which are results
-# files) are written by the harness and real ones are about 2 MiB; traces and benchmark JSON
-# are bounded as scenario files and replay scripts are.
+# The limits, one per kind of input: the harness's (harness/include/pinbench/atomic_file.hpp,
+# input_limit::data for what it writes: results, store files, traces; a test reads that header
+# and compares). Real results files are about 2 MiB. Benchmark JSON, which only pinreport reads,
+# is bounded as scenario files are (input_limit::text).
 RESULTS_LIMIT = 256 * MIB
-TRACE_LIMIT = 16 * MIB
+TRACE_LIMIT = RESULTS_LIMIT
 BENCH_LIMIT = 16 * MIB
 
 _KIND_OF_MODE = (

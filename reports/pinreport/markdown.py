@@ -1,7 +1,6 @@
 """Markdown output of `pinreport summary --markdown` (summary.md beside the results, the nightly's
 job summary): the answer of answer.py as tables. One formatter per format: the text is console.py's."""
 
-
 from pinreport.answer import COMPARED, NO_STORE, Answer, GiB
 from pinreport.atomic_write import write_text
 from pinreport.render.labels import probe_label, size_label

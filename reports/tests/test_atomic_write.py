@@ -124,17 +124,23 @@ def test_a_missing_folder_is_refused(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
-def test_a_symbolic_link_is_followed_and_kept(tmp_path):
+def test_a_symbolic_link_is_replaced_and_its_target_kept(tmp_path):
     (tmp_path / "real").mkdir()
     target = tmp_path / "real" / "report.html"
     target.write_bytes(OLD)
-    target.chmod(0o640)
     link = tmp_path / "report.html"
     link.symlink_to(target)
     write_file(link, b"new")
-    assert link.is_symlink() and target.read_bytes() == b"new"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the file keeps its permission bits
-    assert _leftovers(tmp_path / "real") == []
+    assert not link.is_symlink() and link.read_bytes() == b"new"
+    assert target.read_bytes() == OLD  # what the link pointed to is untouched, as in the harness
+    assert _leftovers(tmp_path) == [] and _leftovers(tmp_path / "real") == []
+
+
+def test_a_symbolic_link_to_a_device_is_replaced_never_written_through(tmp_path):
+    link = tmp_path / "report.html"
+    link.symlink_to("/dev/null")
+    write_file(link, b"new")
+    assert not link.is_symlink() and link.read_bytes() == b"new"
 
 
 def test_a_failed_rename_keeps_the_previous_file(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@ no larger than its limit (input_file.py), else exit 2 with one line. Before: `--
 ran out of memory (MemoryError, exit 4) and a FIFO blocked forever."""
 
 import os
+import re
 import threading
 
 import pytest
@@ -12,7 +13,7 @@ from pinreport import input_file
 from pinreport.cli import main
 from pinreport.errors import BadInputError
 from pinreport.gbench import NotBenchmarkJson, load_bench
-from pinreport.input_file import RESULTS_LIMIT, TRACE_LIMIT, InputRefused, read_bounded
+from pinreport.input_file import BENCH_LIMIT, RESULTS_LIMIT, TRACE_LIMIT, InputRefused, read_bounded
 from pinreport.load import load_results
 from pinreport.trace import load_trace
 
@@ -27,7 +28,15 @@ def _sparse(path, size):
 
 def test_limits_are_the_documented_ones():
     text = (REPO_ROOT / "docs/results-schema.md").read_text()
-    assert f"{RESULTS_LIMIT // 2**20} MiB" in text and f"{TRACE_LIMIT // 2**20} MiB" in text
+    assert f"{RESULTS_LIMIT // 2**20} MiB" in text and f"{BENCH_LIMIT // 2**20} MiB" in text
+
+
+def test_limits_are_the_harness_ones():
+    """One definition: the harness's input_limit, read from its header, not typed again."""
+    header = (REPO_ROOT / "harness/include/pinbench/atomic_file.hpp").read_text()
+    limits = {m[0]: int(m[1]) << int(m[2]) for m in re.findall(r"(\w+) = std::uint64_t\{(\d+)\} << (\d+);", header)}
+    assert limits == {"text": BENCH_LIMIT, "data": RESULTS_LIMIT}
+    assert limits["data"] == TRACE_LIMIT  # pinbench writes traces; pinreport reads what it writes
 
 
 @pytest.mark.parametrize(

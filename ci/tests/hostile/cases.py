@@ -386,7 +386,7 @@ case(
     (*HTML, "-o", "{w}/link.html"),
     0,
     setup=both(text("real.html", "old"), symlink("link.html", "real.html")),
-    writes=("real.html",),
+    writes=("link.html",),
 )
 
 # pinreport reserve: sizes and counts.

@@ -20,6 +20,7 @@ struct ReplayTransform {
     std::string probe;  // probe key whose cost changes ("cuda.free", "nvml.0.used") or a timing ("alloc")
     double value = 0;   // offset: bytes (or ms) added to the cost; scale: factor on the cost
     nlohmann::json data = nlohmann::json::object();  // set: repeat data fields (bytes or booleans) replaced
+    SourceLocation where;                            // of `value` in the script, for errors
 };
 
 struct ReplayInjection {
@@ -62,6 +63,13 @@ void apply_transforms(const ReplayScript& script, const std::string& run_id, Rep
 // Adds `bytes` to the cost of probe key `key` in every snapshot after the baseline (as an
 // offset transform does; a hidden neighbour's allocation).
 void offset_probe_cost(RepeatRecord& repeat, const std::string& key, std::int64_t bytes);
+
+// Throws InputError "FILE:LINE:COL: message" (the transform's value in the script) when a
+// transform would take a reading or timing out of range (checked arithmetic: a memory reading
+// stays 0 to 2^63-1 bytes, a timing finite and >= 0).
+// check_transforms applies the script to a copy of every repeat of `source` first, so that the
+// run is refused before any child starts.
+void check_transforms(const ReplayScript& script, const ResultsDocument& source);
 
 // The injection for this repeat, if any (first match wins).
 std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/units.hpp"
 #include "platform/fd_posix.hpp"
 #include "platform/random_token.hpp"
 
@@ -24,6 +25,32 @@ using posix::UniqueFd;
 
 [[noreturn]] void fail_write(const std::string& path, const std::string& step, int error) {
     throw SystemError("cannot write '" + path + "': " + step + ": " + errno_text(error));
+}
+
+[[noreturn]] void refuse_output(const std::string& path, const std::string& why) {
+    throw InputError("cannot write '" + path + "': " + why + "; nothing was written");
+}
+
+// What a stat() names a file that is not regular, for messages.
+std::string file_type_name(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "not a regular file";
+}
+
+// The errors of creating a file that say the path was refused, not that a write failed midway.
+bool refused(int error) {
+    return error == EACCES || error == EPERM || error == ENOENT || error == ENOTDIR || error == EROFS ||
+           error == ENAMETOOLONG || error == ELOOP || error == EISDIR;
+}
+
+std::string folder_of(const std::string& path) {
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    return dir.empty() ? "." : dir;
 }
 
 // Removes the temporary file unless the rename consumed it.
@@ -43,10 +70,41 @@ private:
 
 }  // namespace
 
+void check_output_path(const std::string& path) {
+    if (path.empty()) throw InputError("an output path is empty");
+    struct stat st {};
+    // lstat: a symbolic link is replaced by the rename, whatever it points at.
+    if (::lstat(path.c_str(), &st) == 0) {
+        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            refuse_output(path, "it is " + file_type_name(st.st_mode) +
+                                    " (an output path must be a regular file, a symbolic link or absent)");
+        }
+    } else if (errno != ENOENT) {
+        if (refused(errno)) refuse_output(path, errno_text(errno));
+        fail_write(path, "stat", errno);
+    }
+    const std::string dir = folder_of(path);
+    if (::stat(dir.c_str(), &st) != 0) {
+        const int error = errno;
+        if (error == ENOENT) refuse_output(path, "the folder '" + dir + "' does not exist");
+        if (refused(error)) refuse_output(path, "the folder '" + dir + "': " + errno_text(error));
+        fail_write(path, "stat " + dir, error);
+    }
+    if (!S_ISDIR(st.st_mode)) refuse_output(path, "'" + dir + "' is not a folder");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        refuse_output(path, "the folder '" + dir + "': " + errno_text(errno));
+    }
+}
+
 void write_file_atomically(const std::string& path, const std::string& contents) {
+    check_output_path(path);
     const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + random_hex();
     UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-    if (!fd.valid()) fail_write(path, "create " + temp, errno);
+    if (!fd.valid()) {
+        const int error = errno;
+        if (refused(error)) refuse_output(path, "create " + temp + ": " + errno_text(error));
+        fail_write(path, "create " + temp, error);
+    }
     TempFile guard(temp);
 
     std::size_t written = 0;
@@ -65,22 +123,32 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     guard.release();
 
     // The rename itself is durable only once the directory is.
-    std::string dir = std::filesystem::path(path).parent_path().string();
-    if (dir.empty()) dir = ".";
+    const std::string dir = folder_of(path);
     UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!dir_fd.valid()) fail_write(path, "open directory " + dir, errno);
     // EINVAL: the file system cannot sync directories; there is nothing more to do.
     if (::fsync(dir_fd.get()) != 0 && errno != EINVAL) fail_write(path, "fsync directory " + dir, errno);
 }
 
-std::string read_file(const std::string& path) {
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (!fd.valid()) throw SystemError("cannot read '" + path + "': " + errno_text(errno));
-    std::string contents;
     struct stat st {};
-    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        contents.reserve(static_cast<std::size_t>(st.st_size));
+    if (::fstat(fd.get(), &st) != 0) throw SystemError("cannot read '" + path + "': " + errno_text(errno));
+    if (!S_ISREG(st.st_mode)) {
+        throw InputError("cannot read '" + path + "': it is " + file_type_name(st.st_mode) +
+                         ", not a regular file");
     }
+    const auto too_large = [&](const std::string& size) {
+        return InputError("cannot read '" + path + "': " + size + " is larger than the " +
+                          size_label(max_bytes) + " limit for this kind of file");
+    };
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+        throw too_large(size_label(static_cast<std::uint64_t>(st.st_size)));
+    }
+    std::string contents;
+    contents.reserve(static_cast<std::size_t>(st.st_size));
     char buffer[64 * 1024];
     for (;;) {
         const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
@@ -90,6 +158,8 @@ std::string read_file(const std::string& path) {
             throw SystemError("cannot read '" + path + "': " + errno_text(errno));
         }
         contents.append(buffer, static_cast<std::size_t>(n));
+        // A file that grows while it is read (or that stat() sizes as 0, as /proc does).
+        if (contents.size() > max_bytes) throw too_large("more than " + size_label(max_bytes));
     }
     return contents;
 }

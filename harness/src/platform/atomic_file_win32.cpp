@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/units.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/random_token.hpp"
 
@@ -86,6 +87,35 @@ bool posix_rename_unsupported(DWORD error) {
            error == ERROR_INVALID_FUNCTION || error == ERROR_CALL_NOT_IMPLEMENTED;
 }
 
+[[noreturn]] void refuse_output(const std::string& path, const std::string& why) {
+    throw InputError("cannot write '" + path + "': " + why + "; nothing was written");
+}
+
+// The errors of creating a file that say the path was refused, not that a write failed midway.
+bool refused(DWORD error) {
+    return error == ERROR_ACCESS_DENIED || error == ERROR_PATH_NOT_FOUND || error == ERROR_FILE_NOT_FOUND ||
+           error == ERROR_INVALID_NAME || error == ERROR_DIRECTORY || error == ERROR_WRITE_PROTECT ||
+           error == ERROR_FILENAME_EXCED_RANGE || error == ERROR_BAD_PATHNAME;
+}
+
+// What GetFileType names a handle that is not a file on disk, for messages.
+std::string file_type_name(DWORD type) {
+    switch (type) {
+        case FILE_TYPE_CHAR:
+            return "a character device";
+        case FILE_TYPE_PIPE:
+            return "a pipe";
+        default:
+            return "not a file on disk";
+    }
+}
+
+std::string folder_of(const std::string& path) {
+    const auto slash = path.find_last_of("\\/");
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+
 // Someone holds the target (or, for a moment, a virus scanner the temporary file).
 bool held_open(DWORD error) { return error == ERROR_ACCESS_DENIED || error == ERROR_SHARING_VIOLATION; }
 
@@ -101,7 +131,41 @@ std::wstring full_path(const std::wstring& path) {
 
 }  // namespace
 
+void check_output_path(const std::string& path) {
+    if (path.empty()) throw InputError("an output path is empty");
+    const std::wstring wide = win32::widen(path);
+    // No access asked, the link itself (not its target), directories too: only to see what it is.
+    UniqueHandle existing(
+        ::CreateFileW(wide.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                      OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    if (existing.valid()) {
+        const DWORD type = ::GetFileType(existing.get());
+        if (type != FILE_TYPE_DISK) {
+            refuse_output(path, "it is " + file_type_name(type) +
+                                    " (an output path must be a regular file, a symbolic link or absent)");
+        }
+        BY_HANDLE_FILE_INFORMATION info{};
+        if (::GetFileInformationByHandle(existing.get(), &info) &&
+            (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) == 0 &&
+            (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+            refuse_output(
+                path, "it is a directory (an output path must be a regular file, a symbolic link or absent)");
+        }
+    } else {
+        const DWORD error = ::GetLastError();
+        if (error == ERROR_PATH_NOT_FOUND) refuse_output(path, "its folder does not exist");
+        if (error != ERROR_FILE_NOT_FOUND && refused(error)) refuse_output(path, win32::error_text(error));
+    }
+    const std::string dir = folder_of(path);
+    const DWORD attributes = ::GetFileAttributesW(win32::widen(dir).c_str());
+    if (attributes == INVALID_FILE_ATTRIBUTES) {
+        refuse_output(path, "the folder '" + dir + "': " + win32::error_text(::GetLastError()));
+    }
+    if ((attributes & FILE_ATTRIBUTE_DIRECTORY) == 0) refuse_output(path, "'" + dir + "' is not a folder");
+}
+
 void write_file_atomically(const std::string& path, const std::string& contents) {
+    check_output_path(path);
     const std::string temp = path + ".tmp." + std::to_string(::GetCurrentProcessId()) + "." + random_hex();
     const std::wstring wide_path = win32::widen(path);
     const std::wstring wide_temp = win32::widen(temp);
@@ -112,6 +176,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
                                     CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!file.valid()) {
         const DWORD error = ::GetLastError();  // before anything else can overwrite it
+        if (refused(error)) refuse_output(path, "create " + temp + ": " + win32::error_text(error));
         fail_write(path, "create " + temp, error);
     }
     TempFile guard(wide_temp);
@@ -180,7 +245,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     }
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     const std::wstring wide = win32::widen(path);
     // Share everything: a concurrent atomic replace of this file must not fail because we read it.
     UniqueHandle file(::CreateFileW(wide.c_str(), GENERIC_READ,
@@ -190,11 +255,25 @@ std::string read_file(const std::string& path) {
         const DWORD error = ::GetLastError();
         throw SystemError("cannot read '" + path + "': " + win32::error_text(error));
     }
-    std::string contents;
-    LARGE_INTEGER size{};
-    if (::GetFileSizeEx(file.get(), &size) && size.QuadPart > 0) {
-        contents.reserve(static_cast<std::size_t>(size.QuadPart));
+    const DWORD type = ::GetFileType(file.get());
+    if (type != FILE_TYPE_DISK) {
+        throw InputError("cannot read '" + path + "': it is " + file_type_name(type) +
+                         ", not a regular file");
     }
+    const auto too_large = [&](const std::string& size) {
+        return InputError("cannot read '" + path + "': " + size + " is larger than the " +
+                          size_label(max_bytes) + " limit for this kind of file");
+    };
+    LARGE_INTEGER size{};
+    if (!::GetFileSizeEx(file.get(), &size)) {
+        const DWORD error = ::GetLastError();
+        throw SystemError("cannot read '" + path + "': " + win32::error_text(error));
+    }
+    if (static_cast<std::uint64_t>(size.QuadPart) > max_bytes) {
+        throw too_large(size_label(static_cast<std::uint64_t>(size.QuadPart)));
+    }
+    std::string contents;
+    contents.reserve(static_cast<std::size_t>(size.QuadPart));
     char buffer[64 * 1024];
     for (;;) {
         DWORD n = 0;
@@ -204,6 +283,7 @@ std::string read_file(const std::string& path) {
         }
         if (n == 0) break;
         contents.append(buffer, n);
+        if (contents.size() > max_bytes) throw too_large("more than " + size_label(max_bytes));  // it grew
     }
     return contents;
 }

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <iomanip>
 #include <iterator>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -136,7 +138,10 @@ private:
     // An integer (may be negative) or a size string ("8MiB", "-8MiB").
     double bytes(const Entry& entry) const {
         const YAML::Node& node = entry.value;
+        // Within +-(2^63 - 1024): the largest magnitude a double holds that converts back to int64.
+        constexpr double limit = 9223372036854774784.0;
         if (const ParsedScalar<long long> v = integer_scalar(node); v.ok()) {
+            if (std::fabs(static_cast<double>(v.value)) > limit) fail(node, "bytes: too large");
             return static_cast<double>(v.value);
         }
         std::string s = text(entry, "bytes");
@@ -148,9 +153,7 @@ private:
         } catch (const std::invalid_argument& e) {
             fail(node, std::string("bytes: ") + e.what());
         }
-        if (size > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-            fail(node, "bytes: too large");
-        }
+        if (static_cast<double>(size) > limit) fail(node, "bytes: too large");
         const double value = static_cast<double>(size);
         return negative ? -value : value;
     }
@@ -211,21 +214,26 @@ private:
         }
 
         // Exactly the one value field that fits the op and the probe's kind.
+        const Entry* value = nullptr;
         if (t.op == ReplayTransform::Op::scale) {
             misplaced("bytes", "bytes is for op offset; op scale takes factor");
             misplaced("ms", "ms is for op offset; op scale takes factor");
-            const Entry& factor = require(e, node, what, "factor");
-            t.value = number(factor, "factor");
-            if (t.value < 0) fail(factor.value, "factor must not be negative");
+            value = &require(e, node, what, "factor");
+            t.value = number(*value, "factor");
+            if (t.value < 0) fail(value->value, "factor must not be negative");
         } else if (key) {
             misplaced("factor", "factor is for op scale; op offset takes bytes or ms");
             misplaced("ms", "ms offsets a timing; '" + t.probe + "' is a probe key (use bytes)");
-            t.value = bytes(require(e, node, what, "bytes"));
+            value = &require(e, node, what, "bytes");
+            t.value = bytes(*value);
         } else {
             misplaced("factor", "factor is for op scale; op offset takes bytes or ms");
             misplaced("bytes", "bytes offsets a probe key; '" + t.probe + "' is a timing (use ms)");
-            t.value = number(require(e, node, what, "ms"), "ms");
+            value = &require(e, node, what, "ms");
+            t.value = number(*value, "ms");
         }
+        const YAML::Mark mark = value->value_mark();
+        t.where = {yaml_.file(), std::max(mark.line, 0) + 1, std::max(mark.column, 0) + 1};
         return t;
     }
 
@@ -315,8 +323,43 @@ private:
     YamlReader yaml_;
 };
 
+// Checked arithmetic on readings (a replay script may ask for any 64-bit number): nullopt where
+// the exact result does not fit.
+std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+    if ((b > 0 && a > max - b) || (b < 0 && a < min - b)) return std::nullopt;
+    return a + b;
+}
+
+std::optional<std::int64_t> rounded_int64(double v) {
+    constexpr double limit = 9223372036854775808.0;  // 2^63
+    if (!std::isfinite(v) || v < -limit || v >= limit) return std::nullopt;
+    return static_cast<std::int64_t>(std::llround(v));
+}
+
+std::string op_name(const ReplayTransform& t) {
+    return t.op == ReplayTransform::Op::offset ? "offset" : "scale";
+}
+
+std::string number_text(double v) {
+    if (std::nearbyint(v) == v && std::fabs(v) <= 9223372036854774784.0) {
+        return std::to_string(static_cast<long long>(v));  // bytes as written, not 9.2e+18
+    }
+    std::ostringstream out;
+    out << std::setprecision(17) << v;
+    return out.str();
+}
+
+[[noreturn]] void out_of_range(const ReplayTransform& t, const std::string& run_id,
+                               const RepeatRecord& repeat, const std::string& what) {
+    throw InputError(t.where.file, t.where.line, t.where.column,
+                     op_name(t) + " " + number_text(t.value) + " on '" + t.probe + "' takes run " + run_id +
+                         ", repeat " + std::to_string(repeat.index) + ": " + what);
+}
+
 // Moves one probe key's readings so that its cost (against the baseline) changes by `t`.
-void transform_probe(const ReplayTransform& t, RepeatRecord& repeat) {
+void transform_probe(const ReplayTransform& t, const std::string& run_id, RepeatRecord& repeat) {
     const auto base_it = std::find_if(repeat.snapshots.begin(), repeat.snapshots.end(),
                                       [](const Snapshot& s) { return s.label == baseline_label; });
     if (base_it == repeat.snapshots.end()) return;
@@ -331,11 +374,24 @@ void transform_probe(const ReplayTransform& t, RepeatRecord& repeat) {
         const auto r = it->readings.find(t.probe);
         if (r == it->readings.end() || !r->second.available()) continue;  // never invent a reading
         std::int64_t& bytes = *r->second.bytes;
+        std::optional<std::int64_t> moved;
         if (t.op == ReplayTransform::Op::offset) {
-            bytes += std::llround(sign * t.value);
+            if (const auto delta = rounded_int64(sign * t.value)) moved = checked_add(bytes, *delta);
         } else if (base) {
-            bytes = *base + std::llround(t.value * static_cast<double>(bytes - *base));
+            const auto cost =
+                *base == std::numeric_limits<std::int64_t>::min() ? std::nullopt : checked_add(bytes, -*base);
+            const auto scaled = cost ? rounded_int64(t.value * static_cast<double>(*cost)) : std::nullopt;
+            moved = scaled ? checked_add(*base, *scaled) : std::nullopt;
+        } else {
+            continue;
         }
+        // A memory reading is a number of bytes: never negative, never wrapped around.
+        if (!moved || *moved < 0) {
+            out_of_range(t, run_id, repeat,
+                         "the " + it->label + " reading of " + std::to_string(bytes) +
+                             " B would leave 0 to 9223372036854775807 B (a memory reading)");
+        }
+        bytes = *moved;
     }
 }
 
@@ -348,7 +404,7 @@ ReplayScript parse_replay_script(const std::string& text, const std::string& pat
 ReplayScript load_replay_script(const std::string& path) {
     std::string text;
     try {
-        text = read_file(path);
+        text = read_file(path, input_limit::text);
     } catch (const SystemError& e) {
         throw InputError(std::string("cannot read replay script: ") + e.what());
     }
@@ -387,15 +443,28 @@ void apply_transforms(const ReplayScript& script, const std::string& run_id, Rep
             continue;
         }
         if (is_probe_key(t.probe)) {
-            transform_probe(t, repeat);
+            transform_probe(t, run_id, repeat);
             continue;
         }
         const auto it = repeat.timings_ms.find(t.probe);
         if (it == repeat.timings_ms.end()) continue;  // a timing that was not taken stays absent
-        if (t.op == ReplayTransform::Op::offset) {
-            it->second += t.value;
-        } else {
-            it->second *= t.value;
+        const double moved =
+            t.op == ReplayTransform::Op::offset ? it->second + t.value : it->second * t.value;
+        if (!std::isfinite(moved) || moved < 0) {
+            out_of_range(t, run_id, repeat,
+                         "the timing of " + number_text(it->second) + " ms would become " +
+                             number_text(moved) + " ms (a timing is finite and not negative)");
+        }
+        it->second = moved;
+    }
+}
+
+void check_transforms(const ReplayScript& script, const ResultsDocument& source) {
+    if (script.transforms.empty()) return;
+    for (const RunRecord& run : source.runs) {
+        for (const RepeatRecord& recorded : run.repeats) {
+            RepeatRecord copy = recorded;
+            apply_transforms(script, run.run.id, copy);
         }
     }
 }

@@ -277,6 +277,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
                       {"note", "REPLAYED DATA derived from a real results file; not a measurement"}};
         const ReplayScript script =
             options.replay_script.empty() ? ReplayScript{} : load_replay_script(options.replay_script);
+        check_transforms(script, source);  // out-of-range arithmetic: exit 2 before any child runs
         doc.environment = relabel_environment(script, source.environment);
         doc.controls = source.controls;
         doc.controls["replayed_from_source"] = true;

@@ -174,8 +174,11 @@ PlannedRun planned_run_from_json(const nlohmann::json& j) {
     run.gpus = static_cast<int>(at.field("gpus").unsigned_in(1, int_max));
     run.repeats = static_cast<int>(at.field("repeats").unsigned_in(1, int_max));
     const detail::JsonAt timeout = at.field("timeout_s");
-    if (!timeout.json().is_number() || !(timeout.json().get<double>() > 0)) {
-        timeout.fail("must be a number > 0");
+    // As a scenario's timeout_s and --repeat-timeout: --resume runs with it (larger values
+    // overflowed the timer).
+    if (!timeout.json().is_number() || !(timeout.json().get<double>() > 0) ||
+        !(timeout.json().get<double>() <= max_timeout_s)) {
+        timeout.fail("must be a number > 0 and at most " + format_seconds(max_timeout_s) + " s (one week)");
     }
     run.timeout_s = timeout.json().get<double>();
     at.field("driver_models").for_each_element([&](const detail::JsonAt& m) {

@@ -17,7 +17,9 @@
 #include <sstream>
 #include <system_error>
 
+#include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/units.hpp"
 #include "scenario/kinds.hpp"
@@ -123,6 +125,59 @@ std::string unknown_param_message(std::string_view name, const KindSpec& kind) {
                join(owners);
     }
     return msg;
+}
+
+// A catalog pattern written out with the parts of `name` where its placeholders stand
+// ("churn.creep.<key>" for "churn.creap.nvml.0.used" is "churn.creep.nvml.0.used").
+std::string filled_pattern(std::string_view pattern, std::string_view name) {
+    const auto parts = [](std::string_view text) {
+        std::vector<std::string_view> out;
+        for (std::size_t at = 0;;) {
+            const auto dot = text.find('.', at);
+            out.push_back(text.substr(at, dot == std::string_view::npos ? std::string_view::npos : dot - at));
+            if (dot == std::string_view::npos) return out;
+            at = dot + 1;
+        }
+    };
+    const std::vector<std::string_view> p = parts(pattern), n = parts(name);
+    std::string out;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        if (i > 0) out += '.';
+        if (p[i] == "<key>") {  // the probe key: the rest of the name, dots and all
+            for (std::size_t j = i; j < n.size(); ++j) out += (j > i ? "." : "") + std::string(n[j]);
+            if (i >= n.size()) out += "cuda.free";
+            break;
+        }
+        out += p[i].find('<') != std::string_view::npos && i < n.size() ? n[i] : p[i];
+    }
+    return out;
+}
+
+// A metric name of an `expect` must be one some kind writes (pinbench metrics): a typo would be
+// a claim no run can judge.
+bool known_metric(std::string_view name) {
+    for (const KindSpec& k : kind_specs()) {
+        if (find_metric_spec(k.name, name) != nullptr) return true;
+    }
+    return false;
+}
+
+std::string unknown_metric_message(std::string_view name) {
+    std::string best;
+    std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+    for (const MetricSpec& m : metric_catalog()) {
+        std::string candidate = filled_pattern(m.pattern, name);
+        const std::size_t d = edit_distance(name, candidate);
+        if (d < best_distance) {
+            best_distance = d;
+            best = std::move(candidate);
+        }
+    }
+    const std::string head = "unknown metric " + in_quotes(name) + ": no kind writes it";
+    if (best_distance <= std::max<std::size_t>(2, name.size() / 8)) {
+        return head + "; did you mean " + in_quotes(best) + "?";
+    }
+    return head + " (`pinbench metrics` lists every metric)";
 }
 
 using Field = YamlField;
@@ -724,6 +779,7 @@ private:
                 fail(metric.key_node.Mark(), "metric name " + in_quotes(metric.key) +
                                                  " is not a metric name such as 'churn.creep.cuda.free'");
             }
+            if (!known_metric(metric.key)) fail(metric.key_node.Mark(), unknown_metric_message(metric.key));
             if (!metric.value.IsMap() || metric.value.size() == 0) {
                 fail(metric.value_mark(), "limits of " + in_quotes(metric.key) +
                                               " must be a mapping with min and/or max, got " +
@@ -804,20 +860,13 @@ ScenarioFile parse_scenario_text(const std::string& text, const std::string& pat
 }
 
 ScenarioFile load_scenario_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        throw InputError("cannot read " + path + ": is a directory");
+    std::string text;
+    try {
+        text = read_file(path, input_limit::text);
+    } catch (const SystemError& e) {
+        throw InputError(e.what());  // a scenario that cannot be read is bad input (exit 2)
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError("cannot read " + path + ": " + std::generic_category().message(errno));
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        throw InputError("cannot read " + path + ": read failed");
-    }
-    return parse_scenario_text(buffer.str(), path);
+    return parse_scenario_text(text, path);
 }
 
 nlohmann::json to_json(const Scenario& s) {

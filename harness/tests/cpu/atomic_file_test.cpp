@@ -117,22 +117,29 @@ TEST(AtomicFile, ReadingAMissingFileThrowsSystemErrorNamingThePath) {
     }
 }
 
-TEST(AtomicFile, WritingIntoAMissingDirectoryThrowsSystemErrorNamingThePath) {
+// Refused before anything is written: bad input (exit 2), not a failed write (exit 3).
+TEST(AtomicFile, WritingIntoAMissingDirectoryIsRefusedNamingThePath) {
     TempDir dir;
     const std::string path = dir.file("no-such-dir/out.json");
     try {
         write_file_atomically(path, "x");
-        FAIL() << "expected SystemError";
-    } catch (const SystemError& e) {
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
     }
 }
 
-TEST(AtomicFile, AFailedReplaceRemovesItsTemporaryFile) {
+TEST(AtomicFile, ADirectoryIsNeverReplacedAndNoTemporaryFileIsLeft) {
     TempDir dir;
     const std::string path = dir.file("target");
-    fs::create_directory(path);  // a directory cannot be replaced by a file
-    EXPECT_THROW(write_file_atomically(path, "contents"), SystemError);
+    fs::create_directory(path);
+    try {
+        write_file_atomically(path, "contents");
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("it is a directory"), std::string::npos) << e.what();
+    }
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"target"});
     EXPECT_TRUE(fs::is_directory(path));
 }

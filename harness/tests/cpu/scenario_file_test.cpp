@@ -176,15 +176,16 @@ TEST(ScenarioFile, MissingFileIsAPathOnlyInputError) {
         FAIL() << "accepted";
     } catch (const InputError& e) {
         const std::string what = e.what();
-        EXPECT_EQ(what.rfind("cannot read " + path + ": ", 0), 0u) << what;
-        EXPECT_GT(what.size(), ("cannot read " + path + ": ").size()) << "gives a reason";
+        EXPECT_EQ(what.rfind("cannot read '" + path + "': ", 0), 0u) << what;
+        EXPECT_GT(what.size(), ("cannot read '" + path + "': ").size()) << "gives a reason";
         EXPECT_EQ(e.line(), 0);
     }
     try {
         load_scenario_file(kGood);
         FAIL() << "accepted a directory";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), "cannot read " + kGood + ": is a directory");
+        EXPECT_EQ(std::string(e.what()),
+                  "cannot read '" + kGood + "': it is a directory, not a regular file");
     }
 }
 

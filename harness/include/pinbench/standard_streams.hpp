@@ -1,0 +1,21 @@
+// Standard output that can fail loudly. pinbench's commands print to std::cout; a write that
+// fails (a full device, a closed pipe, a closed descriptor) must end the command with one line
+// on stderr and exit 3, never 0 (README.md, "Exit codes"). Platform code:
+// harness/src/platform/standard_streams_{posix,win32}.cpp.
+#pragma once
+
+#include <string>
+
+namespace pinbench {
+
+// Called first in main. POSIX: a closed descriptor 0, 1 or 2 is occupied by /dev/null opened the
+// wrong way round, so no file pinbench opens lands on it and every write to it still fails; and
+// SIGPIPE gets a handler that does nothing, so a write to a closed pipe fails with EPIPE instead
+// of killing the process (a handler, unlike SIG_IGN, is reset by exec: the programs pinbench
+// starts get the default). Windows: nothing to do (a closed pipe is an error there).
+void guard_standard_streams();
+
+// Flushes standard output; "" when everything written so far reached it, else why not.
+std::string standard_output_error();
+
+}  // namespace pinbench
