@@ -469,12 +469,12 @@ void check_transforms(const ReplayScript& script, const ResultsDocument& source)
     }
 }
 
-void offset_probe_cost(RepeatRecord& repeat, const std::string& key, std::int64_t bytes) {
+void offset_probe_cost(const std::string& run_id, RepeatRecord& repeat, const std::string& key, std::int64_t bytes) {
     ReplayTransform t;
     t.op = ReplayTransform::Op::offset;
     t.probe = key;
     t.value = static_cast<double>(bytes);
-    transform_probe(t, repeat);
+    transform_probe(t, run_id, repeat);
 }
 
 std::optional<ReplayInjection> injection_for(const ReplayScript& script, const std::string& run_id,

@@ -102,7 +102,7 @@ RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* inject
             if (hidden_bytes != 0 && !out.snapshots.empty()) {
                 for (const auto& [key, reading] : out.snapshots.front().readings) {
                     if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed) {
-                        offset_probe_cost(out, key, hidden_bytes);
+                        offset_probe_cost(run_id, out, key, hidden_bytes);
                     }
                 }
             }
