@@ -8,13 +8,17 @@
 // LD_PRELOAD alone does not reach; so this library interposes dlsym itself: a refused name gets
 // a stub, any other name goes to the C library's dlsym. Every stub returns NOT_SUPPORTED without
 // reading its arguments (all of these return nvmlReturn_t; on x86-64 and aarch64 a callee that
-// ignores its arguments may be called with any). The first refusal of each name is said on stderr
-// once, so a run's log shows that the shim was in front. Not part of pinbench.
+// ignores its arguments may be called with any). With NVML_NO_PROCESS_LISTS_SAY=1 the first
+// refusal of each name is said on stderr once; by default nothing is, since a measuring child's
+// stderr shares the pipe of its handshake with the parent (a line before "ready" failed the
+// cross-check control on the H200); `pinbench doctor`'s "watch: device level only" shows that the
+// shim is in front. Not part of pinbench.
 // Limit: a forwarded dlsym(RTLD_NEXT, ...) resolves relative to this library, not its caller; a
 // program that interposes functions itself would be misled (pinbench does not use RTLD_NEXT).
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 enum { NVML_ERROR_NOT_SUPPORTED = 3 };
@@ -59,7 +63,7 @@ extern "C" void* dlsym(void* __restrict handle, const char* __restrict name) noe
     if (std::strncmp(name, "nvml", 4) == 0) {
         for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
             if (std::strcmp(name, refused[i]) != 0) continue;
-            if (!said[i]) {
+            if (!said[i] && std::getenv("NVML_NO_PROCESS_LISTS_SAY") != nullptr) {
                 said[i] = 1;
                 std::fprintf(stderr, "nvml_no_process_lists: %s answers NOT_SUPPORTED (as under WSL2)\n",
                              name);

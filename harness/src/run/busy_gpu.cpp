@@ -36,18 +36,22 @@ std::optional<std::string> BusyGpuCheck::attempt(const nlohmann::json& disturban
     if (!armed_) return std::nullopt;
     const nlohmann::json* evidence =
         disturbance.is_object() && disturbance.contains("evidence") ? &disturbance["evidence"] : nullptr;
+    const bool named = pids_.has_value();  // a neighbour the process lists named (header)
     if (evidence == nullptr || !evidence->is_array() || evidence->empty()) {
-        armed_ = false;  // a clean attempt: the GPU is usable
+        if (named) {
+            armed_ = false;  // the named neighbour kept still for a whole attempt: the GPU is usable
+        } else {
+            ++clean_;  // unnamed: it may just not have moved during this attempt
+        }
         return std::nullopt;
     }
     ++attempts_;
     take(*evidence);
     if (!armed_) return std::nullopt;
     const std::int64_t elapsed_ns = ended_ns - since_ns_;
-    if (attempts_ < limits_.attempts &&
-        elapsed_ns < std::chrono::duration_cast<std::chrono::nanoseconds>(limits_.within).count()) {
-        return std::nullopt;
-    }
+    const bool long_enough =
+        elapsed_ns >= std::chrono::duration_cast<std::chrono::nanoseconds>(limits_.within).count();
+    if ((attempts_ < limits_.attempts && !long_enough) || attempts_ < clean_) return std::nullopt;
     armed_ = false;
     const long long seconds = (elapsed_ns + 500'000'000) / 1'000'000'000;
     std::string who;
@@ -63,8 +67,11 @@ std::optional<std::string> BusyGpuCheck::attempt(const nlohmann::json& disturban
         who = "device usage moved " + std::to_string(moves_) + " times in " + std::to_string(seconds) +
               " s (no process named)";
     }
-    return "the GPU is busy: " + who + ": the null window before the first run and each of the " +
-           std::to_string(attempts_) + " attempts since were disturbed";
+    const std::string attempts =
+        clean_ == 0 ? "each of the " + std::to_string(attempts_) + " attempts since were disturbed"
+                    : std::to_string(attempts_) + " of the " + std::to_string(attempts_ + clean_) +
+                          " attempts since were disturbed";
+    return "the GPU is busy: " + who + ": the null window before the first run and " + attempts;
 }
 
 }  // namespace pinbench

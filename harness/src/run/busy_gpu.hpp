@@ -1,9 +1,13 @@
 // Is the GPU too busy to measure? `pinbench run` asks this of the null control's window before
-// the first run and of every attempt until the first clean one: when the window and the first
-// attempts were all disturbed by the same neighbour (a pid common to all, or device usage moves
-// where NVML names no process), the run stops at once with exit 3 naming it instead of retrying
-// for an hour (docs/disturbance.md, "A busy GPU"). Pure: the caller passes steady-clock times,
-// so tests run it on made-up timelines.
+// the first run and of the attempts after it: when the window and the first attempts were all
+// disturbed by the same neighbour (a pid common to all), the run stops at once with exit 3
+// naming it instead of retrying for an hour (docs/disturbance.md, "A busy GPU"). Where NVML
+// names no process (WSL2, WDDM: the watch sees device usage move, never who moved it), a
+// neighbour shows only in the attempts during which it happened to move, so one clean attempt
+// proves nothing: the run stops once at least `attempts` attempts were disturbed and they are
+// at least half of all attempts since the window (measured on the H200 with NVML's process
+// lists refused: a neighbour allocating and freeing every few hundred ms disturbed about half).
+// Pure: the caller passes steady-clock times, so tests run it on made-up timelines.
 #pragma once
 
 #include <chrono>
@@ -39,7 +43,7 @@ private:
     BusyGpuLimits limits_;
     bool armed_ = false;
     std::int64_t since_ns_ = 0;
-    int attempts_ = 0, moves_ = 0;
+    int attempts_ = 0, clean_ = 0, moves_ = 0;  // disturbed and clean attempts since the window
     std::optional<std::set<std::uint32_t>> pids_;  // common to every window so far; nullopt: none named yet
     std::map<std::uint32_t, std::string> names_;
 };
