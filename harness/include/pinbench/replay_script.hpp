@@ -62,7 +62,8 @@ bool glob_match(const std::string& pattern, const std::string& text);
 void apply_transforms(const ReplayScript& script, const std::string& run_id, RepeatRecord& repeat);
 // Adds `bytes` to the cost of probe key `key` in every snapshot after the baseline (as an
 // offset transform does; a hidden neighbour's allocation).
-void offset_probe_cost(const std::string& run_id, RepeatRecord& repeat, const std::string& key, std::int64_t bytes);
+void offset_probe_cost(const std::string& run_id, RepeatRecord& repeat, const std::string& key,
+                       std::int64_t bytes);
 
 // Throws InputError "FILE:LINE:COL: message" (the transform's value in the script) when a
 // transform would take a reading or timing out of range (checked arithmetic: a memory reading

@@ -469,7 +469,8 @@ void check_transforms(const ReplayScript& script, const ResultsDocument& source)
     }
 }
 
-void offset_probe_cost(const std::string& run_id, RepeatRecord& repeat, const std::string& key, std::int64_t bytes) {
+void offset_probe_cost(const std::string& run_id, RepeatRecord& repeat, const std::string& key,
+                       std::int64_t bytes) {
     ReplayTransform t;
     t.op = ReplayTransform::Op::offset;
     t.probe = key;

@@ -43,7 +43,7 @@ private:
     BusyGpuLimits limits_;
     bool armed_ = false;
     std::int64_t since_ns_ = 0;
-    int attempts_ = 0, clean_ = 0, moves_ = 0;  // disturbed and clean attempts since the window
+    int attempts_ = 0, clean_ = 0, moves_ = 0;     // disturbed and clean attempts since the window
     std::optional<std::set<std::uint32_t>> pids_;  // common to every window so far; nullopt: none named yet
     std::map<std::uint32_t, std::string> names_;
 };
