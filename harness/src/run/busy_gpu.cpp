@@ -51,7 +51,11 @@ std::optional<std::string> BusyGpuCheck::attempt(const nlohmann::json& disturban
     const std::int64_t elapsed_ns = ended_ns - since_ns_;
     const bool long_enough =
         elapsed_ns >= std::chrono::duration_cast<std::chrono::nanoseconds>(limits_.within).count();
-    if ((attempts_ < limits_.attempts && !long_enough) || attempts_ < clean_) return std::nullopt;
+    if (named) {
+        if (attempts_ < limits_.attempts && !long_enough) return std::nullopt;
+    } else if (attempts_ < limits_.attempts || (attempts_ < clean_ && !long_enough)) {
+        return std::nullopt;
+    }
     armed_ = false;
     const long long seconds = (elapsed_ns + 500'000'000) / 1'000'000'000;
     std::string who;

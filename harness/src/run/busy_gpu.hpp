@@ -5,8 +5,10 @@
 // names no process (WSL2, WDDM: the watch sees device usage move, never who moved it), a
 // neighbour shows only in the attempts during which it happened to move, so one clean attempt
 // proves nothing: the run stops once at least `attempts` attempts were disturbed and they are
-// at least half of all attempts since the window (measured on the H200 with NVML's process
-// lists refused: a neighbour allocating and freeing every few hundred ms disturbed about half).
+// at least half of all attempts since the window, or, past `within`, whatever the clean ones
+// (measured on the H200 with NVML's process lists refused, beside a neighbour allocating and
+// freeing every few hundred ms: one run's attempts were about half disturbed, another's a third,
+// and the earlier rule, a clean attempt disarms, never stopped either).
 // Pure: the caller passes steady-clock times, so tests run it on made-up timelines.
 #pragma once
 

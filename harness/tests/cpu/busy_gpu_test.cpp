@@ -5,6 +5,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "run/busy_gpu.hpp"
 
@@ -89,11 +91,31 @@ TEST(BusyGpu, WithoutProcessListsCleanAttemptsBetweenDisturbedOnesDoNotHideTheNe
     EXPECT_NE(busy->find("8 of the 16 attempts since were disturbed"), std::string::npos) << *busy;
 }
 
-TEST(BusyGpu, WithoutProcessListsMostlyCleanAttemptsNeverStopARun) {
+// Call 2's order and times (s since the null window): a third disturbed; stopped past 45 s.
+TEST(BusyGpu, WithoutProcessListsAThirdDisturbedStopsPastTheTimeBound) {
+    BusyGpuCheck check;
+    check.null_window(json::array({moved(0)}), 0);
+    const std::vector<std::pair<char, int>> order = {
+        {'O', 3},  {'O', 4},  {'O', 5},  {'D', 6},  {'O', 8},  {'O', 9},  {'D', 10}, {'O', 13},
+        {'D', 15}, {'D', 18}, {'O', 23}, {'O', 24}, {'O', 25}, {'O', 27}, {'O', 28}, {'D', 29},
+        {'O', 34}, {'O', 35}, {'O', 38}, {'O', 42}, {'O', 44}, {'D', 47}};
+    std::optional<std::string> busy;
+    int stopped_at = 0;
+    for (const auto& [what, at] : order) {
+        ASSERT_FALSE(busy) << "stopped before " << at << " s";
+        busy = check.attempt(what == 'D' ? disturbed({moved(0)}) : json(), at * s_ns);
+        stopped_at = at;
+    }
+    ASSERT_TRUE(busy);
+    EXPECT_EQ(stopped_at, 47);
+    EXPECT_NE(busy->find("6 of the 22 attempts since were disturbed"), std::string::npos) << *busy;
+}
+
+TEST(BusyGpu, WithoutProcessListsTwoBlipsNeverStopARun) {
     BusyGpuCheck check;
     check.null_window(json::array({moved(0)}), 0);
     for (int i = 1; i < 40; ++i) {
-        EXPECT_FALSE(check.attempt(i % 3 == 0 ? disturbed({moved(0)}) : json(), i * 5 * s_ns)) << i;
+        EXPECT_FALSE(check.attempt(i == 5 || i == 20 ? disturbed({moved(0)}) : json(), i * 5 * s_ns)) << i;
     }
 }
 
