@@ -471,8 +471,9 @@ Store Store::open(const std::string& dir) {
     // Never turn an unrelated directory into a store: one that holds anything but another
     // opener's temporary file is refused here already, before any results file is read.
     for (const auto& e : fs::directory_iterator(root, ec)) {
+        std::error_code look_ec;  // store.json may have appeared meanwhile: another opener's store
         if (utf8_of(e.path().filename()).rfind("store.json.tmp.", 0) != 0 &&
-            !fs::exists(root / "store.json", ec)) {
+            !fs::exists(root / "store.json", look_ec)) {
             throw InputError(dir +
                              ": not a pinbench store (no store.json) and not empty; nothing was written");
         }
