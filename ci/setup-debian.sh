@@ -16,7 +16,7 @@ case "${1:-}" in
 esac
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-          libcli11-dev libxxhash-dev python3-venv unzip)
+          libcli11-dev libxxhash-dev zlib1g-dev python3-venv unzip)
 ((test_tools)) && packages+=(g++-mingw-w64-x86-64 chromium
                              clang-tidy-14)  # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
 missing=()
@@ -31,7 +31,7 @@ fi
 # The Windows check (ci/check_windows.sh): Wine runs the mingw-w64 build; GoogleTest's sources
 # and yaml-cpp's Debian source package are built with mingw into .deps/mingw. Wine without its
 # recommends (no fonts, no audio, no X): the programs are console programs, run headless.
-windows_packages=(wine64 wine googletest dpkg-dev)
+windows_packages=(wine64 wine googletest dpkg-dev libz-mingw-w64-dev)  # libz-mingw-w64-dev: the store's gzip
 ((test_tools)) || windows_packages=()
 missing=()
 for p in "${windows_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

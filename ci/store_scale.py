@@ -14,10 +14,14 @@ only and are filed so that they can never be taken for a measurement:
   schema 3 on, its own measurement_id.
 
 The files are written with the installed pinreport's own store functions (entry_path,
-content_hash, store_marker), so the script builds a valid store for the pinreport version it
-runs with, and it runs that version's `pinreport` (sys.executable -m pinreport). Peak RSS and
-wall time come from /usr/bin/time -v. Each size is timed four times: compare and html each
-first without pinreport's summary index (deleted), then again (index as the first run left it).
+content_hash, store_marker, and compressed_bytes where the version has it: store version 3 keeps
+files gzip-compressed, as `pinbench store add` writes them), so the script builds a valid store
+for the pinreport version it runs with, and it runs that version's `pinreport` (sys.executable -m
+pinreport; PYTHONPATH=<an older checkout>/reports measures that one). Peak RSS and wall time come
+from /usr/bin/time -v. Each size is timed four times: compare and html each first without
+pinreport's summary index (deleted), then again (index as the first run left it); --repeat N
+does each N times and gives the fastest and the slowest (a shared machine is noisy). The disk
+column is what the stored nights take (du of real/, the index apart), per night.
 
     .venv/bin/python ci/store_scale.py --nights 100 365 1095
 """
@@ -76,25 +80,34 @@ def night_copy(source: dict, night: int) -> dict:
 
 
 def add_nights(store: Path, source: dict, first: int, last: int) -> None:
+    compress = getattr(pstore, "compressed_bytes", None)  # store version 3 on
     for night in range(first, last):
         doc = night_copy(source, night)
         data = (json.dumps(doc, indent=1) + "\n").encode()
         path = pstore.entry_path(store, store_key(doc["environment"]), doc["started_at"], pstore.content_hash(data))
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        path.write_bytes(compress(data) if compress else data)
 
 
-def timed(cmd: list[str]) -> tuple[float, float, int]:
-    """(wall s, peak RSS MB, exit code) of one command under /usr/bin/time -v."""
+def disk_bytes(directory: Path) -> int:
+    """Bytes on disk below a directory (allocated blocks, as du counts them)."""
+    return sum(p.lstat().st_blocks * 512 for p in directory.rglob("*"))
+
+
+def timed(cmd: list[str]) -> tuple[float, float, float, int]:
+    """(wall s, CPU s (user + system, children included), peak RSS MB, exit code) of one command
+    under /usr/bin/time -v. On a shared machine the CPU time is the steadier figure."""
     p = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-    if wall is None or rss is None:
+    user = re.search(r"User time \(seconds\): ([0-9.]+)", p.stderr)
+    system = re.search(r"System time \(seconds\): ([0-9.]+)", p.stderr)
+    if wall is None or rss is None or user is None or system is None:
         sys.exit(f"store_scale: no /usr/bin/time output for {cmd}:\n{p.stderr[-2000:]}")
     seconds = 0.0
     for part in wall.group(1).split(":"):
         seconds = seconds * 60 + float(part)
-    return seconds, int(rss.group(1)) / 1024, p.returncode
+    return seconds, float(user.group(1)) + float(system.group(1)), int(rss.group(1)) / 1024, p.returncode
 
 
 def main() -> int:
@@ -105,6 +118,7 @@ def main() -> int:
     )
     ap.add_argument("--work", help="parent of the temporary store (default: the system temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the store and print its path")
+    ap.add_argument("--repeat", type=int, default=1, help="time each command this many times (fastest-slowest)")
     args = ap.parse_args()
 
     source = json.loads(Path(args.source).read_text(encoding="utf-8"))
@@ -114,8 +128,9 @@ def main() -> int:
     (store / pstore.STORE_FILE).write_text(json.dumps(pstore.store_marker(), indent=2) + "\n")
     pinreport = [sys.executable, "-m", "pinreport"]
     print(f"pinreport from {Path(pstore.__file__).parent}; store {store}", flush=True)
-    print("| nights | compare, no index | compare again | html, no index | html again |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| nights | compare, no index | compare again | html, no index | html again | disk per night |")
+    print("| (wall (CPU) / peak RSS) | | | | | |")
+    print("| --- | --- | --- | --- | --- | --- |")
     built = 0
     try:
         for n in sorted(args.nights):
@@ -129,11 +144,21 @@ def main() -> int:
             # (pinreport's summary index, STORE/index/, is deleted first; versions without one
             # have nothing to delete). The OS page cache is warm: the files were just written.
             cells = []
-            for cmd in (compare, compare, html, html):
-                if cmd is compare and not cells or cmd is html and len(cells) == 2:
-                    shutil.rmtree(store / "index", ignore_errors=True)
-                wall, rss, rc = timed(cmd)
-                cells.append(f"{wall:.1f} s / {rss:.0f} MB" + (f" (exit {rc})" if rc not in (0, 1) else ""))
+            for i, cmd in enumerate((compare, compare, html, html)):
+                runs = []
+                for _ in range(args.repeat):
+                    if i in (0, 2):
+                        shutil.rmtree(store / "index", ignore_errors=True)
+                    runs.append(timed(cmd))
+                walls = sorted(r[0] for r in runs)
+                cpus = sorted(r[1] for r in runs)
+                rss = max(r[2] for r in runs)
+                codes = sorted({r[3] for r in runs} - {0, 1})
+                wall = f"{walls[0]:.1f}" + (f"-{walls[-1]:.1f}" if len(walls) > 1 else "")
+                cpu = f"{cpus[0]:.1f}" + (f"-{cpus[-1]:.1f}" if len(cpus) > 1 else "")
+                cells.append(f"{wall} s ({cpu} s CPU) / {rss:.0f} MB" + (f" (exit {codes})" if codes else ""))
+            per_night = disk_bytes(store / "real") / n
+            cells.append(f"{per_night / 1024:.0f} KB")
             print(f"| {n} | " + " | ".join(cells) + " |", flush=True)
     finally:
         if args.keep:

@@ -77,7 +77,7 @@ def _regressions(compare_txt: str) -> set[tuple[str, str, str]]:
 
 
 def _stored(store: Path, namespace: str) -> list[str]:
-    return sorted(str(p.relative_to(store / namespace).parent) for p in (store / namespace).rglob("*.json"))
+    return sorted(str(p.relative_to(store / namespace).parent) for p in (store / namespace).rglob("*.json.gz"))
 
 
 @pytest.fixture(scope="module")

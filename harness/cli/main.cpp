@@ -162,7 +162,7 @@ int add_to_store(const std::string& dir, const std::vector<std::string>& files, 
 }
 
 int list_store(const std::string& dir) {
-    const Store store = Store::open(dir);
+    const Store store = Store::open_existing(dir);  // reading never creates: a typo is exit 2
     int code = exit_code::ok;
     for (const auto& e : store.list()) {
         if (!e.problem.empty()) {

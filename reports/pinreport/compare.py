@@ -137,6 +137,8 @@ class CompareReport:
     disturbed: list[Disturbance] = field(default_factory=list)  # runs of the current file not (fully) judged
     # (stored file, run id) -> the disturbed metrics of that baseline run (computed once)
     _baseline_disturbed: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    # _ok_baseline_runs per (baseline kind, run id): every metric of a run asks for the same runs.
+    _ok_runs: dict[tuple[str, str], list[tuple[Any, dict[str, Any]]]] = field(default_factory=dict, repr=False)
 
     @property
     def regressions(self) -> list[MetricVerdict]:
@@ -271,7 +273,9 @@ def _compare_metric(
     nights: list[list[float]] = []  # one list per stored file (night), for the night rule
     summary_only = 0
     steps = [info.get("granule"), _step(run["plan"], metric)]
-    ok_runs = _ok_baseline_runs(baseline, run["id"])
+    ok_runs = report._ok_runs.get((baseline.kind, run["id"]))
+    if ok_runs is None:
+        ok_runs = report._ok_runs[(baseline.kind, run["id"])] = _ok_baseline_runs(baseline, run["id"])
     for entry, brun in ok_runs:
         m = brun.get("metrics", {}).get(metric)
         if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):

@@ -6,7 +6,7 @@ StoreKey in harness/include/pinbench/store.hpp.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
@@ -85,6 +85,16 @@ def _release_component(release: str | None) -> str | None:
     return re.sub(r"[^0-9A-Za-z._-]", "-", release).strip(".-") or None
 
 
+_WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(?=\.|$)", re.IGNORECASE)
+
+
+def windows_safe(component: str) -> str:
+    """As windows_safe_component() in the harness: a folder name that Windows reserves for a
+    device (CON, PRN, AUX, NUL, COM0-9, LPT0-9, in any case, alone or before a '.') gets a '_'
+    after the reserved part: "con" -> "con_", "NUL.1" -> "NUL_.1"."""
+    return _WINDOWS_RESERVED.sub(lambda m: m.group(1) + "_", component, count=1)
+
+
 def store_key(env: dict[str, Any]) -> StoreKey:
     """The five store components of an environment record, as store_key_of() in the harness
     (docs/store.md); "unknown-<field>" for a value the record does not have."""
@@ -96,7 +106,7 @@ def store_key(env: dict[str, Any]) -> StoreKey:
     platform = env.get("platform")
     platform = slug(platform) if isinstance(platform, str) and platform != "unknown" else ""
     count = env.get("cuda_device_count")
-    return StoreKey(
+    key = StoreKey(
         platform=platform or "unknown-platform",
         driver_model=_per_device(env, model) or "unknown-driver-model",
         gpu=_per_device(env, lambda d: d.get("name")) or "unknown-gpu",
@@ -105,6 +115,7 @@ def store_key(env: dict[str, Any]) -> StoreKey:
         else "unknown-gpu-count",
         release=_release_component(driver_release(env)) or "unknown-release",
     )
+    return StoreKey(*(windows_safe(part) for part in astuple(key)))
 
 
 # --- what else changed ------------------------------------------------------------------------

@@ -15,8 +15,10 @@ RESULTS_SCHEMA_VERSION = 4
 RESULTS_SCHEMA_OLDEST_VERSION = 1
 
 STORE_SCHEMA_NAME = "pinbench.store"
-# Store version 2 names new files by XXH3-64 (version 1: FNV-1a); version-1 stores still read.
-STORE_SCHEMA_VERSION = 2
+# Store version 2 names new files by XXH3-64 (version 1: FNV-1a); version 3 stores them
+# gzip-compressed (.json.gz, the hash still of the uncompressed bytes) and keeps Windows' reserved
+# device names out of its folder names. Version 1 and 2 stores still read.
+STORE_SCHEMA_VERSION = 3
 STORE_SCHEMA_OLDEST_VERSION = 1
 
 # The note every replayed results file carries (docs/replay.md).

@@ -1,11 +1,15 @@
 """The baseline store, read side (the harness writes it: harness/include/pinbench/store.hpp).
 
 Layout (docs/store.md):
-    STORE/store.json   {"schema": "pinbench.store", "schema_version": 2}
-    STORE/<namespace>/<platform>/<driver_model>/<gpu>/<n>gpu/<release>/<YYYYMMDDTHHMMSSZ>-<hash12>.json
+    STORE/store.json   {"schema": "pinbench.store", "schema_version": 3}
+    STORE/<namespace>/<platform>/<driver_model>/<gpu>/<n>gpu/<release>/<YYYYMMDDTHHMMSSZ>-<hash12>.json.gz
 with namespace "real" for measurements and "replay" for replayed files, which are never
-baselines. Each file is a complete results document. entry_path() is the one function that
-builds these paths. Reading never stops at a bad file: it is named in `problems` and skipped.
+baselines. Each file is a complete results document, gzip-compressed (store version 3; files
+stored by versions 1 and 2 are plain `.json` and still read); the hash in its name is that of the
+uncompressed bytes. entry_path() is the one function that builds these paths. Reading never
+stops at a bad file: it is named in `problems` and skipped; an entry that is not a regular file
+(a FIFO, a symbolic link, a device, a directory named like a stored file) is named and never
+opened.
 
 The path is an index: read_for_compare() reads only the directories a comparison needs (the
 current release and the previous one of the current file's group), and the summary index
@@ -16,6 +20,8 @@ import contextlib
 import json
 import os
 import re
+import stat
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +43,13 @@ _SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 UNKNOWN_TIME = "unknown-started-at"
-_FILE_NAME = re.compile(r"^(\d{8}T\d{6}Z|unknown-started-at)-([0-9a-f]{12})\.json$")
+# A stored file's name: <time>-<hash>.json.gz (store version 3), or .json (versions 1 and 2).
+COMPRESSED_SUFFIX = ".json.gz"
+PLAIN_SUFFIX = ".json"
+_FILE_NAME = re.compile(r"^(\d{8}T\d{6}Z|unknown-started-at)-([0-9a-f]{12})\.json(\.gz)?$")
+# The most a stored file may decompress to (a results file of a year of nights is a few MB); a
+# larger one is named as a problem instead of filling memory. The C++ reader has the same bound.
+MAX_UNCOMPRESSED_BYTES = 256 * 1024 * 1024
 _ISO_UTC = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$")
 
 
@@ -48,8 +60,11 @@ def compact_timestamp(started_at: object) -> str:
     return "{}{}{}T{}{}{}Z".format(*m.groups()) if m else UNKNOWN_TIME
 
 
-def entry_path(root: str | Path, key: StoreKey, started_at: object, hash12: str, namespace: str = REAL) -> Path:
-    """The path of one stored results file. Every store path is built here."""
+def entry_path(
+    root: str | Path, key: StoreKey, started_at: object, hash12: str, namespace: str = REAL, *, compressed: bool = True
+) -> Path:
+    """The path of one stored results file: compressed (store version 3, what `pinbench store add`
+    writes), or plain as versions 1 and 2 stored it. Every store path is built here."""
     if namespace not in (REAL, REPLAY):
         raise ValueError(f"unknown store namespace {namespace!r}")
     if not re.fullmatch(r"[0-9a-f]{12}", hash12):
@@ -58,7 +73,63 @@ def entry_path(root: str | Path, key: StoreKey, started_at: object, hash12: str,
     for p in parts:
         if not _SAFE_COMPONENT.match(p) or p in (".", ".."):
             raise ValueError(f"unsafe store path component {p!r}")
-    return Path(root, namespace, *parts, f"{compact_timestamp(started_at)}-{hash12}.json")
+    suffix = COMPRESSED_SUFFIX if compressed else PLAIN_SUFFIX
+    return Path(root, namespace, *parts, f"{compact_timestamp(started_at)}-{hash12}{suffix}")
+
+
+def name_hash(path: Path) -> str | None:
+    """The 12 hex digits in a stored file's name; None when the name is not a stored file's."""
+    m = _FILE_NAME.match(path.name)
+    return m.group(2) if m else None
+
+
+def compressed_bytes(data: bytes) -> bytes:
+    """A results file as store version 3 keeps it: gzip (deflate level 9, no name, time 0). The
+    hash in its name is content_hash(data), of the uncompressed bytes."""
+    return gzip_compress(data)
+
+
+def gzip_compress(data: bytes) -> bytes:
+    c = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return c.compress(data) + c.flush()
+
+
+def _kind_of(mode: int) -> str:
+    kinds = (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+    )
+    return next((what for test, what in kinds if test(mode)), "not a regular file")
+
+
+def read_stored_bytes(path: Path) -> bytes:
+    """The uncompressed bytes of one stored file. It is looked at (lstat) before it is opened: an
+    entry that is not a regular file is a BadInputError and is never opened (a FIFO would block,
+    a link could lead out of the store). A .json.gz file is decompressed, at most
+    MAX_UNCOMPRESSED_BYTES."""
+    try:
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise BadInputError(str(path), f"{_kind_of(mode)}, not a stored file (never opened)")
+        data = path.read_bytes()
+    except OSError as e:
+        raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
+    if not path.name.endswith(".gz"):
+        return data
+    d = zlib.decompressobj(31)
+    try:
+        out = d.decompress(data, MAX_UNCOMPRESSED_BYTES + 1)
+    except zlib.error as e:
+        raise BadInputError(str(path), f"not a valid gzip file ({e})") from None
+    if len(out) > MAX_UNCOMPRESSED_BYTES:
+        raise BadInputError(str(path), f"decompresses to more than {MAX_UNCOMPRESSED_BYTES} bytes")
+    if not d.eof or d.unused_data:
+        raise BadInputError(str(path), "not a valid gzip file (truncated, or data after its end)")
+    return out
 
 
 def content_hash(data: bytes) -> str:
@@ -219,12 +290,9 @@ def check_stored_file(
     validated: these bytes passed the strict JSON and schema checks before (the summary index
     says so for a file whose hash and stamp are unchanged): they are parsed, not checked again."""
     if data is None:
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
+        data = read_stored_bytes(path)
     if validated:
-        results = ResultsFile(str(path), as_current_version(json.loads(data), str(path)))
+        results = ResultsFile(str(path), as_current_version(json.loads(data), str(path), data))
     else:
         results = _parse_stored(data, path)
     if results.replayed != (namespace == REPLAY):
@@ -242,7 +310,7 @@ def check_stored_file(
 
 def _parse_stored(data: bytes, path: Path) -> ResultsFile:
     """The results reader's checks (strict JSON, schema) on bytes read once: they are hashed too."""
-    return parse_results(parse_json(data, str(path)), str(path))
+    return parse_results(parse_json(data, str(path)), str(path), data)
 
 
 def one_per_measurement(entries: Iterable[StoreEntry]) -> list[StoreEntry]:
@@ -278,9 +346,30 @@ def _read_files(
     return out
 
 
-def _stored_files(directory: Path) -> list[Path]:
-    """The *.json files below a directory, sorted; writers' temporaries (*.json.tmp.*) are not."""
-    return sorted(directory.rglob("*.json")) if directory.is_dir() else []
+def _stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
+    """What below a directory is to be read as a stored file, sorted: the regular files named
+    *.json or *.json.gz (writers' temporaries, *.tmp.*, are not), and every entry that is neither
+    a regular file nor a directory of the layout (a FIFO, a socket, a device, a symbolic link,
+    never followed, a directory named like a stored file or where a file belongs): reading those
+    names them as problems (read_stored_bytes), so nothing in a store is skipped silently.
+    layout_levels: how many levels of directories below `directory` are the layout's (0 for a
+    release directory, 5 for a namespace). Nothing is opened here."""
+    out: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return out
+    for e in entries:
+        try:
+            mode = e.stat(follow_symlinks=False).st_mode
+        except OSError:
+            continue  # removed since the listing
+        named = e.name.endswith((PLAIN_SUFFIX, COMPRESSED_SUFFIX))
+        if stat.S_ISDIR(mode) and layout_levels > 0 and not named:
+            out += _stored_files(Path(e.path), layout_levels - 1)
+        elif not stat.S_ISREG(mode) or (named and ".tmp." not in e.name):
+            out.append(Path(e.path))
+    return sorted(out)
 
 
 def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verify_hashes: bool = True) -> StoreContents:
@@ -296,7 +385,7 @@ def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verif
         return contents
     entries = []
     for namespace in namespaces:
-        entries += _read_files(root, _stored_files(root / namespace), namespace, contents, verify_hashes)
+        entries += _read_files(root, _stored_files(root / namespace, 5), namespace, contents, verify_hashes)
     contents.entries = one_per_measurement(entries)
     return contents
 

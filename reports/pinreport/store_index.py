@@ -30,6 +30,8 @@ from pinreport.store import (
     content_hash,
     finished,
     measurement_id,
+    name_hash,
+    read_stored_bytes,
     release_dirs,
     write_atomically,
 )
@@ -139,21 +141,18 @@ class GroupIndex:
         rel = self._rel(path)
         try:
             if data is None:
-                try:
-                    data = path.read_bytes()
-                except OSError as e:
-                    raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
+                data = read_stored_bytes(path)
             entry = check_stored_file(self.root, path, REAL, data=data)
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail}
             return e
         complete, runs = finished(entry.doc)
-        name_hash = path.name[-17:-5]
+        named = name_hash(path)
         self.rows[rel] = {
             "stamp": stamp,
             "problem": None,
-            "hash": name_hash,
-            "form": "xxh3" if content_hash(data) == name_hash else "fnv",
+            "hash": named,
+            "form": "xxh3" if content_hash(data) == named else "fnv",
             "release": entry.key.release,
             "finished": [complete, runs],
             "summary": night_summary(entry.doc),
@@ -166,16 +165,18 @@ class GroupIndex:
         hash, same stamp) passed them. A file stored by a version-1 writer (FNV name: 0.3 s per MB
         in Python) is checked in full once and then trusted on its unchanged stamp."""
         try:
-            stamp = _stamp(path.stat())
-            data = path.read_bytes()
+            stamp = _stamp(os.lstat(path))
+            data = read_stored_bytes(path)
         except OSError as e:
             return BadInputError(str(path), f"cannot read: {e.strerror}")
+        except BadInputError as e:
+            return e
         row = self.rows.get(self._rel(path))
-        name_hash = path.name[-17:-5]
+        named = name_hash(path)
         if row is not None and row["stamp"] == stamp:
             if row["problem"] is not None:
                 return BadInputError(str(path), row["problem"])
-            if row["hash"] == name_hash and (content_hash(data) == name_hash or row.get("form") == "fnv"):
+            if row["hash"] == named and (content_hash(data) == named or row.get("form") == "fnv"):
                 try:
                     return check_stored_file(self.root, path, REAL, data=data, validated=True, verify_hash=False)
                 except (BadInputError, ValueError):
@@ -191,7 +192,7 @@ class GroupIndex:
             for file in _stored_files(directory):
                 rel = self._rel(file)
                 try:
-                    stamp = _stamp(file.stat())
+                    stamp = _stamp(os.lstat(file))  # the entry itself: a link is never followed
                 except OSError:
                     continue  # removed since the listing
                 row = self.rows.get(rel)

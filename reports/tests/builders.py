@@ -20,7 +20,7 @@ from typing import Any
 from pinreport.environment import store_key
 from pinreport.probe_keys import describe_key
 from pinreport.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
-from pinreport.store import REAL, REPLAY, content_hash, entry_path, store_marker
+from pinreport.store import REAL, REPLAY, compressed_bytes, content_hash, entry_path, read_stored_bytes, store_marker
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
 GRANULE = 2 * MiB
@@ -230,14 +230,27 @@ def make_store(root: Path) -> Path:
     return root
 
 
-def add_to_store(root: Path, doc: dict[str, Any], namespace: str | None = None) -> Path:
-    """Files `doc` as the harness would: under its key, named by start time and content hash."""
+def add_to_store(root: Path, doc: dict[str, Any], namespace: str | None = None, *, compressed: bool = True) -> Path:
+    """Files `doc` as the harness would: under its key, named by start time and the hash of its
+    bytes, gzip-compressed (store version 3); compressed=False: plain, as versions 1 and 2 did."""
     data = json.dumps(doc, indent=1).encode()
     ns = namespace or (REPLAY if doc["backend"] == "replay" else REAL)
-    path = entry_path(root, store_key(doc["environment"]), doc["started_at"], content_hash(data), ns)
+    key = store_key(doc["environment"])
+    path = entry_path(root, key, doc["started_at"], content_hash(data), ns, compressed=compressed)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    path.write_bytes(compressed_bytes(data) if compressed else data)
     return path
+
+
+def stored_text(path: Path) -> str:
+    """A stored file's text, decompressed where it is .json.gz (store version 3)."""
+    return read_stored_bytes(path).decode()
+
+
+def rewrite_stored(path: Path, text: str) -> None:
+    """Replaces a stored file's contents by hand (a test's edit), compressed where its name says so."""
+    data = text.encode()
+    path.write_bytes(compressed_bytes(data) if path.name.endswith(".gz") else data)
 
 
 def write_json(path: Path, doc: dict[str, Any]) -> Path:

@@ -3,7 +3,7 @@
 holding such files is still analysed."""
 
 import pytest
-from builders import add_to_store, make_store, results_doc, run_doc, write_json
+from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from conftest import REPO_ROOT
 from pinreport.cli import main
 from pinreport.errors import BadInputError
@@ -65,9 +65,9 @@ def test_a_bad_stored_file_is_named_and_the_rest_of_the_store_analysed(tmp_path,
     for i, poison in enumerate(("1" + "0" * 400, "[" * 1200 + "]" * 1200, "NaN")):
         doc = results_doc([run_doc()], started_at=f"2025-06-0{i + 2}T10:00:00Z")
         path = add_to_store(root, doc)
-        text = path.read_text().replace('"median": 2097152.0', f'"median": {poison}', 1)
-        assert text != path.read_text()
-        path.write_text(text)
+        text = stored_text(path).replace('"median": 2097152.0', f'"median": {poison}', 1)
+        assert text != stored_text(path)
+        rewrite_stored(path, text)
     current = write_json(tmp_path / "c.json", results_doc([run_doc()], started_at="2025-06-09T10:00:00Z"))
     code = main(["compare", "--store", str(root), "--current", str(current)])
     out, err = capsys.readouterr()

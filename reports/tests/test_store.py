@@ -1,26 +1,32 @@
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from builders import add_to_store, make_store, results_doc, run_doc
+from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text
 from pinreport.environment import StoreKey, slug, store_key
 from pinreport.store import (
     REAL,
     REPLAY,
     compact_timestamp,
+    compressed_bytes,
     content_hash,
     entry_path,
     legacy_content_hash,
     measurement_id,
+    read_for_compare,
+    read_for_html,
     read_store,
+    read_stored_bytes,
 )
 
 
 def test_entry_path_layout(tmp_path):
     key = StoreKey("linux", "linux", "nvidia-h200", "1gpu", "580.65.06")
     p = entry_path(tmp_path, key, "2025-06-01T10:00:00Z", "0123456789ab")
-    assert p == tmp_path / "real/linux/linux/nvidia-h200/1gpu/580.65.06/20250601T100000Z-0123456789ab.json"
-    p = entry_path(tmp_path, key, "2025-06-01T10:00:00.250Z", "0123456789ab", REPLAY)
+    assert p == tmp_path / "real/linux/linux/nvidia-h200/1gpu/580.65.06/20250601T100000Z-0123456789ab.json.gz"
+    p = entry_path(tmp_path, key, "2025-06-01T10:00:00.250Z", "0123456789ab", REPLAY, compressed=False)
     assert p.relative_to(tmp_path).parts[0] == "replay"
     assert p.name == "20250601T100000Z-0123456789ab.json"
 
@@ -95,7 +101,7 @@ def test_files_whose_place_or_bytes_disagree_are_named(tmp_path):
     root = make_store(tmp_path / "store")
     good = add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
     edited = add_to_store(root, results_doc([run_doc()], started_at="2025-06-02T10:00:00Z"))
-    edited.write_text(edited.read_text().replace('"wall_ms": 500.0', '"wall_ms": 501.0', 1))
+    rewrite_stored(edited, stored_text(edited).replace('"wall_ms": 500.0', '"wall_ms": 501.0', 1))
     wrong_key = add_to_store(root, results_doc([run_doc()], started_at="2025-06-03T10:00:00Z", release="572.16"))
     moved = wrong_key.parents[1] / "580.65.06" / wrong_key.name
     wrong_key.rename(moved)
@@ -103,7 +109,7 @@ def test_files_whose_place_or_bytes_disagree_are_named(tmp_path):
     renamed = wrong_time.with_name("20250605T100000Z" + wrong_time.name[16:])
     wrong_time.rename(renamed)
     stray = root / "real" / "stray.json"
-    stray.write_text(good.read_text())
+    stray.write_text(stored_text(good))
     measured_in_replay = add_to_store(
         root, results_doc([run_doc()], started_at="2025-06-06T10:00:00Z"), namespace=REPLAY
     )
@@ -126,9 +132,9 @@ def test_read_store_names_corrupted_files_and_reads_the_rest(tmp_path):
     good1 = add_to_store(root, results_doc([run_doc()], started_at="2025-06-02T10:00:00Z"))
     good2 = add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
     truncated = good1.parent / "20250603T100000Z-aaaaaaaaaaaa.json"
-    truncated.write_text(good1.read_text()[:100])
+    truncated.write_text(stored_text(good1)[:100])
     other_version = good1.parent / "20250604T100000Z-bbbbbbbbbbbb.json"
-    doc = json.loads(good1.read_text())
+    doc = json.loads(stored_text(good1))
     doc["schema_version"] = 5
     other_version.write_text(json.dumps(doc))
     (good1.parent / "20250605T100000Z-cccccccccccc.json.tmp.123.abcd").write_text("{")  # a writer's temp
@@ -178,3 +184,105 @@ def test_measurement_id_ignores_formatting(tmp_path):
     assert measurement_id(json.loads(json.dumps(doc, indent=4))) == measurement_id(doc)
     other = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
     assert measurement_id(other) != measurement_id(doc)
+
+
+def test_compressed_files_are_read_and_hashed_uncompressed(tmp_path):
+    """Store version 3 keeps files gzip-compressed; the name's hash is of the uncompressed bytes.
+    Plain files of a version-2 store are read beside them."""
+    root = make_store(tmp_path / "store")
+    plain = add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"), compressed=False)
+    doc = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
+    data = json.dumps(doc, indent=1).encode()
+    gz = entry_path(root, store_key(doc["environment"]), doc["started_at"], content_hash(data))
+    gz.write_bytes(compressed_bytes(data))
+    assert gz.name.endswith(".json.gz") and gz.read_bytes()[:2] == b"\x1f\x8b"
+    assert read_stored_bytes(gz) == data
+    contents = read_store(root)
+    assert contents.problems == []
+    assert [e.path for e in contents.entries] == [str(plain), str(gz)]
+    gz.write_bytes(compressed_bytes(data + b" "))  # other bytes under the same name
+    damaged = entry_path(root, store_key(doc["environment"]), "2025-06-03T10:00:00Z", "0123456789ab")
+    damaged.write_bytes(b"\x1f\x8bnot gzip")
+    problems = sorted(p.detail for p in read_store(root).problems)
+    assert problems[0].startswith("its bytes do not match the hash") and "not a valid gzip file" in problems[1]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs and symbolic links")
+def test_entries_that_are_not_regular_files_are_named_never_opened(tmp_path):
+    """Before: a FIFO in a store made `pinreport compare` hang; links and directories named like
+    stored files were skipped or followed. Each is named, none is opened."""
+    root = make_store(tmp_path / "store")
+    doc = results_doc([run_doc()], started_at="2025-06-01T10:00:00Z")
+    stored = add_to_store(root, doc)
+    d = stored.parent
+    os.mkfifo(d / "20250602T100000Z-0123456789ab.json.gz")
+    (d / "loop.json").symlink_to("loop.json")
+    (d / "20250603T100000Z-0123456789ab.json").symlink_to(stored)
+    (d / "20250604T100000Z-0123456789ab.json").mkdir()
+    (d / "deeper").mkdir()
+    expected = {
+        "20250602T100000Z-0123456789ab.json.gz": "a FIFO, not a stored file (never opened)",
+        "20250603T100000Z-0123456789ab.json": "a symbolic link, not a stored file (never opened)",
+        "20250604T100000Z-0123456789ab.json": "a directory, not a stored file (never opened)",
+        "deeper": "a directory, not a stored file (never opened)",
+        "loop.json": "a symbolic link, not a stored file (never opened)",
+    }
+    for contents in (read_store(root), read_for_compare(root, doc), read_for_html(root, doc)):
+        assert [e.path for e in contents.entries] == [str(stored)]
+        assert {Path(p.path).name: p.detail for p in contents.problems} == expected
+
+
+def test_windows_reserved_names_never_become_folder_names():
+    env = {
+        "platform": "CON",
+        "driver": {"release": "nul.580"},
+        "cuda_device_count": 1,
+        "devices": [{"name": "NUL", "driver_model": {"current": "aux"}}],
+    }
+    assert store_key(env) == StoreKey("con_", "aux_", "nul_", "1gpu", "nul_.580")
+    env["devices"][0]["name"] = "com10"
+    env["platform"] = "console"
+    assert store_key(env).gpu == "com10" and store_key(env).platform == "console"
+
+
+PINBENCH = Path(os.environ.get("PINBENCH_EXE", Path(__file__).resolve().parents[2] / "build/ci-nogpu/harness/pinbench"))
+needs_pinbench = pytest.mark.skipif(not PINBENCH.is_file(), reason="needs the pinbench binary (PINBENCH_EXE)")
+
+
+def _pinbench(*args):
+    return subprocess.run([str(PINBENCH), *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+@needs_pinbench
+def test_reading_a_missing_store_is_exit_2_and_creates_nothing(tmp_path):
+    """Before: `pinbench store list --store TYPO` created TYPO/store.json and printed nothing, and
+    `store add` of an invalid file created the store before refusing the file."""
+    typo = tmp_path / "TYPO"
+    p = _pinbench("store", "list", "--store", typo)
+    assert p.returncode == 2 and "no such store" in p.stderr, p.stderr
+    assert not typo.exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "pinbench.results",')
+    p = _pinbench("store", "add", bad, "--store", typo)
+    assert p.returncode == 2 and "invalid JSON" in p.stderr, p.stderr
+    assert not typo.exists()
+
+
+@needs_pinbench
+def test_the_harness_writes_compressed_files_that_pinreport_reads(tmp_path):
+    """Both languages agree on store version 3: the harness's .json.gz, hashed uncompressed."""
+    doc = results_doc([run_doc()], started_at="2025-06-01T10:00:00Z")
+    doc["measurement_id"] = "00c0ffee5eed1d00"
+    source = tmp_path / "r.json"
+    source.write_text(json.dumps(doc, indent=1))
+    p = _pinbench("store", "add", source, "--store", tmp_path / "store")
+    assert p.returncode == 0, p.stderr
+    (stored,) = (tmp_path / "store/real").rglob("*.json.gz")
+    assert read_stored_bytes(stored) == source.read_bytes()
+    assert stored.name.endswith(f"-{content_hash(source.read_bytes())}.json.gz")
+    contents = read_store(tmp_path / "store")
+    assert contents.problems == [] and [e.path for e in contents.entries] == [str(stored)]
+    if hasattr(os, "mkfifo"):  # a FIFO is reported by `store list` too, which does not block
+        os.mkfifo(stored.parent / "20250602T100000Z-0123456789ab.json.gz")
+        p = _pinbench("store", "list", "--store", tmp_path / "store")
+        assert p.returncode == 2 and "a FIFO, not a stored file (never opened)" in p.stderr, p.stderr

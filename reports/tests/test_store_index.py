@@ -4,7 +4,7 @@ compare and html agree on integrity, and the summary index (pinreport.store_inde
 import json
 import os
 
-from builders import add_to_store, make_store, results_doc, run_doc, write_json
+from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from pinreport import store_index
 from pinreport.cli import main
 from pinreport.load import load_results
@@ -73,7 +73,7 @@ def _store_with_history(tmp_path):
     for day in (4, 5):
         add_to_store(root, _night(f"2025-05-0{day}T10:00:00Z"))
     old = add_to_store(root, _night("2025-04-01T10:00:00Z", "560.10"))
-    old.write_text(old.read_text()[:50])
+    rewrite_stored(old, stored_text(old)[:50])
     current = write_json(tmp_path / "current.json", _night("2025-05-06T10:00:00Z"))
     return root, current, baseline, old
 
@@ -95,7 +95,7 @@ def test_compare_reads_only_the_current_and_previous_release(tmp_path, capsys):
 def test_compare_and_html_agree_on_a_hand_edited_baseline(tmp_path, capsys):
     """Before: html trusted the stored hashes and used the edited file; compare named it."""
     root, current, baseline, _ = _store_with_history(tmp_path)
-    baseline.write_text(baseline.read_text().replace('"wall_ms": 500.0', '"wall_ms": 501.0', 1))
+    rewrite_stored(baseline, stored_text(baseline).replace('"wall_ms": 500.0', '"wall_ms": 501.0', 1))
     codes = []
     for argv in (["compare"], ["html", "-o", str(tmp_path / "r.html")]):
         codes.append(main([*argv, "--store", str(root), "--current", str(current)]))
@@ -150,7 +150,7 @@ def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     assert json.loads(index.read_text())["files"] == rows  # rebuilt from the stored files alike
     assert [p.name for p in index.parent.iterdir()] == [index.name]  # no temporaries left
     # An edit changes the file's stamp: its row is checked again and names it.
-    baseline.write_text(baseline.read_text().replace('"wall_ms": 500.0', '"wall_ms": 502.0', 1))
+    rewrite_stored(baseline, stored_text(baseline).replace('"wall_ms": 500.0', '"wall_ms": 502.0', 1))
     edited = read_for_html(root, doc)
     assert str(baseline) in [p.path for p in edited.problems]
     assert str(baseline) not in [e.path for e in edited.history]

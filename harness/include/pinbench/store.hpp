@@ -12,9 +12,11 @@
 namespace pinbench {
 
 inline constexpr const char* store_schema_name = "pinbench.store";
-// Version 2 names new files by XXH3-64 instead of FNV-1a; version-1 stores still read, and
-// become version 2 with their first add (their FNV names stay valid: docs/store.md).
-inline constexpr int store_schema_version = 2;
+// Version 2 names new files by XXH3-64 instead of FNV-1a; version 3 stores them gzip-compressed
+// (<time>-<hash>.json.gz, the hash of the uncompressed bytes) and keeps Windows' reserved device
+// names (CON, NUL, ...) out of its folder names. Version 1 and 2 stores still read, and become
+// version 3 with their first add (their files stay as they are: docs/store.md).
+inline constexpr int store_schema_version = 3;
 inline constexpr int store_schema_oldest_version = 1;
 
 // What identifies one measurement however its file was copied or re-saved, from a results
@@ -24,7 +26,8 @@ inline constexpr int store_schema_oldest_version = 1;
 std::string measurement_identity(const nlohmann::json& results);
 
 // The five path components a results file is filed under. Every component is safe as a
-// directory name; a value the environment record lacks is "unknown-<field>".
+// directory name on every platform (a name Windows reserves, such as "con", gets a '_':
+// "con_"); a value the environment record lacks is "unknown-<field>".
 struct StoreKey {
     std::string platform;      // "linux", "windows", ... (environment.platform)
     std::string driver_model;  // "wddm", "tcc", "mcdm", "linux" (devices[*].driver_model.current)
@@ -72,10 +75,16 @@ struct StoreAddOptions {
 
 class Store {
 public:
-    // Opens the store in `dir`, creating the directory and its store.json when absent. Throws
-    // InputError naming store.json when it holds another schema or version, and when `dir`
-    // exists, is not empty and has no store.json (not a store: nothing is written there).
+    // Opens the store in `dir` for adding; nothing is created here: the first add() that has a
+    // valid results file in hand creates the directory and its store.json. Throws InputError
+    // naming store.json when it holds another schema or version, and when `dir` exists, is not
+    // empty and has no store.json (not a store: nothing is ever written there).
     static Store open(const std::string& dir);
+
+    // Opens an existing store for reading; never creates anything. Throws InputError when `dir`
+    // does not exist, is not a directory, has no store.json, or its store.json is not one this
+    // build reads (a typo must not look like an empty store).
+    static Store open_existing(const std::string& dir);
 
     // Files a copy of the results file (its bytes, unchanged) under its key. Only complete
     // results unless options.allow_incomplete. Adding the same measurement again (the same file,
@@ -88,8 +97,10 @@ public:
     StoredEntry add(const std::string& results_path, const StoreAddOptions& options = {}) const;
 
     // Every stored file, sorted by relative path; each is read and checked (schema, backend
-    // matching its namespace, key matching its path), and a file that fails says so in
-    // `problem` instead of being left out. real_only: the replay namespace is not read and no
+    // matching its namespace, key matching its path, hash of its uncompressed bytes), and a file
+    // that fails says so in `problem` instead of being left out. An entry that is not a regular
+    // file (a FIFO, a socket, a device, a symbolic link, a directory where a file belongs) is
+    // reported the same way and never opened. real_only: the replay namespace is not read and no
     // entry with replayed contents is returned.
     std::vector<StoredEntry> list(bool real_only = false) const;
 

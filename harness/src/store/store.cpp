@@ -20,6 +20,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
 #include "results/json_reader.hpp"
+#include "store/gzip.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
 
@@ -35,6 +36,13 @@ using store_detail::utf8_of;
 constexpr const char* real_namespace = "real";
 constexpr const char* replay_namespace = "replay";
 constexpr std::size_t hash_digits = 12;
+// Store version 3 keeps each file gzip-compressed; versions 1 and 2 stored the plain bytes.
+constexpr const char* compressed_suffix = ".json.gz";
+constexpr const char* plain_suffix = ".json";
+
+bool ends_with(const std::string& text, const std::string& tail) {
+    return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
 
 std::string hex16(std::uint64_t h) {
     char text[17];
@@ -122,6 +130,19 @@ std::string per_device(const json& environment, Read read) {
     return joined;
 }
 
+// A folder name Windows reserves for a device (CON, PRN, AUX, NUL, COM0-9, LPT0-9, in any case,
+// alone or before a '.': "nul.1" too) gets a '_' after the reserved part: "con" -> "con_",
+// "NUL.1" -> "NUL_.1". pinreport's environment.windows_safe() agrees (the store-key fixture).
+std::string windows_safe_component(const std::string& component) {
+    const std::string base = component.substr(0, component.find('.'));
+    std::string lower;
+    for (const char c : base) lower += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    const bool numbered = lower.size() == 4 && (lower.rfind("com", 0) == 0 || lower.rfind("lpt", 0) == 0) &&
+                          lower[3] >= '0' && lower[3] <= '9';
+    if (!numbered && lower != "con" && lower != "prn" && lower != "aux" && lower != "nul") return component;
+    return base + "_" + component.substr(base.size());
+}
+
 std::string or_unknown(const std::string& value, const char* field) {
     return value.empty() ? std::string("unknown-") + field : value;
 }
@@ -140,11 +161,56 @@ std::string key_text(const StoreKey& k) {
     return k.platform + "/" + k.driver_model + "/" + k.gpu + "/" + k.gpu_count + "/" + k.release;
 }
 
-// The one function that builds a stored file's place: NS/platform/model/gpu/<n>gpu/release/name.
+// The one function that builds a stored file's place: NS/platform/model/gpu/<n>gpu/release/name,
+// the name <time>-<hash>.json.gz (the hash of the uncompressed bytes).
 fs::path stored_path(bool replay, const StoreKey& k, const std::string& stamp, const std::string& hash) {
     return fs::path(replay ? replay_namespace : real_namespace) / path_from_utf8(k.platform) /
            path_from_utf8(k.driver_model) / path_from_utf8(k.gpu) / path_from_utf8(k.gpu_count) /
-           path_from_utf8(k.release) / path_from_utf8(stamp + "-" + hash + ".json");
+           path_from_utf8(k.release) / path_from_utf8(stamp + "-" + hash + compressed_suffix);
+}
+
+// What an entry of a store is when it is not a regular file (lstat: a link is not followed).
+std::string kind_of(fs::file_type type) {
+    switch (type) {
+        case fs::file_type::symlink:
+            return "a symbolic link";
+        case fs::file_type::fifo:
+            return "a FIFO";
+        case fs::file_type::socket:
+            return "a socket";
+        case fs::file_type::character:
+            return "a character device";
+        case fs::file_type::block:
+            return "a block device";
+        case fs::file_type::directory:
+            return "a directory";
+        default:
+            return "not a regular file";
+    }
+}
+
+// The uncompressed bytes of one stored file (.json.gz decompressed, .json as it is). The entry is
+// looked at first and never opened unless it is a regular file: a FIFO would block the reader, a
+// link could lead out of the store.
+std::string read_stored_bytes(const std::string& path) {
+    std::error_code ec;
+    const fs::file_status status = fs::symlink_status(path_from_utf8(path), ec);
+    if (ec) throw InputError(path + ": cannot read: " + ec.message());
+    if (status.type() != fs::file_type::regular) {
+        throw InputError(path + ": " + kind_of(status.type()) + ", not a stored file (never opened)");
+    }
+    std::string bytes;
+    try {
+        bytes = read_file(path);
+    } catch (const SystemError& e) {
+        throw InputError(std::string("cannot read stored file: ") + e.what());
+    }
+    if (!ends_with(path, ".gz")) return bytes;
+    try {
+        return store_detail::gzip_decompress(bytes);
+    } catch (const InputError& e) {
+        throw InputError(path + ": " + e.what());
+    }
 }
 
 struct LoadedResults {
@@ -154,14 +220,25 @@ struct LoadedResults {
     std::string identity;        // measurement_identity()
 };
 
+LoadedResults parse_loaded(std::string bytes, const std::string& path);
+
 // Like load_results, but keeps the bytes: the store files them unchanged.
 LoadedResults load_results_bytes(const std::string& path) {
-    LoadedResults loaded;
+    std::string bytes;
     try {
-        loaded.bytes = read_file(path);
+        bytes = read_file(path);
     } catch (const SystemError& e) {
         throw InputError(std::string("cannot read results file: ") + e.what());
     }
+    return parse_loaded(std::move(bytes), path);
+}
+
+// A stored file, decompressed (read_stored_bytes), as load_results_bytes reads a results file.
+LoadedResults load_stored(const std::string& path) { return parse_loaded(read_stored_bytes(path), path); }
+
+LoadedResults parse_loaded(std::string bytes, const std::string& path) {
+    LoadedResults loaded;
+    loaded.bytes = std::move(bytes);
     // Strict JSON (results/json_reader.hpp): the store refuses what pinreport refuses (BOM,
     // duplicate keys, NaN, 10^400, ...), with a one-line message naming the file.
     json j;
@@ -188,7 +265,8 @@ LoadedResults load_results_bytes(const std::string& path) {
 }
 
 // Reads store.json and returns its version; throws InputError naming it when it is not a store
-// file this build reads (versions 1 and 2: version 1 differs only in the hash of new names).
+// file this build reads (versions 1 to 3: version 1 names files by FNV-1a, versions 1 and 2 store
+// them uncompressed; all of those are still read).
 int check_store_file(const std::string& path) {
     std::string text;
     try {
@@ -288,11 +366,11 @@ bool entry_from_place(const fs::path& relative, StoredEntry& entry) {
     }
     entry.key = StoreKey{parts[1], parts[2], parts[3], parts[4], parts[5]};
     const std::string& name = parts[6];
-    const std::string suffix = ".json";
+    const std::string suffix = ends_with(name, compressed_suffix) ? compressed_suffix : plain_suffix;
     const std::size_t tail = 1 + hash_digits + suffix.size();
     if (name.size() <= tail || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
         name[name.size() - tail] != '-') {
-        entry.problem = "file name is not <time>-<hash>.json";
+        entry.problem = "file name is not <time>-<hash>.json.gz (or .json)";
         return false;
     }
     entry.started_at = name.substr(0, name.size() - tail);
@@ -304,7 +382,7 @@ bool entry_from_place(const fs::path& relative, StoredEntry& entry) {
 void check_entry(StoredEntry& entry) {
     LoadedResults loaded;
     try {
-        loaded = load_results_bytes(entry.path);
+        loaded = load_stored(entry.path);
     } catch (const InputError& e) {
         entry.problem = e.what();
         return;
@@ -355,6 +433,9 @@ StoreKey store_key_of(const json& environment) {
     const std::optional<std::int64_t> count = cuda_device_count_of(environment);
     key.gpu_count = count && *count >= 0 ? std::to_string(*count) + "gpu" : "unknown-gpu-count";
     key.release = or_unknown(release_component(driver_release_of(environment)), "release");
+    for (std::string* part : {&key.platform, &key.driver_model, &key.gpu, &key.gpu_count, &key.release}) {
+        *part = windows_safe_component(*part);
+    }
     return key;
 }
 
@@ -379,34 +460,69 @@ std::string measurement_identity(const json& results) {
 Store Store::open(const std::string& dir) {
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
-    if (fs::exists(root, ec) && !fs::is_directory(root, ec)) throw InputError(dir + ": not a directory");
-    fs::create_directories(root, ec);
-    if (ec) throw SystemError("cannot create store directory '" + dir + "': " + ec.message());
-
-    const std::string store_file = utf8_of(root / "store.json");
+    const fs::file_status status = fs::status(root, ec);
+    if (status.type() == fs::file_type::not_found) return Store(dir);  // add() creates it
+    if (ec) throw SystemError("cannot look at store directory '" + dir + "': " + ec.message());
+    if (status.type() != fs::file_type::directory) throw InputError(dir + ": not a directory");
     if (fs::exists(root / "store.json", ec)) {
-        check_store_file(store_file);
+        check_store_file(utf8_of(root / "store.json"));
         return Store(dir);
     }
-    // Never turn an unrelated directory into a store; only another opener's temporary file may
-    // be there already. Anything else appears only after store.json was renamed into place (an
-    // opener writes nothing before it), so a second look at store.json tells a store that
-    // another opener has just created, and is being added to, from an unrelated directory.
+    // Never turn an unrelated directory into a store: one that holds anything but another
+    // opener's temporary file is refused here already, before any results file is read.
+    for (const auto& e : fs::directory_iterator(root, ec)) {
+        std::error_code look_ec;  // store.json may have appeared meanwhile: another opener's store
+        if (utf8_of(e.path().filename()).rfind("store.json.tmp.", 0) != 0 &&
+            !fs::exists(root / "store.json", look_ec)) {
+            throw InputError(dir +
+                             ": not a pinbench store (no store.json) and not empty; nothing was written");
+        }
+    }
+    if (ec) throw SystemError("cannot list store directory '" + dir + "': " + ec.message());
+    return Store(dir);
+}
+
+Store Store::open_existing(const std::string& dir) {
+    const fs::path root = path_from_utf8(dir);
+    std::error_code ec;
+    const fs::file_status status = fs::status(root, ec);
+    if (status.type() == fs::file_type::not_found) {
+        throw InputError(dir + ": no such store (the directory does not exist)");
+    }
+    if (ec) throw SystemError("cannot look at store directory '" + dir + "': " + ec.message());
+    if (status.type() != fs::file_type::directory) throw InputError(dir + ": not a directory");
+    if (!fs::exists(root / "store.json", ec))
+        throw InputError(dir + ": not a pinbench store (no store.json)");
+    check_store_file(utf8_of(root / "store.json"));
+    return Store(dir);
+}
+
+namespace {
+
+// Makes the store directory and its store.json when absent (the first add). Many writers may do
+// this at once: an opener writes nothing but store.json (through store.json.tmp.*) before it
+// exists, so a directory that holds anything else is looked at again: if store.json has
+// appeared meanwhile, it is a store another opener has just made.
+void create_if_absent(const std::string& dir) {
+    const fs::path root = path_from_utf8(dir);
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    if (ec) throw SystemError("cannot create store directory '" + dir + "': " + ec.message());
+    const std::string store_file = utf8_of(root / "store.json");
+    if (fs::exists(root / "store.json", ec)) return;
     bool foreign = false;
     for (const auto& e : fs::directory_iterator(root, ec)) {
         if (utf8_of(e.path().filename()).rfind("store.json.tmp.", 0) != 0) foreign = true;
     }
     if (ec) throw SystemError("cannot list store directory '" + dir + "': " + ec.message());
     if (foreign) {
-        if (fs::exists(root / "store.json", ec)) {
-            check_store_file(store_file);
-            return Store(dir);
-        }
+        if (fs::exists(root / "store.json", ec)) return;
         throw InputError(dir + ": not a pinbench store (no store.json) and not empty; nothing was written");
     }
     write_store_file(store_file);
-    return Store(dir);
 }
+
+}  // namespace
 
 StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& options) const {
     const LoadedResults loaded = load_results_bytes(results_path);
@@ -428,11 +544,12 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     entry.path = utf8_of(target);
 
     const fs::path root = path_from_utf8(dir_);
+    create_if_absent(dir_);  // only now, with a valid results file in hand
     const store_detail::StoreLock lock = store_detail::StoreLock::acquire(dir_, options.lock);
     remove_stale_temporaries(root, options.lock.stale_after);
-    // A version-1 store becomes version 2 with its first add: its files keep their FNV names,
-    // which list() and pinreport still accept; a version-1 reader then refuses the store
-    // instead of calling the new XXH3 names corrupt.
+    // A version-1 or 2 store becomes version 3 with its first add: its files keep their names
+    // and plain bytes, which list() and pinreport still read; an older reader then refuses the
+    // store instead of calling the new compressed files corrupt.
     const std::string store_file = utf8_of(root / "store.json");
     if (check_store_file(store_file) < store_schema_version) write_store_file(store_file);
     std::error_code ec;
@@ -440,7 +557,12 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     if (ec) throw SystemError("cannot create '" + utf8_of(target.parent_path()) + "': " + ec.message());
     if (fs::exists(target, ec)) {
         // Same name, same bytes: this file is stored already. Different bytes: refuse, never replace.
-        if (read_file(entry.path) != loaded.bytes) {
+        std::string stored;
+        try {
+            stored = read_stored_bytes(entry.path);
+        } catch (const InputError&) {
+        }
+        if (stored != loaded.bytes) {
             throw SystemError(entry.path +
                               ": already holds other contents under the same name (hash clash); " +
                               results_path + " was not stored");
@@ -458,11 +580,16 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
         std::error_code type_ec;
         const std::string name = utf8_of(e.path().filename());
-        if (!e.is_regular_file(type_ec) || name.find(".tmp.") != std::string::npos) continue;
+        // Only regular files (a FIFO or a link is list()'s to report, never opened here).
+        if (e.symlink_status(type_ec).type() != fs::file_type::regular ||
+            name.find(".tmp.") != std::string::npos) {
+            continue;
+        }
         if (id.empty() && name.rfind(entry.started_at + "-", 0) != 0) continue;
         try {
-            if (!id.empty() && read_file(utf8_of(e.path())).find(id) == std::string::npos) continue;
-            LoadedResults other = load_results_bytes(utf8_of(e.path()));
+            std::string bytes = read_stored_bytes(utf8_of(e.path()));
+            if (!id.empty() && bytes.find(id) == std::string::npos) continue;
+            LoadedResults other = parse_loaded(std::move(bytes), utf8_of(e.path()));
             if (other.identity == identity) same.emplace_back(e.path(), std::move(other.doc));
         } catch (const InputError&) {
             // An unreadable stored file is list()'s to report; it is no copy of this one.
@@ -481,7 +608,7 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     // Every stored copy is a partial that finished less: the new file replaces them (one night,
     // never two). Written first, then the partials go: a crash in between leaves both, and
     // readers keep the one that finished more.
-    write_file_atomically(entry.path, loaded.bytes);
+    write_file_atomically(entry.path, store_detail::gzip_compress(loaded.bytes));
     for (const auto& [path, doc] : same) {
         std::error_code rm_ec;
         fs::remove(path, rm_ec);
@@ -502,19 +629,35 @@ std::vector<StoredEntry> Store::list(bool real_only) const {
         if (replay && real_only) continue;
         std::error_code ec;
         if (!fs::exists(root / ns, ec)) continue;
+        // Every entry is looked at without following links (symlink_status) and reported unless
+        // it is a directory of the layout or a regular file: a FIFO, a socket, a device, a link
+        // (a loop included) or a directory where a stored file belongs is a problem, never opened.
         fs::recursive_directory_iterator it(root / ns, ec), end;
         for (; !ec && it != end; it.increment(ec)) {
             std::error_code type_ec;
-            if (!it->is_regular_file(type_ec)) continue;
+            const fs::file_type type = it->symlink_status(type_ec).type();
+            if (type_ec) continue;  // removed since the listing
             const std::string name = utf8_of(it->path().filename());
-            // write_file_atomically's leftovers from a killed writer: never read.
-            if (name.find(".tmp.") != std::string::npos) continue;
+            const fs::path relative = it->path().lexically_relative(root);
+            const auto depth = static_cast<std::size_t>(std::distance(relative.begin(), relative.end()));
             StoredEntry entry;
             entry.replay = replay;
             entry.path = utf8_of(it->path());
-            const fs::path relative = it->path().lexically_relative(root);
             entry.relative_path = generic_utf8_of(relative);
-            if (entry_from_place(relative, entry)) check_entry(entry);
+            if (type == fs::file_type::directory) {
+                // A directory of the layout (ns/platform/model/gpu/<n>gpu/release) is walked; one
+                // named like a stored file, or deeper than the layout, is reported, not entered.
+                if (depth < 7 && !ends_with(name, plain_suffix) && !ends_with(name, compressed_suffix))
+                    continue;
+                it.disable_recursion_pending();
+                entry.problem = "a directory, not a stored file";
+            } else if (type != fs::file_type::regular) {
+                entry.problem = kind_of(type) + ", not a stored file (never opened)";
+            } else if (name.find(".tmp.") != std::string::npos) {
+                continue;  // write_file_atomically's leftovers from a killed writer: never read
+            } else if (entry_from_place(relative, entry)) {
+                check_entry(entry);
+            }
             if (!(real_only && entry.replay)) entries.push_back(std::move(entry));
         }
         if (ec) {

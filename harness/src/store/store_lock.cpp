@@ -79,6 +79,9 @@ std::optional<std::string> stale_reason(const std::string& lock_path, const std:
         }
         return std::nullopt;
     }
+    // No writer holds pid 0 (on POSIX kill(0, 0) would signal our own process group, on Windows
+    // it is the System Idle Process): such a lock names no live holder, on any host.
+    if (holder->pid == 0) return std::string("its pid 0 names no process");
     // A pid means something only on the host that wrote it (a store may sit on a shared drive).
     if (holder->hostname == host_name() && process_liveness(holder->pid) == Liveness::gone) {
         return "process " + std::to_string(holder->pid) + " is no longer running";

@@ -47,6 +47,15 @@ json environments() {
          {"cuda_device_count", true},
          {"devices", {device(7, json::object()), {{"name", "unknown"}}}}},
         {{"platform", 3}, {"driver", "580"}, {"cuda_device_count", -1}, {"devices", "none"}},
+        // Names Windows reserves for devices: never a folder of that name.
+        {{"platform", "CON"},
+         {"driver", {{"release", "nul.580"}}},
+         {"cuda_device_count", 2},
+         {"devices", {device("NUL", "aux"), device("com1", "LPT9")}}},
+        {{"platform", "console"},
+         {"driver", {{"release", "Com0"}}},
+         {"cuda_device_count", 1},
+         {"devices", {device("com10", "prn")}}},
     });
 }
 
@@ -99,6 +108,10 @@ TEST(StoreKeyFixture, HoldsTheKeysTheStoreTestsAssert) {
     EXPECT_EQ(f["store_keys"][4]["key"]["driver_model"], "wddm--tcc--unknown");
     EXPECT_EQ(f["store_keys"][4]["key"]["release"], "580.65-beta-2");
     EXPECT_EQ(f["store_keys"][5]["key"]["release"], "etc");
+    EXPECT_EQ(f["store_keys"][7]["key"]["platform"], "con_");
+    EXPECT_EQ(f["store_keys"][7]["key"]["gpu"], "nul--com1");  // only a whole folder name is reserved
+    EXPECT_EQ(f["store_keys"][7]["key"]["release"], "nul_.580");
+    EXPECT_EQ(f["store_keys"][8]["key"]["gpu"], "com10");
     EXPECT_EQ(f["measurement_identities"][0]["measurement_id"], "m-0123456789abcdef");
     EXPECT_NE(f["measurement_identities"][1]["measurement_id"],
               f["measurement_identities"][2]["measurement_id"]);
