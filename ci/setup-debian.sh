@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
           libcli11-dev libxxhash-dev g++-mingw-w64-x86-64 python3-venv unzip chromium
-          clang-tidy-14)  # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
+          clang-tidy-14   # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
+          ccache)         # the compiler cache CMake uses where it is installed (ci/README.md, "Caches")
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
