@@ -5,7 +5,7 @@
 # it again and gives the same verdict, only slower.
 #   PINBENCH_CACHE         the root (default ${XDG_CACHE_HOME:-$HOME/.cache}/pinbench)
 #   PINBENCH_CCACHE_DIR    ccache's directory (default $PINBENCH_CACHE/ccache)
-#   PINBENCH_CCACHE_SIZE   its size limit (default 4G)
+#   PINBENCH_CCACHE_SIZE   its size limit (default 2G)
 #   PINBENCH_TIDY_CACHE, PINBENCH_MINGW_DEPS, PINBENCH_WINEPREFIX: see ci/check_tidy.sh and
 #   ci/check_windows.sh
 pinbench_cache="${PINBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pinbench}"
@@ -18,7 +18,7 @@ pinbench_ccache_env() {
   export CCACHE_DIR="${PINBENCH_CCACHE_DIR:-$pinbench_cache/ccache}"
   export CCACHE_BASEDIR="$1"
   export CCACHE_NOHASHDIR=1
-  export CCACHE_MAXSIZE="${PINBENCH_CCACHE_SIZE:-4G}"
+  export CCACHE_MAXSIZE="${PINBENCH_CCACHE_SIZE:-2G}"
 }
 
 # ccache's counters now (pinbench_ccache_counters), and the hits and misses since such a snapshot:
