@@ -68,7 +68,7 @@ else
   # package, toolchain or recipe builds into a new one (the old one stays until deleted).
   pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo none; }
   stamp_text="$(printf '%s\n' "googletest $(pkg_version googletest)" \
-    "yaml-cpp $(apt-cache policy yaml-cpp 2>/dev/null | awk '/Candidate:/ {print $2}')" \
+    "yaml-cpp $(apt-cache showsrc yaml-cpp 2>/dev/null | awk '/^Version:/ {print $2}' | sort -V | tail -1)" \
     "nlohmann-json3-dev $(pkg_version nlohmann-json3-dev)" "libcli11-dev $(pkg_version libcli11-dev)" \
     "mingw $(pkg_version g++-mingw-w64-x86-64-posix)" "toolchain $(sha256sum "$toolchain" | cut -c1-16)" \
     "script-deps 1")"
@@ -190,7 +190,7 @@ else
   fi
   export WINEPREFIX="$build/wine-prefix"
   rm -rf "$WINEPREFIX"
-  cp -a "$template" "$WINEPREFIX"
+  cp -a --reflink=auto "$template" "$WINEPREFIX"
   flock -u 9
 fi
 
