@@ -61,7 +61,7 @@ step style ci/check_style.sh
 step configure cmake --preset ci-nogpu
 step build with_ccache cmake --build --preset ci-nogpu -j"$PINBENCH_JOBS"
 # A hang fails after 5 minutes instead of CTest's 25 (the slowest test, ReplayKindsWhole, takes
-# about 15 s on a quiet 2-core machine and 90 s on a very busy one).
+# one replay of the nightly, about 12 CPU-seconds, and took 90 s on a very busy machine).
 step ctest ctest --preset ci-nogpu -j"$PINBENCH_JOBS" --timeout 300
 # clang-tidy with the checks .clang-tidy configures, on the host sources just built (minutes cold).
 step tidy ci/check_tidy.sh
