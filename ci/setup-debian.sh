@@ -16,7 +16,8 @@ case "${1:-}" in
 esac
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev nlohmann-json3-dev
-          libcli11-dev libxxhash-dev zlib1g-dev python3-venv unzip)
+          libcli11-dev libxxhash-dev zlib1g-dev python3-venv unzip
+          ccache)  # the compiler cache CMake uses where it is installed (ci/README.md, "Caches")
 ((test_tools)) && packages+=(g++-mingw-w64-x86-64 chromium
                              clang-tidy-14)  # ci/check_tidy.sh: the release of the pinned clang-format (ci/requirements.txt)
 missing=()

@@ -23,6 +23,7 @@
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
 #include "run/child_launcher.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench::fixtures {
 

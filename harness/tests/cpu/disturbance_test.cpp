@@ -11,6 +11,7 @@
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
 #include "run/disturbance.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/subprocess.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

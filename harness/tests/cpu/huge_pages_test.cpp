@@ -10,6 +10,7 @@
 
 #include "pinbench/errors.hpp"
 #include "platform/huge_pages.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench::platform {
 namespace {

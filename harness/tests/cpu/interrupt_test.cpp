@@ -10,6 +10,7 @@
 
 #include "pinbench/interrupt.hpp"
 #include "pinbench/subprocess.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

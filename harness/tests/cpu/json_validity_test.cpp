@@ -12,6 +12,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
 #include "results/json_reader.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

@@ -12,6 +12,7 @@
 #include "pinbench/snapshot.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kinds.hpp"
+#include "test_paths.hpp"
 #include "trace/pin_event.hpp"
 
 namespace pinbench {

@@ -7,6 +7,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/plan.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

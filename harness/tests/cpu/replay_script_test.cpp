@@ -9,6 +9,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/run_metrics.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

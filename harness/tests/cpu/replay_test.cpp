@@ -10,6 +10,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

@@ -14,6 +14,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/scenario.hpp"
 #include "scenario/kinds.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {

@@ -18,6 +18,7 @@
 #include "pinbench/subprocess.hpp"
 #include "store/store_lock.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 #include "windows_support.hpp"
 
 namespace pinbench {

@@ -23,6 +23,7 @@
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 #ifndef _WIN32
 #include <signal.h>

@@ -9,6 +9,7 @@
 #include "pinbench/dynamic_library.hpp"
 #include "pinbench/subprocess.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 #include "trace/device_samples.hpp"
 #include "trace/injection_platform.hpp"
 #include "trace/pin_event.hpp"

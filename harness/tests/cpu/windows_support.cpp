@@ -2,6 +2,8 @@
 
 #include <windows.h>
 
+#include "test_paths.hpp"
+
 namespace pinbench::testing_support {
 
 std::optional<std::string> wine_version() {
