@@ -17,6 +17,7 @@
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 #ifndef _WIN32
 #include <sys/stat.h>

@@ -12,6 +12,7 @@
 
 #include "pinbench/subprocess.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {
