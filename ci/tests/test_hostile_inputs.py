@@ -4,8 +4,7 @@ them: pinbench (PINBENCH_EXE, else the ci-nogpu build) and pinreport (`python -m
 Every case must end with the exit code its case gives, which the README's exit-code table for
 that tool must list; and with no traceback, no abort (a signal), no hang past its bound and no
 file changed in its work folder other than those it was asked to write (the folder is
-snapshotted before and after). Cases that need fixes made on other branches of issue 28 are
-listed in PENDING_OTHER_HELPERS and expected to fail (not strictly) until those land.
+snapshotted before and after).
 """
 
 import hashlib
@@ -30,53 +29,6 @@ PINBENCH = Path(os.environ.get("PINBENCH_EXE") or ROOT / "build/ci-nogpu/harness
 MEMORY_BOUND = 8 * 2**30  # address space of each tool run
 BASE = ROOT / "harness/tests/fixtures/results-validity/accept_base.json"
 TRACE = ROOT / "results/h200-trace/trace-pin-each-api.json"
-
-# Cases that fail until the other branches of issue 28 are merged ("hostile-cpp": classes 1, 3, 4,
-# 6 and 7 on the C++ side; "store": classes 9 and 10). Remove each from the set once it passes.
-PENDING_OTHER_HELPERS = {
-    # hostile-cpp, class 6 (input bounds) and the FIFO that blocks a reader
-    "scenario-dev-zero",
-    "scenario-fifo",
-    "scenario-too-large",
-    "replay-script-dev-zero",
-    "replay-script-fifo",
-    "replay-from-dev-zero",
-    "upgrade-dev-zero",
-    # hostile-cpp, class 3 (NaN options)
-    "run-repeat-timeout-nan",
-    "run-retry-wait-nan",
-    "run-null-every-nan",
-    # hostile-cpp, class 7 (replay arithmetic)
-    "replay-offset-overflow",
-    "replay-scale-1e308",
-    # hostile-cpp, class 1 (output paths) and `results upgrade -o -`
-    "replay-output-directory",
-    "replay-output-fifo",
-    "replay-output-device",
-    "replay-output-missing-folder",
-    "upgrade-output-directory",
-    "upgrade-output-dash",
-    # hostile-cpp, class 4 (failed writes to standard output)
-    "upgrade-closed-stdout",
-    "upgrade-full-stdout",
-    "metrics-json-full-stdout",
-    "metrics-json-epipe",
-    "plan-closed-stdout",
-    "plan-full-stdout",
-    # store, class 9 (reading creates)
-    "store-list-missing",
-    "store-add-invalid-missing-store",
-    # store, class 10 (odd entries), and store.py reading through input_file.read_bounded
-    "store-fifo-entry-list",
-    "store-fifo-entry-compare",
-    "store-directory-entry-list",
-    "store-directory-entry-compare",
-    "store-symlink-loop-entry-list",
-    "store-symlink-loop-entry-compare",
-    "store-dev-zero-entry-list",
-    "store-dev-zero-entry-compare",
-    "store-json-dev-zero",
-}
 
 
 def _documented_codes(readme: Path) -> set[int]:
@@ -175,14 +127,7 @@ def _run(c: Case, cmd: list[str], work: Path) -> subprocess.CompletedProcess:
             x.close() if hasattr(x, "close") else os.close(x)
 
 
-def _param(c: Case):
-    marks = []
-    if c.id in PENDING_OTHER_HELPERS:
-        marks.append(pytest.mark.xfail(reason="needs another branch of issue 28", strict=False))
-    return pytest.param(c, id=c.id, marks=marks)
-
-
-@pytest.mark.parametrize("c", [_param(c) for c in CASES])
+@pytest.mark.parametrize("c", [pytest.param(c, id=c.id) for c in CASES])
 def test_hostile_input(c: Case, tmp_path):
     if c.tool == "pinbench" and not PINBENCH.is_file():
         pytest.skip(f"{PINBENCH} is not built")

@@ -31,6 +31,7 @@ import xxhash
 
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
+from pinreport.input_file import RESULTS_LIMIT, read_bounded
 from pinreport.load import ResultsFile, as_current_version, parse_json, parse_results
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.versions import is_release, previous_release, release_key
@@ -38,6 +39,7 @@ from pinreport.versions import is_release, previous_release, release_key
 REAL = "real"
 REPLAY = "replay"
 STORE_FILE = "store.json"
+_MARKER_LIMIT = 64 * 1024  # store.json is one small object
 
 _SAFE_COMPONENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -115,9 +117,9 @@ def read_stored_bytes(path: Path) -> bytes:
         mode = os.lstat(path).st_mode
         if not stat.S_ISREG(mode):
             raise BadInputError(str(path), f"{_kind_of(mode)}, not a stored file (never opened)")
-        data = path.read_bytes()
+        data = read_bounded(path, RESULTS_LIMIT)  # the one bounded reader of pinreport's inputs
     except OSError as e:
-        raise BadInputError(str(path), f"cannot read: {e.strerror}") from None
+        raise BadInputError(str(path), f"cannot read: {e.strerror or e}") from None
     if not path.name.endswith(".gz"):
         return data
     d = zlib.decompressobj(31)
@@ -221,9 +223,9 @@ class StoreContents:
 def _check_marker(root: Path) -> BadInputError | None:
     marker = root / STORE_FILE
     try:
-        doc = json.loads(marker.read_text(encoding="utf-8"))
+        doc = json.loads(read_bounded(marker, _MARKER_LIMIT).decode("utf-8"))
     except OSError as e:
-        return BadInputError(str(marker), f"not a pinbench store (cannot read {STORE_FILE}: {e.strerror})")
+        return BadInputError(str(marker), f"not a pinbench store (cannot read {STORE_FILE}: {e.strerror or e})")
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         return BadInputError(str(marker), f"invalid JSON: {e}")
     if not isinstance(doc, dict) or doc.get("schema") != STORE_SCHEMA_NAME:

@@ -72,6 +72,7 @@ def test_compare_refuses_the_current_file_unread(tmp_path, capsys, make, says):
 
 def test_every_reader_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr("pinreport.load.RESULTS_LIMIT", 100)
+    monkeypatch.setattr("pinreport.trace.TRACE_LIMIT", 100)
     big = tmp_path / "big.json"
     big.write_bytes(b" " * 20 * 2**20)
     for load in (load_results, load_trace):

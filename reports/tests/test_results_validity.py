@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from builders import make_store
+from builders import make_store, rewrite_stored
 from conftest import REPO_ROOT
 from pinreport.cli import main
 from pinreport.environment import store_key
@@ -53,7 +53,7 @@ def test_a_stored_copy_is_named_and_never_a_baseline(tmp_path, capsys, name, exp
     doc_key = store_key(doc["environment"])
     stored = entry_path(store, doc_key, "2025-05-01T10:00:00Z", content_hash(data), REAL)
     stored.parent.mkdir(parents=True)
-    stored.write_bytes(data)
+    rewrite_stored(stored, data.decode())  # compressed, as the store keeps it
     current = tmp_path / "current.json"
     shutil.copy(CASES_DIR / "accept_base.json", current)
     code = main(["compare", "--store", str(store), "--current", str(current)])

@@ -106,7 +106,7 @@ def stored(name: str, make_entry: Callable[[Path], None]) -> Callable[[Path], No
         from pinreport.store import REAL, entry_path
 
         doc = json.loads((w / "base.json").read_text())
-        p = entry_path(w / "store", store_key(doc["environment"]), doc["started_at"], "0" * 16, REAL).parent / name
+        p = entry_path(w / "store", store_key(doc["environment"]), doc["started_at"], "0" * 12, REAL).parent / name
         p.parent.mkdir(parents=True, exist_ok=True)
         make_entry(p)
 
@@ -283,7 +283,15 @@ case(
     needs=("mknod",),
 )
 case("replay-output-missing-folder", PB, (*REPLAY_RUN, "-o", "{w}/no/such/out.json"), 2, setup=OK_SCRIPT)
-case("replay-ok", PB, (*REPLAY_RUN, "-o", "{w}/out.json"), 0, setup=OK_SCRIPT, writes=("out.json",), timeout_s=120)
+case(
+    "replay-ok",
+    PB,
+    (*REPLAY_RUN, "-o", "{w}/out.json"),
+    0,
+    setup=OK_SCRIPT,
+    writes=("out.json", "out.summary.md"),
+    timeout_s=120,
+)
 
 # results upgrade, metrics, plan: inputs and standard output.
 case("upgrade-dev-zero", PB, ("results", "upgrade", "/dev/zero"), 2, timeout_s=15)
