@@ -51,7 +51,7 @@ PLAIN_SUFFIX = ".json"
 _FILE_NAME = re.compile(r"^(\d{8}T\d{6}Z|unknown-started-at)-([0-9a-f]{12})\.json(\.gz)?$")
 # The most a stored file may decompress to (a results file of a year of nights is a few MB); a
 # larger one is named as a problem instead of filling memory. The C++ reader has the same bound.
-MAX_UNCOMPRESSED_BYTES = 256 * 1024 * 1024
+MAX_UNCOMPRESSED_BYTES = RESULTS_LIMIT  # a stored file is a results file (input_file.py)
 _ISO_UTC = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$")
 
 

@@ -314,14 +314,16 @@ void check_results_rules(const ResultsDocument& doc, const JsonAt& root) {
     }
     if (!doc.complete) return;
     const JsonAt complete = root.field("complete");
-    if (!doc.interrupted.is_null())
+    if (!doc.interrupted.is_null()) {
         complete.fail("true, but interrupted is set (an interrupted file is partial)");
+    }
     if (doc.runs.empty()) complete.fail("true, but runs is empty (a complete file holds every planned run)");
     bool only = selects_with_only(json(doc.command));
     if (doc.resumed.is_array()) {
         for (const json& part : doc.resumed) {
-            if (part.is_object() && part.contains("command"))
+            if (part.is_object() && part.contains("command")) {
                 only = only || selects_with_only(part.at("command"));
+            }
         }
     }
     if (!named || !measured || only) return;

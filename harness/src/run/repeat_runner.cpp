@@ -129,8 +129,9 @@ void mark_unverified(std::vector<RepeatRecord>& repeats) {
         for (const auto& p : d["probes"]) probes.insert(p.get<std::string>());
         for (const auto& s : r->snapshots) {
             for (const auto& [key, reading] : s.readings) {
-                if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed)
+                if (is_device_level_key(key) && describe_key(key).direction != Direction::fixed) {
                     probes.insert(key);
+                }
             }
         }
         d["probes"] = probes;

@@ -13,7 +13,7 @@ namespace pinbench::store_detail {
 namespace {
 
 constexpr int gzip_window_bits = 15 + 16;  // 32 KiB window, gzip header and trailer
-constexpr std::size_t chunk = 256 * 1024;
+constexpr std::size_t chunk = std::size_t{256} * 1024;
 
 struct Deflater {
     z_stream s{};

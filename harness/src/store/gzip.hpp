@@ -5,11 +5,14 @@
 #include <cstddef>
 #include <string>
 
+#include "pinbench/atomic_file.hpp"
+
 namespace pinbench::store_detail {
 
 // The most a stored file may decompress to; larger is refused (InputError) instead of filling
-// memory. pinreport's store.MAX_UNCOMPRESSED_BYTES is the same bound.
-inline constexpr std::size_t max_uncompressed_bytes = 256u * 1024u * 1024u;
+// memory: the limit of a results file read whole (input_limit::data). pinreport's
+// store.MAX_UNCOMPRESSED_BYTES is its RESULTS_LIMIT, which a pytest holds to input_limit::data.
+inline constexpr std::size_t max_uncompressed_bytes = input_limit::data;
 
 // `bytes` as one gzip member: deflate level 9, no file name, time 0, so equal bytes compress to
 // equal files. Throws SystemError when zlib fails (out of memory).

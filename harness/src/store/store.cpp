@@ -491,8 +491,9 @@ Store Store::open_existing(const std::string& dir) {
     }
     if (ec) throw SystemError("cannot look at store directory '" + dir + "': " + ec.message());
     if (status.type() != fs::file_type::directory) throw InputError(dir + ": not a directory");
-    if (!fs::exists(root / "store.json", ec))
+    if (!fs::exists(root / "store.json", ec)) {
         throw InputError(dir + ": not a pinbench store (no store.json)");
+    }
     check_store_file(utf8_of(root / "store.json"));
     return Store(dir);
 }
@@ -647,8 +648,9 @@ std::vector<StoredEntry> Store::list(bool real_only) const {
             if (type == fs::file_type::directory) {
                 // A directory of the layout (ns/platform/model/gpu/<n>gpu/release) is walked; one
                 // named like a stored file, or deeper than the layout, is reported, not entered.
-                if (depth < 7 && !ends_with(name, plain_suffix) && !ends_with(name, compressed_suffix))
+                if (depth < 7 && !ends_with(name, plain_suffix) && !ends_with(name, compressed_suffix)) {
                     continue;
+                }
                 it.disable_recursion_pending();
                 entry.problem = "a directory, not a stored file";
             } else if (type != fs::file_type::regular) {
