@@ -26,6 +26,7 @@ TRACE_LIMIT = RESULTS_LIMIT
 BENCH_LIMIT = 16 * MIB
 
 _KIND_OF_MODE = (
+    (stat.S_ISLNK, "a symbolic link"),  # seen by lstat (the store looks before it follows)
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISCHR, "a character device"),
@@ -46,8 +47,13 @@ class InputRefused(OSError):
         return self.reason
 
 
+def kind_of_mode(mode: int) -> str:
+    """What a file of this mode is ("a FIFO", "a directory", ...), "not a regular file" else."""
+    return next((name for test, name in _KIND_OF_MODE if test(mode)), "not a regular file")
+
+
 def not_regular_reason(mode: int) -> str:
-    what = next((name for test, name in _KIND_OF_MODE if test(mode)), "not a regular file")
+    what = kind_of_mode(mode)
     return f"is {what}, not a regular file" if not what.startswith("not") else what
 
 

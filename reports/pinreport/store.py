@@ -31,7 +31,7 @@ import xxhash
 
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
-from pinreport.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
 from pinreport.load import ResultsFile, as_current_version, parse_json, parse_results
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.versions import is_release, previous_release, release_key
@@ -96,18 +96,6 @@ def gzip_compress(data: bytes) -> bytes:
     return c.compress(data) + c.flush()
 
 
-def _kind_of(mode: int) -> str:
-    kinds = (
-        (stat.S_ISLNK, "a symbolic link"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISDIR, "a directory"),
-    )
-    return next((what for test, what in kinds if test(mode)), "not a regular file")
-
-
 def read_stored_bytes(path: Path) -> bytes:
     """The uncompressed bytes of one stored file. It is looked at (lstat) before it is opened: an
     entry that is not a regular file is a BadInputError and is never opened (a FIFO would block,
@@ -116,7 +104,7 @@ def read_stored_bytes(path: Path) -> bytes:
     try:
         mode = os.lstat(path).st_mode
         if not stat.S_ISREG(mode):
-            raise BadInputError(str(path), f"{_kind_of(mode)}, not a stored file (never opened)")
+            raise BadInputError(str(path), f"{kind_of_mode(mode)}, not a stored file (never opened)")
         data = read_bounded(path, RESULTS_LIMIT)  # the one bounded reader of pinreport's inputs
     except OSError as e:
         raise BadInputError(str(path), f"cannot read: {e.strerror or e}") from None
