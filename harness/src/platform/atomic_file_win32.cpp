@@ -247,6 +247,11 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 
 std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     const std::wstring wide = win32::widen(path);
+    // A directory opens only with FILE_FLAG_BACKUP_SEMANTICS (else "Access denied"): say what it is.
+    if (const DWORD attributes = ::GetFileAttributesW(wide.c_str());
+        attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+        throw InputError("cannot read '" + path + "': it is a directory, not a regular file");
+    }
     // Share everything: a concurrent atomic replace of this file must not fail because we read it.
     UniqueHandle file(::CreateFileW(wide.c_str(), GENERIC_READ,
                                     FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
