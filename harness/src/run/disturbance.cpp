@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <utility>
 
 namespace pinbench {
 namespace {
@@ -116,6 +118,9 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
     // Device usage that moved while the child was idle (between its snapshot's stable reads).
     // A change counts only when the read before it (which still saw the old state) lies inside
     // the idle window too: a poll that lands just after the child's own step sees that step.
+    // Idle windows can overlap (the null control's do): a move is evidence once, however many
+    // windows hold its sample, so "moved N times" counts moves, not windows.
+    std::set<std::pair<unsigned, std::int64_t>> idle_moves_seen;  // (device, sample time)
     for (const auto& idle : w.idle) {
         if (idle.end_ns <= idle.stable_ns) continue;
         const WatchSample* start = state_at(trace, idle.stable_ns);
@@ -128,6 +133,7 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
             }
             for (std::size_t i = 0; i < s.used.size() && i < start->used.size(); ++i) {
                 if (s.used[i] < 0 || start->used[i] < 0 || s.used[i] == start->used[i]) continue;
+                if (!idle_moves_seen.emplace(trace.devices[i], s.t_ns).second) continue;
                 const std::int64_t delta = s.used[i] - start->used[i];
                 add(d, {"idle_move", trace.devices[i], 0, delta, s.t_ns,
                         "GPU " + std::to_string(trace.devices[i]) + " usage moved by " +

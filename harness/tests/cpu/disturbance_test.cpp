@@ -96,6 +96,17 @@ TEST(Disturbance, UsageThatMovesWhileTheChildIsIdleIsSeen) {
     EXPECT_EQ(d.evidence[0].bytes, 8 * MiB);
 }
 
+TEST(Disturbance, AMoveInOverlappingIdleWindowsIsOneMove) {
+    // The null control's idle windows overlap; on the H200 one move was listed once per window
+    // (results/h200-wsl-watch: "moved 347 times"), overstating what the busy-GPU line counts.
+    auto w = window(0, 4 * s_ns, {10});
+    for (int k = 0; k < 5; ++k) w.idle.push_back({1 * s_ns + k, 1 * s_ns + 100 + k, 2 * s_ns});
+    const auto t = trace_of({sample(0, 1000 * MiB, {}), sample(s_ns + 500'000'000, 1008 * MiB, {})});
+    const Disturbance d = judge_attempt(t, w, 2 * MiB);
+    ASSERT_EQ(d.evidence.size(), 1u);
+    EXPECT_EQ(d.evidence[0].what, "idle_move");
+}
+
 TEST(Disturbance, AStepOfTheChildSeenLateByThePollIsNotAnIdleMove) {
     // The child allocated just before its snapshot; the parent's next poll (5 ms into the idle
     // window) is the first to see it, while the poll before it came before the window.
