@@ -118,25 +118,6 @@ Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeo
     return plan;
 }
 
-// The --only globs of a command line a results file recorded ("--only G ...", "--only=G").
-std::vector<std::string> only_globs(const std::vector<std::string>& command) {
-    std::vector<std::string> globs;
-    bool in_only = false;
-    for (const std::string& a : command) {
-        if (a.rfind("--only=", 0) == 0) {
-            globs.push_back(a.substr(7));
-            in_only = false;
-        } else if (a == "--only") {
-            in_only = true;
-        } else if (in_only && !a.empty() && a[0] != '-') {
-            globs.push_back(a);
-        } else {
-            in_only = false;
-        }
-    }
-    return globs;
-}
-
 // `pinbench store add`: one line per file. Bad input (unreadable, incomplete, unknown schema) is
 // named and the other files are still added; the exit code is then 2.
 int add_to_store(const std::string& dir, const std::vector<std::string>& files, bool allow_incomplete) {

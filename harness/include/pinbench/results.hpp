@@ -92,5 +92,8 @@ RepeatRecord repeat_from_json(const nlohmann::json& j);
 // An older version is upgraded as it is read (results_upgrade.cpp): its metrics get samples.
 ResultsDocument results_from_json(const nlohmann::json& j, const std::string& path_for_messages);
 ResultsDocument load_results(const std::string& path);
+// The --only globs of a command line a results file recorded ("--only G ...", "--only=G"):
+// what --resume selects again, and why a complete file may hold only some scenarios' runs.
+std::vector<std::string> only_globs(const std::vector<std::string>& command);
 
 }  // namespace pinbench

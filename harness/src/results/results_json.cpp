@@ -268,20 +268,6 @@ json to_json(const ResultsDocument& doc) {
 
 namespace {
 
-// Whether a recorded command line selected runs with --only ("--only G ...", "--only=G"), as
-// `pinbench run` parses it.
-bool selects_with_only(const json& command) {
-    if (!command.is_array()) return false;
-    bool in_only = false;
-    for (const json& a : command) {
-        const std::string arg = a.is_string() ? a.get<std::string>() : std::string();
-        if (arg.rfind("--only=", 0) == 0) return true;
-        if (in_only && !arg.empty() && arg[0] != '-') return true;
-        in_only = arg == "--only";
-    }
-    return false;
-}
-
 // The rules of a valid results file beyond its fields (docs/results-schema.md, "Rules beyond the
 // schema"), the same as pinreport's (check_results_rules in reports/pinreport/load.py); both are
 // tested on harness/tests/fixtures/results-validity/. A duplicate run id and a run id that
@@ -318,11 +304,15 @@ void check_results_rules(const ResultsDocument& doc, const JsonAt& root) {
         complete.fail("true, but interrupted is set (an interrupted file is partial)");
     }
     if (doc.runs.empty()) complete.fail("true, but runs is empty (a complete file holds every planned run)");
-    bool only = selects_with_only(json(doc.command));
+    bool only = !only_globs(doc.command).empty();
     if (doc.resumed.is_array()) {
         for (const json& part : doc.resumed) {
-            if (part.is_object() && part.contains("command")) {
-                only = only || selects_with_only(part.at("command"));
+            if (part.is_object() && part.contains("command") && part.at("command").is_array()) {
+                std::vector<std::string> command;
+                for (const json& a : part.at("command")) {
+                    command.push_back(a.is_string() ? a.get<std::string>() : "");
+                }
+                only = only || !only_globs(command).empty();
             }
         }
     }
@@ -425,6 +415,24 @@ ResultsDocument load_results(const std::string& path) {
     // Strict JSON (json_reader.hpp): refuses what pinreport refuses (BOM, NaN, 10^400, ...).
     const json j = detail::parse_strict_json(text, path);
     return results_from_json(j, path);
+}
+
+std::vector<std::string> only_globs(const std::vector<std::string>& command) {
+    std::vector<std::string> globs;
+    bool in_only = false;
+    for (const std::string& a : command) {
+        if (a.rfind("--only=", 0) == 0) {
+            globs.push_back(a.substr(7));
+            in_only = false;
+        } else if (a == "--only") {
+            in_only = true;
+        } else if (in_only && !a.empty() && a[0] != '-') {
+            globs.push_back(a);
+        } else {
+            in_only = false;
+        }
+    }
+    return globs;
 }
 
 }  // namespace pinbench
