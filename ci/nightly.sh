@@ -9,6 +9,7 @@
 #                  | --store-home DIR-or-branch:BRANCH)
 #                 [--preset NAME] [--build-dir DIR] [--skip-build] [--skip-bench]
 #                 [--pinbench PATH] [--pinreport PATH]
+#                 [--package PATH]   # a packaged pinbench (the Windows zip): no build, no benchmarks
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
 #                 [--resume]   # continue the cancelled night in --out (its results.json)
 #
@@ -20,7 +21,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '7,14p' "$0"; exit 0; }
+usage() { sed -n '7,15p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -61,6 +62,9 @@ while (($#)); do
     --skip-build) skip_build=1 ;;
     --skip-bench) skip_bench=1 ;;
     --pinbench) pinbench=${2:?}; shift ;;
+    # The package's pinbench (ci/package_windows.py): nothing to build, and the benchmark
+    # programs are not in it (they are CUDA runtime programs, built with nvcc).
+    --package) pinbench=${2:?}; skip_build=1; skip_bench=1; shift ;;
     --pinreport) pinreport=${2:?}; shift ;;
     --replay-from) replay_from=${2:?}; shift ;;
     --replay-script) replay_script=${2:?}; shift ;;
@@ -78,11 +82,12 @@ done
 replay=0
 [[ -n $replay_from ]] && replay=1
 
+# Windows runs the package CI built (ci/package_windows.py), never a build of its own.
 case "$(uname -s)" in
-  MINGW* | MSYS* | CYGWIN*) default_preset=windows-msvc ;;
-  *) default_preset=linux ;;
+  MINGW* | MSYS* | CYGWIN*)
+    ((skip_build)) || die_usage "on Windows, run the package: --package PATH/pinbench.exe (ci/README.md)" ;;
 esac
-preset=${preset:-$default_preset}
+preset=${preset:-linux}
 build_dir=${build_dir:-$root/build/$preset}
 
 mkdir -p "$out" || exit 3

@@ -68,6 +68,9 @@ step tidy ci/check_tidy.sh
 step cuda12-headers ci/check_cuda12_headers.sh
 # The Windows code, built with mingw-w64 (ci/README.md) ...
 step windows-build with_ccache ci/check_windows.sh --build-only
+# The Windows zip users download, from that build: its size and import table are printed, and a
+# CUDA, MSVC runtime or mingw DLL import fails it (ci/README.md, "Packages").
+step package .venv/bin/python ci/package.py windows
 # ... and run under Wine: in the background (mostly waiting on Wine, its processes and the
 # tests' timeouts), while clang-tidy checks the Windows code and pytest runs.
 wine_log="build/mingw.check.log"

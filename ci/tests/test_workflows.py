@@ -102,3 +102,20 @@ def test_nightly_scenario_is_the_one_timed_on_the_h200():
         "register_window",
     }
     assert "nightly-overhead/pageable/64MiB/x1/g1" in done.stdout
+
+
+def test_windows_runners_measure_with_the_package_ci_built_and_compile_nothing():
+    wf = _load(WORKFLOWS["windows"])
+    build = wf["jobs"]["package"]
+    assert "self-hosted" not in str(build["runs-on"])  # GitHub-hosted: no GPU runner time spent building
+    build_runs = " ".join(s.get("run", "") for s in build["steps"])
+    assert "ci/check_windows.sh" in build_runs and "ci/package.py windows" in build_runs
+    nightly = wf["jobs"]["nightly"]
+    assert nightly["needs"] == "package"
+    runs = " ".join(s.get("run", "") for s in nightly["steps"])
+    assert "--package" in runs
+    for compiler in ("cmake", "cl.exe", "nvcc", "vcpkg", "g++", "ninja", "Enter-VsDevShell"):
+        assert compiler not in runs
+    script = (ROOT / "ci" / "nightly.ps1").read_text()
+    for compiler in ("cmake", "vswhere", "vcpkg", "Enter-VsDevShell"):
+        assert compiler not in script

@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""The packages users download: pinbench for Windows (a zip) and Linux (a tarball), and pinreport's wheel.
+
+    ci/package.py windows [--build build/mingw] [--out build/package]
+    ci/package.py linux   [--build build/release] [--out build/package]
+
+Takes the programs a build made (pinbench, and the trace injection library where the build has
+it), the scenario files and the platform's short README (docs/package-windows.md or
+docs/package-linux.md, as README.md), and writes pinbench-VERSION-PLATFORM-x64.zip (Windows) or
+.tar.gz (Linux), then the pinreport wheel beside it. Before packing, every program's dynamic
+imports are read (objdump -p / readelf -d) and must be the operating system's own libraries only:
+CUDA, NVML and CUPTI are loaded at run time, and on Windows the C++ runtime is linked statically,
+so a user needs nothing but the NVIDIA driver. An import of a CUDA, MSVC runtime or mingw
+library ends the script with exit 1 and names it. Prints each program's size and imports.
+
+Exit codes: 0 packaged; 1 a forbidden import; 2 bad usage or a missing build or tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Why a library may not be imported, by name; the first pattern that matches gives the reason.
+CUDA_LIBRARY = (
+    re.compile(r"^(lib)?(nvcuda|cuda|cudart|nvidia-ml|nvml|cupti|nvrtc|nvjitlink)", re.I),
+    "a CUDA/NVML/CUPTI library (it is loaded at run time)",
+)
+FORBIDDEN_KINDS = (
+    CUDA_LIBRARY,
+    (re.compile(r"^(msvcp|vcruntime|msvcr\d|ucrtbase|concrt|vcomp)", re.I), "an MSVC runtime (link statically)"),
+    (re.compile(r"^(libstdc\+\+|libgcc|libwinpthread|libgomp|libz|zlib)", re.I), "a mingw-w64 DLL (link statically)"),
+)
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    default_build: str
+    program: str  # pinbench's file name
+    library_glob: str  # the trace injection library beside it
+    readme: str
+    tool: str  # what lists a program's imports
+    allowed: frozenset[str]  # lower-case names of the OS libraries a program may import
+
+    def imports_of(self, program: Path) -> list[str]:
+        if self.name == "windows":
+            out = subprocess.run([self.tool, "-p", str(program)], capture_output=True, text=True, check=True).stdout
+            return re.findall(r"^\s*DLL Name: (\S+)", out, flags=re.M)
+        out = subprocess.run([self.tool, "-d", str(program)], capture_output=True, text=True, check=True).stdout
+        return re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", out)
+
+
+WINDOWS = Platform(
+    name="windows",
+    default_build="build/mingw",
+    program="pinbench.exe",
+    library_glob="*.dll",
+    readme="docs/package-windows.md",
+    tool="x86_64-w64-mingw32-objdump",
+    # Windows' own DLLs, on every supported Windows. msvcrt.dll is the system C library that
+    # mingw-w64 programs call, not an MSVC redistributable.
+    allowed=frozenset(
+        n.lower()
+        for n in (
+            "KERNEL32.dll",
+            "ADVAPI32.dll",
+            "USER32.dll",
+            "msvcrt.dll",
+            "dxgi.dll",
+            "pdh.dll",
+            "ole32.dll",
+            "OLEAUT32.dll",
+            "SHELL32.dll",
+            "WS2_32.dll",
+            "bcrypt.dll",
+            "ntdll.dll",
+        )
+    ),
+)
+LINUX = Platform(
+    name="linux",
+    default_build="build/release",
+    program="pinbench",
+    library_glob="libpinbench_trace_inject*.so",
+    readme="docs/package-linux.md",
+    tool="readelf",
+    # glibc and the GCC runtime, on every Linux the tarball supports (zlib is linked statically
+    # where the build can; libz.so.1 is on every distribution that has a GPU driver).
+    allowed=frozenset(
+        (
+            "libc.so.6",
+            "libm.so.6",
+            "libstdc++.so.6",
+            "libgcc_s.so.1",
+            "libdl.so.2",
+            "libpthread.so.0",
+            "librt.so.1",
+            "libz.so.1",
+            "ld-linux-x86-64.so.2",
+        )
+    ),
+)
+PLATFORMS = {p.name: p for p in (WINDOWS, LINUX)}
+
+
+def forbidden_imports(platform: Platform, libraries: list[str]) -> list[str]:
+    """One line per import that is not the operating system's own, with why it may not be there."""
+    problems = []
+    for library in libraries:
+        if library.lower() in platform.allowed:
+            continue
+        why = next(
+            (reason for pattern, reason in FORBIDDEN_KINDS if pattern.match(library)),
+            "not a library of the operating system",
+        )
+        problems.append(f"{library}: {why}")
+    return problems
+
+
+def project_version(build: Path) -> str:
+    cache = (build / "CMakeCache.txt").read_text(encoding="utf-8", errors="replace")
+    match = re.search(r"^CMAKE_PROJECT_VERSION:STATIC=(\S+)$", cache, flags=re.M)
+    if not match:
+        raise SystemExit(f"package: no project version in {build / 'CMakeCache.txt'}")
+    return match.group(1)
+
+
+def build_wheel(out: Path) -> Path:
+    """pinreport's wheel, built from a copy of reports/ (setuptools' build/ left in the source
+    would carry modules that have since moved or gone into the next wheel)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "reports"
+        shutil.copytree(
+            ROOT / "reports",
+            source,
+            ignore=shutil.ignore_patterns("build", "tests", "*.egg-info", "__pycache__", ".pytest_cache"),
+        )
+        built = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-w",
+                str(Path(tmp) / "wheel"),
+                str(source),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        if built.returncode != 0:
+            raise SystemExit(f"package: building the pinreport wheel failed:\n{built.stdout}{built.stderr}")
+        (wheel,) = (Path(tmp) / "wheel").glob("pinreport-*.whl")
+        return Path(shutil.copy2(wheel, out / wheel.name))
+
+
+def pack(platform: Platform, archive: Path, top: str, members: list[tuple[Path, str]]) -> None:
+    tmp = archive.with_name(archive.name + ".tmp")
+    if platform.name == "windows":
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+            for source, arcname in members:
+                zf.write(source, f"{top}/{arcname}")
+    else:
+        with tarfile.open(tmp, "w:gz", compresslevel=9) as tf:
+            for source, arcname in members:
+                tf.add(source, f"{top}/{arcname}")
+    tmp.replace(archive)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("platform", choices=sorted(PLATFORMS))
+    parser.add_argument(
+        "--build", type=Path, help="the build (windows: build/mingw from ci/check_windows.sh; linux: build/release)"
+    )
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "package", help="where the package and wheel go")
+    parser.add_argument("--no-wheel", action="store_true", help="the package only")
+    args = parser.parse_args(argv)
+    platform = PLATFORMS[args.platform]
+    build = args.build or ROOT / platform.default_build
+
+    if shutil.which(platform.tool) is None:
+        print(f"package: {platform.tool} not found (ci/setup-debian.sh --test)", file=sys.stderr)
+        return 2
+    program = build / "harness" / platform.program
+    if not program.is_file():
+        print(f"package: {program} not found: build it first (ci/README.md, 'Packages')", file=sys.stderr)
+        return 2
+    programs = [program] + sorted((build / "harness").glob(platform.library_glob))
+
+    failed = False
+    for p in programs:
+        libraries = platform.imports_of(p)
+        print(f"package: {p.name}: {p.stat().st_size} bytes, imports {', '.join(libraries) or 'nothing'}")
+        for problem in forbidden_imports(platform, libraries):
+            print(f"package: FORBIDDEN import in {p.name}: {problem}", file=sys.stderr)
+            failed = True
+    if failed:
+        return 1
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    top = f"pinbench-{project_version(build)}-{platform.name}-x64"
+    archive = args.out / (top + (".zip" if platform.name == "windows" else ".tar.gz"))
+    members = [(p, p.name) for p in programs]
+    members.append((ROOT / platform.readme, "README.md"))
+    members += [(p, f"scenarios/{p.name}") for p in sorted((ROOT / "scenarios").glob("*.yaml"))]
+    members.append((ROOT / "scenarios" / "schema.json", "scenarios/schema.json"))
+    pack(platform, archive, top, members)
+    print(f"package: {archive} ({archive.stat().st_size} bytes, {len(members)} files)")
+
+    if not args.no_wheel:
+        wheel = build_wheel(args.out)
+        print(f"package: {wheel} ({wheel.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
