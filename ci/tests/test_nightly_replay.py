@@ -253,19 +253,23 @@ def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path):
     assert _git("worktree", "list", cwd=repo).count("\n") == 1
 
 
-def test_without_a_gpu_doctor_ends_the_job_as_infrastructure(tools, tmp_path):
-    """The real path on this GPU-less machine: doctor fails, exit 3, nothing run or stored."""
+@pytest.mark.parametrize("how", ["kept build", "package"])
+def test_without_a_gpu_doctor_ends_the_job_as_infrastructure(tools, tmp_path, how):
+    """The real path on this GPU-less machine: doctor fails, exit 3, nothing run or stored. The
+    same with --package (the Windows runners' way: a packaged pinbench, nothing built)."""
     if shutil.which("nvidia-smi") and subprocess.run(["nvidia-smi", "-L"], capture_output=True).returncode == 0:
         pytest.skip("a GPU is present: the real path would measure")
     pinbench, pinreport = tools
+    given = ["--skip-build", "--pinbench", str(pinbench)] if how == "kept build" else ["--package", str(pinbench)]
     night = subprocess.run(
         ["bash", str(NIGHTLY), "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"),
-         "--skip-build", "--pinbench", str(pinbench), "--pinreport", str(pinreport)],
+         *given, "--pinreport", str(pinreport)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert night.returncode == 3
     out = tmp_path / "out"
     summary = (out / "summary.md").read_text()
+    assert "- build: skipped" in summary and not (out / "build.log").exists()
     assert "INFRASTRUCTURE FAILURE in: doctor (not a regression) (exit 3)" in summary
     assert (out / "doctor.json").is_file() and (out / "doctor.txt").is_file()
     assert not (out / "results.json").exists() and not (tmp_path / "store").exists()
