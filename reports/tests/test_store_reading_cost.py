@@ -1,0 +1,177 @@
+"""What keeps a year of stored nights cheap to read (docs/store.md, "What a stored file's name
+vouches for"; docs/notes.md has the measured figures): the writer's checks are not run again on
+bytes whose name vouches for them, `compare` keeps no repeat data of a baseline night, and the
+harness's upgrades of older files are kept in a derived cache outside the store."""
+
+import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from builders import add_to_store, make_store, results_doc, run_doc, write_json
+from conftest import REPO_ROOT
+from pinreport import load, upgrade_cache
+from pinreport.errors import BadInputError
+from pinreport.store import entry_path, measurement_id, read_for_compare, read_for_html, read_store
+from pinreport.environment import store_key
+
+
+@pytest.fixture
+def counted_validations(monkeypatch):
+    """How many documents went through the JSON Schema check."""
+    calls = []
+    real = load._fast_validator()
+
+    def counting(doc):
+        calls.append(doc.get("started_at"))
+        return real(doc)
+
+    monkeypatch.setattr(load, "_fast_validator", lambda: counting)
+    return calls
+
+
+def _against_a_rule(started_at: str) -> dict:
+    """A results document that breaks a rule beyond the schema (a run id that is not its plan's)."""
+    doc = results_doc([run_doc()], started_at=started_at)
+    doc["runs"][0]["id"] = "not-the-plan-id"
+    return doc
+
+
+def test_a_file_whose_name_vouches_for_its_bytes_is_not_checked_again(tmp_path, counted_validations):
+    root = make_store(tmp_path / "store")
+    vouched = add_to_store(root, _against_a_rule("2025-06-01T10:00:00Z"))
+    # The same bytes under a name that is not their hash (put there by hand): every check runs.
+    data = (json.dumps(_against_a_rule("2025-06-02T10:00:00Z"), indent=1)).encode()
+    doc = json.loads(data)
+    by_hand = entry_path(root, store_key(doc["environment"]), doc["started_at"], "0123456789ab", compressed=False)
+    by_hand.write_bytes(data)
+
+    contents = read_store(root)
+    assert [e.path for e in contents.entries] == [str(vouched)]
+    assert [p.path for p in contents.problems] == [str(by_hand)]
+    assert "differs from plan.id" in contents.problems[0].detail
+    assert counted_validations == ["2025-06-02T10:00:00Z"]
+
+
+def test_a_vouched_file_that_is_not_json_is_still_named(tmp_path):
+    root = make_store(tmp_path / "store")
+    good = add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
+    text = b'{"schema": "pinbench.results", "schema_version": 4,'
+    from pinreport.store import compressed_bytes, content_hash
+
+    broken = good.with_name(f"20250602T100000Z-{content_hash(text)}.json.gz")
+    broken.write_bytes(compressed_bytes(text))
+    contents = read_store(root)
+    assert [e.path for e in contents.entries] == [str(good)]
+    assert [p.path for p in contents.problems] == [str(broken)]
+    assert contents.problems[0].detail.startswith("invalid JSON at line 1")
+
+
+def test_compare_keeps_no_repeat_data_of_a_baseline_night(tmp_path):
+    root = make_store(tmp_path / "store")
+    stored = results_doc([run_doc(timings={"alloc": [1.0] * 7})], started_at="2025-06-01T10:00:00Z")
+    add_to_store(root, stored)
+    current = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
+
+    [entry] = read_for_compare(root, current).entries
+    repeats = entry.doc["runs"][0]["repeats"]
+    assert repeats and all(set(r) <= {"index", "status", "nonce"} for r in repeats)
+    assert [r["nonce"] for r in repeats] == [r["nonce"] for r in stored["runs"][0]["repeats"]]
+    assert measurement_id(entry.doc) == measurement_id(stored)
+    assert entry.doc["runs"][0]["metrics"] == stored["runs"][0]["metrics"]
+    assert entry.doc["environment"] == stored["environment"]
+    # The full document is what the other readers get.
+    assert read_store(root).entries[0].doc["runs"][0]["repeats"] == stored["runs"][0]["repeats"]
+
+
+def test_reading_leaves_the_cycle_collector_as_it_was(tmp_path):
+    root = make_store(tmp_path / "store")
+    add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
+    current = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
+    assert gc.isenabled()
+    read_for_html(root, current)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        read_for_html(root, current)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+# --- the upgrade cache ---------------------------------------------------------------------------
+
+
+def _fake_harness(tmp_path: Path, upgraded: dict) -> tuple[Path, Path]:
+    """A stand-in for `pinbench results upgrade -`: writes `upgraded`, counts its runs."""
+    out = write_json(tmp_path / "upgraded.json", upgraded)
+    calls = tmp_path / "calls"
+    exe = tmp_path / "fake-pinbench"
+    exe.write_text(f"#!/bin/sh\necho \"$@\" >> '{calls}'\ncat >/dev/null\ncat '{out}'\n")
+    exe.chmod(0o755)
+    return exe, calls
+
+
+def _older(doc: dict) -> bytes:
+    old = json.loads(json.dumps(doc))
+    old["schema_version"] = 3
+    for run in old["runs"]:
+        for m in run["metrics"].values():
+            m.pop("samples", None)
+    return json.dumps(old, indent=1).encode()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the stand-in harness is a shell script")
+def test_an_upgrade_is_kept_between_runs_and_keyed_by_the_harness(tmp_path, monkeypatch):
+    upgraded = results_doc([run_doc()], started_at="2025-06-01T10:00:00Z")
+    exe, calls = _fake_harness(tmp_path, upgraded)
+    monkeypatch.setenv("PINBENCH_EXE", str(exe))
+    monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
+    data = _older(upgraded)
+
+    assert load.results_from_bytes(data, "night.json").doc == upgraded
+    assert calls.read_text().splitlines() == ["results upgrade -"]
+    [kept] = (tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz")
+    # Another process (the next night's pinreport) reads it without running the harness.
+    code = "import sys; from pinreport.load import results_from_bytes; results_from_bytes(sys.stdin.buffer.read(), 'n')"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "reports")}
+    subprocess.run([sys.executable, "-c", code], input=data, env=env, check=True)
+    assert calls.read_text().splitlines() == ["results upgrade -"]
+
+    # Another harness build has its own entries: run again, once.
+    exe.write_text(exe.read_text() + "# rebuilt\n")
+    assert load.results_from_bytes(data, "night.json").doc == upgraded
+    assert len(calls.read_text().splitlines()) == 2
+    assert len(list((tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz"))) == 2
+
+    # A damaged entry is not used: the harness runs again and the entry is rewritten.
+    kept.write_bytes(b"not gzip")
+    exe.write_text(exe.read_text().replace("# rebuilt\n", ""))
+    assert load.results_from_bytes(data, "night.json").doc == upgraded
+    assert len(calls.read_text().splitlines()) == 3
+    assert upgrade_cache.lookup(kept) is not None
+
+
+@pytest.mark.skipif(os.name == "nt", reason="the stand-in harness is a shell script")
+def test_a_refused_upgrade_is_not_kept(tmp_path, monkeypatch):
+    exe = tmp_path / "fake-pinbench"
+    exe.write_text("#!/bin/sh\ncat >/dev/null\necho '(stdin): runs[0]: broken' >&2\nexit 2\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("PINBENCH_EXE", str(exe))
+    monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
+    data = _older(results_doc([run_doc()]))
+    for _ in range(2):
+        with pytest.raises(BadInputError, match="refused it: runs\\[0\\]: broken"):
+            load.results_from_bytes(data, "night.json")
+    assert not list((tmp_path / "cache").rglob("*.json.gz"))
+
+
+def test_the_cache_lies_under_the_users_cache_directory(monkeypatch, tmp_path):
+    monkeypatch.delenv("PINBENCH_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert upgrade_cache.cache_root() == tmp_path / "pinbench"
+    monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "elsewhere"))
+    assert upgrade_cache.cache_root() == tmp_path / "elsewhere"
