@@ -14,9 +14,9 @@ import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport import load, upgrade_cache
+from pinreport.environment import store_key
 from pinreport.errors import BadInputError
 from pinreport.store import entry_path, measurement_id, read_for_compare, read_for_html, read_store
-from pinreport.environment import store_key
 
 
 @pytest.fixture
