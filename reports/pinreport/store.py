@@ -482,8 +482,9 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
     is the highest older release directory holding a usable file. Files of other groups and
     releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
 
-    Every file read has its hash checked; the strict JSON and schema checks run once per file
-    (store_index.GroupIndex remembers which bytes passed them) and the index is saved."""
+    Every file read has its hash checked (check_stored_file: a file whose name vouches for its
+    bytes is not schema-checked again), and is kept without its repeats' records
+    (without_repeat_data); the index is saved."""
     from pinreport.store_index import GroupIndex
 
     root, contents = _open(root)
