@@ -268,21 +268,22 @@ def check_stored_file(
     verify_hash: bool = True,
     data: bytes | None = None,
     validated: bool = False,
+    name_vouches: bool = False,
 ) -> StoreEntry:
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
 
-    A file whose bytes give the XXH3 hash in its name was checked by the harness's reader when
-    `pinbench store add` stored it (store.md, "What a stored file's name vouches for"): it is
-    parsed with the plain JSON reader and its schema name and version checked, but the strict
-    JSON, JSON Schema and rules are not run again. Any other file gets every check.
-    validated: the summary index says these bytes passed the checks (a version-1 file whose FNV
-    name was checked once): read as a vouched file."""
+    validated: the summary index says these bytes passed every check before: they are parsed
+    with the plain JSON reader, their schema name and version checked, not the rest again.
+    name_vouches: the caller relies on the store's contract (store.md, "What a stored file's
+    name vouches for") and reads a file whose bytes give the XXH3 hash in its name as validated
+    (the history charts' summaries do; every file a verdict uses is checked in full once)."""
     if data is None:
         data = read_stored_bytes(path)
     m = _FILE_NAME.match(path.name)
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
-    results = _parse_vouched(data, path) if named_xxh3 or validated else _parse_stored(data, path)
+    trusted = validated or (name_vouches and named_xxh3)
+    results = _parse_vouched(data, path) if trusted else _parse_stored(data, path)
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)
@@ -301,7 +302,7 @@ def _parse_stored(data: bytes, path: Path) -> ResultsFile:
 
 
 def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
-    """Bytes the writer checked (check_stored_file): the plain JSON reader (about half the strict
+    """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
     try:
         doc = json.loads(data)
@@ -482,9 +483,9 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
     is the highest older release directory holding a usable file. Files of other groups and
     releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
 
-    Every file read has its hash checked (check_stored_file: a file whose name vouches for its
-    bytes is not schema-checked again), and is kept without its repeats' records
-    (without_repeat_data); the index is saved."""
+    Every file read has its hash checked; the strict JSON and schema checks run once per file
+    (store_index.GroupIndex remembers which bytes passed them); each is kept without its
+    repeats' records (without_repeat_data); the index is saved."""
     from pinreport.store_index import GroupIndex
 
     root, contents = _open(root)

@@ -14,9 +14,8 @@ import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport import load, upgrade_cache
-from pinreport.environment import store_key
 from pinreport.errors import BadInputError
-from pinreport.store import entry_path, measurement_id, read_for_compare, read_for_html, read_store
+from pinreport.store import measurement_id, read_for_compare, read_for_html, read_store
 
 
 @pytest.fixture
@@ -33,27 +32,39 @@ def counted_validations(monkeypatch):
     return calls
 
 
-def _against_a_rule(started_at: str) -> dict:
+def _against_a_rule(started_at: str, **kw) -> dict:
     """A results document that breaks a rule beyond the schema (a run id that is not its plan's)."""
-    doc = results_doc([run_doc()], started_at=started_at)
+    doc = results_doc([run_doc()], started_at=started_at, **kw)
     doc["runs"][0]["id"] = "not-the-plan-id"
     return doc
 
 
-def test_a_file_whose_name_vouches_for_its_bytes_is_not_checked_again(tmp_path, counted_validations):
+def test_the_history_relies_on_the_name_and_a_verdict_on_every_check(tmp_path, counted_validations):
+    """The history charts' summaries of files whose name vouches for their bytes skip the
+    results checks (the store's contract); every file a verdict reads is checked in full, once,
+    and a hand-made file that breaks a rule is named there."""
     root = make_store(tmp_path / "store")
-    vouched = add_to_store(root, _against_a_rule("2025-06-01T10:00:00Z"))
-    # The same bytes under a name that is not their hash (put there by hand): every check runs.
-    data = (json.dumps(_against_a_rule("2025-06-02T10:00:00Z"), indent=1)).encode()
-    doc = json.loads(data)
-    by_hand = entry_path(root, store_key(doc["environment"]), doc["started_at"], "0123456789ab", compressed=False)
-    by_hand.write_bytes(data)
+    add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z", release="570.10"))
+    add_to_store(root, results_doc([run_doc()], started_at="2025-06-02T10:00:00Z", release="570.10"))
+    baseline = add_to_store(root, _against_a_rule("2025-06-03T10:00:00Z", release="572.16"))
+    good = add_to_store(root, results_doc([run_doc()], started_at="2025-06-03T11:00:00Z", release="572.16"))
+    current = results_doc([run_doc()], started_at="2025-06-04T10:00:00Z", release="580.65.06")
 
-    contents = read_store(root)
-    assert [e.path for e in contents.entries] == [str(vouched)]
-    assert [p.path for p in contents.problems] == [str(by_hand)]
+    contents = read_for_html(root, current)
+    assert [p.path for p in contents.problems] == [str(baseline)]
     assert "differs from plan.id" in contents.problems[0].detail
-    assert counted_validations == ["2025-06-02T10:00:00Z"]
+    # The previous release's files (the verdicts') in full; the 570.10 nights: summaries only.
+    assert sorted(counted_validations) == ["2025-06-03T10:00:00Z", "2025-06-03T11:00:00Z"]
+    nights = ["2025-06-01T10:00:00Z", "2025-06-02T10:00:00Z", "2025-06-03T11:00:00Z"]
+    assert [e.started_at for e in contents.history] == nights
+    # Once checked in full, a file is not checked again (the index remembers its bytes passed).
+    counted_validations.clear()
+    assert [e.path for e in read_for_compare(root, current).entries] == [str(good)]
+    assert counted_validations == []
+    # read_store (pinbench store list's reading) checks everything, every time.
+    counted_validations.clear()
+    read_store(root)
+    assert len(counted_validations) == 4
 
 
 def test_a_vouched_file_that_is_not_json_is_still_named(tmp_path):
@@ -64,8 +75,9 @@ def test_a_vouched_file_that_is_not_json_is_still_named(tmp_path):
 
     broken = good.with_name(f"20250602T100000Z-{content_hash(text)}.json.gz")
     broken.write_bytes(compressed_bytes(text))
-    contents = read_store(root)
-    assert [e.path for e in contents.entries] == [str(good)]
+    current = results_doc([run_doc()], started_at="2025-06-03T10:00:00Z")
+    contents = read_for_html(root, current)
+    assert [e.path for e in contents.history] == [str(good)]
     assert [p.path for p in contents.problems] == [str(broken)]
     assert contents.problems[0].detail.startswith("invalid JSON at line 1")
 
