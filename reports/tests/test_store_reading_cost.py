@@ -187,3 +187,17 @@ def test_the_cache_lies_under_the_users_cache_directory(monkeypatch, tmp_path):
     assert upgrade_cache.cache_root() == tmp_path / "pinbench"
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "elsewhere"))
     assert upgrade_cache.cache_root() == tmp_path / "elsewhere"
+
+
+def test_a_hand_made_history_night_under_its_right_name_is_named_not_a_crash(tmp_path):
+    """The contract's gap (docs/store.md): a file no writer checked, under its right XXH3 name,
+    whose shape breaks the summary: it is checked in full instead, and named."""
+    root = make_store(tmp_path / "store")
+    doc = results_doc([run_doc()], started_at="2025-06-01T10:00:00Z", release="570.10")
+    doc["runs"] = {"not": "a list"}
+    odd = add_to_store(root, doc)
+    current = results_doc([run_doc()], started_at="2025-06-04T10:00:00Z", release="580.65.06")
+    add_to_store(root, results_doc([run_doc()], started_at="2025-06-03T10:00:00Z", release="572.16"))
+    contents = read_for_html(root, current)
+    assert [p.path for p in contents.problems] == [str(odd)]
+    assert contents.problems[0].detail.startswith("runs:")
