@@ -198,6 +198,18 @@ def upgrade(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[s
         raise BadInputError(path, f"pinbench results upgrade wrote invalid JSON: {e}") from None
 
 
+def upgraded_before(data: bytes) -> dict[str, Any] | None:
+    """The current version of these bytes when the harness upgraded them before (the upgrade
+    cache holds only what it accepted: an older version's valid results file), else None; the
+    caller then parses them. Spares the parse of the older bytes on every later read."""
+    exe = pinbench_executable()
+    kept = upgrade_cache.lookup(upgrade_cache.entry_path(exe, data)) if exe else None
+    try:
+        return json.loads(kept) if kept is not None else None
+    except ValueError:
+        return None
+
+
 def as_current_version(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[str, Any]:
     """The document in the current version: an older one upgraded (module docstring), a
     current one as it is. Every reader of a results document goes through here. data: the

@@ -33,7 +33,7 @@ import xxhash
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
-from pinreport.load import ResultsFile, parse_json, parse_results
+from pinreport.load import ResultsFile, parse_json, parse_results, upgraded_before
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.versions import is_release, previous_release, release_key
 
@@ -304,10 +304,12 @@ def _parse_stored(data: bytes, path: Path) -> ResultsFile:
 def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
     """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError):
-        doc = parse_json(data, str(path))  # raises with the strict reader's message
+    doc = upgraded_before(data)
+    if doc is None:
+        try:
+            doc = json.loads(data)
+        except (ValueError, RecursionError):
+            doc = parse_json(data, str(path))  # raises with the strict reader's message
     return parse_results(doc, str(path), data, checked_by_writer=True)
 
 

@@ -144,8 +144,10 @@ def test_an_upgrade_is_kept_between_runs_and_keyed_by_the_harness(tmp_path, monk
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
     data = _older(upgraded)
 
+    assert load.upgraded_before(data) is None
     assert load.results_from_bytes(data, "night.json").doc == upgraded
     assert calls.read_text().splitlines() == ["results upgrade -"]
+    assert load.upgraded_before(data) == upgraded  # a later read need not parse the older bytes
     [kept] = (tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz")
     # Another process (the next night's pinreport) reads it without running the harness.
     code = "import sys; from pinreport.load import results_from_bytes; results_from_bytes(sys.stdin.buffer.read(), 'n')"
