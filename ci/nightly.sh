@@ -172,6 +172,7 @@ fi
 
 # --- the store's home: a directory, or a git branch checked out in a worktree ------------
 worktree=""
+index_home=""
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() { [[ -n $worktree ]] && git -C "$store_repo" worktree remove --force "$worktree" >/dev/null 2>&1; }
 trap cleanup EXIT
@@ -192,6 +193,15 @@ if [[ -n $store_branch ]]; then
     finish
   fi
   store=$worktree/store
+  # pinreport's summary index (store/index) is derived and stays out of the branch (below); it
+  # is kept between nights here instead, under the user's cache directory, so a night reads
+  # only the night it added (its rows are kept by content: docs/store.md, "The summary index").
+  index_home="${PINBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pinbench}/store-index/$store_remote-${store_branch//\//-}"
+  if [[ -d $index_home ]]; then
+    if ! { rm -rf -- "$store/index" && mkdir -p "$store" && cp -R -- "$index_home" "$store/index"; }; then
+      note "store index: not restored from $index_home (rebuilt instead)"
+    fi
+  fi
 fi
 
 # --- doctor: the first step that touches the GPU; nothing is measured unless it passes ----
@@ -284,14 +294,29 @@ fi
 if [[ -n $store_branch ]] && ((run_status == 0)); then
   g() { git -C "$worktree" -c user.name="${GIT_AUTHOR_NAME:-pinbench nightly}" \
     -c user.email="${GIT_AUTHOR_EMAIL:-pinbench-nightly@localhost}" "$@"; }
-  # Never the writer's lock or a half-written file (docs/store.md).
+  # The index back to the cache, whole or not at all (a broken one is rebuilt, never trusted).
+  if [[ -d $store/index ]]; then
+    if ! { mkdir -p -- "$(dirname "$index_home")" && rm -rf -- "$index_home.new" &&
+      cp -R -- "$store/index" "$index_home.new" && rm -rf -- "$index_home" &&
+      mv -- "$index_home.new" "$index_home"; }; then
+      note "store index: not kept in $index_home"
+    fi
+  fi
+  # Never the writer's lock or a half-written file (docs/store.md), nor pinreport's summary
+  # index (store/index: derived, about 8 MB at a year of nights and rewritten every night, so
+  # committing it grew the branch by a year's index a night; each night rebuilds it instead,
+  # docs/store.md "The store on a git branch"). A branch that tracked it stops tracking it.
+  g rm -r -q --cached --ignore-unmatch -- store/index >>"$out/store-git.log" 2>&1
   g add -A -- store ':(exclude)store/.lock' ':(exclude)store/.lock.*' ':(exclude)*.tmp.*' \
-    >>"$out/store-git.log" 2>&1
+    ':(exclude)store/index' >>"$out/store-git.log" 2>&1
   if g diff --cached --quiet; then
     note "store branch $store_branch: nothing new to commit"
   else
     g commit --quiet -m "nightly: $(hostname) $(basename "$results") $(date -u +%Y-%m-%dT%H:%M:%SZ)" \
       >>"$out/store-git.log" 2>&1
+    # The worktree is temporary: its untracked index would only block a rebase onto a branch
+    # that still tracks one.
+    rm -rf -- "$worktree/store/index"
     pushed=1
     for attempt in 1 2 3 4 5; do
       if g push --quiet "$store_remote" "HEAD:refs/heads/$store_branch" >>"$out/store-git.log" 2>&1; then

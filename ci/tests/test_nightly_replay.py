@@ -205,10 +205,12 @@ def _git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path):
+def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path, monkeypatch):
     """--store-branch: the first night creates the branch, the second adds to it although
     another runner pushes to the branch while the second night is pushing (non-fast-forward:
-    fetch, rebase, push again)."""
+    fetch, rebase, push again). pinreport's summary index stays out of the branch and is kept
+    under the cache directory instead."""
+    monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
     remote = tmp_path / "remote.git"
     _git("init", "--quiet", "--bare", str(remote), cwd=tmp_path)
     repo = tmp_path / "checkout"
@@ -224,6 +226,13 @@ def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path):
     # Another runner's commit, pushed by the remote's hook while the second night pushes.
     other = tmp_path / "other"
     _git("clone", "--quiet", "--branch", "pinbench-store", str(remote), str(other), cwd=tmp_path)
+    # A branch to which an older nightly committed pinreport's summary index (derived, rewritten
+    # every night): the second night stops tracking it.
+    (other / "store" / "index" / "real").mkdir(parents=True)
+    (other / "store" / "index" / "real" / "old.json").write_text("{}\n")
+    _git("add", ".", cwd=other)
+    _git("-c", "user.name=o", "-c", "user.email=o@o", "commit", "--quiet", "-m", "index", cwd=other)
+    _git("push", "--quiet", "origin", "pinbench-store", cwd=other)
     (other / "store" / "other-runner.txt").write_text("x\n")
     _git("add", ".", cwd=other)
     _git("-c", "user.name=o", "-c", "user.email=o@o", "commit", "--quiet", "-m", "other", cwd=other)
@@ -248,7 +257,9 @@ def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path):
     replayed = sorted(f.split("/")[6] for f in files if f.startswith("store/replay/"))
     assert replayed == ["581.01", "582.02"]
     assert not any(".lock" in f or ".tmp." in f for f in files)
-    assert len(_git("log", "--format=%H", "pinbench-store", cwd=remote).split()) == 3
+    assert not any(f.startswith("store/index/") for f in files), files
+    assert (tmp_path / "cache" / "store-index" / "origin-pinbench-store" / "real" / "old.json").is_file()
+    assert len(_git("log", "--format=%H", "pinbench-store", cwd=remote).split()) == 4
     # The job's own checkout keeps no worktree behind.
     assert _git("worktree", "list", cwd=repo).count("\n") == 1
 

@@ -25,7 +25,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ import fastjsonschema
 import jsonschema
 from jsonschema.exceptions import best_match
 
+from pinreport import upgrade_cache
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, read_bounded
 from pinreport.schema import (
@@ -156,11 +157,17 @@ def pinbench_executable() -> str | None:
     return os.environ.get("PINBENCH_EXE") or shutil.which("pinbench")
 
 
-@lru_cache(maxsize=16)
 def _upgraded_bytes(data: bytes, exe: str) -> tuple[int, bytes, str]:
-    """(exit code, stdout, stderr) of `pinbench results upgrade -` on the document's bytes;
-    cached, since a store's nights and the A/A check read the same files again."""
+    """(exit code, stdout, stderr) of `pinbench results upgrade -` on the document's bytes. A
+    successful output is kept in the derived upgrade cache (pinreport.upgrade_cache: keyed by
+    these bytes and the harness's own), since a store's nights are read again on every run."""
+    kept_at = upgrade_cache.entry_path(exe, data)
+    kept = upgrade_cache.lookup(kept_at)
+    if kept is not None:
+        return 0, kept, ""
     proc = subprocess.run([exe, "results", "upgrade", "-"], input=data, capture_output=True, check=False)
+    if proc.returncode == 0:
+        upgrade_cache.keep(kept_at, proc.stdout)
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
 
 
@@ -189,6 +196,18 @@ def upgrade(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[s
         return json.loads(out)
     except ValueError as e:
         raise BadInputError(path, f"pinbench results upgrade wrote invalid JSON: {e}") from None
+
+
+def upgraded_before(data: bytes) -> dict[str, Any] | None:
+    """The current version of these bytes when the harness upgraded them before (the upgrade
+    cache holds only what it accepted: an older version's valid results file), else None; the
+    caller then parses them. Spares the parse of the older bytes on every later read."""
+    exe = pinbench_executable()
+    kept = upgrade_cache.lookup(upgrade_cache.entry_path(exe, data)) if exe else None
+    try:
+        return json.loads(kept) if kept is not None else None
+    except ValueError:
+        return None
 
 
 def as_current_version(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[str, Any]:
@@ -331,9 +350,12 @@ def json_path(parts) -> str:
     return out or "(document)"
 
 
-def parse_results(doc: Any, path: str, data: bytes | None = None) -> ResultsFile:
+def parse_results(doc: Any, path: str, data: bytes | None = None, *, checked_by_writer: bool = False) -> ResultsFile:
     """Checks an already-parsed document; raises BadInputError naming `path`. data: the bytes it
-    was parsed from, if at hand (as_current_version)."""
+    was parsed from, if at hand (as_current_version). checked_by_writer: these bytes passed the
+    harness's reader when they were stored (docs/store.md, "What a stored file's name vouches
+    for"): the schema name and version are checked and an older version upgraded, but the JSON
+    Schema and the rules beyond it are not run again."""
     if not isinstance(doc, dict):
         raise BadInputError(path, "not a pinbench results file (the document is not a JSON object)")
     schema = doc.get("schema")
@@ -355,6 +377,8 @@ def parse_results(doc: Any, path: str, data: bytes | None = None) -> ResultsFile
             f"(this build reads versions {RESULTS_SCHEMA_OLDEST_VERSION} to {RESULTS_SCHEMA_VERSION})",
         )
     doc = as_current_version(doc, path, data)
+    if checked_by_writer:
+        return ResultsFile(path=path, doc=doc)
     try:
         _fast_validator()(doc)
         _check_sample_counts(doc, path)

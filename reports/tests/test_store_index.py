@@ -133,6 +133,39 @@ def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_pat
     assert checked == [f"20250507T100000Z-{p.name[17:]}" for p in sorted((root / "real").rglob("20250507*"))]
 
 
+def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_path, monkeypatch):
+    """A fresh checkout of a store branch (or a copy, a restore) gives every file a new stamp:
+    rows whose file still gives the XXH3 hash in its name keep their summary unparsed; a file
+    edited since is checked again and named."""
+    import shutil
+
+    root, current, _, old = _store_with_history(tmp_path)
+    history_only = add_to_store(root, _night("2025-04-15T10:00:00Z", "565.00"))  # compare never reads it
+    doc = load_results(current).doc
+    first = read_for_html(root, doc)
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)  # new inodes, ctimes
+    edited = sorted((copy / "real").rglob("20250504*"))[0]
+    rewrite_stored(edited, stored_text(edited).replace('"wall_ms": 500.0', '"wall_ms": 501.0', 1))
+    checked = []
+    real_check = store_index.check_stored_file
+
+    def counting(root_, path, namespace, **kw):
+        checked.append(path.name)
+        return real_check(root_, path, namespace, **kw)
+
+    monkeypatch.setattr(store_index, "check_stored_file", counting)
+    second = read_for_html(copy, doc)
+    # The comparison's own files (current and previous release) are read as always (the edited
+    # one among them); of the rest, only the file with a problem is checked again.
+    assert edited.name in checked and old.name in checked
+    assert history_only.name not in checked
+    assert any(e.path == str(copy / history_only.relative_to(root)) for e in second.history)
+    kept = [e.started_at for e in first.history if "05-04" not in e.started_at]
+    assert [e.started_at for e in second.history] == kept
+    assert str(edited) in {p.path for p in second.problems}
+
+
 def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     root, current, baseline, _ = _store_with_history(tmp_path)
     doc = load_results(current).doc
