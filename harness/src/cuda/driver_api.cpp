@@ -80,7 +80,7 @@ LoadedDriver load_and_init() {
         }
         api->call(api->init, 0u);
     } catch (const std::exception& e) {
-        loaded.why = std::string("no CUDA driver: ") + e.what();
+        loaded.why = e.what();  // e.g. "cuInit failed: CUDA_ERROR_NO_DEVICE (...)"
         return loaded;
     }
     loaded.api = std::move(api);
