@@ -20,7 +20,8 @@ std::string failed(const cuda::DriverApi& d, const std::string& api, CUresult st
 Maybe<int> attribute(const cuda::DriverApi& d, CUdevice_attribute attr, CUdevice device, const char* name) {
     int v = 0;
     const CUresult s = d.status(d.device_get_attribute, &v, attr, device);
-    if (s != CUDA_SUCCESS) return Maybe<int>::none(failed(d, std::string("cuDeviceGetAttribute(") + name + ")", s));
+    if (s != CUDA_SUCCESS)
+        return Maybe<int>::none(failed(d, std::string("cuDeviceGetAttribute(") + name + ")", s));
     return Maybe<int>::of(v);
 }
 
@@ -114,10 +115,10 @@ CudaDeviceFacts cuda_device_facts(int ordinal) {
     if (!device) {
         facts.properties = Maybe<CudaDeviceProperties>::none(why);
         facts.compute_capability = Maybe<std::string>::none(why);
-        for (Maybe<int>* m : {&facts.tcc_driver, &facts.unified_addressing, &facts.can_map_host_memory,
-                              &facts.integrated, &facts.pageable_memory_access, &facts.host_register_supported,
-                              &facts.async_engine_count, &facts.pci_domain_id, &facts.pci_bus_id,
-                              &facts.pci_device_id, &facts.numa_id}) {
+        for (Maybe<int>* m :
+             {&facts.tcc_driver, &facts.unified_addressing, &facts.can_map_host_memory, &facts.integrated,
+              &facts.pageable_memory_access, &facts.host_register_supported, &facts.async_engine_count,
+              &facts.pci_domain_id, &facts.pci_bus_id, &facts.pci_device_id, &facts.numa_id}) {
             *m = Maybe<int>::none(why);
         }
         facts.stack_limit_bytes = Maybe<std::uint64_t>::none(why);
@@ -133,7 +134,8 @@ CudaDeviceFacts cuda_device_facts(int ordinal) {
             ? Maybe<std::string>::of(std::to_string(*major.value) + "." + std::to_string(*minor.value))
             : Maybe<std::string>::none(major.value ? minor.why : major.why);
     facts.tcc_driver = attribute(*d, CU_DEVICE_ATTRIBUTE_TCC_DRIVER, *device, "TccDriver");
-    facts.unified_addressing = attribute(*d, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, *device, "UnifiedAddressing");
+    facts.unified_addressing =
+        attribute(*d, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, *device, "UnifiedAddressing");
     facts.can_map_host_memory =
         attribute(*d, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, *device, "CanMapHostMemory");
     facts.integrated = attribute(*d, CU_DEVICE_ATTRIBUTE_INTEGRATED, *device, "Integrated");
@@ -141,7 +143,8 @@ CudaDeviceFacts cuda_device_facts(int ordinal) {
         attribute(*d, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, *device, "PageableMemoryAccess");
     facts.host_register_supported =
         attribute(*d, CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, *device, "HostRegisterSupported");
-    facts.async_engine_count = attribute(*d, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, *device, "AsyncEngineCount");
+    facts.async_engine_count =
+        attribute(*d, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, *device, "AsyncEngineCount");
     facts.pci_domain_id = attribute(*d, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, *device, "PciDomainId");
     facts.pci_bus_id = attribute(*d, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, *device, "PciBusId");
     facts.pci_device_id = attribute(*d, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, *device, "PciDeviceId");

@@ -143,7 +143,8 @@ DeviceFiller::DeviceFiller(std::uint64_t free_target, std::uint64_t resolution) 
     while (free > free_target + resolution) {
         std::uint64_t chunk = (free - free_target) / resolution * resolution;
         CUdeviceptr p = 0;
-        while (chunk >= resolution && d.status(d.mem_alloc, &p, static_cast<std::size_t>(chunk)) != CUDA_SUCCESS) {
+        while (chunk >= resolution &&
+               d.status(d.mem_alloc, &p, static_cast<std::size_t>(chunk)) != CUDA_SUCCESS) {
             chunk = chunk / 2 / resolution * resolution;
         }
         if (chunk < resolution) break;

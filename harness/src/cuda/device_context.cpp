@@ -25,7 +25,8 @@ DeviceContext::DeviceContext(int device) : device_(device) {
     cuda::launch_warmup(nullptr);
     CUdeviceptr sum = 0;
     d.call(d.mem_alloc, &sum, sizeof(unsigned long long));
-    const CUresult set = d.status(d.memset_d8, sum, static_cast<unsigned char>(0), sizeof(unsigned long long));
+    const CUresult set =
+        d.status(d.memset_d8, sum, static_cast<unsigned char>(0), sizeof(unsigned long long));
     try {
         d.check(set, d.memset_d8.name);
         cuda::launch_checksum(reinterpret_cast<void*>(sum), sizeof(unsigned long long),
@@ -102,7 +103,8 @@ std::uint64_t device_checksum(const void* data, std::size_t bytes, const GpuUseW
            CUstream{nullptr});
     cuda::launch_checksum(data, bytes, sum, nullptr);
     unsigned long long host = 0;
-    d.call(d.memcpy_dtoh_async, static_cast<void*>(&host), device_address(sum), sizeof host, CUstream{nullptr});
+    d.call(d.memcpy_dtoh_async, static_cast<void*>(&host), device_address(sum), sizeof host,
+           CUstream{nullptr});
     d.call(d.stream_synchronize, CUstream{nullptr});
     return host;
 }

@@ -14,7 +14,8 @@ std::unique_ptr<DriverApi> DriverApi::load(std::string* why) {
     std::string failure;
     auto library = DynamicLibrary::open_system(kDriverLibrary, &failure);
     if (library == nullptr) {
-        if (why != nullptr) *why = std::string("no CUDA driver (") + kDriverLibrary + " not found: " + failure + ")";
+        if (why != nullptr)
+            *why = std::string("no CUDA driver (") + kDriverLibrary + " not found: " + failure + ")";
         return nullptr;
     }
     std::unique_ptr<DriverApi> api(new DriverApi(std::move(library)));
@@ -43,7 +44,8 @@ std::string DriverApi::error_name(CUresult status) const {
 
 std::string DriverApi::error_text(CUresult status) const {
     const char* text = nullptr;
-    if (get_error_string.fn == nullptr || get_error_string.fn(status, &text) != CUDA_SUCCESS || text == nullptr) {
+    if (get_error_string.fn == nullptr || get_error_string.fn(status, &text) != CUDA_SUCCESS ||
+        text == nullptr) {
         return "no description";
     }
     return text;

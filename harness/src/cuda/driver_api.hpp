@@ -11,78 +11,77 @@
 // with UnsupportedError naming it, which ends that run WAIVED with the reason, as NVML does.
 //
 //   entry point (exported name)    PFN type (cudaTypedefs.h)
-#define PINBENCH_DRIVER_ENTRY_POINTS(X)                                                          \
-    /* initialisation, errors, versions */                                                       \
-    X(init, "cuInit", PFN_cuInit_v2000)                                                          \
-    X(driver_get_version, "cuDriverGetVersion", PFN_cuDriverGetVersion_v2020)                    \
-    X(get_error_name, "cuGetErrorName", PFN_cuGetErrorName_v6000)                                \
-    X(get_error_string, "cuGetErrorString", PFN_cuGetErrorString_v6000)                          \
-    /* devices */                                                                                \
-    X(device_get_count, "cuDeviceGetCount", PFN_cuDeviceGetCount_v2000)                          \
-    X(device_get, "cuDeviceGet", PFN_cuDeviceGet_v2000)                                          \
-    X(device_get_name, "cuDeviceGetName", PFN_cuDeviceGetName_v2000)                             \
-    X(device_get_uuid, "cuDeviceGetUuid_v2", PFN_cuDeviceGetUuid_v11040)                         \
-    X(device_get_luid, "cuDeviceGetLuid", PFN_cuDeviceGetLuid_v10000)                            \
-    X(device_total_mem, "cuDeviceTotalMem_v2", PFN_cuDeviceTotalMem_v3020)                       \
-    X(device_get_attribute, "cuDeviceGetAttribute", PFN_cuDeviceGetAttribute_v2000)              \
-    X(device_get_pci_bus_id, "cuDeviceGetPCIBusId", PFN_cuDeviceGetPCIBusId_v4010)               \
-    X(device_can_access_peer, "cuDeviceCanAccessPeer", PFN_cuDeviceCanAccessPeer_v4000)          \
-    /* contexts: the primary context, as the runtime uses */                                    \
-    X(primary_ctx_retain, "cuDevicePrimaryCtxRetain", PFN_cuDevicePrimaryCtxRetain_v7000)        \
-    X(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", PFN_cuDevicePrimaryCtxRelease_v11000) \
-    X(ctx_set_current, "cuCtxSetCurrent", PFN_cuCtxSetCurrent_v4000)                             \
-    X(ctx_get_current, "cuCtxGetCurrent", PFN_cuCtxGetCurrent_v4000)                             \
-    X(ctx_get_device, "cuCtxGetDevice", PFN_cuCtxGetDevice_v2000)                                \
-    X(ctx_synchronize, "cuCtxSynchronize", PFN_cuCtxSynchronize_v2000)                           \
-    X(ctx_get_limit, "cuCtxGetLimit", PFN_cuCtxGetLimit_v3010)                                   \
-    X(ctx_enable_peer_access, "cuCtxEnablePeerAccess", PFN_cuCtxEnablePeerAccess_v4000)          \
-    /* device memory, copies (legacy default stream, as the runtime's default) */                \
-    X(mem_alloc, "cuMemAlloc_v2", PFN_cuMemAlloc_v3020)                                          \
-    X(mem_free, "cuMemFree_v2", PFN_cuMemFree_v3020)                                             \
-    X(mem_get_info, "cuMemGetInfo_v2", PFN_cuMemGetInfo_v3020)                                   \
-    X(memset_d8, "cuMemsetD8_v2", PFN_cuMemsetD8_v3020)                                          \
-    X(memset_d8_async, "cuMemsetD8Async", PFN_cuMemsetD8Async_v3020)                             \
-    X(memcpy_htod, "cuMemcpyHtoD_v2", PFN_cuMemcpyHtoD_v3020)                                    \
-    X(memcpy_dtoh, "cuMemcpyDtoH_v2", PFN_cuMemcpyDtoH_v3020)                                    \
-    X(memcpy_htod_async, "cuMemcpyHtoDAsync_v2", PFN_cuMemcpyHtoDAsync_v3020)                    \
-    X(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2", PFN_cuMemcpyDtoHAsync_v3020)                    \
-    /* pinned host memory */                                                                     \
-    X(mem_host_alloc, "cuMemHostAlloc", PFN_cuMemHostAlloc_v2020)                                \
-    X(mem_free_host, "cuMemFreeHost", PFN_cuMemFreeHost_v2000)                                   \
-    X(mem_host_register, "cuMemHostRegister_v2", PFN_cuMemHostRegister_v6050)                    \
-    X(mem_host_unregister, "cuMemHostUnregister", PFN_cuMemHostUnregister_v4000)                 \
-    X(mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2",                               \
-      PFN_cuMemHostGetDevicePointer_v3020)                                                       \
-    /* virtual memory management (host-located VMM) */                                          \
-    X(mem_get_allocation_granularity, "cuMemGetAllocationGranularity",                           \
-      PFN_cuMemGetAllocationGranularity_v10020)                                                  \
-    X(mem_create, "cuMemCreate", PFN_cuMemCreate_v10020)                                         \
-    X(mem_release, "cuMemRelease", PFN_cuMemRelease_v10020)                                      \
-    X(mem_address_reserve, "cuMemAddressReserve", PFN_cuMemAddressReserve_v10020)               \
-    X(mem_address_free, "cuMemAddressFree", PFN_cuMemAddressFree_v10020)                         \
-    X(mem_map, "cuMemMap", PFN_cuMemMap_v10020)                                                  \
-    X(mem_unmap, "cuMemUnmap", PFN_cuMemUnmap_v10020)                                            \
-    X(mem_set_access, "cuMemSetAccess", PFN_cuMemSetAccess_v10020)                               \
-    /* stream-ordered pools (host-located pools) */                                             \
-    X(mem_pool_create, "cuMemPoolCreate", PFN_cuMemPoolCreate_v11020)                            \
-    X(mem_pool_destroy, "cuMemPoolDestroy", PFN_cuMemPoolDestroy_v11020)                         \
-    X(mem_pool_set_access, "cuMemPoolSetAccess", PFN_cuMemPoolSetAccess_v11020)                  \
-    X(mem_pool_get_attribute, "cuMemPoolGetAttribute", PFN_cuMemPoolGetAttribute_v11020)         \
-    X(mem_alloc_from_pool_async, "cuMemAllocFromPoolAsync", PFN_cuMemAllocFromPoolAsync_v11020)  \
-    X(mem_free_async, "cuMemFreeAsync", PFN_cuMemFreeAsync_v11020)                               \
-    /* streams and events */                                                                     \
-    X(stream_create, "cuStreamCreate", PFN_cuStreamCreate_v2000)                                 \
-    X(stream_destroy, "cuStreamDestroy_v2", PFN_cuStreamDestroy_v4000)                           \
-    X(stream_synchronize, "cuStreamSynchronize", PFN_cuStreamSynchronize_v2000)                  \
-    X(event_create, "cuEventCreate", PFN_cuEventCreate_v2000)                                    \
-    X(event_destroy, "cuEventDestroy_v2", PFN_cuEventDestroy_v4000)                              \
-    X(event_record, "cuEventRecord", PFN_cuEventRecord_v2000)                                    \
-    X(event_synchronize, "cuEventSynchronize", PFN_cuEventSynchronize_v2000)                     \
-    X(event_elapsed_time, "cuEventElapsedTime", PFN_cuEventElapsedTime_v2000)                    \
-    /* kernels: PTX JIT-compiled by the driver (kernels_ptx) */                                  \
-    X(module_load_data, "cuModuleLoadData", PFN_cuModuleLoadData_v2000)                          \
-    X(module_unload, "cuModuleUnload", PFN_cuModuleUnload_v2000)                                 \
-    X(module_get_function, "cuModuleGetFunction", PFN_cuModuleGetFunction_v2000)                 \
+#define PINBENCH_DRIVER_ENTRY_POINTS(X)                                                                 \
+    /* initialisation, errors, versions */                                                              \
+    X(init, "cuInit", PFN_cuInit_v2000)                                                                 \
+    X(driver_get_version, "cuDriverGetVersion", PFN_cuDriverGetVersion_v2020)                           \
+    X(get_error_name, "cuGetErrorName", PFN_cuGetErrorName_v6000)                                       \
+    X(get_error_string, "cuGetErrorString", PFN_cuGetErrorString_v6000)                                 \
+    /* devices */                                                                                       \
+    X(device_get_count, "cuDeviceGetCount", PFN_cuDeviceGetCount_v2000)                                 \
+    X(device_get, "cuDeviceGet", PFN_cuDeviceGet_v2000)                                                 \
+    X(device_get_name, "cuDeviceGetName", PFN_cuDeviceGetName_v2000)                                    \
+    X(device_get_uuid, "cuDeviceGetUuid_v2", PFN_cuDeviceGetUuid_v11040)                                \
+    X(device_get_luid, "cuDeviceGetLuid", PFN_cuDeviceGetLuid_v10000)                                   \
+    X(device_total_mem, "cuDeviceTotalMem_v2", PFN_cuDeviceTotalMem_v3020)                              \
+    X(device_get_attribute, "cuDeviceGetAttribute", PFN_cuDeviceGetAttribute_v2000)                     \
+    X(device_get_pci_bus_id, "cuDeviceGetPCIBusId", PFN_cuDeviceGetPCIBusId_v4010)                      \
+    X(device_can_access_peer, "cuDeviceCanAccessPeer", PFN_cuDeviceCanAccessPeer_v4000)                 \
+    /* contexts: the primary context, as the runtime uses */                                            \
+    X(primary_ctx_retain, "cuDevicePrimaryCtxRetain", PFN_cuDevicePrimaryCtxRetain_v7000)               \
+    X(primary_ctx_release, "cuDevicePrimaryCtxRelease_v2", PFN_cuDevicePrimaryCtxRelease_v11000)        \
+    X(ctx_set_current, "cuCtxSetCurrent", PFN_cuCtxSetCurrent_v4000)                                    \
+    X(ctx_get_current, "cuCtxGetCurrent", PFN_cuCtxGetCurrent_v4000)                                    \
+    X(ctx_get_device, "cuCtxGetDevice", PFN_cuCtxGetDevice_v2000)                                       \
+    X(ctx_synchronize, "cuCtxSynchronize", PFN_cuCtxSynchronize_v2000)                                  \
+    X(ctx_get_limit, "cuCtxGetLimit", PFN_cuCtxGetLimit_v3010)                                          \
+    X(ctx_enable_peer_access, "cuCtxEnablePeerAccess", PFN_cuCtxEnablePeerAccess_v4000)                 \
+    /* device memory, copies (legacy default stream, as the runtime's default) */                       \
+    X(mem_alloc, "cuMemAlloc_v2", PFN_cuMemAlloc_v3020)                                                 \
+    X(mem_free, "cuMemFree_v2", PFN_cuMemFree_v3020)                                                    \
+    X(mem_get_info, "cuMemGetInfo_v2", PFN_cuMemGetInfo_v3020)                                          \
+    X(memset_d8, "cuMemsetD8_v2", PFN_cuMemsetD8_v3020)                                                 \
+    X(memset_d8_async, "cuMemsetD8Async", PFN_cuMemsetD8Async_v3020)                                    \
+    X(memcpy_htod, "cuMemcpyHtoD_v2", PFN_cuMemcpyHtoD_v3020)                                           \
+    X(memcpy_dtoh, "cuMemcpyDtoH_v2", PFN_cuMemcpyDtoH_v3020)                                           \
+    X(memcpy_htod_async, "cuMemcpyHtoDAsync_v2", PFN_cuMemcpyHtoDAsync_v3020)                           \
+    X(memcpy_dtoh_async, "cuMemcpyDtoHAsync_v2", PFN_cuMemcpyDtoHAsync_v3020)                           \
+    /* pinned host memory */                                                                            \
+    X(mem_host_alloc, "cuMemHostAlloc", PFN_cuMemHostAlloc_v2020)                                       \
+    X(mem_free_host, "cuMemFreeHost", PFN_cuMemFreeHost_v2000)                                          \
+    X(mem_host_register, "cuMemHostRegister_v2", PFN_cuMemHostRegister_v6050)                           \
+    X(mem_host_unregister, "cuMemHostUnregister", PFN_cuMemHostUnregister_v4000)                        \
+    X(mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2", PFN_cuMemHostGetDevicePointer_v3020) \
+    /* virtual memory management (host-located VMM) */                                                  \
+    X(mem_get_allocation_granularity, "cuMemGetAllocationGranularity",                                  \
+      PFN_cuMemGetAllocationGranularity_v10020)                                                         \
+    X(mem_create, "cuMemCreate", PFN_cuMemCreate_v10020)                                                \
+    X(mem_release, "cuMemRelease", PFN_cuMemRelease_v10020)                                             \
+    X(mem_address_reserve, "cuMemAddressReserve", PFN_cuMemAddressReserve_v10020)                       \
+    X(mem_address_free, "cuMemAddressFree", PFN_cuMemAddressFree_v10020)                                \
+    X(mem_map, "cuMemMap", PFN_cuMemMap_v10020)                                                         \
+    X(mem_unmap, "cuMemUnmap", PFN_cuMemUnmap_v10020)                                                   \
+    X(mem_set_access, "cuMemSetAccess", PFN_cuMemSetAccess_v10020)                                      \
+    /* stream-ordered pools (host-located pools) */                                                     \
+    X(mem_pool_create, "cuMemPoolCreate", PFN_cuMemPoolCreate_v11020)                                   \
+    X(mem_pool_destroy, "cuMemPoolDestroy", PFN_cuMemPoolDestroy_v11020)                                \
+    X(mem_pool_set_access, "cuMemPoolSetAccess", PFN_cuMemPoolSetAccess_v11020)                         \
+    X(mem_pool_get_attribute, "cuMemPoolGetAttribute", PFN_cuMemPoolGetAttribute_v11020)                \
+    X(mem_alloc_from_pool_async, "cuMemAllocFromPoolAsync", PFN_cuMemAllocFromPoolAsync_v11020)         \
+    X(mem_free_async, "cuMemFreeAsync", PFN_cuMemFreeAsync_v11020)                                      \
+    /* streams and events */                                                                            \
+    X(stream_create, "cuStreamCreate", PFN_cuStreamCreate_v2000)                                        \
+    X(stream_destroy, "cuStreamDestroy_v2", PFN_cuStreamDestroy_v4000)                                  \
+    X(stream_synchronize, "cuStreamSynchronize", PFN_cuStreamSynchronize_v2000)                         \
+    X(event_create, "cuEventCreate", PFN_cuEventCreate_v2000)                                           \
+    X(event_destroy, "cuEventDestroy_v2", PFN_cuEventDestroy_v4000)                                     \
+    X(event_record, "cuEventRecord", PFN_cuEventRecord_v2000)                                           \
+    X(event_synchronize, "cuEventSynchronize", PFN_cuEventSynchronize_v2000)                            \
+    X(event_elapsed_time, "cuEventElapsedTime", PFN_cuEventElapsedTime_v2000)                           \
+    /* kernels: PTX JIT-compiled by the driver (kernels_ptx) */                                         \
+    X(module_load_data, "cuModuleLoadData", PFN_cuModuleLoadData_v2000)                                 \
+    X(module_unload, "cuModuleUnload", PFN_cuModuleUnload_v2000)                                        \
+    X(module_get_function, "cuModuleGetFunction", PFN_cuModuleGetFunction_v2000)                        \
     X(launch_kernel, "cuLaunchKernel", PFN_cuLaunchKernel_v4000)
 #pragma once
 

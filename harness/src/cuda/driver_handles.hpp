@@ -32,7 +32,8 @@ public:
     // timing = false: CU_EVENT_DISABLE_TIMING, the cheapest event for synchronisation only.
     explicit Event(bool timing) {
         const DriverApi& d = driver();
-        d.call(d.event_create, &event_, static_cast<unsigned>(timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
+        d.call(d.event_create, &event_,
+               static_cast<unsigned>(timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
     }
     ~Event() {
         if (event_ != nullptr) (void)driver().status(driver().event_destroy, event_);

@@ -130,7 +130,8 @@ public:
         : api_(api), memory_(std::forward<MemoryArgs>(memory_args)...), size_(bytes) {
         const cuda::DriverApi& d = cuda::driver();
         (void)cuda::current_device();
-        d.call(d.mem_host_register, static_cast<void*>(memory_.data()), bytes, cuda::host_register_flags(api.flags));
+        d.call(d.mem_host_register, static_cast<void*>(memory_.data()), bytes,
+               cuda::host_register_flags(api.flags));
         try {
             device_ptr_ = mapped_device_pointer(memory_.data(), api);
         } catch (...) {

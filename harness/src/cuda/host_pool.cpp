@@ -108,9 +108,11 @@ public:
         access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
         access.location.id = device;
         access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-        d.call(d.mem_pool_set_access, pool_.get(), static_cast<const CUmemAccessDesc*>(&access), std::size_t{1});
+        d.call(d.mem_pool_set_access, pool_.get(), static_cast<const CUmemAccessDesc*>(&access),
+               std::size_t{1});
         CUdeviceptr p = 0;
-        d.call(d.mem_alloc_from_pool_async, &p, bytes == 0 ? std::size_t{1} : bytes, pool_.get(), stream_.get());
+        d.call(d.mem_alloc_from_pool_async, &p, bytes == 0 ? std::size_t{1} : bytes, pool_.get(),
+               stream_.get());
         ptr_ = reinterpret_cast<std::byte*>(p);  // NOLINT(performance-no-int-to-ptr)
         try {
             d.call(d.stream_synchronize, stream_.get());

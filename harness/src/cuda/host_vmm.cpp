@@ -99,8 +99,8 @@ public:
             access[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
             access[1].location = location_;
             access[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-            driver_.call(driver_.mem_set_access, address_, mapped_bytes_, static_cast<const CUmemAccessDesc*>(access),
-                         std::size_t{2});
+            driver_.call(driver_.mem_set_access, address_, mapped_bytes_,
+                         static_cast<const CUmemAccessDesc*>(access), std::size_t{2});
         } catch (...) {
             free_all();
             throw;

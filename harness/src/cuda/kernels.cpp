@@ -66,7 +66,8 @@ void launch_checksum(const void* data, std::size_t bytes, void* sum, CUstream st
     const void* tail = base + n_words * 4;
     auto n_tail = static_cast<unsigned int>(bytes % 4);
     void* params[] = {&words, &n_words, &tail, &n_tail, &sum};
-    d.call(d.launch_kernel, current_module().checksum, 1024u, 1u, 1u, 256u, 1u, 1u, 0u, stream, params, nullptr);
+    d.call(d.launch_kernel, current_module().checksum, 1024u, 1u, 1u, 256u, 1u, 1u, 0u, stream, params,
+           nullptr);
 }
 
 std::uint64_t host_checksum(const void* data, std::size_t bytes) {

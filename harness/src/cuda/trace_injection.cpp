@@ -81,7 +81,8 @@ std::vector<std::string> program_stack(int depth) {
 std::uint64_t pool_reserved(const cuda::DriverApi* driver, CUmemoryPool pool) {
     cuuint64_t reserved = 0;
     if (driver == nullptr || driver->mem_pool_get_attribute.fn == nullptr ||
-        driver->mem_pool_get_attribute.fn(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) != CUDA_SUCCESS) {
+        driver->mem_pool_get_attribute.fn(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) !=
+            CUDA_SUCCESS) {
         return 0;
     }
     return reserved;

@@ -33,12 +33,12 @@ ProcessOutcome run_cli(std::vector<std::string> args) {
     return p.wait(60s);
 }
 
-#define PINBENCH_REQUIRE_NO_DRIVER()                                                      \
-    do {                                                                                  \
-        std::string why_;                                                                 \
-        if (cuda_device_count(&why_) > 0 || why_.rfind(kNoDriver, 0) != 0)                \
+#define PINBENCH_REQUIRE_NO_DRIVER()                                                       \
+    do {                                                                                   \
+        std::string why_;                                                                  \
+        if (cuda_device_count(&why_) > 0 || why_.rfind(kNoDriver, 0) != 0)                 \
             GTEST_SKIP() << "a CUDA driver loads here (" << why_ << "); this test is for " \
-                         << "machines without";                                          \
+                         << "machines without";                                            \
     } while (0)
 
 TEST(NoDriver, TheDeviceCountSaysWhichLibraryIsMissing) {
@@ -55,7 +55,8 @@ TEST(NoDriver, RunWithTheCudaBackendSaysThereIsNoDriver) {
     const auto out =
         run_cli({"run", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", "-o", results.string()});
     EXPECT_EQ(out.exit_code, 3) << out.output;
-    EXPECT_NE(out.output.find(std::string("no CUDA device here (") + kNoDriver), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find(std::string("no CUDA device here (") + kNoDriver), std::string::npos)
+        << out.output;
     fs::remove(results);
 }
 

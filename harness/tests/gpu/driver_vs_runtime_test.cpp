@@ -54,7 +54,8 @@ class DriverVsRuntime : public ::testing::TestWithParam<std::tuple<std::string, 
 TEST_P(DriverVsRuntime, TakeTheSameDeviceMemory) {
     PINBENCH_REQUIRE_GPU();
     const std::string runtime_program = PINBENCH_RUNTIME_PIN_COST_EXE;
-    if (runtime_program.empty()) GTEST_SKIP() << "the runtime reference program needs nvcc, not found at build time";
+    if (runtime_program.empty())
+        GTEST_SKIP() << "the runtime reference program needs nvcc, not found at build time";
     const auto [name, bytes] = GetParam();
     const ApiVariant api = *parse_api_variant(name, nullptr);
     Cost driver;
@@ -64,7 +65,8 @@ TEST_P(DriverVsRuntime, TakeTheSameDeviceMemory) {
         ASSERT_TRUE(may_be_unsupported(api)) << name << ": " << e.what();
         GTEST_SKIP() << "WAIVED " << name << ": " << e.what();
     }
-    Subprocess reference({runtime_program, name, std::to_string(bytes), has_device_pointer(api) ? "1" : "0"}, {});
+    Subprocess reference({runtime_program, name, std::to_string(bytes), has_device_pointer(api) ? "1" : "0"},
+                         {});
     const ProcessOutcome out = reference.wait(std::chrono::minutes(2));
     ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
     if (out.exit_code == 4) GTEST_SKIP() << "the runtime path cannot do " << name << " here: " << out.output;
@@ -72,12 +74,12 @@ TEST_P(DriverVsRuntime, TakeTheSameDeviceMemory) {
     const auto j = nlohmann::json::parse(out.output.substr(out.output.find('{')));
     const Cost runtime{j.at("after_alloc").get<long long>(), j.at("after_use").get<long long>(),
                        j.at("residual").get<long long>()};
-    EXPECT_EQ(driver.after_alloc, runtime.after_alloc) << name << "\n driver:  " << text(driver)
-                                                       << "\n runtime: " << text(runtime);
-    EXPECT_EQ(driver.after_use, runtime.after_use) << name << "\n driver:  " << text(driver)
-                                                   << "\n runtime: " << text(runtime);
-    EXPECT_EQ(driver.residual, runtime.residual) << name << "\n driver:  " << text(driver)
-                                                 << "\n runtime: " << text(runtime);
+    EXPECT_EQ(driver.after_alloc, runtime.after_alloc)
+        << name << "\n driver:  " << text(driver) << "\n runtime: " << text(runtime);
+    EXPECT_EQ(driver.after_use, runtime.after_use)
+        << name << "\n driver:  " << text(driver) << "\n runtime: " << text(runtime);
+    EXPECT_EQ(driver.residual, runtime.residual)
+        << name << "\n driver:  " << text(driver) << "\n runtime: " << text(runtime);
     std::cout << name << " " << (bytes >> 30) << " GiB: " << text(driver) << " (both paths)\n";
 }
 
@@ -92,12 +94,12 @@ std::string test_name(const ::testing::TestParamInfo<DriverVsRuntime::ParamType>
 // Every variant with standard pages (the huge page kinds depend on the OS, not on the CUDA path).
 INSTANTIATE_TEST_SUITE_P(
     Apis, DriverVsRuntime,
-    ::testing::Combine(::testing::Values("pageable", "cudaMallocHost", "cudaHostAlloc", "cudaHostAlloc:portable",
-                                         "cudaHostAlloc:mapped", "cudaHostAlloc:write_combined",
-                                         "cudaHostAlloc:portable+mapped", "cudaHostRegister",
-                                         "cudaHostRegister:portable", "cudaHostRegister:mapped",
-                                         "cudaHostRegister:portable+mapped", "cuMemCreate:host",
-                                         "cudaMallocFromPoolAsync:host"),
+    ::testing::Combine(::testing::Values("pageable", "cudaMallocHost", "cudaHostAlloc",
+                                         "cudaHostAlloc:portable", "cudaHostAlloc:mapped",
+                                         "cudaHostAlloc:write_combined", "cudaHostAlloc:portable+mapped",
+                                         "cudaHostRegister", "cudaHostRegister:portable",
+                                         "cudaHostRegister:mapped", "cudaHostRegister:portable+mapped",
+                                         "cuMemCreate:host", "cudaMallocFromPoolAsync:host"),
                        ::testing::Values(std::size_t{1} << 30, std::size_t{4} << 30)),
     test_name);
 

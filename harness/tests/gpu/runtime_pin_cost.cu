@@ -75,7 +75,7 @@ struct Allocation {
     void allocate() {
         const std::string family = api.substr(0, api.find(':'));
         if (family == "pageable" || family == "cudaHostRegister") {
-            host = ::operator new(bytes, std::align_val_t{kPage});
+            host = ::operator new (bytes, std::align_val_t{kPage});
             auto* p = static_cast<unsigned char*>(host);
             for (std::size_t off = 0; off < bytes; off += kPage) p[off] = 1;
             p[bytes - 1] = 1;
@@ -142,7 +142,7 @@ struct Allocation {
         const std::string family = api.substr(0, api.find(':'));
         if (family == "pageable" || family == "cudaHostRegister") {
             if (family == "cudaHostRegister") check(cudaHostUnregister(host), "cudaHostUnregister");
-            ::operator delete(host, std::align_val_t{kPage});
+            ::operator delete (host, std::align_val_t{kPage});
         } else if (family == "cudaMallocHost" || family == "cudaHostAlloc") {
             check(cudaFreeHost(host), "cudaFreeHost");
         } else if (family == "cuMemCreate") {
@@ -187,7 +187,8 @@ int main(int argc, char** argv) {
     const long long after_alloc = baseline - free_now();
     for (std::size_t off = 0; off < a.bytes; off += kChunk) {
         const std::size_t n = std::min(kChunk, a.bytes - off);
-        check(cudaMemcpyAsync(target, static_cast<unsigned char*>(a.host) + off, n, cudaMemcpyHostToDevice, nullptr),
+        check(cudaMemcpyAsync(target, static_cast<unsigned char*>(a.host) + off, n, cudaMemcpyHostToDevice,
+                              nullptr),
               "cudaMemcpyAsync");
     }
     check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
     a.release();
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     const long long residual = baseline - free_now();
-    std::printf("{\"after_alloc\": %lld, \"after_use\": %lld, \"residual\": %lld}\n", after_alloc, after_use, residual);
+    std::printf("{\"after_alloc\": %lld, \"after_use\": %lld, \"residual\": %lld}\n", after_alloc, after_use,
+                residual);
     return 0;
 }
