@@ -33,6 +33,7 @@ from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
 from pinreport.load import ResultsFile, as_current_version, parse_json, parse_results
+from pinreport.test_double import produced_by_test_double
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.versions import is_release, previous_release, release_key
 
@@ -285,6 +286,8 @@ def check_stored_file(
         results = ResultsFile(str(path), as_current_version(json.loads(data), str(path), data))
     else:
         results = _parse_stored(data, path)
+    if produced_by_test_double(results.doc):
+        raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)

@@ -383,8 +383,8 @@ TEST_F(DriverDoubleTest, VmmAndPoolHostMemoryCostTheirScriptedPrices) {
 // A PTX module as the harness loads one: only its entry names matter to the double.
 constexpr const char* kernels_ptx =
     ".version 7.0\n.target sm_52\n.address_size 64\n"
-    ".visible .entry checksum_kernel(.param .u64 a) { ret; }\n"
-    ".visible .entry warmup_kernel() { ret; }\n"
+    ".visible .entry pinbench_checksum(.param .u64 a) { ret; }\n"
+    ".visible .entry pinbench_warmup() { ret; }\n"
     ".visible .entry mystery_kernel() { ret; }\n";
 
 TEST_F(DriverDoubleTest, ChecksumKernelSumsMappedHostMemoryOnTheHost) {
@@ -394,8 +394,8 @@ TEST_F(DriverDoubleTest, ChecksumKernelSumsMappedHostMemoryOnTheHost) {
     CUmodule module = nullptr;
     ASSERT_EQ(CU(lib, cuModuleLoadData)(&module, kernels_ptx), CUDA_SUCCESS);
     CUfunction checksum = nullptr, missing = nullptr, mystery = nullptr;
-    ASSERT_EQ(CU(lib, cuModuleGetFunction)(&checksum, module, "checksum_kernel"), CUDA_SUCCESS);
-    EXPECT_EQ(CU(lib, cuModuleGetFunction)(&missing, module, "not_in_module"), CUDA_ERROR_NOT_FOUND);
+    ASSERT_EQ(CU(lib, cuModuleGetFunction)(&checksum, module, "pinbench_checksum"), CUDA_SUCCESS);
+    EXPECT_EQ(CU(lib, cuModuleGetFunction)(&missing, module, "pinbench_check"), CUDA_ERROR_NOT_FOUND);
     ASSERT_EQ(CU(lib, cuModuleGetFunction)(&mystery, module, "mystery_kernel"), CUDA_SUCCESS);
 
     void* host = nullptr;

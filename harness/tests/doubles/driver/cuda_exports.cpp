@@ -636,7 +636,12 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod) {
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
     if (hfunc == nullptr || hmod == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
     const std::string& ptx = reinterpret_cast<Module*>(hmod)->ptx;
-    if (ptx.find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+    const std::string entry = std::string(".entry ") + name;
+    const auto at = ptx.find(entry);
+    const auto after = at == std::string::npos ? std::string::npos : at + entry.size();
+    if (after == std::string::npos || after >= ptx.size() || (ptx[after] != '(' && ptx[after] != ' ')) {
+        return CUDA_ERROR_NOT_FOUND;
+    }
     // Functions live as long as the module in a driver; here until the process ends (a few).
     *hfunc = reinterpret_cast<CUfunction>(new Function{name, pinbench::driver_double::effect_of(name)});
     return CUDA_SUCCESS;

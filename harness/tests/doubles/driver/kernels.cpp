@@ -9,9 +9,9 @@
 namespace pinbench::driver_double {
 namespace {
 
-// checksum_kernel(const unsigned* words, size_t n_words, const unsigned char* tail,
+// pinbench_checksum(const unsigned* words, size_t n_words, const unsigned char* tail,
 //                 unsigned n_tail, unsigned long long* sum): adds every word and tail byte to *sum
-// (harness/src/cuda/kernels.cu).
+// (harness/src/cuda/kernels.cu, kernels.ptx).
 CUresult checksum(void** params) {
     if (params == nullptr) return CUDA_ERROR_INVALID_VALUE;
     const auto* words = *static_cast<const unsigned char* const*>(params[0]);
@@ -41,9 +41,10 @@ CUresult checksum(void** params) {
 
 }  // namespace
 
+// The entry names of harness/src/cuda/kernels.ptx.
 KernelEffect effect_of(const std::string& entry_name) {
-    if (entry_name.find("checksum") != std::string::npos) return KernelEffect::checksum;
-    if (entry_name.find("warmup") != std::string::npos) return KernelEffect::none;
+    if (entry_name == "pinbench_checksum") return KernelEffect::checksum;
+    if (entry_name == "pinbench_warmup") return KernelEffect::none;
     return KernelEffect::unknown;
 }
 
