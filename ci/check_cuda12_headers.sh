@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles every host source that includes CUDA (runtime, driver, CUPTI or NVML) headers against the CUDA
-# 12.9 headers, so an API newer than 12.x cannot creep in unnoticed: our users build with 12.x
-# so that pre-580 drivers can run the tool, while CI only has nvcc 13.0.
+# 12.9 headers, so an API newer than 12.x cannot creep in unnoticed: the driver table names its
+# entry points by the cudaTypedefs.h types of both 12.x and 13.0 (docs/driver-api.md), and the
+# benchmarks are built by users' 12.x toolkits, while CI has the 13.0 toolkit.
 # The compiles run PINBENCH_JOBS at a time (default 2) and through ccache where it is installed
 # (ci/cache_dirs.sh: a compile at -O0 into a scratch object instead of -fsyntax-only, so that an
 # unchanged source with unchanged headers is a cache hit; the errors are the same).
@@ -16,6 +17,10 @@ mapfile -t sources < <(grep -rlE '#include <(cuda[a-z_]*\.h|nvml\.h)>|#include "
 ((${#sources[@]})) || { echo "no sources found" >&2; exit 2; }
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+# The kernels' PTX header, as harness/CMakeLists.txt generates it.
+mkdir -p "$scratch/generated/cuda"
+{ echo '#pragma once'; echo 'namespace pinbench::cuda {'; printf 'inline constexpr char kKernelsPtx[] = R"ptx('
+  cat harness/src/cuda/kernels.ptx; echo ')ptx";'; echo '}'; } >"$scratch/generated/cuda/kernels_ptx.hpp"
 export scratch inc
 if command -v ccache >/dev/null; then
   export compile="ccache g++ -O0 -c -o"
@@ -24,7 +29,7 @@ else
 fi
 printf '%s\n' "${sources[@]}" | xargs -d '\n' -P "${PINBENCH_JOBS:-2}" -I{} bash -c '
   f=$1
-  if $compile "$scratch/$(echo "$f" | tr / _).o" -std=c++20 -Wall -Iharness/include -Iharness/src -Ibenchmarks \
+  if $compile "$scratch/$(echo "$f" | tr / _).o" -std=c++20 -Wall -Iharness/include -Iharness/src -Ibenchmarks -I"$scratch/generated" \
        -isystem "$inc/cuda_runtime/include" -isystem "$inc/nvml_dev/include" -isystem "$inc/cuda_cupti/include" "$f"; then
     echo "cuda 12.9 headers: ok   $f"
   else

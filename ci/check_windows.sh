@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Windows side of pinbench with mingw-w64 (the host-only build: -DPINBENCH_CUDA=OFF,
-# static runtime) and runs it under Wine, headless: pinbench.exe and the CPU test program with
+# Builds the Windows side of pinbench with mingw-w64 (the real CUDA core, which loads nvcuda.dll
+# from System32 at run time; no CUDA toolkit; static runtime) and runs it under Wine, headless: pinbench.exe and the CPU test program with
 # the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp). ci/README.md lists
 # what runs here, what is skipped under Wine and why, and what still only compiles.
 #
@@ -139,11 +139,11 @@ EOF
   fi
   flock -u 9
 
-  # --- pinbench, host-only, for Windows -------------------------------------------------------
+  # --- pinbench for Windows: the real CUDA core, no nvcc (docs/driver-api.md) -----------------
   # -O1: these programs are run for their behaviour, not timed, and -O1 compiles about a third
   # faster than -O3. Configuring an existing tree again takes a second and applies any change here.
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DPINBENCH_MINGW_PREFIX="$prefix" -DPINBENCH_CUDA=OFF \
+    -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DPINBENCH_MINGW_PREFIX="$prefix" \
     -DPINBENCH_BUILD_BENCHMARKS=OFF -DPINBENCH_BUILD_TESTS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
     >"$build.configure.log" 2>&1 ||
     { echo "check_windows: configuring failed:" >&2; tail -30 "$build.configure.log" >&2; exit 3; }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and running pinbench needs on a fresh Debian/Ubuntu machine (ci/main.sh):
 # Debian packages (only those missing), the CUDA 12.9 runtime, NVML and CUPTI headers from PyPI
-# wheels into .deps/cuda12 (for nvml.h where the toolkit lacks it, and the CUDA 12 header check),
-# and the Python environment of reports/ in .venv.
+# wheels into .deps/cuda12 (the headers pinbench builds from where no CUDA toolkit is installed,
+# docs/driver-api.md, and the CUDA 12 header check), and the Python environment of reports/ in .venv.
 #   --test  also the test toolchain (ci/test.sh): mingw-w64, Wine and what the Windows check builds
 #           from source (with a deb-src entry), Chromium, clang-tidy, and ci/requirements.txt.
-# nvcc itself is not installed here: it comes with the CUDA toolkit.
+# nvcc is not installed here and pinbench does not need it; where a CUDA toolkit is on the PATH,
+# the benchmarks, tools/neighbour and scenarios/workloads are built too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test_tools=0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test that needs no GPU (GPU tests skip with the reason),
-# then the CUDA 12.9 header check and the Windows tests (mingw-w64 build, run under Wine).
+# Builds everything and runs every test that needs no GPU (GPU tests skip with the reason), a
+# build without nvcc, then the CUDA 12.9 header check and the Windows tests (mingw-w64 build,
+# run under Wine).
 # This is the README's test command; .ci/run calls it.
 #
 # What it reuses between runs and between clones lives outside the clone, under the user's
@@ -63,6 +64,10 @@ step build with_ccache cmake --build --preset ci-nogpu -j"$PINBENCH_JOBS"
 # A hang fails after 5 minutes instead of CTest's 25 (the slowest test, ReplayKindsWhole, takes
 # one replay of the nightly, about 12 CPU-seconds, and took 90 s on a very busy machine).
 step ctest ctest --preset ci-nogpu -j"$PINBENCH_JOBS" --timeout 300
+# The kernels' committed PTX is what harness/src/cuda/kernels.cu gives (skipped without nvcc), and
+# pinbench builds with nvcc off the PATH, linking no CUDA library (docs/driver-api.md).
+step kernels-ptx ci/kernels_ptx.sh check
+step no-nvcc with_ccache ci/check_no_nvcc.sh
 # clang-tidy with the checks .clang-tidy configures, on the host sources just built (minutes cold).
 step tidy ci/check_tidy.sh
 step cuda12-headers ci/check_cuda12_headers.sh

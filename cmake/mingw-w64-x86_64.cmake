@@ -1,9 +1,10 @@
 # Cross-compiling pinbench for 64-bit Windows with mingw-w64 on Debian/Ubuntu
-# (g++-mingw-w64-x86-64). Only the host-only build (-DPINBENCH_CUDA=OFF) can be built this way:
-# there is no CUDA toolkit for mingw. ci/check_windows.sh uses it and runs the result under Wine.
+# (g++-mingw-w64-x86-64). The whole of pinbench builds this way, the CUDA core included: it
+# loads nvcuda.dll at run time and needs only the CUDA headers (docs/driver-api.md); the programs
+# that need nvcc are not built. ci/check_windows.sh uses it and runs the result under Wine.
 #
 #   cmake -S . -B build/mingw -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake \
-#         -DPINBENCH_CUDA=OFF -DPINBENCH_MINGW_PREFIX=<mingw builds of yaml-cpp and GoogleTest>
+#         -DPINBENCH_MINGW_PREFIX=<mingw builds of yaml-cpp and GoogleTest>
 set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
 set(PINBENCH_MINGW_TRIPLE x86_64-w64-mingw32)

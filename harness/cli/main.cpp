@@ -469,12 +469,6 @@ int pinbench_main(int argc, char** argv) {
                 throw InputError("--from and --script belong to --backend replay");
             }
             const ScenarioFile file = load_scenario_file(scenario_path);
-#if !PINBENCH_HAVE_CUDA
-            // A host-only build (-DPINBENCH_CUDA=OFF) measures nothing; bad input is still exit 2.
-            std::cerr << "pinbench: no CUDA device: this build has no CUDA (built with -DPINBENCH_CUDA=OFF); "
-                         "`run --backend replay` and `plan` work, measuring needs a CUDA build\n";
-            return exit_code::infrastructure;
-#endif
             return and_store(
                 run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options));
         }

@@ -12,6 +12,10 @@ class DynamicLibrary {
 public:
     // Tries each name in turn; nullptr with *why listing every failure when none loads.
     static std::unique_ptr<DynamicLibrary> open(const std::vector<std::string>& names, std::string* why);
+    // A library of the operating system or the driver: POSIX dlopen by name (the loader's
+    // search, LD_LIBRARY_PATH included); Windows System32 only, never the application's or the
+    // current folder (nvcuda.dll). nullptr with *why when it does not load.
+    static std::unique_ptr<DynamicLibrary> open_system(const std::string& name, std::string* why);
     ~DynamicLibrary();
     DynamicLibrary(const DynamicLibrary&) = delete;
     DynamicLibrary& operator=(const DynamicLibrary&) = delete;

@@ -1,6 +1,6 @@
-// cudaMemGetInfo, read in the process that holds the context: what it can still allocate.
-#include <cuda_runtime_api.h>
-
+// cuMemGetInfo (the runtime's cudaMemGetInfo), read in the process that holds the context: what
+// it can still allocate.
+#include "cuda/driver_api.hpp"
 #include "pinbench/device.hpp"
 
 namespace pinbench {
@@ -11,15 +11,20 @@ public:
     explicit CudaMemInfoProbe(int device) : device_(device) {}
     std::string name() const override { return "cuda"; }
     std::string source() const override {
-        return "cudaMemGetInfo on CUDA device " + std::to_string(device_) + ", in the measuring process";
+        return "cuMemGetInfo on CUDA device " + std::to_string(device_) + ", in the measuring process";
     }
     void read(Readings& out) override {
         std::size_t free = 0, total = 0;
-        cudaError_t status = cudaSetDevice(device_);
-        if (status == cudaSuccess) status = cudaMemGetInfo(&free, &total);
-        if (status != cudaSuccess) {
-            (void)cudaGetLastError();
-            const std::string why = std::string("cudaMemGetInfo: ") + cudaGetErrorName(status);
+        std::string why;
+        try {
+            const cuda::DriverApi& d = cuda::driver();
+            cuda::make_current(device_);
+            const CUresult status = d.status(d.mem_get_info, &free, &total);
+            if (status != CUDA_SUCCESS) why = std::string(d.mem_get_info.name) + ": " + d.error_name(status);
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (!why.empty()) {
             out["cuda.free"] = Reading::not_available(why);
             out["cuda.total"] = Reading::not_available(why);
             return;

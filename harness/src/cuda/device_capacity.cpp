@@ -1,80 +1,91 @@
 // Largest allocatable block, read speed and a filler: the capacity questions of the CUDA core.
 #include "pinbench/device_capacity.hpp"
 
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
 #include <optional>
 
+#include "cuda/driver_api.hpp"
+#include "cuda/driver_handles.hpp"
 #include "cuda/kernels.hpp"
-#include "pinbench/cuda/cuda_check.hpp"
-#include "pinbench/cuda/cuda_handles.hpp"
 
 namespace pinbench {
 namespace {
 
 constexpr unsigned char kFillByte = 0x5A;
 
-// A block that cudaMalloc gives and cudaMemset can touch; freed on scope exit.
+void* as_pointer(CUdeviceptr p) { return reinterpret_cast<void*>(p); }  // NOLINT(performance-no-int-to-ptr)
+
+// A block that cuMemAlloc (cudaMalloc) gives and cuMemsetD8 can touch; freed on scope exit.
 class TrialBlock {
 public:
     explicit TrialBlock(std::uint64_t bytes) {
-        if (cudaMalloc(&ptr_, bytes) != cudaSuccess) {
-            (void)cudaGetLastError();  // out of memory is an answer, not a sticky error
-            ptr_ = nullptr;
+        const cuda::DriverApi& d = cuda::driver();
+        (void)cuda::current_device();
+        // Out of memory is an answer, not an error (and the driver API has no sticky error).
+        if (d.status(d.mem_alloc, &ptr_, static_cast<std::size_t>(bytes)) != CUDA_SUCCESS) {
+            ptr_ = 0;
             return;
         }
-        if (cudaMemset(ptr_, 0, bytes) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
-            (void)cudaGetLastError();
-            cudaFree(ptr_);
-            ptr_ = nullptr;
+        if (d.status(d.memset_d8, ptr_, static_cast<unsigned char>(0), static_cast<std::size_t>(bytes)) !=
+                CUDA_SUCCESS ||
+            d.status(d.ctx_synchronize) != CUDA_SUCCESS) {
+            (void)d.status(d.mem_free, ptr_);
+            ptr_ = 0;
         }
     }
     ~TrialBlock() {
-        if (ptr_ != nullptr) cudaFree(ptr_);
+        if (ptr_ != 0) (void)cuda::driver().status(cuda::driver().mem_free, ptr_);
     }
     TrialBlock(const TrialBlock&) = delete;
     TrialBlock& operator=(const TrialBlock&) = delete;
-    void* get() const { return ptr_; }
+    void* get() const { return as_pointer(ptr_); }
 
 private:
-    void* ptr_ = nullptr;
+    CUdeviceptr ptr_ = 0;
 };
 
 // The checksum kernel's result word, allocated before a search so that reading the largest
 // block (which leaves nothing free) does not need memory of its own.
 class ResultWord {
 public:
-    ResultWord() { PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum_), sizeof *sum_)); }
-    ~ResultWord() { cudaFree(sum_); }
+    ResultWord() {
+        const cuda::DriverApi& d = cuda::driver();
+        (void)cuda::current_device();
+        d.call(d.mem_alloc, &sum_, sizeof(unsigned long long));
+    }
+    ~ResultWord() { (void)cuda::driver().status(cuda::driver().mem_free, sum_); }
     ResultWord(const ResultWord&) = delete;
     ResultWord& operator=(const ResultWord&) = delete;
-    unsigned long long* get() const { return sum_; }
+    CUdeviceptr address() const { return sum_; }
+    void* get() const { return as_pointer(sum_); }
 
 private:
-    unsigned long long* sum_ = nullptr;
+    CUdeviceptr sum_ = 0;
 };
 
 // GB/s of the checksum kernel over [data, data + bytes): best of three, so a cold first pass
 // does not count.
 double read_gbps(const void* data, std::uint64_t bytes, const ResultWord& sum) {
+    const cuda::DriverApi& d = cuda::driver();
     cuda::Event start(true), stop(true);
     float best_ms = 0;
     for (int i = 0; i < 3; ++i) {
-        PINBENCH_CUDA(cudaEventRecord(start.get(), nullptr));
-        PINBENCH_CUDA(cuda::launch_checksum(data, bytes, sum.get(), nullptr));
-        PINBENCH_CUDA(cudaEventRecord(stop.get(), nullptr));
-        PINBENCH_CUDA(cudaEventSynchronize(stop.get()));
+        d.call(d.event_record, start.get(), CUstream{nullptr});
+        cuda::launch_checksum(data, bytes, sum.get(), nullptr);
+        d.call(d.event_record, stop.get(), CUstream{nullptr});
+        d.call(d.event_synchronize, stop.get());
         float ms = 0;
-        PINBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+        d.call(d.event_elapsed_time, &ms, start.get(), stop.get());
         best_ms = i == 0 ? ms : std::min(best_ms, ms);
     }
     return best_ms > 0 ? static_cast<double>(bytes) / (best_ms * 1e6) : 0;
 }
 
 std::uint64_t free_now() {
+    const cuda::DriverApi& d = cuda::driver();
+    (void)cuda::current_device();
     std::size_t free = 0, total = 0;
-    PINBENCH_CUDA(cudaMemGetInfo(&free, &total));
+    d.call(d.mem_get_info, &free, &total);
     return free;
 }
 
@@ -118,25 +129,29 @@ BlockSearch largest_device_block(std::uint64_t upper, std::uint64_t resolution, 
 double device_read_gbps(std::uint64_t bytes) {
     const ResultWord sum;
     TrialBlock block(bytes);
-    if (block.get() == nullptr) cuda::check(cudaErrorMemoryAllocation, "cudaMalloc (read reference)");
+    if (block.get() == nullptr) {
+        const cuda::DriverApi& d = cuda::driver();
+        d.check(CUDA_ERROR_OUT_OF_MEMORY, std::string(d.mem_alloc.name) + " (read reference)");
+    }
     return read_gbps(block.get(), bytes, sum);
 }
 
 DeviceFiller::DeviceFiller(std::uint64_t free_target, std::uint64_t resolution) {
     // Big chunks first, halving when one does not fit, until free is within resolution.
+    const cuda::DriverApi& d = cuda::driver();
     std::uint64_t free = free_now();
     while (free > free_target + resolution) {
         std::uint64_t chunk = (free - free_target) / resolution * resolution;
-        void* p = nullptr;
-        while (chunk >= resolution && cudaMalloc(&p, chunk) != cudaSuccess) {
-            (void)cudaGetLastError();
+        CUdeviceptr p = 0;
+        while (chunk >= resolution &&
+               d.status(d.mem_alloc, &p, static_cast<std::size_t>(chunk)) != CUDA_SUCCESS) {
             chunk = chunk / 2 / resolution * resolution;
         }
         if (chunk < resolution) break;
-        chunks_.emplace_back(p, chunk);
+        chunks_.emplace_back(as_pointer(p), chunk);
         filled_ += chunk;
-        PINBENCH_CUDA(cudaMemset(p, kFillByte, chunk));
-        PINBENCH_CUDA(cudaDeviceSynchronize());
+        d.call(d.memset_d8, p, kFillByte, static_cast<std::size_t>(chunk));
+        d.call(d.ctx_synchronize);
         const std::uint64_t now = free_now();
         if (now >= free) break;  // the driver did not take it from free memory: stop
         free = now;
@@ -145,18 +160,20 @@ DeviceFiller::DeviceFiller(std::uint64_t free_target, std::uint64_t resolution) 
 }
 
 DeviceFiller::~DeviceFiller() {
-    for (const auto& [p, n] : chunks_) cudaFree(p);
+    const cuda::DriverApi& d = cuda::driver();
+    for (const auto& [p, n] : chunks_) (void)d.status(d.mem_free, reinterpret_cast<CUdeviceptr>(p));
 }
 
 std::string DeviceFiller::intact() const {
+    const cuda::DriverApi& d = cuda::driver();
     const ResultWord sum;
     std::string problem;
     for (std::size_t i = 0; i < chunks_.size() && problem.empty(); ++i) {
         const auto [p, n] = chunks_[i];
-        PINBENCH_CUDA(cudaMemset(sum.get(), 0, sizeof *sum.get()));
-        PINBENCH_CUDA(cuda::launch_checksum(p, n, sum.get(), nullptr));
+        d.call(d.memset_d8, sum.address(), static_cast<unsigned char>(0), sizeof(unsigned long long));
+        cuda::launch_checksum(p, n, sum.get(), nullptr);
         unsigned long long got = 0;
-        PINBENCH_CUDA(cudaMemcpy(&got, sum.get(), sizeof got, cudaMemcpyDeviceToHost));
+        d.call(d.memcpy_dtoh, static_cast<void*>(&got), sum.address(), sizeof got);
         // Every 32-bit word is 0x5A5A5A5A (chunks are multiples of the resolution, so of 4).
         const unsigned long long expected = (n / 4) * 0x5A5A5A5AULL;
         if (got != expected) problem = "filler chunk " + std::to_string(i) + " no longer holds its pattern";

@@ -1,59 +1,78 @@
 // Context, device buffers and the GPU-use steps of the CUDA core.
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "cuda/driver_api.hpp"
+#include "cuda/driver_handles.hpp"
 #include "cuda/kernels.hpp"
-#include "pinbench/cuda/cuda_check.hpp"
-#include "pinbench/cuda/cuda_handles.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/transfers.hpp"
 
 namespace pinbench {
+namespace {
+
+CUdeviceptr device_address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
+
+}  // namespace
 
 DeviceContext::DeviceContext(int device) : device_(device) {
-    PINBENCH_CUDA(cudaSetDevice(device));
-    PINBENCH_CUDA(cudaFree(nullptr));  // creates the primary context
-    // Launch every kernel of the core once so lazy module loading happens here, not inside
-    // a measured step.
-    PINBENCH_CUDA(cuda::launch_warmup(nullptr));
-    unsigned long long* sum = nullptr;
-    PINBENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
-    PINBENCH_CUDA(cudaMemset(sum, 0, sizeof *sum));
-    const cudaError_t launched = cuda::launch_checksum(sum, sizeof *sum, sum, nullptr);
-    const cudaError_t synced = cudaDeviceSynchronize();
-    cudaFree(sum);
-    PINBENCH_CUDA(launched);
-    PINBENCH_CUDA(synced);
+    const cuda::DriverApi& d = cuda::driver();
+    cuda::make_current(device);  // the primary context, as cudaSetDevice + cudaFree(0)
+    // Load the kernels and launch each once, so module loading happens here, not inside a
+    // measured step.
+    cuda::load_kernels();
+    cuda::launch_warmup(nullptr);
+    CUdeviceptr sum = 0;
+    d.call(d.mem_alloc, &sum, sizeof(unsigned long long));
+    const CUresult set =
+        d.status(d.memset_d8, sum, static_cast<unsigned char>(0), sizeof(unsigned long long));
+    try {
+        d.check(set, d.memset_d8.name);
+        cuda::launch_checksum(reinterpret_cast<void*>(sum), sizeof(unsigned long long),
+                              reinterpret_cast<void*>(sum), nullptr);
+        d.call(d.ctx_synchronize);
+    } catch (...) {
+        (void)d.status(d.mem_free, sum);
+        throw;
+    }
+    d.call(d.mem_free, sum);
 }
 
 // The primary context stays alive until the process exits: runs are isolated by process,
 // and resetting here would also free memory a caller may still hold.
 void DeviceContext::synchronize() const {
-    PINBENCH_CUDA(cudaSetDevice(device_));
-    PINBENCH_CUDA(cudaDeviceSynchronize());
+    const cuda::DriverApi& d = cuda::driver();
+    cuda::make_current(device_);
+    d.call(d.ctx_synchronize);
 }
 
 MemInfo DeviceContext::mem_info() const {
-    PINBENCH_CUDA(cudaSetDevice(device_));
+    const cuda::DriverApi& d = cuda::driver();
+    cuda::make_current(device_);
     std::size_t free = 0, total = 0;
-    PINBENCH_CUDA(cudaMemGetInfo(&free, &total));
+    d.call(d.mem_get_info, &free, &total);
     return {free, total};
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
-    PINBENCH_CUDA(cudaMalloc(&ptr_, bytes));
-    const cudaError_t set = cudaMemset(ptr_, 0, bytes);
-    const cudaError_t synced = set == cudaSuccess ? cudaDeviceSynchronize() : set;
-    if (synced != cudaSuccess) {
-        cudaFree(ptr_);
-        cuda::check(synced, "cudaMemset");
+    const cuda::DriverApi& d = cuda::driver();
+    (void)cuda::current_device();
+    CUdeviceptr p = 0;
+    d.call(d.mem_alloc, &p, bytes);
+    ptr_ = reinterpret_cast<void*>(p);  // NOLINT(performance-no-int-to-ptr)
+    CUresult status = d.status(d.memset_d8, p, static_cast<unsigned char>(0), bytes);
+    if (status == CUDA_SUCCESS) status = d.status(d.ctx_synchronize);
+    if (status != CUDA_SUCCESS) {
+        (void)d.status(d.mem_free, p);
+        d.check(status, d.memset_d8.name);
     }
 }
 
-DeviceBuffer::~DeviceBuffer() { cudaFree(ptr_); }
+DeviceBuffer::~DeviceBuffer() {
+    const cuda::DriverApi& d = cuda::driver();
+    (void)d.status(d.mem_free, device_address(ptr_));
+}
 
 GpuUseWorkspace::GpuUseWorkspace(std::size_t copy_chunk)
     : copy_target_(copy_chunk), result_(sizeof(unsigned long long)) {}
@@ -62,38 +81,45 @@ namespace {
 
 // H2D copies of [src, src + bytes) in target-sized chunks on the legacy stream; not synchronized.
 void enqueue_copies_to_device(const std::byte* src, std::size_t bytes, const DeviceBuffer& target) {
+    const cuda::DriverApi& d = cuda::driver();
     const std::size_t chunk = target.size();
     for (std::size_t off = 0; off < bytes; off += chunk) {
         const std::size_t n = std::min(chunk, bytes - off);
-        PINBENCH_CUDA(cudaMemcpyAsync(target.data(), src + off, n, cudaMemcpyHostToDevice, nullptr));
+        d.call(d.memcpy_htod_async, device_address(target.data()), static_cast<const void*>(src + off), n,
+               CUstream{nullptr});
     }
 }
 
 void copy_to_device_chunked(const std::byte* src, std::size_t bytes, const DeviceBuffer& target) {
+    const cuda::DriverApi& d = cuda::driver();
     enqueue_copies_to_device(src, bytes, target);
-    PINBENCH_CUDA(cudaStreamSynchronize(nullptr));
+    d.call(d.stream_synchronize, CUstream{nullptr});
 }
 
 std::uint64_t device_checksum(const void* data, std::size_t bytes, const GpuUseWorkspace& ws) {
-    auto* sum = static_cast<unsigned long long*>(ws.result().data());
-    PINBENCH_CUDA(cudaMemsetAsync(sum, 0, sizeof *sum, nullptr));
-    PINBENCH_CUDA(cuda::launch_checksum(data, bytes, sum, nullptr));
+    const cuda::DriverApi& d = cuda::driver();
+    void* sum = ws.result().data();
+    d.call(d.memset_d8_async, device_address(sum), static_cast<unsigned char>(0), sizeof(unsigned long long),
+           CUstream{nullptr});
+    cuda::launch_checksum(data, bytes, sum, nullptr);
     unsigned long long host = 0;
-    PINBENCH_CUDA(cudaMemcpyAsync(&host, sum, sizeof host, cudaMemcpyDeviceToHost, nullptr));
-    PINBENCH_CUDA(cudaStreamSynchronize(nullptr));
+    d.call(d.memcpy_dtoh_async, static_cast<void*>(&host), device_address(sum), sizeof host,
+           CUstream{nullptr});
+    d.call(d.stream_synchronize, CUstream{nullptr});
     return host;
 }
 
 }  // namespace
 
 double timed_h2d_copy_ms(const void* data, std::size_t bytes, const GpuUseWorkspace& ws) {
+    const cuda::DriverApi& d = cuda::driver();
     cuda::Event start(true), stop(true);
-    PINBENCH_CUDA(cudaEventRecord(start.get(), nullptr));
+    d.call(d.event_record, start.get(), CUstream{nullptr});
     enqueue_copies_to_device(static_cast<const std::byte*>(data), bytes, ws.copy_target());
-    PINBENCH_CUDA(cudaEventRecord(stop.get(), nullptr));
-    PINBENCH_CUDA(cudaEventSynchronize(stop.get()));
+    d.call(d.event_record, stop.get(), CUstream{nullptr});
+    d.call(d.event_synchronize, stop.get());
     float ms = 0;
-    PINBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    d.call(d.event_elapsed_time, &ms, start.get(), stop.get());
     return ms;
 }
 
@@ -103,6 +129,7 @@ void first_gpu_use(const HostBuffer& buffer, const GpuUseWorkspace& ws) {
 }
 
 std::string verify_round_trip(const HostBuffer& buffer, const GpuUseWorkspace& ws, std::uint32_t seed) {
+    const cuda::DriverApi& d = cuda::driver();
     // xorshift pattern: cheap, and a shifted or truncated copy cannot match by accident.
     std::uint32_t state = seed | 1u;
     auto* bytes = reinterpret_cast<unsigned char*>(buffer.data());
@@ -113,11 +140,12 @@ std::string verify_round_trip(const HostBuffer& buffer, const GpuUseWorkspace& w
         bytes[i] = static_cast<unsigned char>(state);
     }
     const std::size_t chunk = ws.copy_target().size();
+    const CUdeviceptr target = device_address(ws.copy_target().data());
     std::vector<unsigned char> back(std::min(chunk, buffer.size()));
     for (std::size_t off = 0; off < buffer.size(); off += chunk) {
         const std::size_t n = std::min(chunk, buffer.size() - off);
-        PINBENCH_CUDA(cudaMemcpy(ws.copy_target().data(), bytes + off, n, cudaMemcpyHostToDevice));
-        PINBENCH_CUDA(cudaMemcpy(back.data(), ws.copy_target().data(), n, cudaMemcpyDeviceToHost));
+        d.call(d.memcpy_htod, target, static_cast<const void*>(bytes + off), n);
+        d.call(d.memcpy_dtoh, static_cast<void*>(back.data()), target, n);
         if (std::memcmp(back.data(), bytes + off, n) != 0) {
             return "host -> device -> host copy differs in the chunk at offset " + std::to_string(off);
         }
@@ -134,17 +162,15 @@ std::string verify_round_trip(const HostBuffer& buffer, const GpuUseWorkspace& w
 }
 
 int cuda_device_count(std::string* why) {
+    const cuda::DriverApi* d = cuda::try_driver(why);
+    if (d == nullptr) return 0;
     int n = 0;
-    const cudaError_t status = cudaGetDeviceCount(&n);
-    if (status != cudaSuccess) {
-        (void)cudaGetLastError();
-        if (why) {
-            *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(status) + " (" +
-                   cudaGetErrorString(status) + ")";
-        }
+    const CUresult status = d->status(d->device_get_count, &n);
+    if (status != CUDA_SUCCESS) {
+        if (why) *why = "cuDeviceGetCount: " + d->error_name(status) + " (" + d->error_text(status) + ")";
         return 0;
     }
-    if (n == 0 && why) *why = "cudaGetDeviceCount returned 0 devices";
+    if (n == 0 && why) *why = "cuDeviceGetCount returned 0 devices";
     return n;
 }
 

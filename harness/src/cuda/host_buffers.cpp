@@ -1,6 +1,6 @@
 // One HostBuffer implementation per API family. Each frees through the API that allocated it.
-#include <cuda_runtime_api.h>
-
+// The API variants keep the runtime's names; each is the driver call the runtime makes for it
+// (docs/kinds.md, "Which driver call each API variant is").
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cuda/driver_api.hpp"
 #include "cuda/host_allocators.hpp"
-#include "pinbench/cuda/cuda_check.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "platform/huge_pages.hpp"
 
@@ -20,19 +20,21 @@ namespace {
 // touching (one write per page) and register alignment, where a smaller step is still correct.
 std::size_t page_size_guess() { return 4096; }
 
+// cudaHostAlloc's flags are the driver's CU_MEMHOSTALLOC_* values.
 unsigned host_alloc_flags(unsigned flags) {
-    unsigned f = cudaHostAllocDefault;
-    if (flags & flag_portable) f |= cudaHostAllocPortable;
-    if (flags & flag_mapped) f |= cudaHostAllocMapped;
-    if (flags & flag_write_combined) f |= cudaHostAllocWriteCombined;
+    unsigned f = 0;
+    if (flags & flag_portable) f |= CU_MEMHOSTALLOC_PORTABLE;
+    if (flags & flag_mapped) f |= CU_MEMHOSTALLOC_DEVICEMAP;
+    if (flags & flag_write_combined) f |= CU_MEMHOSTALLOC_WRITECOMBINED;
     return f;
 }
 
 void* mapped_device_pointer(void* host, ApiVariant api) {
     if (!has_device_pointer(api)) return nullptr;
-    void* dev = nullptr;
-    PINBENCH_CUDA(cudaHostGetDevicePointer(&dev, host, 0));
-    return dev;
+    const cuda::DriverApi& d = cuda::driver();
+    CUdeviceptr dev = 0;
+    d.call(d.mem_host_get_device_pointer, &dev, host, 0u);
+    return reinterpret_cast<void*>(dev);  // NOLINT(performance-no-int-to-ptr)
 }
 
 // Writes one byte per page so the OS backs every page before the driver sees the memory:
@@ -84,25 +86,25 @@ private:
     std::size_t size_;
 };
 
-// cudaMallocHost and cudaHostAlloc: the driver allocates and pins.
+// cudaMallocHost and cudaHostAlloc: the driver allocates and pins. Both are cuMemHostAlloc, as
+// the runtime calls it (cudaMallocHost with flags 0; the trace shows it arriving so).
 class DriverPinnedBuffer final : public HostBuffer {
 public:
     DriverPinnedBuffer(ApiVariant api, std::size_t bytes) : api_(api), size_(bytes) {
+        const cuda::DriverApi& d = cuda::driver();
+        (void)cuda::current_device();
         void* p = nullptr;
-        if (api.family == ApiFamily::malloc_host) {
-            PINBENCH_CUDA(cudaMallocHost(&p, bytes));
-        } else {
-            PINBENCH_CUDA(cudaHostAlloc(&p, bytes, host_alloc_flags(api.flags)));
-        }
+        const unsigned flags = api.family == ApiFamily::malloc_host ? 0u : host_alloc_flags(api.flags);
+        d.call(d.mem_host_alloc, &p, bytes, flags);
         ptr_ = static_cast<std::byte*>(p);
         try {
             device_ptr_ = mapped_device_pointer(p, api);
         } catch (...) {
-            cudaFreeHost(p);
+            (void)d.status(d.mem_free_host, p);
             throw;
         }
     }
-    ~DriverPinnedBuffer() override { cudaFreeHost(ptr_); }
+    ~DriverPinnedBuffer() override { (void)cuda::driver().status(cuda::driver().mem_free_host, ptr_); }
     ApiVariant api() const override { return api_; }
     std::byte* data() const override { return ptr_; }
     std::size_t size() const override { return size_; }
@@ -126,15 +128,20 @@ public:
     template <class... MemoryArgs>
     RegisteredBuffer(ApiVariant api, std::size_t bytes, MemoryArgs&&... memory_args)
         : api_(api), memory_(std::forward<MemoryArgs>(memory_args)...), size_(bytes) {
-        PINBENCH_CUDA(cudaHostRegister(memory_.data(), bytes, cuda::host_register_flags(api.flags)));
+        const cuda::DriverApi& d = cuda::driver();
+        (void)cuda::current_device();
+        d.call(d.mem_host_register, static_cast<void*>(memory_.data()), bytes,
+               cuda::host_register_flags(api.flags));
         try {
             device_ptr_ = mapped_device_pointer(memory_.data(), api);
         } catch (...) {
-            cudaHostUnregister(memory_.data());
+            (void)d.status(d.mem_host_unregister, static_cast<void*>(memory_.data()));
             throw;
         }
     }
-    ~RegisteredBuffer() override { cudaHostUnregister(memory_.data()); }
+    ~RegisteredBuffer() override {
+        (void)cuda::driver().status(cuda::driver().mem_host_unregister, static_cast<void*>(memory_.data()));
+    }
     ApiVariant api() const override { return api_; }
     std::byte* data() const override { return memory_.data(); }
     std::size_t size() const override { return size_; }
@@ -153,10 +160,11 @@ private:
 
 }  // namespace
 
+// cudaHostRegister's flags are the driver's CU_MEMHOSTREGISTER_* values.
 unsigned cuda::host_register_flags(unsigned flags) {
-    unsigned f = cudaHostRegisterDefault;
-    if (flags & flag_portable) f |= cudaHostRegisterPortable;
-    if (flags & flag_mapped) f |= cudaHostRegisterMapped;
+    unsigned f = 0;
+    if (flags & flag_portable) f |= CU_MEMHOSTREGISTER_PORTABLE;
+    if (flags & flag_mapped) f |= CU_MEMHOSTREGISTER_DEVICEMAP;
     return f;
 }
 

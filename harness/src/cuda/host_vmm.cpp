@@ -1,15 +1,11 @@
 // Host-located VMM memory: cuMemCreate with a host location, cuMemAddressReserve, cuMemMap,
-// cuMemSetAccess. The driver API is reached through the runtime's driver entry points, so the
-// binary links neither libcuda nor its stub and still starts where no driver is installed.
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime_api.h>
+// cuMemSetAccess, through the driver table (driver_api.hpp).
 
 #include <string>
 #include <utility>
 
+#include "cuda/driver_api.hpp"
 #include "cuda/host_allocators.hpp"
-#include "pinbench/cuda/cuda_check.hpp"
 #include "pinbench/errors.hpp"
 #include "platform/huge_pages.hpp"
 
@@ -21,82 +17,12 @@ namespace {
 // not know it answer CUDA_ERROR_INVALID_VALUE, which reads as "not supported".
 constexpr auto kHostVmmSupported = static_cast<CUdevice_attribute>(145);
 
-// The ABI the PFN_*_v10020 / _v2000 / _v6000 types below describe; every driver since 12.0
-// serves it.
-constexpr unsigned kDriverAbi = 12000;
-
-// The driver functions this file uses, looked up once per allocation (no global state).
-struct DriverApi {
-    PFN_cuGetErrorName_v6000 get_error_name = nullptr;
-    PFN_cuGetErrorString_v6000 get_error_string = nullptr;
-    PFN_cuDeviceGet_v2000 device_get = nullptr;
-    PFN_cuDeviceGetAttribute_v2000 device_get_attribute = nullptr;
-    PFN_cuMemGetAllocationGranularity_v10020 get_granularity = nullptr;
-    PFN_cuMemCreate_v10020 create = nullptr;
-    PFN_cuMemRelease_v10020 release = nullptr;
-    PFN_cuMemAddressReserve_v10020 address_reserve = nullptr;
-    PFN_cuMemAddressFree_v10020 address_free = nullptr;
-    PFN_cuMemMap_v10020 map = nullptr;
-    PFN_cuMemUnmap_v10020 unmap = nullptr;
-    PFN_cuMemSetAccess_v10020 set_access = nullptr;
-
-    // Throws CudaError(api, code, CUDA_ERROR_..., text) unless `status` is CUDA_SUCCESS.
-    void check(CUresult status, const char* api) const {
-        if (status == CUDA_SUCCESS) return;
-        const char* name = nullptr;
-        const char* text = nullptr;
-        if (get_error_name == nullptr || get_error_name(status, &name) != CUDA_SUCCESS) name = nullptr;
-        if (get_error_string == nullptr || get_error_string(status, &text) != CUDA_SUCCESS) text = nullptr;
-        throw CudaError(api, static_cast<int>(status),
-                        name != nullptr ? name : "CUDA_ERROR_" + std::to_string(status),
-                        text != nullptr ? text : "no description");
-    }
-};
-
-template <class Fn>
-void load(Fn& fn, const char* symbol) {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-#if CUDART_VERSION >= 12050
-    const cudaError_t status =
-        cudaGetDriverEntryPointByVersion(symbol, &p, kDriverAbi, cudaEnableDefault, &found);
-#else
-    const cudaError_t status = cudaGetDriverEntryPoint(symbol, &p, cudaEnableDefault, &found);
-#endif
-    if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr) {
-        (void)cudaGetLastError();
-        throw UnsupportedError(
-            std::string("cuMemCreate with a host location: the driver has no ") + symbol +
-            (status != cudaSuccess ? std::string(" (") + cudaGetErrorName(status) + ")" : std::string()));
-    }
-    fn = reinterpret_cast<Fn>(p);
-}
-
-DriverApi load_driver_api() {
-    DriverApi api;
-    load(api.get_error_name, "cuGetErrorName");
-    load(api.get_error_string, "cuGetErrorString");
-    load(api.device_get, "cuDeviceGet");
-    load(api.device_get_attribute, "cuDeviceGetAttribute");
-    load(api.get_granularity, "cuMemGetAllocationGranularity");
-    load(api.create, "cuMemCreate");
-    load(api.release, "cuMemRelease");
-    load(api.address_reserve, "cuMemAddressReserve");
-    load(api.address_free, "cuMemAddressFree");
-    load(api.map, "cuMemMap");
-    load(api.unmap, "cuMemUnmap");
-    load(api.set_access, "cuMemSetAccess");
-    return api;
-}
-
 // The attribute's value; nullopt-like -1 with `error` set when the driver does not know it.
 int attribute(const DriverApi& api, CUdevice device, CUdevice_attribute which, std::string* error) {
     int value = 0;
-    const CUresult status = api.device_get_attribute(&value, which, device);
+    const CUresult status = api.status(api.device_get_attribute, &value, which, device);
     if (status == CUDA_SUCCESS) return value;
-    const char* name = nullptr;
-    api.get_error_name(status, &name);
-    *error = name != nullptr ? name : "CUDA_ERROR_" + std::to_string(status);
+    *error = api.error_name(status);
     return -1;
 }
 
@@ -138,35 +64,33 @@ CUmemLocation host_location(const DriverApi& api, CUdevice device, HostLocation 
 
 class VmmHostBuffer final : public HostBuffer {
 public:
-    VmmHostBuffer(ApiVariant api, std::size_t bytes) : api_(api), size_(bytes), driver_(load_driver_api()) {
-        PINBENCH_CUDA(cudaFree(nullptr));  // the runtime's primary context is current from here on
-        int ordinal = 0;
-        PINBENCH_CUDA(cudaGetDevice(&ordinal));
+    VmmHostBuffer(ApiVariant api, std::size_t bytes) : api_(api), size_(bytes), driver_(driver()) {
+        const int ordinal = current_device();  // a primary context is current from here on
         CUdevice device = 0;
-        driver_.check(driver_.device_get(&device, ordinal), "cuDeviceGet");
+        driver_.call(driver_.device_get, &device, ordinal);
         location_ = host_location(driver_, device, api.location);
 
         CUmemAllocationProp prop{};
         prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
         prop.location = location_;
         prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;  // HOST allocations are not IPC capable
-        driver_.check(driver_.get_granularity(&granularity_, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-                      "cuMemGetAllocationGranularity");
+        driver_.call(driver_.mem_get_allocation_granularity, &granularity_, &prop,
+                     CU_MEM_ALLOC_GRANULARITY_MINIMUM);
         const std::size_t b = bytes == 0 ? 1 : bytes;
         mapped_bytes_ = (b + granularity_ - 1) / granularity_ * granularity_;
 
-        const CUresult created = driver_.create(&handle_, mapped_bytes_, &prop, 0);
+        const CUresult created = driver_.status(driver_.mem_create, &handle_, mapped_bytes_, &prop, 0ULL);
         if (created == CUDA_ERROR_NOT_SUPPORTED) {
             throw UnsupportedError("cuMemCreate at " + std::string(to_string(api.location)) +
                                    " failed with CUDA_ERROR_NOT_SUPPORTED although the device attribute says "
                                    "it is supported");
         }
-        driver_.check(created, "cuMemCreate");
+        driver_.check(created, driver_.mem_create.name);
         has_handle_ = true;
         try {
-            driver_.check(driver_.address_reserve(&address_, mapped_bytes_, granularity_, 0, 0),
-                          "cuMemAddressReserve");
-            driver_.check(driver_.map(address_, mapped_bytes_, 0, handle_, 0), "cuMemMap");
+            driver_.call(driver_.mem_address_reserve, &address_, mapped_bytes_, granularity_, CUdeviceptr{0},
+                         0ULL);
+            driver_.call(driver_.mem_map, address_, mapped_bytes_, std::size_t{0}, handle_, 0ULL);
             mapped_ = true;
             // Read/write for the device, and for the CPU so the host can fill and read it.
             CUmemAccessDesc access[2]{};
@@ -175,7 +99,8 @@ public:
             access[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
             access[1].location = location_;
             access[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-            driver_.check(driver_.set_access(address_, mapped_bytes_, access, 2), "cuMemSetAccess");
+            driver_.call(driver_.mem_set_access, address_, mapped_bytes_,
+                         static_cast<const CUmemAccessDesc*>(access), std::size_t{2});
         } catch (...) {
             free_all();
             throw;
@@ -204,16 +129,16 @@ public:
 
 private:
     void free_all() noexcept {
-        if (mapped_) driver_.unmap(address_, mapped_bytes_);
-        if (address_ != 0) driver_.address_free(address_, mapped_bytes_);
-        if (has_handle_) driver_.release(handle_);
+        if (mapped_) (void)driver_.status(driver_.mem_unmap, address_, mapped_bytes_);
+        if (address_ != 0) (void)driver_.status(driver_.mem_address_free, address_, mapped_bytes_);
+        if (has_handle_) (void)driver_.status(driver_.mem_release, handle_);
         mapped_ = has_handle_ = false;
         address_ = 0;
     }
 
     ApiVariant api_;
     std::size_t size_;
-    DriverApi driver_;
+    const DriverApi& driver_;
     CUmemLocation location_{};
     std::size_t granularity_ = 0;
     std::size_t mapped_bytes_ = 0;

@@ -1,22 +1,26 @@
-// Launchers of the CUDA core's kernels (kernels.cu). Host code calls these; only kernels.cu
-// is compiled by nvcc, so every other core source can be checked by a host compiler.
+// The CUDA core's kernels (kernels.cu), launched from the committed PTX (kernels.ptx) that the
+// driver JIT-compiles: no nvcc at build time (docs/driver-api.md).
 #pragma once
 
-#include <cuda_runtime_api.h>
+#include <cuda.h>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace pinbench::cuda {
 
-// Does nothing on the GPU; launching it loads the module (lazy loading would otherwise load
-// it at the first measured launch).
-cudaError_t launch_warmup(cudaStream_t stream);
+// Loads the kernels' module into the current context (cuModuleLoadData: the driver compiles the
+// PTX, or takes it from its cache) unless it is loaded there already; the module stays loaded for
+// the context's life, as the runtime's modules do. DeviceContext calls this before anything is
+// measured, so that no measured step pays for it.
+void load_kernels();
+
+// Does nothing on the GPU; launching it once makes the first measured launch an ordinary one.
+void launch_warmup(CUstream stream);
 
 // Adds every 32-bit little-endian word of [data, data + bytes) (and the tail bytes, each as
-// a value) into *sum. `data` may be a device pointer or a mapped host pointer.
-cudaError_t launch_checksum(const void* data, std::size_t bytes, unsigned long long* sum,
-                            cudaStream_t stream);
+// a value) into *sum. `data` may be a device pointer or a mapped host pointer. Throws CudaError.
+void launch_checksum(const void* data, std::size_t bytes, void* sum, CUstream stream);
 
 // The same sum on the host, for comparison.
 std::uint64_t host_checksum(const void* data, std::size_t bytes);

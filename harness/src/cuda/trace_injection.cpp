@@ -4,10 +4,11 @@
 // sees the runtime, PyTorch and static or dynamic cudart alike, and appends one JSON line per
 // call to $PINBENCH_TRACE_EVENTS (trace/pin_event.hpp). CUPTI is loaded at run time, so a
 // machine without it gets a "start" event saying why instead of a driver that skips the library.
+// The driver calls it makes itself go through the driver table (cuda/driver_api.hpp), so the
+// library links no CUDA library either.
 //
 // State: one Tracer per process, made in InitializeInjection and handed to CUPTI as the
 // callback's userdata; it lives until the process ends, because CUPTI may call back until then.
-#include <cuda.h>
 #include <cupti.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "cuda/driver_api.hpp"
 #include "pinbench/dynamic_library.hpp"
 #include "trace/injection_platform.hpp"
 #include "trace/pin_event.hpp"
@@ -76,9 +78,11 @@ std::vector<std::string> program_stack(int depth) {
     return frames;
 }
 
-std::uint64_t pool_reserved(CUmemoryPool pool) {
+std::uint64_t pool_reserved(const cuda::DriverApi* driver, CUmemoryPool pool) {
     cuuint64_t reserved = 0;
-    if (cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) != CUDA_SUCCESS) {
+    if (driver == nullptr || driver->mem_pool_get_attribute.fn == nullptr ||
+        driver->mem_pool_get_attribute.fn(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) !=
+            CUDA_SUCCESS) {
         return 0;
     }
     return reserved;
@@ -86,7 +90,10 @@ std::uint64_t pool_reserved(CUmemoryPool pool) {
 
 class Tracer {
 public:
-    Tracer(const std::string& events_path, int stack_depth) : file_(events_path), stack_depth_(stack_depth) {}
+    // The driver is in the process already (it is loading this library), so loading the table
+    // opens the same library; cuInit is not called from here.
+    Tracer(const std::string& events_path, int stack_depth)
+        : file_(events_path), stack_depth_(stack_depth), driver_(cuda::DriverApi::load(nullptr)) {}
 
     bool file_ok() const { return file_.is_open(); }
     void write(const nlohmann::json& line) { file_.append_line(line.dump()); }
@@ -102,11 +109,13 @@ public:
         c.duration_ns = now_ns() - entered_ns;
         const auto result = *static_cast<const CUresult*>(d.functionReturnValue);
         c.result = static_cast<int>(result);
-        const char* name = nullptr;
-        c.result_name = cuGetErrorName(result, &name) == CUDA_SUCCESS && name != nullptr ? name : "?";
+        c.result_name = driver_ != nullptr ? driver_->error_name(result) : "?";
         const bool ok = result == CUDA_SUCCESS;
         CUdevice device = -1;
-        if (cuCtxGetDevice(&device) == CUDA_SUCCESS) c.device = static_cast<int>(device);
+        if (driver_ != nullptr && driver_->ctx_get_device.fn != nullptr &&
+            driver_->ctx_get_device.fn(&device) == CUDA_SUCCESS) {
+            c.device = static_cast<int>(device);
+        }
 
         switch (cbid) {
             case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
@@ -182,7 +191,7 @@ public:
                 c.pool = reinterpret_cast<std::uintptr_t>(p->pool);
                 if (!known(host_pools_, c.pool)) return;
                 c.bytes = p->minBytesToKeep;
-                c.pool_reserved = pool_reserved(p->pool);
+                c.pool_reserved = pool_reserved(driver_.get(), p->pool);
                 break;
             }
             case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
@@ -195,7 +204,7 @@ public:
                     c.address = *p->dptr;
                     remember(pool_pointers_, c.address);
                 }
-                c.pool_reserved = pool_reserved(p->pool);
+                c.pool_reserved = pool_reserved(driver_.get(), p->pool);
                 break;
             }
             case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
@@ -235,6 +244,7 @@ private:
 
     EventFile file_;
     int stack_depth_;
+    std::unique_ptr<cuda::DriverApi> driver_;  // nullptr: names and devices read "?"
     std::mutex mutex_;
     Set host_handles_, host_pools_, pool_pointers_;
 };

@@ -23,6 +23,10 @@ std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::stri
     return nullptr;
 }
 
+std::unique_ptr<DynamicLibrary> DynamicLibrary::open_system(const std::string& name, std::string* why) {
+    return open({name}, why);
+}
+
 DynamicLibrary::~DynamicLibrary() {
     if (handle_ != nullptr) ::dlclose(handle_);
 }

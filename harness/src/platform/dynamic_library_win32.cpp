@@ -55,6 +55,23 @@ std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::stri
     return nullptr;
 }
 
+std::unique_ptr<DynamicLibrary> DynamicLibrary::open_system(const std::string& name, std::string* why) {
+    QuietLoaderErrors quiet;
+    std::wstring wide;
+    try {
+        wide = win32::widen(name);
+    } catch (const SystemError& e) {
+        if (why != nullptr) *why = name + ": " + e.what();
+        return nullptr;
+    }
+    // System32 alone: a DLL of the same name planted beside the program or in the current
+    // folder is never loaded in the driver's place.
+    HMODULE module = ::LoadLibraryExW(wide.c_str(), nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
+    if (module != nullptr) return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(module, name));
+    if (why != nullptr) *why = name + " (System32): " + win32::error_text(::GetLastError());
+    return nullptr;
+}
+
 DynamicLibrary::~DynamicLibrary() {
     if (handle_ != nullptr) ::FreeLibrary(static_cast<HMODULE>(handle_));
 }

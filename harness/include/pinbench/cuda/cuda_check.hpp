@@ -1,6 +1,6 @@
-// Every CUDA return code is checked; a failure becomes a CudaError naming the API call.
-// Public for the CUDA-core files of other targets (benchmarks/cuda/); it includes the CUDA
-// runtime header, so only CUDA-core files include it.
+// Every CUDA runtime return code is checked; a failure becomes a CudaError naming the API call.
+// For the programs built with nvcc that use the CUDA runtime themselves (benchmarks/cuda/); the
+// harness calls the driver API through its table instead (harness/src/cuda/driver_api.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>

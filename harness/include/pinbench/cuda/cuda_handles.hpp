@@ -1,5 +1,6 @@
-// RAII owners of CUDA streams and events, and a guard that restores the current device.
-// CUDA core only (includes the runtime header): harness/src/cuda/ and benchmarks/cuda/.
+// RAII owners of CUDA runtime streams and events, and a guard that restores the current device.
+// For the runtime programs built with nvcc (benchmarks/cuda/); the harness has driver-API ones
+// (harness/src/cuda/driver_handles.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
