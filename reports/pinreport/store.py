@@ -33,8 +33,8 @@ from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
 from pinreport.load import ResultsFile, as_current_version, parse_json, parse_results
-from pinreport.test_double import produced_by_test_double
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.test_double import produced_by_test_double
 from pinreport.versions import is_release, previous_release, release_key
 
 REAL = "real"

@@ -627,7 +627,8 @@ TEST(Store, TestDoubleResultsAreRefused) {
             store.add(source);
             FAIL() << "test-double results stored";
         } catch (const InputError& e) {
-            EXPECT_EQ(std::string(e.what()).rfind(source + ": results of the pinbench test-double driver", 0), 0u)
+            EXPECT_EQ(std::string(e.what()).rfind(source + ": results of the pinbench test-double driver", 0),
+                      0u)
                 << e.what();
         }
     }

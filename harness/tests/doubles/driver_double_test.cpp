@@ -172,7 +172,7 @@ TEST_F(DriverDoubleTest, ContextAndPinnedCostsAreTheScriptedOnesToTheByte) {
     script(
         "total_memory = 4GiB\nreserved_memory = 100MiB\ncontext_cost = 300MiB\n"
         "pin_cost_per_gib.cuMemHostAlloc = 2MiB\npin_cost_per_gib.cuMemHostAlloc:2 = 8MiB\n"
-        "pin_cost_base.cuMemHostRegister = 64KiB\npin_cost_per_gib.cuMemHostRegister = 1MiB\n");
+        "pin_cost_base.cuMemHostRegister_v2 = 64KiB\npin_cost_per_gib.cuMemHostRegister_v2 = 1MiB\n");
     DriverDouble lib(folder("current"));
     ASSERT_EQ(NV(lib, nvmlInit_v2)(), NVML_SUCCESS);
     const std::uint64_t total = std::uint64_t{4} << 30;
@@ -269,7 +269,7 @@ TEST_F(DriverDoubleTest, ProcessesShareTheDeviceAndADeadOneIsFreed) {
 }
 
 TEST_F(DriverDoubleTest, ScriptedFailuresHitTheNthCallAndSizesAboveTheLimit) {
-    script("fail_call.cuMemHostAlloc = 2\nfail_above.cuMemAlloc = 1MiB\nfail_error.cuMemAlloc = 999\n");
+    script("fail_call.cuMemHostAlloc = 2\nfail_above.cuMemAlloc_v2 = 1MiB\nfail_error.cuMemAlloc_v2 = 999\n");
     DriverDouble lib(folder("current"));
     ASSERT_NO_FATAL_FAILURE(open_context(lib));
     void* p[3] = {};

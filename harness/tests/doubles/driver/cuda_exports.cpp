@@ -442,7 +442,7 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
     int device = 0;
     if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
     if (free == nullptr || total == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    if (const CUresult r = driver().scripted("cuMemGetInfo"); r != CUDA_SUCCESS) return r;
+    if (const CUresult r = driver().scripted("cuMemGetInfo_v2"); r != CUDA_SUCCESS) return r;
     Driver& d = driver();
     // Scripted blind: free stays where it was before anything ran, whatever was allocated.
     const std::uint64_t used =
@@ -455,7 +455,7 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t* free, size_t* total) {
 CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
     if (const CUresult r = initialized(); r != CUDA_SUCCESS) return r;
     if (bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (const CUresult r = driver().scripted("cuMemAlloc", bytesize); r != CUDA_SUCCESS) return r;
+    if (const CUresult r = driver().scripted("cuMemAlloc_v2", bytesize); r != CUDA_SUCCESS) return r;
     void* p = nullptr;
     const CUresult r = allocate(&p, bytesize, bytesize, RangeKind::device);
     if (r == CUDA_SUCCESS) *dptr = static_cast<CUdeviceptr>(address(p));
@@ -465,7 +465,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) { return free_range(pointer(dptr), RangeKind::device); }
 
 CUresult CUDAAPI cuMemAllocHost_v2(void** pp, size_t bytesize) {
-    return pinned_alloc(pp, bytesize, "cuMemAllocHost", 0);
+    return pinned_alloc(pp, bytesize, "cuMemAllocHost_v2", 0);
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
@@ -478,7 +478,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Fla
     int device = 0;
     if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
     if (p == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (const CUresult r = driver().scripted("cuMemHostRegister", bytesize); r != CUDA_SUCCESS) return r;
+    if (const CUresult r = driver().scripted("cuMemHostRegister_v2", bytesize); r != CUDA_SUCCESS) return r;
     Driver& d = driver();
     {
         const std::lock_guard lock(d.mutex);
@@ -488,7 +488,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Fla
             }
         }
     }
-    const std::uint64_t cost = d.script.pin_cost("cuMemHostRegister", Flags).of(bytesize);
+    const std::uint64_t cost = d.script.pin_cost("cuMemHostRegister_v2", Flags).of(bytesize);
     if (!d.charge(device, cost)) return CUDA_ERROR_OUT_OF_MEMORY;
     d.add_range(address(p), Range{bytesize, device, cost, RangeKind::registered_host});
     return CUDA_SUCCESS;

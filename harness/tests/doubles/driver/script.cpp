@@ -34,6 +34,22 @@ int int_of(const std::string& text) {
     return value;
 }
 
+// The entry points whose calls the double can fail (where each calls Driver::scripted): a failure
+// scripted on another would never fire, so it is refused.
+constexpr const char* failing_entry_points[] = {
+    "cuInit",        "cuDevicePrimaryCtxRetain", "cuCtxSynchronize",        "cuMemGetInfo_v2",
+    "cuMemAlloc_v2", "cuMemHostAlloc",           "cuMemAllocHost_v2",       "cuMemHostRegister_v2",
+    "cuMemCreate",   "cuMemPoolCreate",          "cuMemAllocFromPoolAsync", "cuModuleLoadData",
+    "cuLaunchKernel"};
+
+const std::string& failing_entry_point(const std::string& name) {
+    for (const char* known : failing_entry_points) {
+        if (name == known) return name;
+    }
+    throw std::invalid_argument("the double cannot fail '" + name +
+                                "' (docs/test-double.md lists what it can)");
+}
+
 // "name.rest" -> {"name", "rest"}; rest empty when there is no dot.
 std::pair<std::string, std::string> split_key(const std::string& key) {
     const auto dot = key.find('.');
@@ -69,11 +85,11 @@ void apply(Script& s, const std::string& key, const std::string& value) {
     } else if (head == "pin_cost_base" && !rest.empty()) {
         s.pin_costs[rest].base_bytes = size_of(value);
     } else if (head == "fail_call" && !rest.empty()) {
-        s.failures[rest].nth_call = std::stoull(value);
+        s.failures[failing_entry_point(rest)].nth_call = std::stoull(value);
     } else if (head == "fail_above" && !rest.empty()) {
-        s.failures[rest].above_bytes = size_of(value);
+        s.failures[failing_entry_point(rest)].above_bytes = size_of(value);
     } else if (head == "fail_error" && !rest.empty()) {
-        s.failures[rest].error = int_of(value);
+        s.failures[failing_entry_point(rest)].error = int_of(value);
     } else if (key == "blind") {
         std::stringstream list(value);
         for (std::string probe; std::getline(list, probe, ',');) {
