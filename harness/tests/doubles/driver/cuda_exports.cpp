@@ -77,7 +77,7 @@ CUresult with_context(int* device) {
 }
 
 std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
-void* pointer(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
+void* pointer(CUdeviceptr p) { return pinbench::driver_double::host_pointer(p); }
 
 // True when the device can reach [p, p + bytes): device memory or mapped host memory it knows.
 bool reachable(CUdeviceptr p, std::size_t bytes) {
@@ -136,82 +136,50 @@ CUresult fill(CUdeviceptr dst, Word value, std::size_t count) {
     return CUDA_SUCCESS;
 }
 
-// Values of the attributes the harness reads; anything else is CUDA_ERROR_INVALID_VALUE, as a
-// driver answers an attribute it does not know (the double invents no value it was not given).
+// Values of the attributes the harness reads that no script sets; anything else is
+// CUDA_ERROR_INVALID_VALUE, as a driver answers an attribute it does not know (the double
+// invents no value it was not given).
+struct FixedAttribute {
+    int attribute;
+    int value;
+};
+
+constexpr FixedAttribute fixed_attributes[] = {
+    {CU_DEVICE_ATTRIBUTE_TCC_DRIVER, 0},
+    {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 1},
+    {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1},
+    {CU_DEVICE_ATTRIBUTE_INTEGRATED, 0},
+    {CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0},
+    {CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 1},
+    {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1},
+    {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024},
+    {CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
+    {CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, 0},
+    {CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, 0},
+    {CU_DEVICE_ATTRIBUTE_NUMA_ID, -1},  // no NUMA affinity
+    {CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, -1},
+    {CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1},
+    {CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 1},
+    {145, 1},  // HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (13.0 headers)
+    {CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 1},
+    {144, 1},  // HOST_MEMORY_POOLS_SUPPORTED (13.0 headers)
+    {CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED, 1},
+};
+
 CUresult attribute(int* value, int which, int device) {
     const auto& s = driver().script;
-    switch (which) {
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
-            *value = s.compute_capability_major;
-            break;
-        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
-            *value = s.compute_capability_minor;
-            break;
-        case CU_DEVICE_ATTRIBUTE_TCC_DRIVER:
-            *value = 0;
-            break;
-        case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
-            *value = 1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
-            *value = 1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_INTEGRATED:
-            *value = 0;
-            break;
-        case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS:
-            *value = 0;
-            break;
-        case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED:
-            *value = 1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
-            *value = 1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-            *value = 1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-            *value = 1024;
-            break;
-        case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
-            *value = 32;
-            break;
-        case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
-            *value = 0;
-            break;
-        case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
-            *value = static_cast<int>(pinbench::driver_double::pci_bus(device));
-            break;
-        case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
-            *value = 0;
-            break;
-        case CU_DEVICE_ATTRIBUTE_NUMA_ID:
-            *value = -1;
-            break;  // no NUMA affinity
-        case CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID:
-            *value = -1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
-            *value = 1;
-            break;
-        case CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
-            *value = 1;
-            break;
-        case 145:
-            *value = 1;
-            break;  // HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (13.0 headers)
-        case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
-            *value = 1;
-            break;
-        case 144:
-            *value = 1;
-            break;  // HOST_MEMORY_POOLS_SUPPORTED (13.0 headers)
-        case CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED:
-            *value = 1;
-            break;
-        default:
-            return CUDA_ERROR_INVALID_VALUE;
+    if (which == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) {
+        *value = s.compute_capability_major;
+    } else if (which == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) {
+        *value = s.compute_capability_minor;
+    } else if (which == CU_DEVICE_ATTRIBUTE_PCI_BUS_ID) {
+        *value = static_cast<int>(pinbench::driver_double::pci_bus(device));
+    } else {
+        const auto* found = std::find_if(std::begin(fixed_attributes), std::end(fixed_attributes),
+                                         [which](const FixedAttribute& a) { return a.attribute == which; });
+        if (found == std::end(fixed_attributes)) return CUDA_ERROR_INVALID_VALUE;
+        *value = found->value;
     }
     return CUDA_SUCCESS;
 }

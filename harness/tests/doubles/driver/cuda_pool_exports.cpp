@@ -73,7 +73,7 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUm
     }
     d.add_range(reinterpret_cast<std::uintptr_t>(p), Range{bytesize, *device, cost, RangeKind::pool, owner});
     owner->in_use += bytesize;
-    *dptr = reinterpret_cast<CUdeviceptr>(p);
+    *dptr = pinbench::driver_double::device_address(p);
     return CUDA_SUCCESS;
 }
 
@@ -82,7 +82,7 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
     const auto range = driver().remove_range(static_cast<std::uintptr_t>(dptr), RangeKind::pool);
     if (!range) return CUDA_ERROR_INVALID_VALUE;
     static_cast<Pool*>(range->owner)->in_use -= range->bytes;
-    pinbench::driver_double::unmap_memory(reinterpret_cast<void*>(dptr), range->bytes);
+    pinbench::driver_double::unmap_memory(pinbench::driver_double::host_pointer(dptr), range->bytes);
     return CUDA_SUCCESS;
 }
 

@@ -22,6 +22,12 @@ struct Physical {
     std::uint64_t charged = 0;
 };
 
+// A handle is the integer form of its Physical's address (CUmemGenericAllocationHandle is an
+// integer type).
+Physical* physical_of(CUmemGenericAllocationHandle handle) {
+    return reinterpret_cast<Physical*>(handle);  // NOLINT(performance-no-int-to-ptr)
+}
+
 bool host_located(const CUmemLocation& location) {
     return location.type == CU_MEM_LOCATION_TYPE_HOST || location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA;
 }
@@ -65,7 +71,7 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
 
 CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) {
     if (handle == 0) return CUDA_ERROR_INVALID_VALUE;
-    auto* physical = reinterpret_cast<Physical*>(handle);
+    auto* physical = physical_of(handle);
     ::close(physical->fd);
     driver().state.release(physical->device, physical->charged);
     delete physical;
@@ -80,21 +86,22 @@ CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t align
     if (ptr == nullptr || size == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
     void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
-    *ptr = reinterpret_cast<CUdeviceptr>(p);
+    *ptr = pinbench::driver_double::device_address(p);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) {
-    return ::munmap(reinterpret_cast<void*>(ptr), size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    return ::munmap(pinbench::driver_double::host_pointer(ptr), size) == 0 ? CUDA_SUCCESS
+                                                                           : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
                           unsigned long long flags) {
     if (handle == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-    const auto* physical = reinterpret_cast<const Physical*>(handle);
+    const auto* physical = physical_of(handle);
     if (offset + size > physical->bytes) return CUDA_ERROR_INVALID_VALUE;
-    void* p = ::mmap(reinterpret_cast<void*>(ptr), size, PROT_NONE, MAP_SHARED | MAP_FIXED, physical->fd,
-                     static_cast<off_t>(offset));
+    void* p = ::mmap(pinbench::driver_double::host_pointer(ptr), size, PROT_NONE, MAP_SHARED | MAP_FIXED,
+                     physical->fd, static_cast<off_t>(offset));
     if (p == MAP_FAILED) return CUDA_ERROR_INVALID_VALUE;
     driver().add_range(static_cast<std::uintptr_t>(ptr),
                        Range{size, physical->device, 0, RangeKind::vmm_mapping});
@@ -103,7 +110,7 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGene
 
 CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) {
     if (desc == nullptr || count == 0) return CUDA_ERROR_INVALID_VALUE;
-    return ::mprotect(reinterpret_cast<void*>(ptr), size, PROT_READ | PROT_WRITE) == 0
+    return ::mprotect(pinbench::driver_double::host_pointer(ptr), size, PROT_READ | PROT_WRITE) == 0
                ? CUDA_SUCCESS
                : CUDA_ERROR_INVALID_VALUE;
 }
@@ -112,7 +119,7 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size) {
     if (!driver().remove_range(static_cast<std::uintptr_t>(ptr), RangeKind::vmm_mapping)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    void* p = ::mmap(reinterpret_cast<void*>(ptr), size, PROT_NONE,
+    void* p = ::mmap(pinbench::driver_double::host_pointer(ptr), size, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     return p == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }

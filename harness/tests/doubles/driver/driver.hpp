@@ -75,6 +75,12 @@ struct Driver {
 };
 
 Driver& driver();
+
+// Unified addressing: a device address of the double is the host address of the same bytes.
+inline void* host_pointer(CUdeviceptr p) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p));  // NOLINT(performance-no-int-to-ptr)
+}
+inline CUdeviceptr device_address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 // Thread's current context (cuCtxSetCurrent is per thread).
 Context*& current_context();
 

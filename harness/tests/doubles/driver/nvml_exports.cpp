@@ -31,7 +31,10 @@ Nvml& nvml() {
     return instance;
 }
 
-nvmlDevice_t handle_of(unsigned index) { return reinterpret_cast<nvmlDevice_t>(std::uintptr_t{index} + 1); }
+// Handles are opaque to the caller: index + 1, so none is null.
+nvmlDevice_t handle_of(unsigned index) {
+    return reinterpret_cast<nvmlDevice_t>(std::uintptr_t{index} + 1);  // NOLINT(performance-no-int-to-ptr)
+}
 
 // The device index of a handle, or -1.
 int index_of(nvmlDevice_t device) {
@@ -68,8 +71,9 @@ nvmlReturn_t running_processes(nvmlDevice_t device, unsigned* count, Info* infos
     const auto processes = n.state.processes(index);
     const unsigned capacity = *count;
     *count = static_cast<unsigned>(processes.size());
-    if (processes.size() > capacity || (infos == nullptr && !processes.empty()))
+    if (processes.size() > capacity || (infos == nullptr && !processes.empty())) {
         return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
     for (std::size_t i = 0; i < processes.size(); ++i) {
         Info info{};
         info.pid = static_cast<unsigned>(processes[i].pid);

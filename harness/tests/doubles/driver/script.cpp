@@ -120,8 +120,9 @@ std::uint64_t PinCost::of(std::uint64_t pinned) const {
 }
 
 PinCost Script::pin_cost(const std::string& api, unsigned flags) const {
-    if (const auto it = pin_costs.find(api + ":" + std::to_string(flags)); it != pin_costs.end())
+    if (const auto it = pin_costs.find(api + ":" + std::to_string(flags)); it != pin_costs.end()) {
         return it->second;
+    }
     if (const auto it = pin_costs.find(api); it != pin_costs.end()) return it->second;
     return {};
 }
@@ -153,8 +154,9 @@ Script parse_script(const std::string& text, const std::string& path) {
             throw std::invalid_argument(std::to_string(line_number) + ": " + e.what());
         }
     }
-    if (s.reserved_memory > s.total_memory)
+    if (s.reserved_memory > s.total_memory) {
         throw std::invalid_argument("reserved_memory exceeds total_memory");
+    }
     if (s.state_path.empty() && !path.empty()) s.state_path = path + ".state";
     return s;
 }
