@@ -70,7 +70,12 @@ protected:
         const char* old = std::getenv("LD_LIBRARY_PATH");
         std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/" + variant;
         if (old != nullptr && *old != '\0') libs += std::string(":") + old;
-        return {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", path}};
+        // Its own temporary folder: a pinbench starting beside another can sweep away the other's
+        // new work directory (its claim is created, then locked: docs/notes.md, 2026-12-02), and
+        // CTest runs these tests in parallel.
+        const std::string temp = dir_.file("tmp");
+        std::filesystem::create_directories(temp);
+        return {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", path}, {"TMPDIR", temp}};
     }
 
     static ProcessOutcome pinbench(std::vector<std::string> args,
@@ -83,7 +88,9 @@ protected:
     // `pinbench run --backend cuda` of `scenario` (with `extra` options) into `output`.
     ProcessOutcome run(const std::string& scenario, const std::string& output,
                        const std::map<std::string, std::string>& env, std::vector<std::string> extra = {}) {
-        std::vector<std::string> args{"run", scenario, "--backend", "cuda", "-o", output, "--no-summary"};
+        // A small positive control: the double backs device memory with host pages it touches.
+        std::vector<std::string> args{"run",  scenario,       "--backend",      "cuda", "-o",
+                                      output, "--no-summary", "--control-size", "16MiB"};
         args.insert(args.end(), extra.begin(), extra.end());
         return pinbench(args, env);
     }
@@ -243,8 +250,9 @@ TEST_F(DoubleEndToEnd, AMissingEntryPointWaivesOnlyWhatNeedsIt) {
 TEST_F(DoubleEndToEnd, ACancelledRunResumesToEveryPlannedRun) {
     const std::string output = dir_.file("cancelled.json");
     const auto env = double_env(priced_script());
-    std::vector<std::string> args{PINBENCH_EXE, "run",  every_kind,     "--backend", "cuda",
-                                  "-o",         output, "--no-summary", "--only",    "double-overhead/*"};
+    std::vector<std::string> args{
+        PINBENCH_EXE, "run",          every_kind, "--backend",         "cuda",           "-o",
+        output,       "--no-summary", "--only",   "double-overhead/*", "--control-size", "16MiB"};
     Subprocess p(args, env);
     // SIGINT once the first run is in the file (written after every run), as a user's Ctrl-C.
     const auto until = std::chrono::steady_clock::now() + 30s;
@@ -263,7 +271,8 @@ TEST_F(DoubleEndToEnd, ACancelledRunResumesToEveryPlannedRun) {
     EXPECT_EQ(cancelled.exit_code, 128 + SIGINT) << cancelled.output;
     EXPECT_LT(partial.runs.size(), 6u);
 
-    const auto resumed = pinbench({"run", "--resume", output, "--no-summary"}, env);
+    const auto resumed =
+        pinbench({"run", "--resume", output, "--no-summary", "--control-size", "16MiB"}, env);
     ASSERT_EQ(resumed.kind, ProcessOutcome::Kind::exited) << resumed.output;
     EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
     const ResultsDocument whole = load_results(output);
