@@ -38,6 +38,11 @@ public:
     DriverDouble(const DriverDouble&) = delete;
     DriverDouble& operator=(const DriverDouble&) = delete;
     bool loaded() const { return cuda_ != nullptr && nvml_ != nullptr; }
+    // Unloads and loads NVML alone, as a program that closes NVML and opens it again.
+    void reload_nvml(const std::string& folder) {
+        ::dlclose(nvml_);
+        nvml_ = ::dlopen((folder + "/libnvidia-ml.so.1").c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
     void* cuda_symbol(const char* name) const { return ::dlsym(cuda_, name); }
 
     // The entry point `name` typed as `Fn` (the header's own type, through decltype).
@@ -204,6 +209,21 @@ TEST_F(DriverDoubleTest, ContextAndPinnedCostsAreTheScriptedOnesToTheByte) {
     EXPECT_EQ(CU(lib, cuMemHostUnregister)(plain.data()), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
     ASSERT_EQ(CU(lib, cuDevicePrimaryCtxRelease_v2)(0), CUDA_SUCCESS);
     EXPECT_EQ(nvml_used(lib), 100 * MiB);
+}
+
+TEST_F(DriverDoubleTest, UnloadingNvmlLeavesWhatTheProcessHolds) {
+    script("context_cost = 4MiB\n");
+    DriverDouble lib(folder("current"));
+    ASSERT_NO_FATAL_FAILURE(open_context(lib));
+    CUdeviceptr d = 0;
+    ASSERT_EQ(CU(lib, cuMemAlloc_v2)(&d, 8 * MiB), CUDA_SUCCESS);
+    ASSERT_EQ(NV(lib, nvmlInit_v2)(), NVML_SUCCESS);
+    EXPECT_EQ(nvml_used(lib), 12 * MiB);
+    lib.reload_nvml(folder("current"));
+    ASSERT_TRUE(lib.loaded());
+    ASSERT_EQ(NV(lib, nvmlInit_v2)(), NVML_SUCCESS);
+    EXPECT_EQ(nvml_used(lib), 12 * MiB);
+    EXPECT_EQ(cuda_free(lib), 1024 * MiB - 12 * MiB);
 }
 
 TEST_F(DriverDoubleTest, DeviceMemoryRunsOutAtTheScriptedTotal) {

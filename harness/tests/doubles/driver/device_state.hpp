@@ -38,7 +38,8 @@ public:
     std::vector<ProcessUse> processes(int device);
     // Adds one to the shared counter `index` (< max_counters) and returns the new count.
     std::uint64_t count_call(std::size_t index);
-    // Removes this process's entry (its memory is freed, as the driver does at exit).
+    // Removes this process's entry (its memory is freed, as the driver does at exit); the CUDA
+    // side calls it when it unloads, NVML never does.
     void leave();
 
     static constexpr std::size_t max_counters = 32;

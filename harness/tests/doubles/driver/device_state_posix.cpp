@@ -127,8 +127,9 @@ DeviceState::DeviceState(const Script& script) : impl_(std::make_unique<Impl>())
     if (impl_->fd >= 0) ::flock(impl_->fd, LOCK_UN);
 }
 
+// Unmapping leaves this process's entry: NVML maps the same state in a process and must not take
+// away what its CUDA side holds (the CUDA side leaves, driver.cpp).
 DeviceState::~DeviceState() {
-    leave();
     ::munmap(impl_->layout, sizeof(Layout));
     if (impl_->fd >= 0) ::close(impl_->fd);
 }
