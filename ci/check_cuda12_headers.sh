@@ -21,7 +21,11 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/generated/cuda"
 { echo '#pragma once'; echo 'namespace pinbench::cuda {'; printf 'inline constexpr char kKernelsPtx[] = R"ptx('
   cat harness/src/cuda/kernels.ptx; echo ')ptx";'; echo '}'; } >"$scratch/generated/cuda/kernels_ptx.hpp"
-export scratch inc
+# The crt headers cupti.h reaches (ci/setup-debian.sh keeps them from the nvcc wheel); where they
+# are missing the compiler's search path gives whatever it has.
+crt=""
+[[ -d $inc/cuda_nvcc/include/crt ]] && crt="-isystem $inc/cuda_nvcc/include"
+export scratch inc crt
 if command -v ccache >/dev/null; then
   export compile="ccache g++ -O0 -c -o"
 else
@@ -30,7 +34,8 @@ fi
 printf '%s\n' "${sources[@]}" | xargs -d '\n' -P "${PINBENCH_JOBS:-2}" -I{} bash -c '
   f=$1
   if $compile "$scratch/$(echo "$f" | tr / _).o" -std=c++20 -Wall -Iharness/include -Iharness/src -Ibenchmarks -I"$scratch/generated" \
-       -isystem "$inc/cuda_runtime/include" -isystem "$inc/nvml_dev/include" -isystem "$inc/cuda_cupti/include" "$f"; then
+       -isystem "$inc/cuda_runtime/include" -isystem "$inc/nvml_dev/include" -isystem "$inc/cuda_cupti/include" \
+       $crt "$f"; then
     echo "cuda 12.9 headers: ok   $f"
   else
     echo "cuda 12.9 headers: FAIL $f"; exit 1

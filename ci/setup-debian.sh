@@ -66,6 +66,15 @@ if [[ ! -f $deps/nvidia/nvml_dev/include/nvml.h || ! -f $deps/nvidia/cuda_runtim
   for w in "$tmp"/*.whl; do unzip -qo "$w" -d "$deps"; done
   rm -rf "$tmp"
 fi
+# crt/host_defines.h and the rest of crt/, which cupti.h reaches through builtin_types.h: only in
+# the nvcc wheel (40 MB, mostly nvcc), of which only include/crt is kept.
+if [[ ! -f $deps/nvidia/cuda_nvcc/include/crt/host_defines.h ]]; then
+  echo "setup: fetching the CUDA 12.9 crt headers (PyPI wheel nvidia-cuda-nvcc-cu12, headers only)"
+  tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "nvidia-cuda-nvcc-cu12==12.9.86"
+  unzip -qo "$tmp"/*.whl 'nvidia/cuda_nvcc/include/crt/*' -d "$deps"
+  rm -rf "$tmp"
+fi
 
 # xxhash.h (the store's content hash, used header-only) beside the sources too: CMake looks in
 # .deps/xxhash/include first, so a machine without libxxhash-dev (the GPU machine) or a cross

@@ -20,8 +20,9 @@ std::string failed(const cuda::DriverApi& d, const std::string& api, CUresult st
 Maybe<int> attribute(const cuda::DriverApi& d, CUdevice_attribute attr, CUdevice device, const char* name) {
     int v = 0;
     const CUresult s = d.status(d.device_get_attribute, &v, attr, device);
-    if (s != CUDA_SUCCESS)
+    if (s != CUDA_SUCCESS) {
         return Maybe<int>::none(failed(d, std::string("cuDeviceGetAttribute(") + name + ")", s));
+    }
     return Maybe<int>::of(v);
 }
 

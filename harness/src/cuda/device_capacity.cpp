@@ -34,7 +34,7 @@ public:
         }
     }
     ~TrialBlock() {
-        if (ptr_ != 0) (void)cuda::driver().status(cuda::driver().mem_free, ptr_);
+        if (ptr_ != 0) cuda::call_quietly(&cuda::DriverApi::mem_free, ptr_);
     }
     TrialBlock(const TrialBlock&) = delete;
     TrialBlock& operator=(const TrialBlock&) = delete;
@@ -53,7 +53,7 @@ public:
         (void)cuda::current_device();
         d.call(d.mem_alloc, &sum_, sizeof(unsigned long long));
     }
-    ~ResultWord() { (void)cuda::driver().status(cuda::driver().mem_free, sum_); }
+    ~ResultWord() { cuda::call_quietly(&cuda::DriverApi::mem_free, sum_); }
     ResultWord(const ResultWord&) = delete;
     ResultWord& operator=(const ResultWord&) = delete;
     CUdeviceptr address() const { return sum_; }
@@ -160,8 +160,9 @@ DeviceFiller::DeviceFiller(std::uint64_t free_target, std::uint64_t resolution) 
 }
 
 DeviceFiller::~DeviceFiller() {
-    const cuda::DriverApi& d = cuda::driver();
-    for (const auto& [p, n] : chunks_) (void)d.status(d.mem_free, reinterpret_cast<CUdeviceptr>(p));
+    for (const auto& [p, n] : chunks_) {
+        cuda::call_quietly(&cuda::DriverApi::mem_free, reinterpret_cast<CUdeviceptr>(p));
+    }
 }
 
 std::string DeviceFiller::intact() const {

@@ -23,20 +23,9 @@ DeviceContext::DeviceContext(int device) : device_(device) {
     // measured step.
     cuda::load_kernels();
     cuda::launch_warmup(nullptr);
-    CUdeviceptr sum = 0;
-    d.call(d.mem_alloc, &sum, sizeof(unsigned long long));
-    const CUresult set =
-        d.status(d.memset_d8, sum, static_cast<unsigned char>(0), sizeof(unsigned long long));
-    try {
-        d.check(set, d.memset_d8.name);
-        cuda::launch_checksum(reinterpret_cast<void*>(sum), sizeof(unsigned long long),
-                              reinterpret_cast<void*>(sum), nullptr);
-        d.call(d.ctx_synchronize);
-    } catch (...) {
-        (void)d.status(d.mem_free, sum);
-        throw;
-    }
-    d.call(d.mem_free, sum);
+    const DeviceBuffer sum(sizeof(unsigned long long));
+    cuda::launch_checksum(sum.data(), sum.size(), sum.data(), nullptr);
+    d.call(d.ctx_synchronize);
 }
 
 // The primary context stays alive until the process exits: runs are isolated by process,
@@ -69,10 +58,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : size_(bytes) {
     }
 }
 
-DeviceBuffer::~DeviceBuffer() {
-    const cuda::DriverApi& d = cuda::driver();
-    (void)d.status(d.mem_free, device_address(ptr_));
-}
+DeviceBuffer::~DeviceBuffer() { cuda::call_quietly(&cuda::DriverApi::mem_free, device_address(ptr_)); }
 
 GpuUseWorkspace::GpuUseWorkspace(std::size_t copy_chunk)
     : copy_target_(copy_chunk), result_(sizeof(unsigned long long)) {}

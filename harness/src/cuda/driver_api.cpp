@@ -14,8 +14,9 @@ std::unique_ptr<DriverApi> DriverApi::load(std::string* why) {
     std::string failure;
     auto library = DynamicLibrary::open_system(kDriverLibrary, &failure);
     if (library == nullptr) {
-        if (why != nullptr)
+        if (why != nullptr) {
             *why = std::string("no CUDA driver (") + kDriverLibrary + " not found: " + failure + ")";
+        }
         return nullptr;
     }
     std::unique_ptr<DriverApi> api(new DriverApi(std::move(library)));

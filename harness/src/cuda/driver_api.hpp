@@ -153,7 +153,9 @@ public:
     std::string missing(const char* name) const;
     const std::string& library_name() const;
 
-#define PINBENCH_DRIVER_MEMBER(member, exported, type) DriverEntry<type> member{nullptr, exported};
+// A type cannot be parenthesised as a template argument.
+#define PINBENCH_DRIVER_MEMBER(member, exported, type) \
+    DriverEntry<type> member{nullptr, exported};  // NOLINT(bugprone-macro-parentheses)
     PINBENCH_DRIVER_ENTRY_POINTS(PINBENCH_DRIVER_MEMBER)
 #undef PINBENCH_DRIVER_MEMBER
 
@@ -176,6 +178,17 @@ const DriverApi* try_driver(std::string* why);
 // cuCtxSetCurrent), as cudaSetDevice does; the context is retained for the life of the
 // process, as the runtime's is. Nothing happens when it is current already.
 void make_current(int device);
+
+// For destructors, which cannot report: calls the entry point when the driver is loaded and
+// exports it, and ignores the result.
+template <typename Fn, typename... Args>
+void call_quietly(DriverEntry<Fn> DriverApi::*entry, Args... args) noexcept {
+    try {
+        const DriverApi& d = driver();
+        if ((d.*entry).fn != nullptr) (void)(d.*entry).fn(args...);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): nothing to report to, see above
+    }
+}
 
 // The device of the current context; when none is current, makes device 0's primary context
 // current first, as the runtime does at its first call.

@@ -17,7 +17,7 @@ public:
         d.call(d.stream_create, &stream_, static_cast<unsigned>(CU_STREAM_NON_BLOCKING));
     }
     ~Stream() {
-        if (stream_ != nullptr) (void)driver().status(driver().stream_destroy, stream_);
+        if (stream_ != nullptr) call_quietly(&DriverApi::stream_destroy, stream_);
     }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
@@ -36,7 +36,7 @@ public:
                static_cast<unsigned>(timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
     }
     ~Event() {
-        if (event_ != nullptr) (void)driver().status(driver().event_destroy, event_);
+        if (event_ != nullptr) call_quietly(&DriverApi::event_destroy, event_);
     }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
@@ -55,7 +55,7 @@ public:
         d.call(d.ctx_get_current, &previous_);
         make_current(device);
     }
-    ~DeviceGuard() { (void)driver().status(driver().ctx_set_current, previous_); }
+    ~DeviceGuard() { call_quietly(&DriverApi::ctx_set_current, previous_); }
     DeviceGuard(const DeviceGuard&) = delete;
     DeviceGuard& operator=(const DeviceGuard&) = delete;
 

@@ -104,7 +104,9 @@ public:
             throw;
         }
     }
-    ~DriverPinnedBuffer() override { (void)cuda::driver().status(cuda::driver().mem_free_host, ptr_); }
+    ~DriverPinnedBuffer() override {
+        cuda::call_quietly(&cuda::DriverApi::mem_free_host, static_cast<void*>(ptr_));
+    }
     ApiVariant api() const override { return api_; }
     std::byte* data() const override { return ptr_; }
     std::size_t size() const override { return size_; }
@@ -140,7 +142,7 @@ public:
         }
     }
     ~RegisteredBuffer() override {
-        (void)cuda::driver().status(cuda::driver().mem_host_unregister, static_cast<void*>(memory_.data()));
+        cuda::call_quietly(&cuda::DriverApi::mem_host_unregister, static_cast<void*>(memory_.data()));
     }
     ApiVariant api() const override { return api_; }
     std::byte* data() const override { return memory_.data(); }

@@ -80,7 +80,7 @@ public:
         d.check(status, d.mem_pool_create.name);
     }
     ~MemPool() {
-        if (pool_ != nullptr) (void)driver().status(driver().mem_pool_destroy, pool_);
+        if (pool_ != nullptr) call_quietly(&DriverApi::mem_pool_destroy, pool_);
     }
     MemPool(const MemPool&) = delete;
     MemPool& operator=(const MemPool&) = delete;
@@ -143,9 +143,8 @@ public:
 private:
     void release() noexcept {
         if (ptr_ == nullptr) return;
-        const DriverApi& d = driver();
-        (void)d.status(d.mem_free_async, reinterpret_cast<CUdeviceptr>(ptr_), stream_.get());
-        (void)d.status(d.stream_synchronize, stream_.get());
+        call_quietly(&DriverApi::mem_free_async, reinterpret_cast<CUdeviceptr>(ptr_), stream_.get());
+        call_quietly(&DriverApi::stream_synchronize, stream_.get());
         ptr_ = nullptr;
     }
 

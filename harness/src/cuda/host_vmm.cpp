@@ -129,9 +129,9 @@ public:
 
 private:
     void free_all() noexcept {
-        if (mapped_) (void)driver_.status(driver_.mem_unmap, address_, mapped_bytes_);
-        if (address_ != 0) (void)driver_.status(driver_.mem_address_free, address_, mapped_bytes_);
-        if (has_handle_) (void)driver_.status(driver_.mem_release, handle_);
+        if (mapped_) call_quietly(&DriverApi::mem_unmap, address_, mapped_bytes_);
+        if (address_ != 0) call_quietly(&DriverApi::mem_address_free, address_, mapped_bytes_);
+        if (has_handle_) call_quietly(&DriverApi::mem_release, handle_);
         mapped_ = has_handle_ = false;
         address_ = 0;
     }

@@ -9,6 +9,10 @@
 //
 // State: one Tracer per process, made in InitializeInjection and handed to CUPTI as the
 // callback's userdata; it lives until the process ends, because CUPTI may call back until then.
+// cupti_common.h packs its records with MSVC's __pragma; mingw-w64's GCC spells it _Pragma.
+#if defined(__MINGW32__) && !defined(__pragma)
+#define __pragma(x) _Pragma(#x)  // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
+#endif
 #include <cupti.h>
 
 #include <chrono>

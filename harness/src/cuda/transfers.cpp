@@ -19,7 +19,7 @@ HostRegistration::HostRegistration(void* data, std::size_t bytes, unsigned flags
 }
 
 HostRegistration::~HostRegistration() {
-    if (data_ != nullptr) (void)cuda::driver().status(cuda::driver().mem_host_unregister, data_);
+    if (data_ != nullptr) cuda::call_quietly(&cuda::DriverApi::mem_host_unregister, data_);
 }
 
 void HostRegistration::release() {
