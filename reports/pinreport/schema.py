@@ -21,6 +21,10 @@ STORE_SCHEMA_NAME = "pinbench.store"
 STORE_SCHEMA_VERSION = 3
 STORE_SCHEMA_OLDEST_VERSION = 1
 
+# What the test-double driver's device name and driver release carry (docs/test-double.md); its
+# results are never a baseline. Equal to harness/include/pinbench/test_double.hpp's marker.
+TEST_DOUBLE_MARKER = "test-double"
+
 # The note every replayed results file carries (docs/replay.md).
 REPLAY_NOTE = "REPLAYED DATA derived from a real results file; not a measurement"
 

@@ -35,6 +35,7 @@ from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
 from pinreport.load import ResultsFile, parse_json, parse_results, upgraded_before
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.test_double import produced_by_test_double
 from pinreport.versions import is_release, previous_release, release_key
 
 REAL = "real"
@@ -284,6 +285,8 @@ def check_stored_file(
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
     trusted = validated or (name_vouches and named_xxh3)
     results = _parse_vouched(data, path) if trusted else _parse_stored(data, path)
+    if produced_by_test_double(results.doc):
+        raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)

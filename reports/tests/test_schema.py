@@ -27,6 +27,10 @@ def test_store_schema_matches_cpp_header():
     assert int(_cpp_constant("store.hpp", "store_schema_version")) == schema.STORE_SCHEMA_VERSION
 
 
+def test_test_double_marker_matches_cpp_header():
+    assert _cpp_constant("test_double.hpp", "test_double_marker") == schema.TEST_DOUBLE_MARKER
+
+
 def test_bundled_json_schema_is_the_documented_one():
     documented = (REPO_ROOT / "docs/results.schema.json").read_text()
     assert schema.results_json_schema_text() == documented

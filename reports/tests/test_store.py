@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text
 from pinreport.environment import StoreKey, slug, store_key
+from pinreport.schema import TEST_DOUBLE_MARKER
 from pinreport.store import (
     REAL,
     REPLAY,
@@ -177,6 +178,23 @@ def test_replayed_files_are_never_read_as_real(tmp_path):
     replay = read_store(root, (REPLAY,))
     assert [e.path for e in replay.entries] == [str(in_replay)]
     assert replay.entries[0].namespace == REPLAY
+
+
+def test_test_double_results_are_never_a_baseline(tmp_path):
+    # The harness refuses them (`store add`); a file put in by hand is named, never read as real,
+    # whether its release or only its device name carries the marker.
+    root = make_store(tmp_path / "store")
+    real = add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
+    by_release = add_to_store(
+        root, results_doc([run_doc()], release=f"0.0-{TEST_DOUBLE_MARKER}", started_at="2025-06-02T10:00:00Z")
+    )
+    by_name = add_to_store(
+        root, results_doc([run_doc()], gpu=f"pinbench {TEST_DOUBLE_MARKER} GPU", started_at="2025-06-03T10:00:00Z")
+    )
+    contents = read_store(root)
+    assert [e.path for e in contents.entries] == [str(real)]
+    assert sorted(p.path for p in contents.problems) == sorted([str(by_release), str(by_name)])
+    assert all("test-double driver: never a baseline" in str(p) for p in contents.problems)
 
 
 def test_measurement_id_ignores_formatting(tmp_path):

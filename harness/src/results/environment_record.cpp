@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pinbench/test_double.hpp"
 #include "results/json_reader.hpp"
 
 namespace pinbench {
@@ -199,6 +200,14 @@ std::size_t described_device_count(const json& environment) {
 std::string device_name_of(const json& environment, std::size_t index) {
     const json* device = device_at(environment, index);
     return device ? string_or_empty(*device, "name") : std::string();
+}
+
+bool produced_by_test_double(const json& environment) {
+    if (names_test_double(driver_release_of(environment))) return true;
+    for (std::size_t i = 0; i < described_device_count(environment); ++i) {
+        if (names_test_double(device_name_of(environment, i))) return true;
+    }
+    return false;
 }
 
 std::string device_luid_of(const json& environment, std::size_t index) {

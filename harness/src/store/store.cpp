@@ -393,7 +393,9 @@ void check_entry(StoredEntry& entry) {
     const bool replayed = is_replayed(loaded.doc);
     const bool under_replay = entry.replay;
     entry.replay = entry.replay || replayed;  // replayed contents are never real, wherever they sit
-    if (replayed && !under_replay) {
+    if (produced_by_test_double(loaded.doc.environment)) {
+        entry.problem = "results of the pinbench test-double driver: never a baseline";
+    } else if (replayed && !under_replay) {
         entry.problem = "replayed results under " + std::string(real_namespace) + "/: never a real baseline";
     } else if (!replayed && under_replay) {
         entry.problem = "measured results under " + std::string(replay_namespace) + "/";
@@ -532,6 +534,12 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
             results_path +
             ": incomplete results (complete is false: the run was interrupted or is still running); "
             "not stored");
+    }
+    // Like a replay, the test double measured nothing; unlike a replay, nothing keeps its results.
+    if (produced_by_test_double(loaded.doc.environment)) {
+        throw InputError(results_path + ": results of the pinbench test-double driver (driver release '" +
+                         driver_release_of(loaded.doc.environment) +
+                         "'): never a measurement nor a baseline; not stored");
     }
 
     StoredEntry entry;

@@ -19,6 +19,7 @@
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/store.hpp"
+#include "pinbench/test_double.hpp"
 #include "store/gzip.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
@@ -609,6 +610,41 @@ TEST(Store, ReplayedContentsCopiedUnderRealAreNeverListedAsReal) {
         }
     }
     EXPECT_TRUE(flagged);
+}
+
+// The test-double driver (pinbench/test_double.hpp) measured nothing: its results are refused,
+// whether its release or only a device name says so, and one put into the store by hand is
+// flagged, never a baseline.
+TEST(Store, TestDoubleResultsAreRefused) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    ResultsDocument by_release = results("2025-06-01T10:00:00Z", std::string("0.0-") + test_double_marker);
+    ResultsDocument by_name = results("2025-06-01T11:00:00Z");
+    by_name.environment["devices"][0]["name"] = std::string("pinbench ") + test_double_marker + " GPU";
+    for (const ResultsDocument& doc : {by_release, by_name}) {
+        const std::string source = write_results(tmp, "double.json", doc);
+        try {
+            store.add(source);
+            FAIL() << "test-double results stored";
+        } catch (const InputError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(source + ": results of the pinbench test-double driver", 0),
+                      0u)
+                << e.what();
+        }
+    }
+    EXPECT_TRUE(store.list().empty());
+}
+
+TEST(Store, TestDoubleContentsPutIntoTheStoreByHandAreFlagged) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry real = store.add(write_results(tmp, "real.json", results("2025-06-01T10:00:00Z")));
+    ResultsDocument doc = results("2025-06-01T10:00:00Z");
+    doc.environment["devices"][0]["name"] = std::string("pinbench ") + test_double_marker + " GPU";
+    write_file_atomically(real.path, store_detail::gzip_compress(to_json(doc).dump(2) + "\n"));
+    const auto all = store.list();
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0].problem, "results of the pinbench test-double driver: never a baseline");
 }
 
 TEST(Store, IncompleteResultsAreRefusedUnlessAllowed) {

@@ -1,0 +1,66 @@
+#include "driver.hpp"
+
+namespace pinbench::driver_double {
+
+Driver::Driver() : script(load_script()), state(script) {
+    for (int d = 0; d < max_devices; ++d) contexts[d].device = d;
+}
+
+// The driver frees a process's memory when it exits; so does the double.
+Driver::~Driver() { state.leave(); }
+
+CUresult Driver::scripted(const char* entry, std::uint64_t bytes) {
+    const auto it = script.failures.find(entry);
+    if (it == script.failures.end()) return CUDA_SUCCESS;
+    const Failure& f = it->second;
+    if (f.above_bytes && bytes > *f.above_bytes) return static_cast<CUresult>(f.error);
+    if (const auto index = script.counted_index(entry)) {
+        if (state.count_call(*index) == *f.nth_call) return static_cast<CUresult>(f.error);
+    }
+    return CUDA_SUCCESS;
+}
+
+std::optional<int> Driver::current_device() const {
+    const Context* c = current_context();
+    if (c == nullptr) return std::nullopt;
+    return c->device;
+}
+
+void Driver::add_range(std::uintptr_t start, const Range& range) {
+    const std::lock_guard lock(mutex);
+    ranges[start] = range;
+}
+
+const Range* Driver::range_of(std::uintptr_t p, std::uint64_t bytes) const {
+    auto it = ranges.upper_bound(p);
+    if (it == ranges.begin()) return nullptr;
+    --it;
+    const std::uint64_t end = it->first + it->second.bytes;
+    if (p + bytes > end || p < it->first) return nullptr;
+    return &it->second;
+}
+
+std::optional<Range> Driver::remove_range(std::uintptr_t p, RangeKind kind) {
+    std::optional<Range> out;
+    {
+        const std::lock_guard lock(mutex);
+        const auto it = ranges.find(p);
+        if (it == ranges.end() || it->second.kind != kind) return std::nullopt;
+        out = it->second;
+        ranges.erase(it);
+    }
+    state.release(out->device, out->charged);
+    return out;
+}
+
+Driver& driver() {
+    static Driver instance;
+    return instance;
+}
+
+Context*& current_context() {
+    thread_local Context* current = nullptr;
+    return current;
+}
+
+}  // namespace pinbench::driver_double

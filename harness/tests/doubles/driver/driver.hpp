@@ -1,0 +1,95 @@
+// The CUDA side of the double in one process: its script, the shared device state, and what
+// this process holds (contexts, the ranges the device can reach, events, modules). A driver is
+// process-wide by nature; this is its one instance, made on the first call.
+#pragma once
+
+#include <cuda.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "device_state.hpp"
+#include "script.hpp"
+
+namespace pinbench::driver_double {
+
+// What a range the device can reach is, so each is freed only through its own API.
+enum class RangeKind { device, pinned_host, registered_host, vmm_mapping, pool };
+
+struct Range {
+    std::uint64_t bytes = 0;
+    int device = 0;
+    std::uint64_t charged = 0;  // device memory it costs, given back when it goes
+    RangeKind kind = RangeKind::device;
+    void* owner = nullptr;  // the pool a pool allocation came from
+};
+
+struct Context {
+    int device = 0;
+    int primary_retains = 0;
+};
+
+struct Event {
+    std::optional<std::chrono::steady_clock::time_point> recorded;
+};
+
+struct Module {
+    std::string ptx;
+};
+
+// The harness kernels the double knows by entry name (kernels.cpp does their effect).
+enum class KernelEffect { none, checksum, unknown };
+
+struct Function {
+    std::string name;
+    KernelEffect effect = KernelEffect::none;
+};
+
+struct Driver {
+    Driver();
+    ~Driver();
+
+    Script script;
+    DeviceState state;
+    std::mutex mutex;  // the maps below
+    bool initialized = false;
+    Context contexts[max_devices];
+    std::map<std::uintptr_t, Range> ranges;  // by start address
+
+    // CUDA_SUCCESS, or the error the script gives this call of `entry` (asking `bytes`).
+    CUresult scripted(const char* entry, std::uint64_t bytes = 0);
+    // The current context's device, or nullopt (CUDA_ERROR_INVALID_CONTEXT for the caller).
+    std::optional<int> current_device() const;
+    // Takes device memory for a range; false when the device has not that much free.
+    bool charge(int device, std::uint64_t bytes) { return state.charge(device, bytes); }
+    // Registers [start, start + bytes) (already charged) and finds it again.
+    void add_range(std::uintptr_t start, const Range& range);
+    // The range holding [p, p + bytes), or nullptr.
+    const Range* range_of(std::uintptr_t p, std::uint64_t bytes) const;
+    // Removes the range starting at p when it is of `kind`, giving back its device memory.
+    std::optional<Range> remove_range(std::uintptr_t p, RangeKind kind);
+};
+
+Driver& driver();
+
+// Unified addressing: a device address of the double is the host address of the same bytes.
+inline void* host_pointer(CUdeviceptr p) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p));  // NOLINT(performance-no-int-to-ptr)
+}
+inline CUdeviceptr device_address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+// Thread's current context (cuCtxSetCurrent is per thread).
+Context*& current_context();
+
+// Anonymous memory that backs every allocation (device memory included: kernels run on the host).
+void* map_memory(std::uint64_t bytes);
+void unmap_memory(void* p, std::uint64_t bytes);
+
+// kernels.cpp
+KernelEffect effect_of(const std::string& entry_name);
+CUresult run_kernel(const Function& f, void** params);
+
+}  // namespace pinbench::driver_double

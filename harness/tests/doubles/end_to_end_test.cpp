@@ -1,0 +1,297 @@
+// pinbench's cuda backend run end to end against the test-double driver (docs/test-double.md):
+// doctor, a scenario of every kind with the scripted costs in its results to the byte, a blind
+// probe failing its control, a scripted error mid-run, a cancelled run and its resume, a missing
+// entry point WAIVING only what needs it, and `store add` refusing the results. POSIX (signals,
+// LD_LIBRARY_PATH); the double's Windows build is issue 32's.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pinbench/environment_record.hpp"
+#include "pinbench/results.hpp"
+#include "pinbench/subprocess.hpp"
+#include "pinbench/test_double.hpp"
+#include "temp_dir.hpp"
+#include "test_paths.hpp"
+
+namespace pinbench {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+
+// Empty when the harness loads the driver API (and so the double); else why these tests skip.
+constexpr const char* skip_reason = PINBENCH_DOUBLE_END_TO_END_SKIP;
+
+const std::string every_kind =
+    std::string(PINBENCH_SOURCE_DIR) + "/harness/tests/doubles/scenarios/every_kind.yaml";
+
+// Prices in the scripts below, so expected costs are computed from them, not typed again.
+constexpr std::uint64_t malloc_host_per_gib = 2 * MiB;  // cuMemHostAlloc, flags 0
+constexpr std::uint64_t mapped_per_gib = 8 * MiB;       // cuMemHostAlloc, CU_MEMHOSTALLOC_DEVICEMAP (2)
+constexpr std::uint64_t register_per_gib = 1 * MiB;     // cuMemHostRegister_v2
+constexpr std::uint64_t vmm_per_gib = 4 * MiB;          // cuMemCreate at a host location
+constexpr std::uint64_t pool_per_gib = 16 * MiB;        // cuMemAllocFromPoolAsync from a host pool
+
+// Two 512 MiB devices: small, as the capacity kinds fill what is free and every byte filled is
+// a host page touched.
+std::string priced_script(const std::string& extra = "") {
+    return "devices = 2\ntotal_memory = 512MiB\nreserved_memory = 32MiB\ncontext_cost = 16MiB\n"
+           "pin_cost_per_gib.cuMemHostAlloc = " +
+           std::to_string(malloc_host_per_gib) +
+           "\npin_cost_per_gib.cuMemHostAlloc:2 = " + std::to_string(mapped_per_gib) +
+           "\npin_cost_per_gib.cuMemHostRegister_v2 = " + std::to_string(register_per_gib) +
+           "\npin_cost_per_gib.cuMemCreate = " + std::to_string(vmm_per_gib) +
+           "\npin_cost_per_gib.cuMemAllocFromPoolAsync = " + std::to_string(pool_per_gib) + "\n" + extra;
+}
+
+std::uint64_t cost_of(std::uint64_t bytes, std::uint64_t per_gib) { return bytes * per_gib / (1024 * MiB); }
+
+class DoubleEndToEnd : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (*skip_reason != '\0') GTEST_SKIP() << skip_reason;
+    }
+
+    // The environment that makes pinbench load the double `variant`, scripted by `script`.
+    std::map<std::string, std::string> double_env(const std::string& script,
+                                                  const char* variant = "current") {
+        const std::string path = dir_.file("double-" + std::to_string(scripts_++) + ".conf");
+        std::ofstream(path) << script;
+        const char* old = std::getenv("LD_LIBRARY_PATH");
+        std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/" + variant;
+        if (old != nullptr && *old != '\0') libs += std::string(":") + old;
+        // Its own temporary folder: a pinbench starting beside another can sweep away the other's
+        // new work directory (its claim is created, then locked: docs/notes.md, 2026-12-02), and
+        // CTest runs these tests in parallel.
+        const std::string temp = dir_.file("tmp");
+        std::filesystem::create_directories(temp);
+        return {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", path}, {"TMPDIR", temp}};
+    }
+
+    static ProcessOutcome pinbench(std::vector<std::string> args,
+                                   const std::map<std::string, std::string>& env) {
+        args.insert(args.begin(), PINBENCH_EXE);
+        Subprocess p(args, env);
+        return p.wait(60s);
+    }
+
+    // `pinbench run --backend cuda` of `scenario` (with `extra` options) into `output`.
+    ProcessOutcome run(const std::string& scenario, const std::string& output,
+                       const std::map<std::string, std::string>& env, std::vector<std::string> extra = {}) {
+        // A small positive control: the double backs device memory with host pages it touches.
+        std::vector<std::string> args{"run",  scenario,       "--backend",      "cuda", "-o",
+                                      output, "--no-summary", "--control-size", "16MiB"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return pinbench(args, env);
+    }
+
+    static const RunRecord& run_of(const ResultsDocument& doc, const std::string& id) {
+        for (const RunRecord& r : doc.runs) {
+            if (r.run.id == id) return r;
+        }
+        throw std::runtime_error("no run " + id);
+    }
+
+    // The run's metric (its median over the repeats: every repeat of the double costs the same),
+    // or -1 when it has none (the message names what it has).
+    static double metric(const RunRecord& r, const std::string& name) {
+        const auto it = r.metrics.find(name);
+        if (it == r.metrics.end()) {
+            std::string names;
+            for (const auto& [n, m] : r.metrics) names += n + " ";
+            ADD_FAILURE() << r.run.id << " has no " << name << "; it has " << names;
+            return -1;
+        }
+        return it->second.stats.median;
+    }
+
+    testing_support::TempDir dir_{"pinbench_double_e2e"};
+    int scripts_ = 0;
+};
+
+TEST_F(DoubleEndToEnd, DoctorPassesOnAWellScriptedDouble) {
+    const auto out = pinbench({"doctor", "--bundle", dir_.file("doctor.json"), "--control-size", "128MiB"},
+                              double_env(priced_script()));
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find(std::string("pinbench ") + test_double_marker), std::string::npos)
+        << out.output;
+}
+
+TEST_F(DoubleEndToEnd, AProbeScriptedBlindFailsItsControl) {
+    for (const char* probe : {"cuMemGetInfo", "nvml"}) {
+        SCOPED_TRACE(probe);
+        const auto out =
+            pinbench({"doctor", "--bundle", dir_.file("doctor.json"), "--control-size", "128MiB"},
+                     double_env(priced_script(std::string("blind = ") + probe + "\n")));
+        ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+        EXPECT_EQ(out.exit_code, 3) << out.output;  // README: a failed control is exit 3
+    }
+}
+
+TEST_F(DoubleEndToEnd, OverheadCarriesTheScriptedCostOfEveryApi) {
+    const std::string output = dir_.file("overhead.json");
+    const auto out = run(every_kind, output, double_env(priced_script()), {"--only", "double-overhead/*"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const ResultsDocument doc = load_results(output);  // the strict reader: a valid file
+    EXPECT_TRUE(doc.complete);
+    EXPECT_TRUE(produced_by_test_double(doc.environment));
+    const std::map<std::string, std::uint64_t> expected{
+        {"double-overhead/pageable/64MiB/x1/g1", 0},
+        {"double-overhead/cudaMallocHost/64MiB/x1/g1", cost_of(64 * MiB, malloc_host_per_gib)},
+        {"double-overhead/cudaHostAlloc:mapped/64MiB/x1/g1", cost_of(64 * MiB, mapped_per_gib)},
+        {"double-overhead/cudaHostRegister/64MiB/x1/g1", cost_of(64 * MiB, register_per_gib)},
+        {"double-overhead/cuMemCreate:host/64MiB/x1/g1", cost_of(64 * MiB, vmm_per_gib)},
+        {"double-overhead/cudaMallocFromPoolAsync:host/64MiB/x1/g1", cost_of(64 * MiB, pool_per_gib)},
+    };
+    ASSERT_EQ(doc.runs.size(), expected.size());
+    for (const auto& [id, cost] : expected) {
+        SCOPED_TRACE(id);
+        const RunRecord& r = run_of(doc, id);
+        ASSERT_EQ(r.status, Status::ok) << r.reason;
+        // What the process can allocate and what NVML says the device uses agree, to the byte.
+        EXPECT_EQ(metric(r, "cost.after_alloc.cuda.free"), static_cast<double>(cost));
+        EXPECT_EQ(metric(r, "cost.after_first_use.cuda.free"), static_cast<double>(cost));
+        EXPECT_EQ(metric(r, "cost.after_alloc.nvml.0.used"), static_cast<double>(cost));
+        EXPECT_EQ(metric(r, "residual.after_free.cuda.free"), 0.0);
+    }
+}
+
+TEST_F(DoubleEndToEnd, EveryKindRunsAndItsResultsValidate) {
+    const std::string output = dir_.file("every-kind.json");
+    std::vector<std::string> only;
+    for (const char* name : {"capacity", "sweep", "multi-gpu", "workers", "churn", "fragmentation", "shared",
+                             "register-window", "command"}) {
+        only.insert(only.end(), {"--only", std::string("double-") + name + "/*"});
+    }
+    const auto out = run(every_kind, output, double_env(priced_script()), only);
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    const ResultsDocument doc = load_results(output);
+    EXPECT_TRUE(doc.complete);
+    std::map<std::string, int> kinds;
+    for (const RunRecord& r : doc.runs) {
+        SCOPED_TRACE(r.run.id);
+        ++kinds[r.run.kind];
+        if (r.run.kind == "command") {
+            // `true` pins nothing and the double has no CUPTI to trace it: waived, with the reason.
+            EXPECT_EQ(r.status, Status::waived) << to_string(r.status) << " " << r.reason;
+            EXPECT_FALSE(r.reason.empty());
+        } else {
+            EXPECT_EQ(r.status, Status::ok) << to_string(r.status) << " " << r.reason;
+        }
+    }
+    EXPECT_EQ(kinds.size(), 9u);  // every kind but overhead (its own test above)
+}
+
+TEST_F(DoubleEndToEnd, AScriptedErrorMidRunFailsThatRunAlone) {
+    const std::string output = dir_.file("failed.json");
+    // The second cuMemHostAlloc of the test fails with CUDA_ERROR_UNKNOWN (999): one run fails, the
+    // others go on. (Out of memory would read as "more than this machine can pin": WAIVED.)
+    const auto out =
+        run(every_kind, output,
+            double_env(priced_script("fail_call.cuMemHostAlloc = 2\nfail_error.cuMemHostAlloc = 999\n")),
+            {"--only", "double-overhead/*"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    EXPECT_EQ(out.exit_code, 3) << out.output;  // README: a run that failed is exit 3
+    const ResultsDocument doc = load_results(output);
+    EXPECT_TRUE(doc.complete);
+    ASSERT_EQ(doc.runs.size(), 6u);
+    int failed = 0;
+    for (const RunRecord& r : doc.runs) {
+        SCOPED_TRACE(r.run.id);
+        if (r.status == Status::failed) {
+            ++failed;
+            EXPECT_NE(r.reason.find("CUDA_ERROR_UNKNOWN"), std::string::npos) << r.reason;
+        } else {
+            EXPECT_EQ(r.status, Status::ok) << to_string(r.status) << " " << r.reason;
+        }
+    }
+    EXPECT_EQ(failed, 1);
+}
+
+TEST_F(DoubleEndToEnd, AMissingEntryPointWaivesOnlyWhatNeedsIt) {
+    const std::string output = dir_.file("old-driver.json");
+    const auto out =
+        run(every_kind, output, double_env(priced_script(), "old"), {"--only", "double-overhead/*"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    EXPECT_EQ(out.exit_code, 0) << out.output;  // waived runs are not failures
+    const ResultsDocument doc = load_results(output);
+    // Each waived with the first entry point of its family the harness looked for.
+    const std::map<std::string, std::string> waived{
+        {"double-overhead/cuMemCreate:host/64MiB/x1/g1",
+         "cuMemGetAllocationGranularity not exported by this driver"},
+        {"double-overhead/cudaMallocFromPoolAsync:host/64MiB/x1/g1",
+         "cuMemPoolCreate not exported by this driver"},
+    };
+    for (const RunRecord& r : doc.runs) {
+        SCOPED_TRACE(r.run.id);
+        const auto it = waived.find(r.run.id);
+        if (it == waived.end()) {
+            EXPECT_EQ(r.status, Status::ok) << r.reason;
+            continue;
+        }
+        EXPECT_EQ(r.status, Status::waived) << to_string(r.status);
+        EXPECT_NE(r.reason.find(it->second), std::string::npos) << r.reason;
+    }
+}
+
+TEST_F(DoubleEndToEnd, ACancelledRunResumesToEveryPlannedRun) {
+    const std::string output = dir_.file("cancelled.json");
+    const auto env = double_env(priced_script());
+    std::vector<std::string> args{
+        PINBENCH_EXE, "run",          every_kind, "--backend",         "cuda",           "-o",
+        output,       "--no-summary", "--only",   "double-overhead/*", "--control-size", "16MiB"};
+    Subprocess p(args, env);
+    // SIGINT once the first run is in the file (written after every run), as a user's Ctrl-C.
+    const auto until = std::chrono::steady_clock::now() + 30s;
+    bool started = false;
+    while (!started && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(20ms);
+        std::ifstream in(output);
+        started = in && json::parse(in, nullptr, false).value("runs", json::array()).size() >= 1;
+    }
+    ASSERT_TRUE(started) << "no run was written within 30 s";
+    ::kill(static_cast<pid_t>(p.pid()), SIGINT);
+    const auto cancelled = p.wait(30s);
+    ASSERT_EQ(cancelled.kind, ProcessOutcome::Kind::exited) << cancelled.output;
+    const ResultsDocument partial = load_results(output);
+    if (partial.complete) GTEST_SKIP() << "the run ended before SIGINT reached it; nothing to resume";
+    EXPECT_EQ(cancelled.exit_code, 128 + SIGINT) << cancelled.output;
+    EXPECT_LT(partial.runs.size(), 6u);
+
+    const auto resumed =
+        pinbench({"run", "--resume", output, "--no-summary", "--control-size", "16MiB"}, env);
+    ASSERT_EQ(resumed.kind, ProcessOutcome::Kind::exited) << resumed.output;
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+    const ResultsDocument whole = load_results(output);
+    EXPECT_TRUE(whole.complete);
+    ASSERT_EQ(whole.runs.size(), 6u);
+    for (const RunRecord& r : whole.runs) EXPECT_EQ(r.status, Status::ok) << r.run.id << " " << r.reason;
+}
+
+TEST_F(DoubleEndToEnd, StoreAddRefusesTheDoublesResults) {
+    const std::string output = dir_.file("to-store.json");
+    const auto env = double_env(priced_script());
+    const auto measured = run(every_kind, output, env, {"--only", "double-overhead/pageable/*"});
+    ASSERT_EQ(measured.exit_code, 0) << measured.output;
+    const auto out = pinbench({"store", "add", output, "--store", dir_.file("store")}, {});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find("test-double driver"), std::string::npos) << out.output;
+    EXPECT_FALSE(std::filesystem::exists(dir_.file("store") + "/real"));
+}
+
+}  // namespace
+}  // namespace pinbench
