@@ -139,6 +139,23 @@ TEST_F(DoubleEndToEnd, AProbeScriptedBlindFailsItsControl) {
     }
 }
 
+// A driver older than the oldest supported (R525, CUDA 12.0) is no CUDA driver: doctor and a
+// run stop with infrastructure's exit 3 and say which release they found and which they need,
+// instead of failing later on an entry point or a behaviour the old driver lacks.
+TEST_F(DoubleEndToEnd, ADriverOlderThanTheOldestSupportedIsRefusedNamingBoth) {
+    const auto env = double_env(priced_script("cuda_driver_version = 11080\n"));
+    const auto doctor = pinbench({"doctor", "--bundle", dir_.file("doctor.json"), "--control-size", "16MiB"}, env);
+    ASSERT_EQ(doctor.kind, ProcessOutcome::Kind::exited) << doctor.output;
+    EXPECT_EQ(doctor.exit_code, 3) << doctor.output;
+    EXPECT_NE(doctor.output.find("is CUDA 11.8, older than the oldest supported, CUDA 12.0 (R525)"),
+              std::string::npos)
+        << doctor.output;
+    const auto out = run(every_kind, dir_.file("old.json"), env, {"--only", "*overhead*"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    EXPECT_EQ(out.exit_code, 3) << out.output;
+    EXPECT_NE(out.output.find("older than the oldest supported"), std::string::npos) << out.output;
+}
+
 TEST_F(DoubleEndToEnd, OverheadCarriesTheScriptedCostOfEveryApi) {
     const std::string output = dir_.file("overhead.json");
     const auto out = run(every_kind, output, double_env(priced_script()), {"--only", "double-overhead/*"});
