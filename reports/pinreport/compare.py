@@ -62,9 +62,11 @@ BETTER_WHEN_HIGHER = ("bandwidth.",)
 # Units compared at all; "count" metrics are shown, not compared (module docstring).
 COMPARED_UNITS = ("bytes", "ms", "ratio")
 
-# Kinds whose bisections quantise their byte metrics by params.resolution (default 2 MiB).
-_BISECTION_KINDS = ("capacity", "fragmentation")
-_DEFAULT_RESOLUTION = 2 * 1024**2
+# Kinds whose block searches quantise their byte metrics by a size parameter (their files'
+# quantum_param: capacity's and fragmentation's resolution).
+_QUANTISED_KINDS = {k.name: k for k in catalog.kind_entries() if k.quantum_param}
+# Kinds whose probe metrics are the generic cost.* / residual.* (after_alloc, after_first_use).
+_ALLOCATION_COST_KINDS = frozenset(k.name for k in catalog.kind_entries() if k.allocation_costs)
 
 
 @dataclass(frozen=True)
@@ -188,9 +190,10 @@ def compared(unit: str, metric: str = "") -> bool:
 def bisection_resolution(plan: dict[str, Any], metric: str = "") -> int | None:
     """The bisection step of a capacity or fragmentation run: its byte metrics' quantisation
     (capacity.loss_per_gib: scaled to per GiB pinned)."""
-    if plan.get("kind") not in _BISECTION_KINDS:
+    kind = _QUANTISED_KINDS.get(plan.get("kind"))
+    if kind is None:
         return None
-    value = (plan.get("params") or {}).get("resolution", _DEFAULT_RESOLUTION)
+    value = (plan.get("params") or {}).get(kind.quantum_param, kind.param(kind.quantum_param)["fallback"])
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         return None
     if metric == "capacity.loss_per_gib" and plan.get("size_bytes"):
@@ -354,7 +357,7 @@ def _measured_something(run: dict[str, Any]) -> bool:
     has no per-worker metric by definition (docs/kinds.md)."""
     plan = run.get("plan", {})
     metrics = run.get("metrics", {})
-    if plan.get("kind", "overhead") in ("overhead", "multi_gpu"):
+    if plan.get("kind", "overhead") in _ALLOCATION_COST_KINDS:
         return any(split_metric(m) for m in metrics)
     if plan.get("kind") == "workers" and (plan.get("params") or {}).get("workers") == 0:
         return True

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport import catalog
-from pinreport.probe_keys import cost_between, ok_repeats, reading
+from pinreport.probe_keys import cost_between, is_dedicated_key, ok_repeats, reading
+from pinreport.stats import median
 from pinreport.units import format_value
 
 # sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks
@@ -52,7 +53,6 @@ def _headlines() -> dict[str, tuple[str, ...]]:
 HEADLINES: dict[str, tuple[str, ...]] = _headlines()
 
 _NVML_USED = re.compile(r"^nvml\.[0-9]+\.used$")
-_DEDICATED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
 SHARED_BESIDE = "dxgi.nonlocal.usage"
 
 
@@ -80,7 +80,7 @@ def dedicated_headline(keys: Iterable[str]) -> str | None:
     keys = set(keys)
     if "cuda.free" in keys:
         return "cuda.free"
-    dedicated = sorted(k for k in keys if _DEDICATED.match(k))
+    dedicated = sorted(k for k in keys if is_dedicated_key(k))
     return dedicated[0] if dedicated else None
 
 
@@ -175,11 +175,8 @@ def snapshot_trace(run: dict[str, Any], key: str, prefix: str = "cycle_") -> lis
                 per_cycle.setdefault(int(label[len(prefix) :]), []).append(cost)
     out = []
     for i in sorted(per_cycle):
-        values = sorted(per_cycle[i])
-        if len(values) != len(repeats):
-            continue
-        mid = len(values) // 2
-        out.append((i, values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2))
+        if len(per_cycle[i]) == len(repeats):
+            out.append((i, median(per_cycle[i])))
     return out
 
 
@@ -195,11 +192,7 @@ def final_cost(run: dict[str, Any], key: str, label: str = "final") -> float | N
         if cost is None:
             return None
         values.append(cost)
-    if not values:
-        return None
-    values.sort()
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    return median(values) if values else None
 
 
 def _snap_reading(snapshot: dict[str, Any] | None, key: str) -> int | None:

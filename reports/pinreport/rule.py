@@ -35,19 +35,21 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from pinreport import catalog
 from pinreport.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.errors import UsageError
-from pinreport.probe_keys import describe_key, split_metric
+from pinreport.probe_keys import describe_key, is_dedicated_key, split_metric
 from pinreport.units import format_bytes
 
-RULE_KINDS = frozenset({"overhead", "capacity", "sweep"})
+# The kinds whose held costs the rule judges, as each kind's file says (catalog.py).
+RULE_KINDS = frozenset(k.name for k in catalog.kind_entries() if k.reservation_rule)
 CONTROL_API = "pageable"
 HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
-_JUDGED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
 _NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
 NVML_SUM_KEY = "nvml.*.used (sum over devices)"
 CAPACITY_LOSS = "capacity.loss"
-DEFAULT_RESOLUTION = 2 * 1024**2
+# A capacity run's bisection step where its plan gives none: the kind's parameter table's.
+DEFAULT_RESOLUTION: int = catalog.kind_entry("capacity").param("resolution")["fallback"]
 
 
 class RuleVerdict(StrEnum):
@@ -88,7 +90,7 @@ class Band:
 
 
 def is_judged_key(key: str) -> bool:
-    return bool(_JUDGED.match(key))
+    return is_dedicated_key(key)
 
 
 def is_shared_key(key: str) -> bool:

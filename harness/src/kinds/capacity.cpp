@@ -124,8 +124,11 @@ void derive(const RunRecord& run, const OkRepeats& ok, MetricSink& sink) {
 }  // namespace
 
 KindSpec capacity() {
-    KindSpec kind{
-        "capacity", 2, {size_param("free_target", true), size_param("resolution", false, 2ull << 20)}};
+    KindSpec kind{"capacity",
+                  2,
+                  {size_param("free_target", true), size_param("resolution", false, default_resolution)}};
+    kind.reservation_rule = true;
+    kind.quantum_param = "resolution";
     kind.waive = waive;
     kind.measure = measure;
     kind.derive = derive;

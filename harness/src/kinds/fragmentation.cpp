@@ -59,8 +59,10 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
 }  // namespace
 
 KindSpec fragmentation() {
-    KindSpec kind{
-        "fragmentation", 2, {integer_param("cycles", 1, true), size_param("resolution", false, 2ull << 20)}};
+    KindSpec kind{"fragmentation",
+                  2,
+                  {integer_param("cycles", 1, true), size_param("resolution", false, default_resolution)}};
+    kind.quantum_param = "resolution";
     kind.measure = measure;
     kind.derive = derive;
     kind.metrics = {

@@ -105,6 +105,11 @@ struct KindSpec {
     // Its snapshots include after_alloc and after_first_use, so the generic cost.* metrics
     // (run_metrics.cpp) are its too.
     bool writes_allocation_costs = false;
+    // The reservation rule (reports/pinreport/rule.py) judges its held costs.
+    bool reservation_rule = false;
+    // A size parameter that quantises its byte metrics (a block search's step): pinreport does
+    // not call a difference smaller than one step a change. Empty: none.
+    std::string_view quantum_param = {};
     // The reason the run cannot be measured here (it is WAIVED), beyond the GPU count every kind
     // needs (waive_reason below); nullptr: nothing more.
     std::optional<std::string> (*waive)(const PlannedRun& run, const Machine& machine) = nullptr;

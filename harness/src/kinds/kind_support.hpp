@@ -21,6 +21,11 @@
 
 namespace pinbench::kinds {
 
+// The step of the device filler and of the largest-block search where a scenario gives no
+// `resolution` (capacity, fragmentation, sweep's max_pinnable): 2 MiB, the CUDA allocator's
+// large-page granule.
+inline constexpr std::uint64_t default_resolution = std::uint64_t{2} << 20;
+
 double ms_between(SteadyClock::time_point a, SteadyClock::time_point b);
 
 struct Devices {

@@ -48,6 +48,7 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
 KindSpec overhead() {
     KindSpec kind{"overhead", 1, {}, std::nullopt};
     kind.writes_allocation_costs = true;
+    kind.reservation_rule = true;
     kind.measure = measure;
     kind.title =
         "pinned-memory cost per API, size and count: the verdicts and the reservation rule (claims 1, 5, 10, "

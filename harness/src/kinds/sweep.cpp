@@ -106,7 +106,8 @@ void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probe
     if (target.is_number_unsigned()) {
         const std::uint64_t free_target = target.get<std::uint64_t>();
         throw_if_waived(waive(run, with_device0(run, devices)));
-        filler = std::make_unique<DeviceFiller>(free_target, param_bytes_or(run, "resolution", 2ull << 20));
+        filler = std::make_unique<DeviceFiller>(free_target,
+                                                param_bytes_or(run, "resolution", default_resolution));
         out.snapshots.push_back(settled_snapshot(probes, "filled", start));
     }
     data["filled_bytes"] = filler ? filler->filled_bytes() : 0;
@@ -306,6 +307,7 @@ KindSpec sweep() {
                    // No fallbacks: the child's defaults (off, 2 MiB) keep older plans as they were.
                    when(choice_param("enforce_host_limit", {"off", "on"}, false), "mode", "max_pinnable"),
                    when(size_param("resolution", false), "mode", "max_pinnable")}};
+    kind.reservation_rule = true;
     kind.waive = waive;
     kind.measure = measure;
     kind.derive = derive;

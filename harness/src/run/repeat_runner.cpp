@@ -35,7 +35,7 @@ std::string clock_text(double seconds) {
 
 nlohmann::json tool_record() {
     return {
-        {"name", "pinbench"}, {"version", "0.1.0"},
+        {"name", "pinbench"}, {"version", PINBENCH_VERSION},
 #if defined(_MSC_VER)
             {"compiler", "MSVC " + std::to_string(_MSC_VER)},
 #elif defined(__VERSION__)

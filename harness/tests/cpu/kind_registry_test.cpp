@@ -18,7 +18,7 @@ constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 TEST(KindRegistry, EveryKindMeasuresAndCataloguesWhatItDerives) {
     const std::set<std::string_view> units{"bytes", "ms", "ratio", "count"};
     const std::set<std::string_view> directions{higher_is_worse, higher_is_better, neither_direction};
-    ASSERT_EQ(kind_specs().size(), 10u);
+    ASSERT_FALSE(kind_specs().empty());  // which kinds: ScenarioKinds.TableMatchesDocsKinds
     for (const KindSpec& k : kind_specs()) {
         SCOPED_TRACE(std::string(k.name));
         EXPECT_NE(k.measure, nullptr);

@@ -56,7 +56,12 @@ TEST(MetricCatalog, EveryMetricOfTheCommittedResultsIsCatalogued) {
             }
         }
     }
-    EXPECT_EQ(seen_kinds.size(), 9u) << "every kind of docs/kinds.md";
+    // Every kind of the registry but those a team adds for its own program (command).
+    std::set<std::string> every_kind;
+    for (const KindSpec& k : kind_specs()) {
+        if (k.report != ReportPlace::optional_section) every_kind.emplace(k.name);
+    }
+    EXPECT_EQ(seen_kinds, every_kind);
     EXPECT_GT(checked, 2000u);
 }
 
