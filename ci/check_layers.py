@@ -179,6 +179,7 @@ def python_modules(root: Path) -> dict[str, Path]:
 def python_arrows(root: Path):
     """(file, imported module) for every import of a pinreport module, wherever it stands."""
     modules = python_modules(root)
+    seen = set()
     for path in modules.values():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in ast.walk(tree):
@@ -191,7 +192,8 @@ def python_arrows(root: Path):
                     for a in node.names
                 ]
             for t in targets:
-                if t in modules and t != "pinreport":
+                if t in modules and t != "pinreport" and (path, t) not in seen:
+                    seen.add((path, t))
                     yield path, t
 
 

@@ -57,11 +57,11 @@ def test_a_public_header_the_table_does_not_place_fails(tree: Path):
 
 
 def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Path):
-    stats = tree / "reports/pinreport/stats.py"
+    stats = tree / "reports/pinreport/analysis/stats.py"
     stats.write_text(stats.read_text() + "\n\ndef _late():\n    from pinreport import cli  # noqa\n")
     result = _run(tree)
     assert result.returncode == 1
-    assert "reports/pinreport/stats.py: imports pinreport.cli: analysis may not include cli" in result.stdout
+    assert "reports/pinreport/analysis/stats.py: imports pinreport.cli: analysis may not include cli" in result.stdout
 
 
 def test_an_exception_that_matches_no_arrow_fails(tree: Path):

@@ -45,12 +45,12 @@ from typing import Any
 
 from scipy import stats as scipy_stats
 
-from pinreport import kinds
-from pinreport.disturbance import disturbed_metrics
+from pinreport.analysis import kind_results
+from pinreport.analysis.disturbance import disturbed_metrics
+from pinreport.analysis.expect import ClaimVerdict
+from pinreport.analysis.stats import median
 from pinreport.environment import driver_models
-from pinreport.expect import ClaimVerdict
 from pinreport.probe_keys import ok_repeats
-from pinreport.stats import median
 from pinreport.units import as_number, format_bytes
 
 GiB = 1024**3
@@ -169,7 +169,7 @@ def _capped(run: dict[str, Any], repeats: list[dict[str, Any]]) -> bool | None:
     flags = [(r.get("data") or {}).get("capped") for r in repeats]
     if repeats and all(isinstance(f, bool) for f in flags):
         return all(flags)
-    m = run.get("metrics", {}).get(kinds.CAPPED)
+    m = run.get("metrics", {}).get(kind_results.CAPPED)
     low = as_number(m.get("min")) if isinstance(m, dict) else None
     return None if low is None else low >= 1.0
 
@@ -180,14 +180,14 @@ def run_point(run: dict[str, Any]) -> Point | None:
     if not is_pinnable_run(run) or is_failure_path(run) or run.get("status") != "ok" or disturbed_metrics(run):
         return None
     repeats = ok_repeats(run)
-    x = kinds.median_of(run, kinds.FREE_BEFORE)
+    x = kind_results.median_of(run, kind_results.FREE_BEFORE)
     x = x if x is not None else _from_data(repeats, "free_before")
-    y = kinds.median_of(run, kinds.MAX_PINNABLE)
+    y = kind_results.median_of(run, kind_results.MAX_PINNABLE)
     y = y if y is not None else _from_data(repeats, "max_pinnable")
     capped = _capped(run, repeats)
     if x is None or y is None or capped is None:
         return None
-    ratio = kinds.median_of(run, kinds.OVER_HOST_RAM)
+    ratio = kind_results.median_of(run, kind_results.OVER_HOST_RAM)
     if ratio is None:
         ram = _from_data(repeats, "host_ram_total")
         ratio = y / ram if ram else None

@@ -27,15 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinreport import catalog, disturbance
-from pinreport.disturbance import Disturbance
-from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
-from pinreport.errors import BadInputError
-from pinreport.expect import ClaimResult, check_expectations
-from pinreport.load import ResultsFile, metric_samples
-from pinreport.probe_keys import split_metric
-from pinreport.rule import Band, RuleResult, RuleVerdict, rule_results
-from pinreport.stats import (
+from pinreport import catalog
+from pinreport.analysis import disturbance
+from pinreport.analysis.disturbance import Disturbance
+from pinreport.analysis.expect import ClaimResult, check_expectations
+from pinreport.analysis.rule import Band, RuleResult, RuleVerdict, rule_results
+from pinreport.analysis.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
     DEFAULT_MIN_NIGHTS,
@@ -46,6 +43,10 @@ from pinreport.stats import (
     compare_bytes,
     compare_times_nights,
 )
+from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
+from pinreport.errors import BadInputError
+from pinreport.load import ResultsFile, metric_samples
+from pinreport.probe_keys import split_metric
 from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
 from pinreport.versions import is_release, previous_release
 

@@ -12,11 +12,11 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from pinreport.analysis.compare import CompareReport
+from pinreport.analysis.expect import ClaimVerdict
+from pinreport.analysis.rule import RuleVerdict
+from pinreport.analysis.stats import Verdict
 from pinreport.atomic_write import write_file
-from pinreport.compare import CompareReport
-from pinreport.expect import ClaimVerdict
-from pinreport.rule import RuleVerdict
-from pinreport.stats import Verdict
 
 
 def _case(suite: ET.Element, classname: str, name: str, lines: list[str]) -> ET.Element:

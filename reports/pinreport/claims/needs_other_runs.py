@@ -2,7 +2,7 @@
 drivers over several releases) need runs of another driver model or release."""
 
 from pinreport.claims.claim import NOT_TESTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 
 
 class DriverMode(Claim):

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from pinreport.disturbance import disturbed_keys, disturbed_metrics
+from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
+from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
 from pinreport.environment import driver_models, model_family
-from pinreport.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
 from pinreport.units import format_bytes
 
 LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")

@@ -4,13 +4,13 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
+from pinreport.analysis.expect import ClaimVerdict
+from pinreport.analysis.fit import Recommendation
+from pinreport.analysis.rule import RuleResult, RuleVerdict
+from pinreport.analysis.stats import Comparison, Verdict
 from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
-from pinreport.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
-from pinreport.expect import ClaimVerdict
-from pinreport.fit import Recommendation
 from pinreport.render.labels import probe_label, size_label
-from pinreport.rule import RuleResult, RuleVerdict
-from pinreport.stats import Comparison, Verdict
 from pinreport.units import format_bytes, format_delta, format_value
 
 REPLAYED_TAG = "[REPLAYED] "

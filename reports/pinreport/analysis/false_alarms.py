@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinreport.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
+from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
+from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
 from pinreport.environment import driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.load import ResultsFile
 from pinreport.probe_keys import describe_key, split_metric
-from pinreport.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
 from pinreport.store import REAL, StoreContents, StoreEntry
 
 TIME_UNITS = ("ms", "ratio")

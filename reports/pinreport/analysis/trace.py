@@ -22,9 +22,9 @@ from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 
 from pinreport import catalog
+from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
-from pinreport.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.input_file import TRACE_LIMIT, read_bounded
 from pinreport.load import json_path, parse_json
 from pinreport.schema import results_json_schema_text, trace_json_schema_text

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport import catalog
+from pinreport.analysis.stats import median
 from pinreport.probe_keys import cost_between, is_dedicated_key, ok_repeats, reading
-from pinreport.stats import median
 from pinreport.units import format_value
 
 # sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks

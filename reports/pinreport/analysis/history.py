@@ -5,9 +5,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from pinreport.analysis.rule import RULE_KINDS, held_costs
 from pinreport.environment import driver_release, store_key
 from pinreport.load import ResultsFile
-from pinreport.rule import RULE_KINDS, held_costs
 from pinreport.store import REAL, StoreContents, measurement_id
 from pinreport.versions import is_release, release_key
 

@@ -1,29 +1,29 @@
 """Issue 20, beyond the brief: "the largest pinnable size tracks free VRAM", per file (platform
 and driver model), on the sweep kind's max_pinnable runs with free_target. The rule, and the
-Windows cap reported beside it (never judged), are in pinnable.py; the file's points are
+Windows cap reported beside it (never judged), are in pinnable_fit.py; the file's points are
 collected and judged once. Its inconclusive outcome is NOT TESTED HERE with "inconclusive: "
 and the reason, as claim 10's."""
 
 from dataclasses import dataclass
 
-from pinreport import pinnable
+from pinreport.analysis import pinnable_fit
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 
 _VERDICT = {
-    pinnable.Outcome.CONFIRMED: CONFIRMED,
-    pinnable.Outcome.REFUTED: REFUTED,
-    pinnable.Outcome.AMBIGUOUS: NOT_TESTED,
-    pinnable.Outcome.NOT_TESTED: NOT_TESTED,
+    pinnable_fit.Outcome.CONFIRMED: CONFIRMED,
+    pinnable_fit.Outcome.REFUTED: REFUTED,
+    pinnable_fit.Outcome.AMBIGUOUS: NOT_TESTED,
+    pinnable_fit.Outcome.NOT_TESTED: NOT_TESTED,
 }
 
 
 @dataclass(frozen=True)
 class PinnableEvidence:
     data: ClaimData
-    by_api: dict[str, list[pinnable.Point]]  # pinnable.collect
-    judgement: pinnable.Judgement
-    caps: list[pinnable.WindowsCap]
+    by_api: dict[str, list[pinnable_fit.Point]]  # pinnable_fit.collect
+    judgement: pinnable_fit.Judgement
+    caps: list[pinnable_fit.WindowsCap]
 
 
 class MaxPinnableTracksFreeVram(Claim):
@@ -34,8 +34,8 @@ class MaxPinnableTracksFreeVram(Claim):
     )
 
     def gather(self, data: ClaimData) -> PinnableEvidence:
-        by_api = pinnable.collect(data.doc)
-        return PinnableEvidence(data, by_api, pinnable.judge(data.doc, by_api), pinnable.windows_caps(by_api))
+        by_api = pinnable_fit.collect(data.doc)
+        return PinnableEvidence(data, by_api, pinnable_fit.judge(data.doc, by_api), pinnable_fit.windows_caps(by_api))
 
     def applies(self, seen: PinnableEvidence) -> str | None:
         """None when the file has an ok max_pinnable point with free_target."""
@@ -43,8 +43,8 @@ class MaxPinnableTracksFreeVram(Claim):
 
     def judge(self, seen: PinnableEvidence) -> Finding:
         j = seen.judgement
-        evidence = f"on {pinnable.platform(seen.data.doc)}: {j.evidence}"
-        if j.outcome == pinnable.Outcome.AMBIGUOUS:
+        evidence = f"on {pinnable_fit.platform(seen.data.doc)}: {j.evidence}"
+        if j.outcome == pinnable_fit.Outcome.AMBIGUOUS:
             evidence = f"inconclusive: {evidence}"
         return _VERDICT[j.outcome], evidence
 
@@ -55,4 +55,4 @@ class MaxPinnableTracksFreeVram(Claim):
         text = "; ".join(c.describe() for c in seen.caps)
         if seen.data.windows:
             return f"Windows cap (reported, not judged): {text}"
-        return f"Windows cap: not judged on {pinnable.platform(seen.data.doc)}; here {text}"
+        return f"Windows cap: not judged on {pinnable_fit.platform(seen.data.doc)}; here {text}"

@@ -5,11 +5,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from pinreport import kinds
-from pinreport.bench_rows import BenchRows
-from pinreport.disturbance import disturbed_keys, disturbed_metrics
-from pinreport.environment import WSL2_MODEL, driver_models, model_family
-from pinreport.rule import (
+from pinreport.analysis import kind_results
+from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
+from pinreport.analysis.rule import (
     CAPACITY_LOSS,
     CONTROL_API,
     RULE_KINDS,
@@ -19,6 +17,8 @@ from pinreport.rule import (
     is_judged_key,
     pinned_bytes,
 )
+from pinreport.bench_rows import BenchRows
+from pinreport.environment import WSL2_MODEL, driver_models, model_family
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 
@@ -39,7 +39,7 @@ def ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[di
     gives no evidence for a claim: disturbance.py)."""
     return [
         r
-        for r in kinds.runs_of(doc, kind)
+        for r in kind_results.runs_of(doc, kind)
         if r.get("status") == "ok"
         and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
         and not disturbed_metrics(r)
