@@ -85,17 +85,6 @@ EXCEPTIONS = {
     # with trace/'s event format and OS side; it moves into trace/ after the port.
     ("harness/src/cuda/trace_injection.cpp", "harness/src/trace/injection_platform.hpp"): "injection library",
     ("harness/src/cuda/trace_injection.cpp", "harness/src/trace/pin_event.hpp"): "injection library",
-    # --- Layout work of issue 33 still to do (docs/architecture.md, "Waiting for other work"). ---
-    ("harness/src/probes/snapshot_json.hpp", "harness/src/results/json_reader.hpp"): "json/ folder",
-    ("harness/src/scenario/plan.cpp", "harness/src/results/json_reader.hpp"): "json/ folder",
-    ("harness/src/scenario/yaml_reader.cpp", "harness/src/results/json_reader.hpp"): "json/ folder",
-    ("harness/src/results/kind_metrics.cpp", "harness/src/kinds/kind_definition.hpp"): "kind contract in scenario/",
-    ("harness/src/results/metric_catalog.cpp", "harness/src/kinds/kind_definition.hpp"): "kind contract in scenario/",
-    ("harness/src/scenario/kinds.hpp", "harness/src/kinds/kind_definition.hpp"): "kind contract in scenario/",
-    ("harness/src/run/repeat_runner.cpp", "harness/src/kinds/kind_definition.hpp"): "kind contract in scenario/",
-    ("harness/src/run/child.cpp", "harness/src/kinds/kind_support.hpp"): "child measures through kind_specs()",
-    ("harness/src/run/child.cpp", "harness/src/kinds/measure.hpp"): "child measures through kind_specs()",
-    ("harness/src/run/repeat_runner.hpp", "harness/src/controls/controls.hpp"): "controls/ into run/",
     # --- Waiting for the store speed-up, which is rewriting pinreport's store readers: they
     # take the reservation rule's kinds and held stages from analysis, and move after it. ---
     ("reports/pinreport/store_index.py", "pinreport.rule"): "store readers",
@@ -209,6 +198,26 @@ def python_folder(layers, module: str) -> str:
     return best
 
 
+def folder_cycles(arrows: set[tuple[str, str]]) -> list[list[str]]:
+    """The folders that reach each other through the arrows (strongly connected, two or more)."""
+    graph: dict[str, set[str]] = {}
+    for a, b in arrows:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for n in graph[todo.pop()] - seen:
+                seen.add(n)
+                todo.append(n)
+        return seen
+
+    reached = {n: reach(n) for n in graph}
+    groups = {frozenset(m for m in graph if m in reached[n] and n in reached[m]) | {n} for n in graph}
+    return sorted(sorted(g) for g in groups if len(g) > 1)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
@@ -222,10 +231,17 @@ def main() -> int:
         return 2
     errors = check_table(cpp, "C++") + check_table(py, "Python")
     used = set()
+    folder_arrows: set[tuple[str, str]] = set()
 
     def judge(src: str, target_key: str, src_folder: str, target_folder: str, layers, shown: str):
         if src_folder == target_folder:
             return
+        folder_arrows.add(
+            (
+                f"{layers is cpp and 'C++' or 'Python'} {src_folder}",
+                f"{layers is cpp and 'C++' or 'Python'} {target_folder}",
+            )
+        )
         if src_folder not in layers or target_folder not in layers:
             missing = src_folder if src_folder not in layers else target_folder
             errors.append(f"{src}: {shown}: folder '{missing}' has no row in the table")
@@ -256,7 +272,12 @@ def main() -> int:
     if errors:
         print(f"check_layers: {len(errors)} arrow(s) against the layering")
         return 1
-    print(f"check_layers: the includes and imports follow docs/architecture.md ({len(used)} listed exceptions)")
+    cycles = folder_cycles(folder_arrows)
+    print(
+        f"check_layers: the includes and imports follow docs/architecture.md ({len(used)} listed exceptions; "
+        f"{len(folder_arrows)} arrows between folders, folder cycles through the exceptions: "
+        f"{'; '.join(' <-> '.join(c) for c in cycles) or 'none'})"
+    )
     return 0
 
 

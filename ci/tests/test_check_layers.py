@@ -65,11 +65,11 @@ def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Pat
 
 
 def test_an_exception_that_matches_no_arrow_fails(tree: Path):
-    plan = tree / "harness/src/scenario/plan.cpp"
-    plan.write_text(plan.read_text().replace('#include "results/json_reader.hpp"\n', ""))
+    wsl = tree / "harness/src/probes/wsl.cpp"
+    wsl.write_text(wsl.read_text().replace('#include "pinbench/environment_record.hpp"\n', ""))
     result = _run(tree)
     assert result.returncode == 1
-    assert "scenario/plan.cpp -> harness/src/results/json_reader.hpp matches no arrow" in result.stdout
+    assert "probes/wsl.cpp -> harness/include/pinbench/environment_record.hpp matches no arrow" in result.stdout
 
 
 def test_a_table_row_that_allows_a_higher_rank_fails(tree: Path):

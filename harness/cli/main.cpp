@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "answer.hpp"
-#include "controls/doctor.hpp"
+#include "json/json_reader.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
@@ -30,8 +30,8 @@
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
-#include "results/json_reader.hpp"
 #include "run/child.hpp"
+#include "run/doctor.hpp"
 #include "run/repeat_runner.hpp"
 #include "trace/trace_command.hpp"
 

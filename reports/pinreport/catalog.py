@@ -45,7 +45,7 @@ class KindEntry:
     title: str
     charts: tuple[str, ...]  # chart families, registered in render/kind_sections.py
     since_version: int  # the scenario schema version that introduced it
-    params: tuple[dict[str, Any], ...]  # its parameter table (kinds/kind_definition.hpp ParamSpec)
+    params: tuple[dict[str, Any], ...]  # its parameter table (harness/src/scenario/kind_spec.hpp ParamSpec)
     allocation_costs: bool  # writes the generic cost.* metrics (after_alloc, after_first_use)
     reservation_rule: bool  # the reservation rule (rule.py) judges its held costs
     quantum_param: str  # a size parameter that quantises its byte metrics, or ""

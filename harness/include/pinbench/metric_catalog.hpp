@@ -34,7 +34,7 @@ const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metri
 // {"metric_catalog_version": 3,
 //  "kinds": [{name, report (section, optional_section, cost_and_rule), title, charts,
 //  since_version, params (the parameter table: name, type, axis, required, fallback, ...),
-//  allocation_costs, reservation_rule, quantum_param}] (kinds/kind_definition.hpp),
+//  allocation_costs, reservation_rule, quantum_param}] (scenario/kind_spec.hpp),
 //  "probe_keys": describe_key's rule (snapshot.hpp), "trace_apis": [{api, family, effect}],
 //  "trace_families": {family: [store api variants]} (trace/pinned_timeline.hpp),
 //  "metrics": [{pattern, kinds, unit,

@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

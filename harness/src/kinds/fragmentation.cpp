@@ -1,9 +1,9 @@
 // fragmentation: after pinned churn, is free memory still one contiguous block? The largest
 // cudaMalloc block and free memory before and after (brief experiment 8).
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

@@ -1,9 +1,9 @@
 // overhead: GPU memory before, while holding and after freeing `count` host buffers
 // (brief experiments 1 and 5).
 // Its metrics are the generic ones every kind gets (run_metrics.cpp), allocation costs included.
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "run/measuring_probes.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

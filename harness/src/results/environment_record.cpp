@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "results/json_reader.hpp"
+#include "json/json_reader.hpp"
 
 namespace pinbench {
 namespace {

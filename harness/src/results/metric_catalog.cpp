@@ -7,9 +7,9 @@
 #include <cctype>
 #include <string>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/snapshot.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 #include "trace/pinned_timeline.hpp"
 
 namespace pinbench {
@@ -106,7 +106,7 @@ bool written_by(const MetricSpec& spec, std::string_view kind) {
     return false;
 }
 
-// A kind's parameter as its table declares it (kind_definition.hpp): what pinreport and the
+// A kind's parameter as its table declares it (scenario/kind_spec.hpp): what pinreport and the
 // editors' schema (scenarios/make_schema.py) read instead of a copy.
 nlohmann::json param_json(const ParamSpec& p) {
     static constexpr const char* type_names[] = {"size", "integer", "number", "choice", "text", "texts"};

@@ -7,7 +7,6 @@
 #include <set>
 #include <thread>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
@@ -22,6 +21,7 @@
 #include "run/protocol.hpp"
 #include "run/settle.hpp"
 #include "run/timestamp.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench {
 namespace {

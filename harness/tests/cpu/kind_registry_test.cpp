@@ -1,14 +1,14 @@
-// Each kind is one unit (harness/src/kinds/kind_definition.hpp): it measures, catalogues what it
+// Each kind is one unit (harness/src/scenario/kind_spec.hpp): it measures, catalogues what it
 // derives, and says why it cannot run on a machine; the catalog is assembled from the kinds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/plan.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 namespace {

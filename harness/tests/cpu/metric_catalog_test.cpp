@@ -5,13 +5,13 @@
 #include <set>
 #include <stdexcept>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/api_variant.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/snapshot.hpp"
 #include "results/kind_metrics.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 #include "test_paths.hpp"
 #include "trace/pin_event.hpp"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kinds/kind_definition.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench {
 

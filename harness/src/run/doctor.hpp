@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "controls/controls.hpp"
+#include "run/controls.hpp"
 
 namespace pinbench {
 

@@ -1,6 +1,6 @@
 // Lookups in the kind table of docs/kinds.md (kinds/registry.cpp) and the builders its kinds'
 // parameter tables are written with. The parser and the plan expansion read only this table.
-#include "scenario/kinds.hpp"
+#include "scenario/kind_table.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "json/json_reader.hpp"
 #include "pinbench/errors.hpp"
-#include "results/json_reader.hpp"
 
 namespace pinbench::detail {
 

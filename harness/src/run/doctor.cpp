@@ -1,4 +1,4 @@
-#include "controls/doctor.hpp"
+#include "run/doctor.hpp"
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/environment_record.hpp"

@@ -1,4 +1,4 @@
-#include "controls/controls.hpp"
+#include "run/controls.hpp"
 
 #include <cstdlib>
 #include <functional>
