@@ -52,7 +52,6 @@ def test_the_metric_names_python_holds_are_catalog_patterns():
         kind_results.FREE_BEFORE,
         kind_results.CAPPED,
         kind_results.OVER_HOST_RAM,
-        kind_results.SMALL_AFTER_FAILURE_OK,
     )
     assert all(any(s.pattern == n for s in catalog.specs()) for n in names)
     assert kind_results.HEADLINES["register_window"] == (

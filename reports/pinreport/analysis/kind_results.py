@@ -1,4 +1,4 @@
-"""The scenario kinds of results schema 2 (docs/kinds.md): which metrics are each kind's
+"""Each scenario kind's results (docs/kinds.md): which metrics are each kind's
 headline, and how a run's metric summaries read as table cells.
 
 Pure look-ups over results documents; render/kind_sections.py and render/charts/ lay them out
@@ -23,7 +23,6 @@ MAX_PINNABLE = "sweep.max_pinnable"
 FREE_BEFORE = "sweep.free_before"  # free VRAM before the search (after the free_target fill)
 CAPPED = "sweep.capped"  # ratio: the cap pinned at once (max_pinnable is a lower bound)
 OVER_HOST_RAM = "sweep.max_pinnable_over_host_ram"  # ratio
-SMALL_AFTER_FAILURE_OK = "sweep.small_after_failure_ok"  # ratio
 
 # The kinds with a section of their own, in the harness's registry (docs/kinds.md) order, with
 # their titles: the catalog's (harness/src/kinds/<kind>.cpp), never re-typed here. The overhead

@@ -49,19 +49,11 @@ from pinreport.units import format_bytes, format_delta, format_value
 
 DEFAULT_ALPHA = 0.01
 DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a change (reports/README.md)
-# Time metrics also need a floor above the spread between machine starts: in an A/A pair of real
-# H200 runs made in two device calls (results/h200-smoke vs results/h200-quick), four time
-# medians moved with Mann-Whitney p < 0.01 by 6% to 22% (largest: cudaHostRegister 4 GiB alloc,
-# 2233 -> 2728 ms), while every byte metric stayed put: the machine start, not the driver,
-# changed. Three real nights of nightly.yaml (results/h200-kinds-nightly, and the watch on and
-# off of results/h200-watch-cost, two machine starts) judged leave-one-out: with a 25% floor 4
-# time metrics of 288 judged moved past it (+43%, +43%, +37%, -27%) on 2 of 3 nights; with 50%
-# none did. A fourth night, the first command after a third fresh start (results/h200-aa-fresh),
-# freed slower: time.free_ms medians at 1.44x the others' (geometric mean of 14 overhead runs,
-# up to 1.83x; other time families up to 1.50x; results/h200-aa-fresh/compare_nights.py),
-# 7 false alarms at 50%, none at 75% or 100%.
-# So the floor is a factor of 2 (a doubling, or a halving), above the largest move seen between
-# quiet starts; docs/notes.md and reports/README.md ("A/A: measured") have the numbers.
+# Time metrics also need a floor above the spread between machine starts, which moves times and
+# never bytes: on real H200 nights of one driver, time medians moved by up to 1.83x between
+# quiet starts (false alarms at a 50% floor, none at 75% or 100%). So a time must double or
+# halve to be a change; the nights and numbers are in reports/README.md ("A/A: measured") and
+# docs/notes.md.
 DEFAULT_TIME_FLOOR = 1.0
 DEFAULT_MIN_REPEATS = 7
 # The night rule (module docstring): nights needed to know the night-to-night spread (two, so
