@@ -363,7 +363,7 @@ def test_every_headline_metric_is_written_by_the_harness():
         for f in (
             "results/h200-nightly-free-vram/results.json",
             "results/h200-pinnable/pinnable.json",
-            "results/h200-final/pytorch-dataloader.json",
+            "results/h200-gpu-tests-dataloader/pytorch-dataloader.json",
         )
     ]
     missing = []

@@ -25,7 +25,7 @@ from pinreport.units import format_value
 REAL = (
     "results/h200-nightly-free-vram/results.json",
     "results/h200-pinnable/pinnable.json",
-    "results/h200-final/pytorch-dataloader.json",
+    "results/h200-gpu-tests-dataloader/pytorch-dataloader.json",
 )
 NOT_A_KIND = "*"
 

@@ -14,5 +14,5 @@ ctest --preset linux -L gpu >"$OUT/gpu-tests.log" 2>&1
 echo "gpu tests rc=$? $(( $(date +%s) - s )) s: $(grep -E 'tests passed|tests failed' "$OUT/gpu-tests.log")"
 build/linux/harness/pinbench doctor --bundle "$OUT/doctor.json" >"$OUT/doctor.txt" 2>&1
 echo "doctor rc=$?"; head -12 "$OUT/doctor.txt"
-python3 results/h200-issue18-final/compare_environments.py results/h200-doctor/doctor.json "$OUT/doctor.json" >"$OUT/env-compare-doctor.txt" 2>&1
+python3 results/h200-environment-writers/scripts/compare_environments.py results/h200-doctor/doctor.json "$OUT/doctor.json" >"$OUT/env-compare-doctor.txt" 2>&1
 cat "$OUT/env-compare-doctor.txt" | head -40

@@ -4,7 +4,7 @@
 # third to a half of the attempts and never stopped `pinbench run`, the busy-GPU rule counts
 # disturbed attempts against clean ones where no process is named. This call repeats call 1's
 # "persistent-shim" step alone on that tree (device time was short). From the repository root
-# (carry .deps/xxhash):   bash results/h200-wsl-watch/device-call-2.sh "$OUT"
+# (carry .deps/xxhash):   bash results/h200-wsl-watch/scripts/device-call-2.sh "$OUT"
 set -uo pipefail
 out=${1:-${OUT:?OUT_DIR}}
 mkdir -p "$out"

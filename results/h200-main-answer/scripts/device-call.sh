@@ -2,7 +2,7 @@
 # ci/main.sh on a fresh checkout on the one-H200 machine: its wall time and its printed answer.
 # From the repository root, through the device tool (carry .deps/xxhash, and .whl when the
 # machine's python lacks jsonschema, fastjsonschema or xxhash: see README.md):
-#   bash results/h200-main-answer/device-call.sh        ($OUT set by the device tool)
+#   bash results/h200-main-answer/scripts/device-call.sh        ($OUT set by the device tool)
 # The machine has no internet and no apt: SKIP_SETUP=1; pinreport runs from the source tree
 # (python3 -m pinreport, PYTHONPATH=reports), as ci/main.sh does where no .venv exists.
 set -uo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 14 on one H200 (our Linux control, not Windows), from the repository root:
-#   bash results/h200-disturbance/device-call.sh OUT_DIR
+#   bash results/h200-disturbance/scripts/device-call.sh OUT_DIR
 # Builds pinbench and the neighbour, then runs `pinbench doctor` and scenarios/disturbance.yaml
 # quiet, beside each neighbour mode (steady, device-burst, pin-host), and once with
 # CUDA_VISIBLE_DEVICES set to the GPU's UUID. Each neighbour starts 3 s before and is killed after.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scenarios/apis.yaml on one H200 (Linux control, not Windows), from the repository root:
-#   bash results/h200-apis/device-call.sh OUT_DIR
+#   bash results/h200-apis/scripts/device-call.sh OUT_DIR
 # 1. configures hugetlb pages on the GPU machine itself, as root (17 GiB of 2 MiB pages and
 #    17 x 1 GiB pages; the machine starts with none), and records the page configuration;
 # 2. builds pinbench and the GPU tests, runs the allocator and kinds GPU tests;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15's A/A check: one more real night of scenarios/nightly.yaml on one H200 (our Linux
 # control, not the users' Windows), taken as the first command after a fresh machine start.
-# From the repository root (carry .deps/xxhash):  bash results/h200-aa-fresh/device-call.sh OUT_DIR
+# From the repository root (carry .deps/xxhash):  bash results/h200-aa-fresh/scripts/device-call.sh OUT_DIR
 set -uo pipefail
 out=${1:?OUT_DIR}
 mkdir -p "$out"

@@ -1,7 +1,7 @@
 """How the fresh-start night differs from the other three, per time metric family (the figures
 in this folder's README, reports/README.md "A/A: measured" and docs/notes.md):
 
-    python3 results/h200-aa-fresh/compare_nights.py
+    python3 results/h200-aa-fresh/scripts/compare_nights.py
 
 For each time.* metric, over the runs all four nights measured: the fresh night's median over
 the median of the other three nights' medians; printed per family as the geometric mean, the

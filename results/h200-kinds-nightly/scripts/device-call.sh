@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scenarios/nightly.yaml on one H200 (Linux control, not Windows), from the repository root:
-#   bash results/h200-kinds-nightly/device-call.sh OUT_DIR
+#   bash results/h200-kinds-nightly/scripts/device-call.sh OUT_DIR
 # Builds pinbench only, records the host's page configuration, then times the nightly run.
 set -uo pipefail
 out=${1:?OUT_DIR}

@@ -4,7 +4,7 @@
 # during a workers run with 4 workers (results/h200-cancel/workers.yaml); then doctor and
 # alloc_bench after SIGINT / SIGTERM. After each: exit code, the results file's complete /
 # interrupted / runs, and 2 s later `nvidia-smi --query-compute-apps` and `pgrep -x pinbench`.
-# From the repository root:  bash results/h200-cancel/device-call.sh OUT_DIR
+# From the repository root:  bash results/h200-cancel/scripts/device-call.sh OUT_DIR
 set -uo pipefail
 set -m   # job control: background jobs keep default SIGINT handling (bash ignores it otherwise)
 out=${1:?OUT_DIR}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The last device call of 2026-11-30, run from the repository root on the H200 machine:
-#   bash results/h200-nightly/device-call.sh OUT_DIR
+#   bash results/h200-nightly/scripts/device-call.sh OUT_DIR
 # 1. GPU tests of the staging ring with the defaults chosen from the staging curve;
 # 2. staging_bench H2D rows with 8 and 16 copy threads (is the 1 GiB target reachable?);
 # 3. ci/nightly.sh end to end on the real GPU: doctor, a subset of quick.yaml, store (seeded

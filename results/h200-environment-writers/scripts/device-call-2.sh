@@ -17,7 +17,7 @@ s=$(date +%s)
 build/linux/harness/pinbench run scenarios/quick.yaml -o "$OUT/quick.json" 2>"$OUT/progress.log"
 echo "quick rc=$? $(( $(date +%s) - s )) s"
 tail -3 "$OUT/progress.log"
-python3 results/h200-issue18-final/compare_environments.py results/h200-quick/results.json "$OUT/quick.json" >"$OUT/env-compare-quick.txt" 2>&1
+python3 results/h200-environment-writers/scripts/compare_environments.py results/h200-quick/results.json "$OUT/quick.json" >"$OUT/env-compare-quick.txt" 2>&1
 cat "$OUT/env-compare-quick.txt" | head -60
 # One small benchmark: with a filter that matches none, Google Benchmark writes no JSON at all.
 build/linux/benchmarks/alloc_bench --benchmark_filter='^alloc_free/pageable/4KiB/' --benchmark_format=json >"$OUT/bench-context.json" 2>/dev/null

@@ -2,7 +2,7 @@
 # Issue 16's resume on one H200 (Linux control): a workers run (workers.yaml) stopped by SIGINT
 # while its child and 4 workers are on the GPU, then finished with the bare
 # `pinbench run --resume FILE` that the stop message prints. From the repository root (carry
-# .deps/xxhash):  bash results/h200-cancel/resume-call.sh OUT_DIR
+# .deps/xxhash):  bash results/h200-cancel/scripts/resume-call.sh OUT_DIR
 set -uo pipefail
 set -m
 out=${1:?OUT_DIR}

@@ -2,7 +2,7 @@
 # Issue 29 on one H200 (our Linux control, not WSL2): the device watch with NVML's process lists
 # refused, as WSL2 gives NVML, through tools/nvml_no_process_lists (an LD_PRELOAD library). From
 # the repository root on the GPU machine (carry .deps/xxhash):
-#   bash results/h200-wsl-watch/device-call.sh "$OUT"
+#   bash results/h200-wsl-watch/scripts/device-call.sh "$OUT"
 # 1. build pinbench, pinbench_neighbour and the shim;
 # 2. doctor with the shim: it must say "watch: device level only";
 # 3. quiet: scenarios/disturbance.yaml with the shim (expected: pageable 0 B, cudaMallocHost

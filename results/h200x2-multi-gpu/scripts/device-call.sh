@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scenarios/multi-gpu.yaml on two H200s of one host (device kind nvidia-h200-x2; Linux control,
 # not Windows), from the repository root:
-#   bash results/h200x2-multi-gpu/device-call.sh OUT_DIR
+#   bash results/h200x2-multi-gpu/scripts/device-call.sh OUT_DIR
 set -uo pipefail
 out=${1:?OUT_DIR}
 mkdir -p "$out"

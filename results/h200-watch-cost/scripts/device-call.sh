@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 14, the watch's cost: scenarios/nightly.yaml on one H200 (Linux control, not Windows),
 # with the device watch on (default: 10 ms polls, a 2 s null window every 60 s) or off:
-#   bash results/h200-watch-cost/device-call.sh OUT_DIR on|off
+#   bash results/h200-watch-cost/scripts/device-call.sh OUT_DIR on|off
 set -uo pipefail
 out=${1:?OUT_DIR}; mode=${2:?on|off}
 mkdir -p "$out"

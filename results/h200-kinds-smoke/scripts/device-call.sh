@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # First contact of every scenario kind with a GPU, run from the repository root on the H200:
-#   bash results/h200-kinds-smoke/device-call.sh OUT_DIR
+#   bash results/h200-kinds-smoke/scripts/device-call.sh OUT_DIR
 set -uo pipefail
 out=${1:?OUT_DIR}
 mkdir -p "$out"

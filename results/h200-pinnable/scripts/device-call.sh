@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 20 on one H200 (our Linux control, not the users' Windows), from the repository root
-# (carry .deps/xxhash):  bash results/h200-pinnable/device-call.sh OUT_DIR
+# (carry .deps/xxhash):  bash results/h200-pinnable/scripts/device-call.sh OUT_DIR
 # Builds pinbench, runs scenarios/pinnable.yaml (max pinnable against free VRAM, and the failure
 # path with the host limit enforced), then the independent check pin_when_full.cu at 1 GiB free
 # and with nothing filled; then issue 16's resume on the GPU: a workers run stopped by SIGINT
@@ -13,7 +13,7 @@ pb=build/linux/harness/pinbench
 t0=$SECONDS
 cmake --preset linux -DCMAKE_CUDA_ARCHITECTURES=90-real -DPINBENCH_BUILD_TESTS=OFF -DPINBENCH_BUILD_BENCHMARKS=OFF >"$out/configure.log" 2>&1 &&
   cmake --build --preset linux -j16 --target pinbench >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-nvcc -O2 -o "$out/pin_when_full" results/h200-pinnable/pin_when_full.cu || exit 1
+nvcc -O2 -o "$out/pin_when_full" results/h200-pinnable/scripts/pin_when_full.cu || exit 1
 { echo "build: $((SECONDS - t0)) s"; date -u +%FT%TZ; uptime; nvidia-smi -L
   nvidia-smi --query-gpu=driver_version,memory.total,memory.used --format=csv,noheader
   grep -E "MemTotal|MemFree|MemAvailable|Committed_AS|CommitLimit" /proc/meminfo; ulimit -v; } > "$out/machine.txt" 2>&1
