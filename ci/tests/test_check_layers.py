@@ -65,11 +65,11 @@ def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Pat
 
 
 def test_an_exception_that_matches_no_arrow_fails(tree: Path):
-    wsl = tree / "harness/src/probes/wsl.cpp"
-    wsl.write_text(wsl.read_text().replace('#include "pinbench/environment_record.hpp"\n', ""))
+    device = tree / "harness/include/pinbench/device.hpp"
+    device.write_text(device.read_text().replace('#include "pinbench/device_map.hpp"\n', ""))
     result = _run(tree)
     assert result.returncode == 1
-    assert "probes/wsl.cpp -> harness/include/pinbench/environment_record.hpp matches no arrow" in result.stdout
+    assert "pinbench/device.hpp -> harness/include/pinbench/device_map.hpp matches no arrow" in result.stdout
 
 
 def test_a_table_row_that_allows_a_higher_rank_fails(tree: Path):

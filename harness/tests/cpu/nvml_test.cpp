@@ -7,6 +7,7 @@
 #include <regex>
 #include <string>
 
+#include "pinbench/environment_record.hpp"
 #include "pinbench/nvml.hpp"
 
 namespace pinbench {
