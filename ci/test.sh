@@ -59,6 +59,8 @@ trap report EXIT
 step setup ci/setup-debian.sh --test  # the test toolchain too (Wine, mingw-w64, Chromium, clang-tidy)
 # Style first (seconds): pinned clang-format and ruff (ci/check_style.sh --fix rewrites).
 step style ci/check_style.sh
+# The layering (seconds): every include and import against docs/architecture.md's tables.
+step layers .venv/bin/python ci/check_layers.py
 step configure cmake --preset ci-nogpu
 step build with_ccache cmake --build --preset ci-nogpu -j"$PINBENCH_JOBS"
 # A hang fails after 5 minutes instead of CTest's 25 (the slowest test, ReplayKindsWhole, takes

@@ -16,7 +16,7 @@
 #include <optional>
 
 #include "answer.hpp"
-#include "controls/doctor.hpp"
+#include "json/json_reader.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
@@ -30,8 +30,8 @@
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
-#include "results/json_reader.hpp"
 #include "run/child.hpp"
+#include "run/doctor.hpp"
 #include "run/repeat_runner.hpp"
 #include "trace/trace_command.hpp"
 
@@ -182,7 +182,7 @@ int upgrade_results(const std::string& in, const std::string& out) {
 int pinbench_main(int argc, char** argv) {
     CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "pinbench 0.1.0");
+    app.set_version_flag("--version", "pinbench " PINBENCH_VERSION);
 
     auto* metrics_cmd = app.add_subcommand(
         "metrics", "List every metric a results file can hold: pattern, kinds, unit, which way is worse");

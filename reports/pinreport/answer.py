@@ -17,15 +17,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
+from pinreport.analysis.disturbance import disturbed_metrics
+from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
+from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, RuleVerdict
+from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.bench_rows import BenchRows
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
-from pinreport.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
-from pinreport.disturbance import disturbed_metrics
 from pinreport.environment import EnvironmentChange, StoreKey, driver_models, store_key
-from pinreport.fit import CostFit, FitKey, fit_all, recommend
-from pinreport.rule import CONTROL_API, RULE_KINDS, RuleVerdict
-from pinreport.stats import TOO_FEW_NIGHTS, Verdict
 
 GiB = 1024**3
 RESERVE_SIZES = (1 * GiB, 4 * GiB, 16 * GiB)  # the sizes a headline recommends a reserve for

@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
-CATALOG_VERSION = 2
+CATALOG_VERSION = 3
 _HOLES = {"key": r"[A-Za-z0-9_.]+?", "timing": r"\w+?", "bytes": r"[0-9]+", "k": r"[0-9]+"}
 
 
@@ -43,6 +44,14 @@ class KindEntry:
     report: str  # section, optional_section (shown only where present), cost_and_rule (no section)
     title: str
     charts: tuple[str, ...]  # chart families, registered in render/kind_sections.py
+    since_version: int  # the scenario schema version that introduced it
+    params: tuple[dict[str, Any], ...]  # its parameter table (harness/src/scenario/kind_spec.hpp ParamSpec)
+    allocation_costs: bool  # writes the generic cost.* metrics (after_alloc, after_first_use)
+    reservation_rule: bool  # the reservation rule (rule.py) judges its held costs
+    quantum_param: str  # a size parameter that quantises its byte metrics, or ""
+
+    def param(self, name: str) -> dict[str, Any] | None:
+        return next((p for p in self.params if p["name"] == name), None)
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,24 @@ def specs() -> tuple[MetricSpec, ...]:
 @cache
 def kind_entries() -> tuple[KindEntry, ...]:
     """Every kind, in the harness's registry order (docs/kinds.md)."""
-    return tuple(KindEntry(k["name"], k["report"], k["title"], tuple(k["charts"])) for k in _document()["kinds"])
+    return tuple(
+        KindEntry(
+            k["name"],
+            k["report"],
+            k["title"],
+            tuple(k["charts"]),
+            k["since_version"],
+            tuple(k["params"]),
+            k["allocation_costs"],
+            k["reservation_rule"],
+            k["quantum_param"],
+        )
+        for k in _document()["kinds"]
+    )
+
+
+def kind_entry(name: str) -> KindEntry | None:
+    return next((k for k in kind_entries() if k.name == name), None)
 
 
 @dataclass(frozen=True)

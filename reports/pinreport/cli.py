@@ -26,9 +26,8 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from pinreport import aa
-from pinreport.atomic_write import check_output_path
-from pinreport.compare import (
+from pinreport.analysis import false_alarms
+from pinreport.analysis.compare import (
     EXIT_BAD_INPUT,
     EXIT_INFRASTRUCTURE,
     EXIT_INTERNAL,
@@ -37,21 +36,22 @@ from pinreport.compare import (
     CompareOptions,
     compare,
 )
-from pinreport.console import format_compare, format_reserve
-from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
-from pinreport.fit import DEFAULT_CONFIDENCE, fit_all, recommend
-from pinreport.junit import write_junit
-from pinreport.load import ResultsFile, load_results
-from pinreport.render.context import build_report
-from pinreport.render.page import write_html
-from pinreport.rule import Band
-from pinreport.stats import (
+from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
+from pinreport.analysis.rule import Band
+from pinreport.analysis.stats import (
     DEFAULT_ALPHA,
     DEFAULT_FLOOR,
     DEFAULT_MIN_NIGHTS,
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
 )
+from pinreport.atomic_write import check_output_path
+from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
+from pinreport.formats.console import format_compare, format_reserve
+from pinreport.formats.junit import write_junit
+from pinreport.load import ResultsFile, load_results
+from pinreport.render.context import build_report
+from pinreport.render.page import write_html
 from pinreport.store import (
     REAL,
     REPLAY,
@@ -245,14 +245,14 @@ def _run_aa(args: argparse.Namespace) -> int:
             problems.append(e)
     if not problems:
         try:
-            results = aa.check(nights, options)
+            results = false_alarms.check(nights, options)
         except BadInputError as e:
             problems.append(e)
     if problems:
         for e in problems:
             print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    _out(aa.format_aa(results, options))
+    _out(false_alarms.format_aa(results, options))
     return EXIT_REGRESSION if any(r.false_alarms for r in results) else EXIT_OK
 
 
@@ -313,8 +313,8 @@ def _run_reserve(args: argparse.Namespace) -> int:
 def _run_summary(args: argparse.Namespace) -> int:
     """Prints the answer (and writes it as Markdown); exits as `compare` would."""
     from pinreport.answer import build_answer
-    from pinreport.console import format_summary
-    from pinreport.markdown import write_summary_markdown
+    from pinreport.formats.console import format_summary
+    from pinreport.formats.markdown import write_summary_markdown
 
     options = _verdict_options(args)
     if args.store:
@@ -344,7 +344,7 @@ def _run_summary(args: argparse.Namespace) -> int:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    from pinreport import trace
+    from pinreport.analysis import trace
 
     if args.html:
         check_output_path(args.html)  # refused before anything is read

@@ -7,6 +7,7 @@ themselves are never derived here: every results file carries each metric's per-
 upgrade`).
 """
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,15 @@ from pinreport import catalog
 
 # metric prefixes of the costs against the "after_context" snapshot, one per snapshot label
 _TARGETS = ("cost.after_alloc.", "cost.after_first_use.", "residual.after_free.")
+
+
+# The dedicated-memory (VRAM) keys of one device, the ones the reservation rule judges and the
+# kinds' tables show first: cudaMemGetInfo, NVML per device, DXGI local, PDH dedicated.
+_DEDICATED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
+
+
+def is_dedicated_key(key: str) -> bool:
+    return bool(_DEDICATED.match(key))
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,6 @@ def is_release(text: object) -> bool:
     return True
 
 
-def sort_releases(releases: Iterable[str]) -> list[str]:
-    return sorted(set(releases), key=release_key)
-
-
 def previous_release(current: str, releases: Iterable[str]) -> str | None:
     """The highest release strictly older than `current`, or None."""
     ck = release_key(current)

@@ -17,12 +17,12 @@ from builders import (
     run_doc,
     write_json,
 )
+from pinreport.analysis.compare import compare
 from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE, build_answer
 from pinreport.cli import main
-from pinreport.compare import compare
-from pinreport.console import format_summary
+from pinreport.formats.console import format_summary
+from pinreport.formats.markdown import format_summary_markdown
 from pinreport.load import ResultsFile, load_results
-from pinreport.markdown import format_summary_markdown
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
 from pinreport.store import StoreContents, read_for_compare

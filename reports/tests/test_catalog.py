@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport import catalog, kinds
-from pinreport.compare import higher_is_worse
+from pinreport import catalog
+from pinreport.analysis import kind_results
+from pinreport.analysis.compare import higher_is_worse
 
 PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))
 REAL = (
@@ -46,19 +47,24 @@ def test_every_metric_of_the_real_results_has_its_entry():
 
 
 def test_the_metric_names_python_holds_are_catalog_patterns():
-    names = (kinds.MAX_PINNABLE, kinds.FREE_BEFORE, kinds.CAPPED, kinds.OVER_HOST_RAM, kinds.SMALL_AFTER_FAILURE_OK)
+    names = (
+        kind_results.MAX_PINNABLE,
+        kind_results.FREE_BEFORE,
+        kind_results.CAPPED,
+        kind_results.OVER_HOST_RAM,
+    )
     assert all(any(s.pattern == n for s in catalog.specs()) for n in names)
-    assert kinds.HEADLINES["register_window"] == (
+    assert kind_results.HEADLINES["register_window"] == (
         "register_window.peak.<key>",
         "time.kept_per_transfer_ms",
         "time.windowed_per_transfer_ms",
         "register_window.time_ratio",
     )
-    assert kinds.HEADLINES["multi_gpu"][0] == "cost.after_first_use.<dev>"
+    assert kind_results.HEADLINES["multi_gpu"][0] == "cost.after_first_use.<dev>"
 
 
 def test_headline_columns_are_the_catalogs():
-    for kind, heads in kinds.HEADLINES.items():
+    for kind, heads in kind_results.HEADLINES.items():
         catalogued = [s.pattern for s in catalog.specs() if s.headline and s.written_by(kind) and "*" not in s.kinds]
         assert sorted(h.replace("<dev>", "<key>") for h in heads) == sorted(catalogued), kind
 
@@ -80,12 +86,12 @@ def test_kinds_titles_and_chart_families_are_the_catalogs():
     from pinreport.render.kind_sections import CHART_FAMILIES
 
     entries = catalog.kind_entries()
-    assert tuple(e.name for e in entries if e.report != "cost_and_rule") == kinds.KINDS
-    assert "overhead" not in kinds.KINDS and {"command"} == kinds.OPTIONAL_KINDS
-    assert all(kinds.TITLES[e.name] == e.title and e.title for e in entries)
+    assert tuple(e.name for e in entries if e.report != "cost_and_rule") == kind_results.KINDS
+    assert "overhead" not in kind_results.KINDS and {"command"} == kind_results.OPTIONAL_KINDS
+    assert all(kind_results.TITLES[e.name] == e.title and e.title for e in entries)
     named = {f for e in entries for f in e.charts}
     assert named == set(CHART_FAMILIES), (named, set(CHART_FAMILIES))
-    assert kinds.CHARTS["sweep"] == ("sweep", "pinnable")
+    assert kind_results.CHARTS["sweep"] == ("sweep", "pinnable")
 
 
 def test_probe_keys_follow_the_harness_rule():
@@ -108,7 +114,7 @@ def test_every_metric_says_its_budget():
 
 
 def test_the_trace_module_reads_the_traced_apis_from_the_catalog():
-    from pinreport import trace
+    from pinreport.analysis import trace
 
     families = {a.family for a in catalog.traced_apis()}
     assert set(trace.STORE_APIS) == families == {"host_alloc", "host_register", "vmm_host", "pool_host"}

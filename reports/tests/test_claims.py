@@ -3,13 +3,13 @@ evidence gathered once."""
 
 import pytest
 from builders import kinds_doc, results_doc, run_doc
-from pinreport import pinnable
+from pinreport.analysis import pinnable_fit
+from pinreport.analysis.rule import Band, rule_results
 from pinreport.bench_rows import BenchRows
 from pinreport.claims.claim import NOT_TESTED, Claim
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
 from pinreport.environment import WSL2_MODEL
-from pinreport.rule import Band, rule_results
 from test_pinnable import wddm_doc
 
 
@@ -51,8 +51,8 @@ def test_windows_claims_name_the_numbers_on_linux():
 
 def test_the_pinnable_claim_collects_the_file_once(monkeypatch):
     calls = []
-    collect_runs = pinnable.collect_runs
-    monkeypatch.setattr(pinnable, "collect_runs", lambda runs: calls.append(1) or collect_runs(runs))
+    collect_runs = pinnable_fit.collect_runs
+    monkeypatch.setattr(pinnable_fit, "collect_runs", lambda runs: calls.append(1) or collect_runs(runs))
     (row,) = further_rows(_data(wddm_doc()))
     assert row["verdict"] == "CONFIRMED" and row["beside"].startswith("Windows cap (reported, not judged)")
     assert len(calls) == 1
@@ -61,8 +61,8 @@ def test_the_pinnable_claim_collects_the_file_once(monkeypatch):
 @pytest.mark.parametrize("doc", [results_doc([run_doc()]), kinds_doc()])
 def test_no_pinnable_point_says_why_once(doc, monkeypatch):
     calls = []
-    collect_runs = pinnable.collect_runs
-    monkeypatch.setattr(pinnable, "collect_runs", lambda runs: calls.append(1) or collect_runs(runs))
+    collect_runs = pinnable_fit.collect_runs
+    monkeypatch.setattr(pinnable_fit, "collect_runs", lambda runs: calls.append(1) or collect_runs(runs))
     (row,) = further_rows(_data(doc))
     assert row["verdict"] == NOT_TESTED and "no ok max_pinnable run with free_target" in row["evidence"]
     assert row["beside"] == "" and len(calls) == 1

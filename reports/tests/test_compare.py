@@ -4,7 +4,7 @@ import random
 
 import pytest
 from builders import MiB, add_to_store, make_store, results_doc, run_doc
-from pinreport.compare import (
+from pinreport.analysis.compare import (
     EXIT_BAD_INPUT,
     EXIT_INFRASTRUCTURE,
     EXIT_OK,
@@ -14,9 +14,9 @@ from pinreport.compare import (
     CompareOptions,
     compare,
 )
+from pinreport.analysis.stats import Verdict
 from pinreport.environment import environment_changes
 from pinreport.load import parse_results
-from pinreport.stats import Verdict
 from pinreport.store import read_store
 
 METRIC = "cost.after_first_use.cuda.free"

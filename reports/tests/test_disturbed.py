@@ -3,16 +3,16 @@
 import math
 
 from builders import GiB, MiB, add_to_store, disturb_metrics, disturb_run, make_store, results_doc, run_doc, write_json
+from pinreport.analysis.compare import compare
+from pinreport.analysis.disturbance import disturbed_metrics, negative_beyond_noise
+from pinreport.analysis.rule import Band, RuleVerdict, rule_results
+from pinreport.analysis.stats import Verdict
 from pinreport.cli import main
-from pinreport.compare import compare
-from pinreport.console import format_compare
-from pinreport.disturbance import disturbed_metrics, negative_beyond_noise
-from pinreport.junit import build_junit
+from pinreport.formats.console import format_compare
+from pinreport.formats.junit import build_junit
 from pinreport.load import ResultsFile
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.rule import Band, RuleVerdict, rule_results
-from pinreport.stats import Verdict
 from pinreport.store import StoreContents, read_store
 
 EVIDENCE = "pid 4242 (python3) nvml used 1.50 GiB -> 1.75 GiB at +1.20 s inside repeat 2 (between steps)"
@@ -151,7 +151,7 @@ def test_cli_exits_3_with_the_evidence(tmp_path, capsys):
 
 def test_brief_claims_take_no_evidence_from_a_disturbed_run():
     from builders import kind_run
-    from pinreport.claims.claim_data import ok_runs
+    from pinreport.claims.evidence import ok_runs
 
     runs = [
         kind_run(

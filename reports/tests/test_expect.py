@@ -1,5 +1,5 @@
 from builders import MiB, results_doc, run_doc
-from pinreport.expect import ClaimVerdict, check_expectations
+from pinreport.analysis.expect import ClaimVerdict, check_expectations
 
 
 def _doc(cost_mib, expect, driver_model="WDDM", granule=2 * MiB):

@@ -2,8 +2,8 @@
 
 import pytest
 from builders import GiB, MiB, results_doc, run_doc
+from pinreport.analysis.fit import FitKey, fit_all, fit_cost, probe_family, recommend
 from pinreport.environment import store_key
-from pinreport.fit import FitKey, fit_all, fit_cost, probe_family, recommend
 
 G = 2 * MiB
 

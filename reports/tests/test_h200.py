@@ -8,10 +8,10 @@ import statistics
 import pytest
 from builders import MiB, add_to_store, make_store
 from conftest import REPO_ROOT
-from pinreport.compare import EXIT_REGRESSION, PREVIOUS, compare
+from pinreport.analysis.compare import EXIT_REGRESSION, PREVIOUS, compare
+from pinreport.analysis.stats import Verdict
 from pinreport.load import load_results, parse_results
 from pinreport.schema import REPLAY_NOTE
-from pinreport.stats import Verdict
 from pinreport.store import read_store
 
 RUN_A = REPO_ROOT / "results/h200-quick/results.json"

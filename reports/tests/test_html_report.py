@@ -6,7 +6,7 @@ import math
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
 from pinreport.bench_rows import BenchRows
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.cli import main
 from pinreport.load import load_results
@@ -15,8 +15,7 @@ from pinreport.render.context import build_report
 from pinreport.render.environment_table import environment_rows
 from pinreport.render.labels import size_label
 from pinreport.render.page import render_html
-from pinreport.store import read_store
-from pinreport.svg_charts import (
+from pinreport.render.svg_charts import (
     BOTTOM,
     HEIGHT,
     LEFT,
@@ -31,6 +30,7 @@ from pinreport.svg_charts import (
     log2_ticks,
     nice_step,
 )
+from pinreport.store import read_store
 
 # --- geometry ---------------------------------------------------------------------------------
 
@@ -248,7 +248,7 @@ def test_claims_on_wddm_data(tmp_path):
 
     class R:  # only the rule results are read
         def __init__(self, doc):
-            from pinreport.rule import Band, rule_results
+            from pinreport.analysis.rule import Band, rule_results
 
             self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
 

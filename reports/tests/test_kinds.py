@@ -17,16 +17,16 @@ from builders import (
     run_doc,
     write_json,
 )
-from pinreport import kinds
+from pinreport.analysis import kind_results
+from pinreport.analysis.compare import compare, higher_is_worse
+from pinreport.analysis.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
+from pinreport.analysis.stats import Verdict
 from pinreport.bench_rows import BenchRows
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
-from pinreport.compare import compare, higher_is_worse
 from pinreport.load import load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
-from pinreport.stats import Verdict
 from pinreport.store import read_store
 
 
@@ -363,12 +363,12 @@ def test_every_headline_metric_is_written_by_the_harness():
         for f in (
             "results/h200-nightly-free-vram/results.json",
             "results/h200-pinnable/pinnable.json",
-            "results/h200-final/pytorch-dataloader.json",
+            "results/h200-gpu-tests-dataloader/pytorch-dataloader.json",
         )
     ]
     missing = []
-    for kind, heads in kinds.HEADLINES.items():
-        names = {m for d in docs for r in kinds.runs_of(d, kind) for m in r.get("metrics", {})}
+    for kind, heads in kind_results.HEADLINES.items():
+        names = {m for d in docs for r in kind_results.runs_of(d, kind) for m in r.get("metrics", {})}
         assert names, kind
-        missing += [(kind, h) for h in heads if not (kinds.keys_for(h, names) if "<" in h else {h} & names)]
+        missing += [(kind, h) for h in heads if not (kind_results.keys_for(h, names) if "<" in h else {h} & names)]
     assert missing == []

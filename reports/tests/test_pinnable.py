@@ -1,4 +1,4 @@
-"""Max pinnable against free VRAM (issue 20, pinnable.py): the points, the slope fitted on the
+"""Max pinnable against free VRAM (issue 20, pinnable_fit.py): the points, the slope fitted on the
 uncapped points only, the claim per file, the Windows cap beside it, the report's chart.
 
 Every document here is SYNTHETIC TEST DATA made by builders.pinnable_run. The WDDM document's
@@ -9,9 +9,9 @@ free 7972 MiB -> max pinnable 8192 MiB (capped at the 8 GiB cap), 1828 MiB -> 28
 
 import pytest
 from builders import GiB, MiB, kind_run, pinnable_run, results_doc, run_doc, write_json
-from pinreport import kinds, pinnable
+from pinreport.analysis import kind_results, pinnable_fit
 from pinreport.bench_rows import BenchRows
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import further_rows
 from pinreport.load import load_results
 from pinreport.render.context import build_report
@@ -49,8 +49,8 @@ def _row(doc):
 
 
 def test_points_of_the_public_table():
-    (api,) = pinnable.collect(wddm_doc())
-    points = pinnable.collect(wddm_doc())[api]
+    (api,) = pinnable_fit.collect(wddm_doc())
+    points = pinnable_fit.collect(wddm_doc())[api]
     assert api == "cudaMallocHost"
     assert [(p.free_before / MiB, p.max_pinnable / MiB, p.capped) for p in points] == [
         (804, 1536, False),
@@ -64,21 +64,21 @@ def test_points_of_the_public_table():
 
 
 def test_slope_from_the_two_uncapped_points_of_the_public_table():
-    fit = pinnable.fit_slope(pinnable.collect(wddm_doc())["cudaMallocHost"])
+    fit = pinnable_fit.fit_slope(pinnable_fit.collect(wddm_doc())["cudaMallocHost"])
     # (2816 - 1536) / (1828 - 804) = 1280 / 1024; intercept 1536 - 1.25 x 804 = 531 MiB.
     assert fit.uncapped == 2
     assert fit.slope == pytest.approx(1.25)
     assert fit.intercept == pytest.approx(531 * MiB)
     assert fit.bound == pytest.approx((1.25, 1.25))
-    assert pinnable.NEAR_ONE[0] <= fit.bound[0] and fit.bound[1] <= pinnable.NEAR_ONE[1]
+    assert pinnable_fit.NEAR_ONE[0] <= fit.bound[0] and fit.bound[1] <= pinnable_fit.NEAR_ONE[1]
 
 
 def test_fit_and_bound_by_hand_over_three_uncapped_points():
     pts = [
-        pinnable.Point(f"r{i}", "a", x, x, y, False, None)
+        pinnable_fit.Point(f"r{i}", "a", x, x, y, False, None)
         for i, (x, y) in enumerate(((1 * GiB, 2 * GiB), (2 * GiB, 3 * GiB), (4 * GiB, 4 * GiB)))
     ]
-    fit = pinnable.fit_slope(pts)
+    fit = pinnable_fit.fit_slope(pts)
     # In GiB: mean x 7/3, mean y 3; Sxy = 4/3 + 0 + 5/3 = 3, Sxx = 42/9 = 14/3: slope 9/14,
     # intercept 3 - 9/14 x 7/3 = 1.5 GiB.
     assert fit.slope == pytest.approx(9 / 14)
@@ -87,16 +87,16 @@ def test_fit_and_bound_by_hand_over_three_uncapped_points():
 
 
 def test_fit_needs_two_distinct_uncapped_free_values():
-    same_x = [pinnable.Point(f"r{i}", "a", 1, 1 * GiB, y, False, None) for i, y in enumerate((2 * GiB, 3 * GiB))]
-    fit = pinnable.fit_slope(same_x)
+    same_x = [pinnable_fit.Point(f"r{i}", "a", 1, 1 * GiB, y, False, None) for i, y in enumerate((2 * GiB, 3 * GiB))]
+    fit = pinnable_fit.fit_slope(same_x)
     assert fit.slope is None and fit.bound is None and fit.uncapped == 2
     assert fit.problem == "2 uncapped point(s) with distinct free VRAM, need 2"
 
 
 def test_points_fall_back_to_the_repeats_data():
     omit = ("sweep.free_before", "sweep.max_pinnable", "sweep.capped", "sweep.max_pinnable_over_host_ram")
-    by_metric = pinnable.collect(wddm_doc())["cudaMallocHost"]
-    by_data = pinnable.collect(wddm_doc(omit=omit))["cudaMallocHost"]
+    by_metric = pinnable_fit.collect(wddm_doc())["cudaMallocHost"]
+    by_data = pinnable_fit.collect(wddm_doc(omit=omit))["cudaMallocHost"]
     assert "sweep.free_before" not in by_data and by_data == by_metric
 
 
@@ -107,17 +107,17 @@ def test_runs_without_free_target_not_ok_or_disturbed_give_no_point():
     disturbed = pinnable_run(2 * GiB, 2 * GiB, 3 * GiB, False)
     disturbed["metrics"]["sweep.free_before"]["disturbed"] = True
     doc = results_doc([old, failed, disturbed, run_doc()])
-    assert pinnable.collect(doc) == {}
-    j = pinnable.judge(doc)
-    assert j.outcome == pinnable.Outcome.NOT_TESTED
+    assert pinnable_fit.collect(doc) == {}
+    j = pinnable_fit.judge(doc)
+    assert j.outcome == pinnable_fit.Outcome.NOT_TESTED
 
 
 # --- the claim ----------------------------------------------------------------------------------
 
 
 def test_public_table_confirms_on_wddm():
-    j = pinnable.judge(wddm_doc())
-    assert j.outcome == pinnable.Outcome.CONFIRMED
+    j = pinnable_fit.judge(wddm_doc())
+    assert j.outcome == pinnable_fit.Outcome.CONFIRMED
     assert "free 7.79 GiB -> at least 8.00 GiB (capped)" in j.evidence
     assert "free 1.79 GiB -> 2.75 GiB" in j.evidence and "free 804.00 MiB -> 1.50 GiB" in j.evidence
     assert "slope 1.25 over 2 uncapped points (pairwise 1.25 to 1.25)" in j.evidence
@@ -133,8 +133,8 @@ def test_public_table_confirms_on_wddm():
 
 
 def test_every_point_capped_far_above_free_vram_refutes_on_linux():
-    j = pinnable.judge(linux_doc())
-    assert j.outcome == pinnable.Outcome.REFUTED
+    j = pinnable_fit.judge(linux_doc())
+    assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "with 1.00 GiB free it pinned at least 16.00 GiB, beyond 2 x free + 1.00 GiB = 3.00 GiB" in j.evidence
     assert "0 uncapped point(s) with distinct free VRAM, need 2" in j.evidence
     row = _row(linux_doc())
@@ -144,16 +144,16 @@ def test_every_point_capped_far_above_free_vram_refutes_on_linux():
 
 def test_flat_slope_refutes():
     runs = [pinnable_run(f * GiB, f * GiB, p * MiB, False) for f, p in ((4, 2048), (8, 2560))]
-    j = pinnable.judge(results_doc(runs, driver_model="WDDM", platform="windows"))
+    j = pinnable_fit.judge(results_doc(runs, driver_model="WDDM", platform="windows"))
     # slope 512 MiB / 4 GiB = 0.125: within [-0.25, 0.25]; 2 GiB < 2 x 4 GiB + 1 GiB at the least free.
-    assert j.outcome == pinnable.Outcome.REFUTED
+    assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "flat: the slope bound lies within [-0.25, 0.25]" in j.evidence and "slope 0.125" in j.evidence
 
 
 def test_one_uncapped_point_is_inconclusive():
     runs = [pinnable_run(1 * GiB, 1 * GiB, 1536 * MiB, False), pinnable_run("all", 20 * GiB, 8 * GiB, True)]
     doc = results_doc(runs, driver_model="WDDM", platform="windows")
-    assert pinnable.judge(doc).outcome == pinnable.Outcome.AMBIGUOUS
+    assert pinnable_fit.judge(doc).outcome == pinnable_fit.Outcome.AMBIGUOUS
     row = _row(doc)
     assert row["verdict"] == "NOT TESTED HERE"
     assert row["evidence"].startswith("inconclusive: on windows, WDDM: cudaMallocHost: AMBIGUOUS, 1 uncapped")
@@ -161,8 +161,8 @@ def test_one_uncapped_point_is_inconclusive():
 
 def test_a_slope_outside_both_ranges_is_inconclusive():
     runs = [pinnable_run(f * GiB, f * GiB, p * GiB, False) for f, p in ((2, 2), (4, 8))]  # slope 3
-    j = pinnable.judge(results_doc(runs))
-    assert j.outcome == pinnable.Outcome.AMBIGUOUS
+    j = pinnable_fit.judge(results_doc(runs))
+    assert j.outcome == pinnable_fit.Outcome.AMBIGUOUS
     assert "the slope bound is not within [0.5, 1.5] nor [-0.25, 0.25]" in j.evidence
 
 
@@ -174,20 +174,20 @@ def test_a_capped_point_is_never_fitted():
         runs.append(pinnable_run(8 * GiB, 8 * GiB, 4 * GiB, capped, cap=4 * GiB))
         return results_doc(runs, driver_model="WDDM", platform="windows")
 
-    fit = pinnable.fit_slope(pinnable.collect(doc(True))["cudaMallocHost"])
+    fit = pinnable_fit.fit_slope(pinnable_fit.collect(doc(True))["cudaMallocHost"])
     assert fit.uncapped == 2 and fit.slope == pytest.approx(1.0) and fit.bound == pytest.approx((1.0, 1.0))
-    assert pinnable.judge(doc(True)).outcome == pinnable.Outcome.CONFIRMED
-    as_uncapped = pinnable.fit_slope(pinnable.collect(doc(False))["cudaMallocHost"])
+    assert pinnable_fit.judge(doc(True)).outcome == pinnable_fit.Outcome.CONFIRMED
+    as_uncapped = pinnable_fit.fit_slope(pinnable_fit.collect(doc(False))["cudaMallocHost"])
     assert as_uncapped.bound == pytest.approx((-0.25, 1.0))
-    assert pinnable.judge(doc(False)).outcome == pinnable.Outcome.AMBIGUOUS
+    assert pinnable_fit.judge(doc(False)).outcome == pinnable_fit.Outcome.AMBIGUOUS
 
 
 def test_capped_from_the_repeats_when_the_metric_is_missing():
     run = pinnable_run(8 * GiB, 8 * GiB, 4 * GiB, True, cap=4 * GiB, omit=("sweep.capped",))
-    (point,) = pinnable.collect(results_doc([run]))["cudaMallocHost"]
+    (point,) = pinnable_fit.collect(results_doc([run]))["cudaMallocHost"]
     assert point.capped
     run["repeats"][0]["data"]["capped"] = False  # not every ok repeat capped: not a lower bound
-    (point,) = pinnable.collect(results_doc([run]))["cudaMallocHost"]
+    (point,) = pinnable_fit.collect(results_doc([run]))["cudaMallocHost"]
     assert not point.capped
 
 
@@ -195,10 +195,10 @@ def test_a_timed_out_point_is_a_lower_bound():
     # Uncapped 2 -> 3 and 4 -> 5 GiB (slope 1); 8 GiB free timed out at 4 GiB: left out of the fit.
     runs = [pinnable_run(f * GiB, f * GiB, p * GiB, False) for f, p in ((2, 3), (4, 5), (8, 4))]
     runs[-1]["repeats"][3]["data"]["timed_out"] = True
-    (point,) = [p for p in pinnable.collect(results_doc(runs))["cudaMallocHost"] if p.timed_out]
+    (point,) = [p for p in pinnable_fit.collect(results_doc(runs))["cudaMallocHost"] if p.timed_out]
     assert point.lower_bound and not point.capped
     assert point.describe() == "free 8.00 GiB -> at least 4.00 GiB (timed out)"
-    fit = pinnable.fit_slope(pinnable.collect(results_doc(runs))["cudaMallocHost"])
+    fit = pinnable_fit.fit_slope(pinnable_fit.collect(results_doc(runs))["cudaMallocHost"])
     assert fit.uncapped == 2 and fit.slope == pytest.approx(1.0)
 
 
@@ -207,9 +207,9 @@ def test_the_failure_path_gives_no_point_but_its_errors():
     fail = pinnable_run(1 * GiB, 1 * GiB, 1984 * MiB, False, stopped_by="cudaErrorMemoryAllocation", small_ok=False)
     fail["plan"]["params"].update(host_limit=2 * GiB, enforce_host_limit="on")
     doc = results_doc([*linux_doc()["runs"], fail])
-    assert [p.run_id for p in pinnable.collect(doc)["cudaMallocHost"]] == [r["id"] for r in linux_doc()["runs"]]
-    j = pinnable.judge(doc)
-    assert j.outcome == pinnable.Outcome.REFUTED
+    assert [p.run_id for p in pinnable_fit.collect(doc)["cudaMallocHost"]] == [r["id"] for r in linux_doc()["runs"]]
+    j = pinnable_fit.judge(doc)
+    assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert j.evidence.endswith(
         "failure path (enforce_host_limit on: bounded by host_limit, not a point): cudaMallocHost "
         "(host_limit 2.00 GiB): stopped by cudaErrorMemoryAllocation; "
@@ -220,8 +220,8 @@ def test_the_failure_path_gives_no_point_but_its_errors():
 def test_apis_are_judged_apart_and_a_refutation_wins():
     tracks = [pinnable_run(f * MiB, f * MiB, p * MiB, False) for f, p, _ in PUBLIC_TABLE[1:]]
     flat = [pinnable_run(f * GiB, f * GiB, 2 * GiB, False, api="cudaHostRegister") for f in (4, 8)]
-    j = pinnable.judge(results_doc(tracks + flat))
-    assert j.outcome == pinnable.Outcome.REFUTED
+    j = pinnable_fit.judge(results_doc(tracks + flat))
+    assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "cudaHostRegister: REFUTED, flat" in j.evidence and "cudaMallocHost: CONFIRMED" in j.evidence
 
 
@@ -237,7 +237,7 @@ def test_no_free_target_runs_is_not_tested():
 
 
 def test_sweep_headlines_carry_the_new_metrics():
-    assert kinds.metric_columns("sweep", wddm_doc()["runs"]) == [
+    assert kind_results.metric_columns("sweep", wddm_doc()["runs"]) == [
         "sweep.max_pinnable",
         "sweep.free_before",
         "sweep.capped",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport import pinnable
+from pinreport.analysis import pinnable_fit
 
 REAL = REPO_ROOT / "results/h200-pinnable/pinnable.json"
 TABLE = REPO_ROOT / "harness/tests/fixtures/replay/pinnable_rtx3090_table.yaml"
@@ -19,8 +19,8 @@ MiB = 1024**2
 
 
 def test_the_real_linux_runs_refute_it():
-    j = pinnable.judge(json.loads(REAL.read_text()))
-    assert j.outcome == pinnable.Outcome.REFUTED
+    j = pinnable_fit.judge(json.loads(REAL.read_text()))
+    assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "with 1.00 GiB free it pinned at least 8.00 GiB" in j.evidence
     # the failure path really ran: the OS limit stopped both apis, and a small pin still worked
     assert "cudaErrorMemoryAllocation" in j.evidence and "std::bad_alloc" in j.evidence
@@ -39,11 +39,11 @@ def test_the_public_table_replayed_as_wddm_confirms_with_a_slope_near_one(tmp_pa
     doc = json.loads(out.read_text())
     assert doc["backend"] == "replay" and doc["environment"]["replayed"] is True
     assert doc["environment"]["devices"][0]["driver_model"]["current"] == "WDDM"
-    points = pinnable.collect(doc)["cudaMallocHost"]
+    points = pinnable_fit.collect(doc)["cudaMallocHost"]
     by_free = {round(p.free_before / MiB): (round(p.max_pinnable / MiB), p.lower_bound) for p in points}
     assert by_free[804] == (1536, False) and by_free[1828] == (2816, False) and by_free[7972] == (8192, True)
-    j = pinnable.judge(doc)
-    assert j.outcome == pinnable.Outcome.CONFIRMED
-    fit = pinnable.fit_slope(points)
+    j = pinnable_fit.judge(doc)
+    assert j.outcome == pinnable_fit.Outcome.CONFIRMED
+    fit = pinnable_fit.fit_slope(points)
     assert fit.slope == pytest.approx((2816 - 1536) / (1828 - 804))  # 1.25: the two uncapped points
     assert 0.5 <= fit.bound[0] <= fit.bound[1] <= 1.5

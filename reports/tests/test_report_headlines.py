@@ -12,8 +12,8 @@ import pytest
 from builders import make_store
 from conftest import REPO_ROOT
 from pinreport import catalog
-from pinreport.compare import compare, compared
-from pinreport.console import format_compare
+from pinreport.analysis.compare import compare, compared
+from pinreport.formats.console import format_compare
 from pinreport.load import load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
@@ -25,7 +25,7 @@ from pinreport.units import format_value
 REAL = (
     "results/h200-nightly-free-vram/results.json",
     "results/h200-pinnable/pinnable.json",
-    "results/h200-final/pytorch-dataloader.json",
+    "results/h200-gpu-tests-dataloader/pytorch-dataloader.json",
 )
 NOT_A_KIND = "*"
 

@@ -5,8 +5,8 @@ from fractions import Fraction
 
 import pytest
 from builders import MiB, run_doc
+from pinreport.analysis.rule import NVML_SUM_KEY, Band, RuleVerdict, judge_ratio, rule_results
 from pinreport.errors import UsageError
-from pinreport.rule import NVML_SUM_KEY, Band, RuleVerdict, judge_ratio, rule_results
 
 BAND = Band()  # 10%-20%
 PINNED = 1000 * MiB

@@ -4,7 +4,7 @@ from math import comb
 
 import pytest
 from builders import MiB
-from pinreport.stats import Verdict, compare_bytes, compare_times, mann_whitney_p, median
+from pinreport.analysis.stats import Verdict, compare_bytes, compare_times, mann_whitney_p, median
 
 G = 2 * MiB
 
@@ -141,7 +141,7 @@ def _night_samples(m: float, n: int = 7) -> list[float]:
 
 
 def test_night_rule_needs_two_nights():
-    from pinreport.stats import compare_times_nights
+    from pinreport.analysis.stats import compare_times_nights
 
     c = compare_times_nights([_night_samples(100)], _night_samples(200))
     assert c.verdict == Verdict.AMBIGUOUS
@@ -150,7 +150,7 @@ def test_night_rule_needs_two_nights():
 
 
 def test_night_rule_judges_against_the_spread_between_nights():
-    from pinreport.stats import compare_times_nights
+    from pinreport.analysis.stats import compare_times_nights
 
     # nights at 100 and 104 ms: center 102, spread 4; a shift of 3 spreads (+12 ms) is detected
     nights = [_night_samples(100), _night_samples(104)]
@@ -169,7 +169,7 @@ def test_a_night_that_moved_by_49_percent_widens_the_margin():
     """The committed A/A pair: quick-overhead/cudaMallocHost/4GiB time.free_ms moved +49% between
     two machine starts. With that night in the history, the same move again is SAME; judged by
     the within-night repeats alone (the rule before) it was a REGRESSION."""
-    from pinreport.stats import compare_times_nights
+    from pinreport.analysis.stats import compare_times_nights
 
     nights = [_night_samples(100), _night_samples(149)]
     c = compare_times_nights(nights, _night_samples(150), floor=0.25)
@@ -181,7 +181,7 @@ def test_a_night_that_moved_by_49_percent_widens_the_margin():
 def test_the_time_floor_is_a_factor_either_way():
     """With the default time floor (100%) a time must double or halve: +90% and -45% are SAME,
     +110% and -55% are changes. A linear floor of 100% could never see a time fall."""
-    from pinreport.stats import DEFAULT_TIME_FLOOR, compare_times_nights, floor_distance
+    from pinreport.analysis.stats import DEFAULT_TIME_FLOOR, compare_times_nights, floor_distance
 
     assert DEFAULT_TIME_FLOOR == 1.0
     assert floor_distance(100.0, 1.0, rise=True) == 100.0

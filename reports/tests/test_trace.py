@@ -8,10 +8,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from pinreport.analysis.trace import (
+    TraceVerdict,
+    cost_step,
+    exit_code,
+    format_trace,
+    judge_trace,
+    load_trace,
+    rounding_note,
+)
 from pinreport.errors import BadInputError
 from pinreport.load import load_results
 from pinreport.render.trace_page import write_trace_html
-from pinreport.trace import TraceVerdict, cost_step, exit_code, format_trace, judge_trace, load_trace, rounding_note
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TRACES = REPO_ROOT / "results" / "h200-trace"

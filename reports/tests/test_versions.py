@@ -1,10 +1,10 @@
 import pytest
-from pinreport.versions import is_release, previous_release, release_key, sort_releases
+from pinreport.versions import is_release, previous_release, release_key
 
 
 def test_documented_order():
     assert release_key("566.36") < release_key("572.16") < release_key("580.159.04")
-    assert sort_releases(["580.159.04", "566.36", "572.16"]) == ["566.36", "572.16", "580.159.04"]
+    assert sorted(["580.159.04", "566.36", "572.16"], key=release_key) == ["566.36", "572.16", "580.159.04"]
 
 
 def test_numeric_not_lexical():

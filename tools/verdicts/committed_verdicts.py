@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pinreport import cli
-from pinreport.compare import compare
+from pinreport.analysis.compare import compare
 from pinreport.load import load_results, pinbench_executable
 from pinreport.store import read_for_compare
 

@@ -12,7 +12,7 @@
 
 namespace pinbench {
 
-inline constexpr int metric_catalog_version = 2;
+inline constexpr int metric_catalog_version = 3;
 
 struct MetricSpec {
     // Placeholders: <key> a probe key (cuda.free, nvml.0.used, dxgi.local.usage, ...), <timing> a
@@ -31,8 +31,10 @@ const std::vector<MetricSpec>& metric_catalog();
 // The spec whose pattern matches `metric` for a run of `kind`, or nullptr.
 const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metric);
 
-// {"metric_catalog_version": 2,
-//  "kinds": [{name, report (section, optional_section, cost_and_rule), title, charts}],
+// {"metric_catalog_version": 3,
+//  "kinds": [{name, report (section, optional_section, cost_and_rule), title, charts,
+//  since_version, params (the parameter table: name, type, axis, required, fallback, ...),
+//  allocation_costs, reservation_rule, quantum_param}] (scenario/kind_spec.hpp),
 //  "probe_keys": describe_key's rule (snapshot.hpp), "trace_apis": [{api, family, effect}],
 //  "trace_families": {family: [store api variants]} (trace/pinned_timeline.hpp),
 //  "metrics": [{pattern, kinds, unit,

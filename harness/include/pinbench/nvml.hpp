@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/environment_record.hpp"
+#include "pinbench/environment_facts.hpp"
 #include "pinbench/maybe.hpp"
 #include "pinbench/probe.hpp"
 
@@ -69,7 +69,7 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The NVML facts of a device for the environment record (pinbench/environment_record.hpp):
+// The NVML facts of a device for the environment record (pinbench/environment_facts.hpp):
 // each value, or why it cannot be read.
 NvmlDeviceFacts nvml_device_facts(const Nvml& nvml, unsigned index);
 

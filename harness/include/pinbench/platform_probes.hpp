@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "pinbench/environment_record.hpp"
+#include "pinbench/environment_facts.hpp"
 #include "pinbench/probe.hpp"
 
 namespace pinbench {

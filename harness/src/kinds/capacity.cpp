@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {
@@ -124,8 +124,11 @@ void derive(const RunRecord& run, const OkRepeats& ok, MetricSink& sink) {
 }  // namespace
 
 KindSpec capacity() {
-    KindSpec kind{
-        "capacity", 2, {size_param("free_target", true), size_param("resolution", false, 2ull << 20)}};
+    KindSpec kind{"capacity",
+                  2,
+                  {size_param("free_target", true), size_param("resolution", false, default_resolution)}};
+    kind.reservation_rule = true;
+    kind.quantum_param = "resolution";
     kind.waive = waive;
     kind.measure = measure;
     kind.derive = derive;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <thread>
 
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

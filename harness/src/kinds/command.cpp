@@ -6,11 +6,11 @@
 #include <chrono>
 #include <set>
 
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/plan.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 #include "trace/trace_command.hpp"
 
 namespace pinbench::kinds {

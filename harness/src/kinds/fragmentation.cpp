@@ -1,9 +1,9 @@
 // fragmentation: after pinned churn, is free memory still one contiguous block? The largest
 // cudaMalloc block and free memory before and after (brief experiment 8).
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {
@@ -59,8 +59,10 @@ void derive(const RunRecord&, const OkRepeats& ok, MetricSink& sink) {
 }  // namespace
 
 KindSpec fragmentation() {
-    KindSpec kind{
-        "fragmentation", 2, {integer_param("cycles", 1, true), size_param("resolution", false, 2ull << 20)}};
+    KindSpec kind{"fragmentation",
+                  2,
+                  {integer_param("cycles", 1, true), size_param("resolution", false, default_resolution)}};
+    kind.quantum_param = "resolution";
     kind.measure = measure;
     kind.derive = derive;
     kind.metrics = {

@@ -1,6 +1,7 @@
-// What every kind's measuring child shares: contexts on N devices, probes, timing, reading
-// the kind parameters of a planned run, and pinning with an out-of-memory answer instead of a
-// crash. Host code: uses the CUDA core through its headers only.
+// What the kinds' measurements share beyond the measuring child's devices and probes
+// (run/measuring_devices.hpp): reading the kind parameters of a planned run, the free-VRAM
+// fill's limits, and pinning with an out-of-memory answer instead of a crash. Host code: uses
+// the CUDA core through its headers only.
 #pragma once
 
 #include <chrono>
@@ -10,44 +11,22 @@
 #include <string>
 #include <vector>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/nvml.hpp"
 #include "pinbench/plan.hpp"
 #include "pinbench/probe.hpp"
 #include "pinbench/results.hpp"
+#include "run/measuring_devices.hpp"
 #include "run/settle.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 
-double ms_between(SteadyClock::time_point a, SteadyClock::time_point b);
-
-struct Devices {
-    std::vector<int> ids;
-    std::vector<std::unique_ptr<DeviceContext>> contexts;
-    std::vector<std::unique_ptr<GpuUseWorkspace>> workspaces;
-
-    void synchronize() const;
-    // Opens device `id` (context and, when asked, a workspace); device 0 stays current.
-    void open(int id, bool with_workspace);
-    // Every buffer copied to every open device once (first GPU use).
-    void use_everywhere(const std::vector<std::unique_ptr<HostBuffer>>& buffers) const;
-};
-
-// Throws UnsupportedError (WAIVED) when fewer than n CUDA devices exist.
-void require_devices(int n);
-
-// Contexts (and, when asked, GPU-use workspaces) on devices 0..n-1; device 0 ends current.
-// Throws UnsupportedError when fewer devices exist.
-Devices open_devices(int n, bool with_workspaces);
-
-// Probes of the measuring child: cudaMemGetInfo for device 0, NVML for every CUDA device this
-// process sees (by its NVML index), the platform probes for device 0's adapter.
-ProbeSet all_device_probes(const Nvml* nvml);
-
-// One unsettled read of every probe (for traces where settling would hide the creep).
-Snapshot immediate_snapshot(const ProbeSet& probes, std::string label, SteadyClock::time_point start);
+// The step of the device filler and of the largest-block search where a scenario gives no
+// `resolution` (capacity, fragmentation, sweep's max_pinnable): 2 MiB, the CUDA allocator's
+// large-page granule.
+inline constexpr std::uint64_t default_resolution = std::uint64_t{2} << 20;
 
 // The kind parameters of a run (docs/kinds.md); throw InputError when absent or mistyped.
 std::uint64_t param_bytes(const PlannedRun& run, const char* name);

@@ -1,9 +1,9 @@
 // overhead: GPU memory before, while holding and after freeing `count` host buffers
 // (brief experiments 1 and 5).
 // Its metrics are the generic ones every kind gets (run_metrics.cpp), allocation costs included.
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "run/measuring_probes.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {
@@ -48,6 +48,7 @@ RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
 KindSpec overhead() {
     KindSpec kind{"overhead", 1, {}, std::nullopt};
     kind.writes_allocation_costs = true;
+    kind.reservation_rule = true;
     kind.measure = measure;
     kind.title =
         "pinned-memory cost per API, size and count: the verdicts and the reservation rule (claims 1, 5, 10, "

@@ -1,9 +1,9 @@
 // register_window: register only around each transfer, against keeping the buffer
 // registered; the peak cost while registered and the time per transfer (brief experiment 5).
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/transfers.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

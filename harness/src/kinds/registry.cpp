@@ -1,10 +1,10 @@
 // Every kind, in the order of docs/kinds.md: a declaration and an entry each. A kind is its own
-// file in this folder (kinds/kind_definition.hpp says what it holds).
+// file in this folder (scenario/kind_spec.hpp says what it holds).
 #include <string>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/plan.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 

@@ -1,10 +1,10 @@
 // shared: P processes use one OS shared-memory block, each registering it, against each
 // pinning its own buffer (brief claim 12: not necessarily cheaper on WDDM).
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/shared_memory.hpp"
 #include "results/kind_metrics.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "pinbench/device_capacity.hpp"
 #include "pinbench/errors.hpp"
@@ -14,7 +13,8 @@
 #include "pinbench/scenario.hpp"
 #include "results/kind_metrics.hpp"
 #include "results/snapshot_cost.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench::kinds {
 namespace {
@@ -27,7 +27,7 @@ std::optional<std::string> waive(const PlannedRun& run, const Machine& machine) 
     return free_target_not_below(*machine.device0, target->get<std::uint64_t>());
 }
 
-// The sizes the scenario parser counted and admitted (scenario/kinds.hpp), so the curve
+// The sizes the scenario parser counted and admitted (scenario/kind_table.hpp), so the curve
 // measured is the one checked.
 std::vector<std::uint64_t> curve_sizes(const PlannedRun& run) {
     const std::uint64_t step = param_bytes_or(run, "step", 0);  // 0: by factor (a step is > 0)
@@ -106,7 +106,8 @@ void max_pinnable(const PlannedRun& run, Devices& devices, const ProbeSet& probe
     if (target.is_number_unsigned()) {
         const std::uint64_t free_target = target.get<std::uint64_t>();
         throw_if_waived(waive(run, with_device0(run, devices)));
-        filler = std::make_unique<DeviceFiller>(free_target, param_bytes_or(run, "resolution", 2ull << 20));
+        filler = std::make_unique<DeviceFiller>(free_target,
+                                                param_bytes_or(run, "resolution", default_resolution));
         out.snapshots.push_back(settled_snapshot(probes, "filled", start));
     }
     data["filled_bytes"] = filler ? filler->filled_bytes() : 0;
@@ -306,6 +307,7 @@ KindSpec sweep() {
                    // No fallbacks: the child's defaults (off, 2 MiB) keep older plans as they were.
                    when(choice_param("enforce_host_limit", {"off", "on"}, false), "mode", "max_pinnable"),
                    when(size_param("resolution", false), "mode", "max_pinnable")}};
+    kind.reservation_rule = true;
     kind.waive = waive;
     kind.measure = measure;
     kind.derive = derive;

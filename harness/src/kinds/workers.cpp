@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kinds/kind_definition.hpp"
 #include "kinds/kind_support.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/transfers.hpp"
 #include "results/kind_metrics.hpp"
 #include "run/caching_host_allocator.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {
 namespace {

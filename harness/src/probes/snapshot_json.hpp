@@ -2,8 +2,8 @@
 // file). The public from_json overloads in pinbench/snapshot.hpp use them with a short path.
 #pragma once
 
+#include "json/json_reader.hpp"
 #include "pinbench/snapshot.hpp"
-#include "results/json_reader.hpp"
 
 namespace pinbench::detail {
 

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json/json_reader.hpp"
 #include "pinbench/test_double.hpp"
-#include "results/json_reader.hpp"
 
 namespace pinbench {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <stdexcept>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/units.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 

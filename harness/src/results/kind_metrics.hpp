@@ -1,5 +1,5 @@
 // The kinds' own metrics (docs/kinds.md): each kind derives them in its file (KindSpec::derive,
-// kinds/kind_definition.hpp) from the ok repeats' snapshots and data, with what is shared here.
+// scenario/kind_spec.hpp) from the ok repeats' snapshots and data, with what is shared here.
 // Pure functions: the replay backend recomputes them exactly.
 #pragma once
 

@@ -7,9 +7,9 @@
 #include <cctype>
 #include <string>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/snapshot.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 #include "trace/pinned_timeline.hpp"
 
 namespace pinbench {
@@ -106,6 +106,28 @@ bool written_by(const MetricSpec& spec, std::string_view kind) {
     return false;
 }
 
+// A kind's parameter as its table declares it (scenario/kind_spec.hpp): what pinreport and the
+// editors' schema (scenarios/make_schema.py) read instead of a copy.
+nlohmann::json param_json(const ParamSpec& p) {
+    static constexpr const char* type_names[] = {"size", "integer", "number", "choice", "text", "texts"};
+    nlohmann::json out = {{"name", p.name},
+                          {"type", type_names[static_cast<int>(p.type)]},
+                          {"axis", p.axis},
+                          {"required", p.required},
+                          {"fallback", p.fallback}};
+    if (p.type == ParamType::integer || p.type == ParamType::number) {
+        out["min"] = p.min;
+        out["min_exclusive"] = p.min_exclusive;
+    }
+    if (!p.choices.empty()) out["choices"] = p.choices;
+    if (!p.words.empty()) out["words"] = p.words;
+    if (!p.when.always()) out["when"] = {{"param", p.when.param}, {"value", p.when.value}};
+    if (!p.one_of_group.empty()) out["one_of_group"] = p.one_of_group;
+    if (!p.not_above.empty()) out["not_above"] = p.not_above;
+    if (p.is_run_size) out["is_run_size"] = true;
+    return out;
+}
+
 }  // namespace
 
 const std::vector<MetricSpec>& metric_catalog() {
@@ -123,10 +145,17 @@ const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metri
 nlohmann::json metric_catalog_json() {
     nlohmann::json kinds = nlohmann::json::array();
     for (const KindSpec& k : kind_specs()) {
+        nlohmann::json params = nlohmann::json::array();
+        for (const ParamSpec& p : k.params) params.push_back(param_json(p));
         kinds.push_back({{"name", k.name},
                          {"report", report_place_name(k.report)},
                          {"title", k.title},
-                         {"charts", k.charts}});
+                         {"charts", k.charts},
+                         {"since_version", k.since_version},
+                         {"params", params},
+                         {"allocation_costs", k.writes_allocation_costs},
+                         {"reservation_rule", k.reservation_rule},
+                         {"quantum_param", k.quantum_param}});
     }
     const KeyRule& rule = key_rule();
     const nlohmann::json probe_keys = {{"available_suffixes", rule.available_suffixes},

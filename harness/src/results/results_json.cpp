@@ -7,11 +7,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "json/json_reader.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
 #include "probes/snapshot_json.hpp"
-#include "results/json_reader.hpp"
 #include "results/results_upgrade.hpp"
 
 namespace pinbench {

@@ -9,8 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "kinds/kind_support.hpp"
-#include "kinds/measure.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/device.hpp"
 #include "pinbench/errors.hpp"
@@ -21,16 +19,24 @@
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/results.hpp"
 #include "run/environment.hpp"
+#include "run/measuring_devices.hpp"
 #include "run/measuring_probes.hpp"
 #include "run/protocol.hpp"
 #include "run/replay_child.hpp"
 #include "run/settle.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 namespace {
 
-using kinds::Devices;
-using kinds::open_devices;
+// One repeat of `run` by its kind's measurement (KindSpec::measure), found in the registry.
+RepeatRecord measure(const PlannedRun& run, const Nvml* nvml) {
+    const KindSpec* kind = find_kind(run.kind);
+    if (kind == nullptr || kind->measure == nullptr) {
+        throw InputError("run " + run.id + ": unknown kind '" + run.kind + "'");
+    }
+    return kind->measure(run, nvml);
+}
 
 // What a mode produces: the repeat's status, snapshots and timings, plus mode-specific data.
 struct Outcome {
@@ -50,8 +56,7 @@ Outcome run_null_control(const nlohmann::json& request, const Nvml* nvml) {
     const ProbeSet probes = make_measuring_probes(devices.ids, nvml);
     devices.synchronize();
     for (int i = 0; i < samples; ++i) {
-        out.record.snapshots.push_back(
-            kinds::immediate_snapshot(probes, "sample_" + std::to_string(i), start));
+        out.record.snapshots.push_back(immediate_snapshot(probes, "sample_" + std::to_string(i), start));
         // This process does nothing from its first sample on: the whole window is idle.
         auto& w = out.record.snapshots.back().window;
         w.begin_ns = w.stable_ns = out.record.snapshots.front().window.begin_ns;
@@ -152,7 +157,7 @@ int child_main(const std::string& request_path) {
             if (mode == child_mode::environment) {
                 outcome.data = collect_environment(nvml.get(), nvml_why, request.value("gpus", 1));
             } else if (mode == child_mode::measure) {
-                outcome.record = kinds::measure(planned_run_from_json(request.at("run")), nvml.get());
+                outcome.record = measure(planned_run_from_json(request.at("run")), nvml.get());
             } else if (mode == child_mode::null_control) {
                 outcome = run_null_control(request, nvml.get());
             } else if (mode == child_mode::positive_device || mode == child_mode::positive_host) {

@@ -7,7 +7,6 @@
 #include <set>
 #include <thread>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
@@ -22,6 +21,7 @@
 #include "run/protocol.hpp"
 #include "run/settle.hpp"
 #include "run/timestamp.hpp"
+#include "scenario/kind_spec.hpp"
 
 namespace pinbench {
 namespace {
@@ -35,7 +35,7 @@ std::string clock_text(double seconds) {
 
 nlohmann::json tool_record() {
     return {
-        {"name", "pinbench"}, {"version", "0.1.0"},
+        {"name", "pinbench"}, {"version", PINBENCH_VERSION},
 #if defined(_MSC_VER)
             {"compiler", "MSVC " + std::to_string(_MSC_VER)},
 #elif defined(__VERSION__)

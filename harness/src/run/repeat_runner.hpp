@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "controls/controls.hpp"
 #include "pinbench/plan.hpp"
+#include "run/controls.hpp"
 #include "run/watched_attempt.hpp"
 
 namespace pinbench {

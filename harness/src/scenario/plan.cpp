@@ -8,10 +8,10 @@
 #include <optional>
 #include <sstream>
 
+#include "json/json_reader.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/units.hpp"
-#include "results/json_reader.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,5 +1,5 @@
 // Scenario files, schema versions 1 and 2 (docs/scenario-format.md; the kinds and their
-// parameters in docs/kinds.md and scenario/kinds.cpp). Every rejection is an InputError located at
+// parameters in docs/kinds.md and scenario/kind_table.cpp). Every rejection is an InputError located at
 // the offending node, so a user can jump straight to it.
 #include <yaml-cpp/yaml.h>
 
@@ -22,7 +22,7 @@
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/units.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_table.hpp"
 #include "scenario/yaml_reader.hpp"
 
 namespace pinbench {
@@ -451,7 +451,7 @@ private:
         return d;
     }
 
-    // ---- kind parameters (docs/kinds.md; the table is in scenario/kinds.cpp) --------------
+    // ---- kind parameters (docs/kinds.md; the table is in scenario/kind_table.cpp) --------------
 
     nlohmann::json param_value(const ParamSpec& p, const YAML::Node& n, const YAML::Mark& m) const {
         const std::string what(p.name);
@@ -609,8 +609,8 @@ private:
         d.s.params = std::move(params);
     }
 
-    // A sweep's size_curve measures at most max_size_curve_points sizes (it used to stop there
-    // silently): more is refused where the step or factor is given.
+    // A sweep's size_curve measures at most max_size_curve_points sizes: a longer curve is refused
+    // here, at its step or factor, rather than cut short while it runs.
     template <typename MarkOf>
     void check_size_curve(const nlohmann::json& params, const MarkOf& mark_of) const {
         if (params.value("mode", "") != "size_curve" || !params.contains("start") ||

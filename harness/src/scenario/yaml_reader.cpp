@@ -7,8 +7,8 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "json/json_reader.hpp"
 #include "pinbench/errors.hpp"
-#include "results/json_reader.hpp"
 
 namespace pinbench {
 

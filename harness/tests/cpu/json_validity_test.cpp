@@ -1,4 +1,4 @@
-// Strict JSON (results/json_reader.hpp): the shared fixture set that pinreport's reader also
+// Strict JSON (json/json_reader.hpp): the shared fixture set that pinreport's reader also
 // reads (harness/tests/fixtures/json-validity/expected.tsv; reports/tests/test_json_validity.py),
 // so both readers accept and refuse the same files.
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "json/json_reader.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
-#include "results/json_reader.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -1,14 +1,14 @@
-// Each kind is one unit (harness/src/kinds/kind_definition.hpp): it measures, catalogues what it
+// Each kind is one unit (harness/src/scenario/kind_spec.hpp): it measures, catalogues what it
 // derives, and says why it cannot run on a machine; the catalog is assembled from the kinds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
-#include "kinds/kind_definition.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/plan.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_spec.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 namespace {
@@ -18,7 +18,7 @@ constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 TEST(KindRegistry, EveryKindMeasuresAndCataloguesWhatItDerives) {
     const std::set<std::string_view> units{"bytes", "ms", "ratio", "count"};
     const std::set<std::string_view> directions{higher_is_worse, higher_is_better, neither_direction};
-    ASSERT_EQ(kind_specs().size(), 10u);
+    ASSERT_FALSE(kind_specs().empty());  // which kinds: ScenarioKinds.TableMatchesDocsKinds
     for (const KindSpec& k : kind_specs()) {
         SCOPED_TRACE(std::string(k.name));
         EXPECT_NE(k.measure, nullptr);

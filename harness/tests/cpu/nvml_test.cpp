@@ -8,6 +8,7 @@
 #include <regex>
 #include <string>
 
+#include "pinbench/environment_record.hpp"
 #include "pinbench/nvml.hpp"
 #include "pinbench/test_double.hpp"
 

@@ -238,11 +238,11 @@ TEST_F(ReplayKinds, RunsWaivedWhereMeasuredReplayAsWaived) {
     EXPECT_TRUE(doc.runs[0].metrics.empty()) << "waived is never a 0";
 }
 
-// The command kind (a real traced DataLoader, results/h200-final): the parent re-derives its
+// The command kind (a real traced DataLoader, results/h200-gpu-tests-dataloader): the parent re-derives its
 // metrics from each repeat's trace summary, and a replay script can fail a repeat of it.
 TEST_F(ReplayKinds, TheCommandKindReplaysItsTracedMetrics) {
     const std::string dataloader =
-        std::string(PINBENCH_SOURCE_DIR) + "/results/h200-final/pytorch-dataloader.json";
+        std::string(PINBENCH_SOURCE_DIR) + "/results/h200-gpu-tests-dataloader/pytorch-dataloader.json";
     const auto out = temp_file("command.json");
     Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", dataloader, "-o", out.string()}, {});
     const auto outcome = p.wait(std::chrono::minutes(2));

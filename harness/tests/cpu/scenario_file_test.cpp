@@ -13,7 +13,7 @@
 
 #include "pinbench/errors.hpp"
 #include "pinbench/scenario.hpp"
-#include "scenario/kinds.hpp"
+#include "scenario/kind_table.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

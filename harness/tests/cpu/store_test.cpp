@@ -497,7 +497,7 @@ TEST(Store, AHugeNumberIsOneFilesProblemAndTheRestIsListed) {
     ASSERT_EQ(listed.size(), 2u);
     EXPECT_EQ(listed[0].problem, "");
     EXPECT_EQ(listed[0].relative_path, good.relative_path);
-    // The strict reader's words (results/json_reader.hpp), as pinreport says it.
+    // The strict reader's words (json/json_reader.hpp), as pinreport says it.
     EXPECT_EQ(listed[1].problem.rfind(listed[1].path + ": invalid JSON: number out of range", 0), 0u)
         << listed[1].problem;
     EXPECT_LT(listed[1].problem.size() - listed[1].path.size(), 100u) << listed[1].problem;

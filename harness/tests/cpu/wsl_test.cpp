@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controls/doctor.hpp"
 #include "pinbench/environment_record.hpp"
 #include "pinbench/store.hpp"
+#include "run/doctor.hpp"
 
 namespace pinbench {
 namespace {

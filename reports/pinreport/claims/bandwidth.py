@@ -4,7 +4,7 @@ faster than pageable) and 7 (a pinned ring of at most 256 MiB beats pageable cop
 from typing import Any
 
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 
 MB = 1024**2
 TRANSFER_SIZE = float(1024**3)

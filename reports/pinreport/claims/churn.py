@@ -2,10 +2,10 @@
 fragmentation.largest_loss beyond one bisection resolution in some fragmentation run: CONFIRMED
 when both parts are measured and seen; a measured part not seen: REFUTED; else NOT TESTED HERE."""
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
+from pinreport.analysis.rule import capacity_resolution
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
-from pinreport.rule import capacity_resolution
+from pinreport.claims.evidence import ClaimData
 from pinreport.units import format_bytes
 
 Part = tuple[str, bool, str]  # (part, seen, evidence)
@@ -19,21 +19,21 @@ class Churn(Claim):
         """The measured parts, creep first."""
         parts: list[Part] = []
         churn = data.ok_runs("churn")
-        key = kinds.dedicated_key(churn, "churn.creep.")
+        key = kind_results.dedicated_key(churn, "churn.creep.")
         if key is not None:
             creeps = []
             for run in churn:
                 metric = f"churn.creep.{key}"
-                value = kinds.median_of(run, metric)
+                value = kind_results.median_of(run, metric)
                 if value is not None:
-                    creeps.append((run["id"], value, kinds.granule_of(data.doc, run, metric, key)))
+                    creeps.append((run["id"], value, kind_results.granule_of(data.doc, run, metric, key)))
             if creeps:
                 worst = max(creeps, key=lambda c: c[1] - c[2])
                 seen = worst[1] > worst[2]
                 parts.append(("creep", seen, f"largest creep {format_bytes(worst[1])} on {key} ({worst[0]})"))
         frag = []
         for run in data.ok_runs("fragmentation"):
-            value = kinds.median_of(run, "fragmentation.largest_loss")
+            value = kind_results.median_of(run, "fragmentation.largest_loss")
             if value is not None:
                 frag.append((run["id"], value, float(capacity_resolution(run["plan"]))))
         if frag:

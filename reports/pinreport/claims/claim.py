@@ -5,7 +5,7 @@ to the verdict and never judged."""
 
 from typing import Any
 
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 
 CONFIRMED, REFUTED, NOT_TESTED = "CONFIRMED", "REFUTED", "NOT TESTED HERE"
 Finding = tuple[str, str]  # (verdict, evidence in one sentence)

@@ -3,7 +3,7 @@ from the cost charts' NVML and cudaMemGetInfo lines on Windows; elsewhere the cr
 verdict is shown beside NOT TESTED HERE."""
 
 from pinreport.claims.claim import NOT_TESTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.units import format_bytes
 
 

@@ -10,7 +10,7 @@ claim 1's verdict on WDDM, with the pageable control's distance from 0 beside it
 """
 
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData, Observation, observations
+from pinreport.claims.evidence import ClaimData, Observation, observations
 from pinreport.units import format_bytes
 
 NEAR_ZERO = 0.01

@@ -4,9 +4,9 @@ device pays and another does not: REFUTED; none pays: NOT TESTED HERE."""
 
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.units import format_bytes
 
 
@@ -29,15 +29,15 @@ class MultiGpu(Claim):
             costs = []
             for d in range(n):
                 metric = f"cost.after_first_use.nvml.{d}.used"
-                value = kinds.median_of(run, metric)
+                value = kind_results.median_of(run, metric)
                 if value is None:
                     break
-                costs.append((d, value, kinds.granule_of(data.doc, run, metric, f"nvml.{d}.used")))
+                costs.append((d, value, kind_results.granule_of(data.doc, run, metric, f"nvml.{d}.used")))
             if len(costs) != n:
                 continue
             checked += 1
             pays = [d for d, v, g in costs if v > g]
-            total = kinds.median_of(run, "multi_gpu.cost_sum.nvml.used")
+            total = kind_results.median_of(run, "multi_gpu.cost_sum.nvml.used")
             total_text = f", sum {format_bytes(total)}" if total is not None else ""
             text = f"{run['id']}: " + ", ".join(f"GPU {d} {format_bytes(v)}" for d, v, _ in costs) + total_text
             if pays and len(pays) < n:

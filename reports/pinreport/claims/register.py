@@ -4,12 +4,12 @@
 from pinreport.claims.bandwidth import PinnedTransfers, RingBuffer
 from pinreport.claims.churn import Churn
 from pinreport.claims.claim import Claim
-from pinreport.claims.claim_data import ClaimData
 from pinreport.claims.diagnosis import Diagnosis
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.held_cost import ApiVariants, MinimalRepro, SizeTable
+from pinreport.claims.max_pinnable import MaxPinnableTracksFreeVram
 from pinreport.claims.multi_gpu import MultiGpu
-from pinreport.claims.other_data import DriverMode, NewerDrivers
-from pinreport.claims.pinnable import MaxPinnableTracksFreeVram
+from pinreport.claims.needs_other_runs import DriverMode, NewerDrivers
 from pinreport.claims.reservation import Headroom, ReservationRule
 from pinreport.claims.shared import Shared
 from pinreport.claims.workers import Workers

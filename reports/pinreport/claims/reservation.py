@@ -9,10 +9,10 @@ beyond HEADROOM (beyond its uncertainty): REFUTED.
 
 from dataclasses import dataclass
 
+from pinreport.analysis.rule import RuleResult, RuleVerdict
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.multi_gpu import MultiGpu
-from pinreport.rule import RuleResult, RuleVerdict
 
 HEADROOM = 0.20  # claim 14: the advice's upper headroom
 

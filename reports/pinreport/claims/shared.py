@@ -4,9 +4,9 @@ least private minus one granule somewhere, REFUTED when shared is cheaper everyw
 from dataclasses import dataclass
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.claims.claim import CONFIRMED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.units import format_bytes
 
 
@@ -24,16 +24,16 @@ class Shared(Claim):
 
     def gather(self, data: ClaimData) -> Pairs:
         runs = data.ok_runs("shared")
-        key = kinds.dedicated_key(runs, "shared.device_cost.")
+        key = kind_results.dedicated_key(runs, "shared.device_cost.")
         pairs: dict[tuple[str, Any], dict[str, tuple[float, float]]] = {}
         if key is not None:
             metric = f"shared.device_cost.{key}"
             for r in runs:
                 params = r["plan"].get("params") or {}
-                value = kinds.median_of(r, metric)
+                value = kind_results.median_of(r, metric)
                 if value is not None:
                     slot = pairs.setdefault((r["plan"]["scenario"], params.get("processes")), {})
-                    slot[str(params.get("variant"))] = (value, kinds.granule_of(data.doc, r, metric, key))
+                    slot[str(params.get("variant"))] = (value, kind_results.granule_of(data.doc, r, metric, key))
         return Pairs(data, key, {k: v for k, v in pairs.items() if "shared" in v and "private" in v})
 
     def _compared(self, seen: Pairs) -> tuple[str, int]:

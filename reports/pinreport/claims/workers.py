@@ -4,9 +4,9 @@ a part within one granule of 0, or not flat: REFUTED; a part not measured: NOT T
 
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.units import format_bytes
 
 LINEAR_TOLERANCE = 0.10  # per-worker costs this close (relative) count as flat in N
@@ -25,7 +25,7 @@ class Workers(Claim):
             and isinstance((r["plan"].get("params") or {}).get("workers"), int)
             and r["plan"]["params"]["workers"] > 0
         ]
-        return data, runs, kinds.dedicated_key(runs, "workers.context_per_worker.")
+        return data, runs, kind_results.dedicated_key(runs, "workers.context_per_worker.")
 
     def applies(self, seen: tuple[ClaimData, list[dict[str, Any]], str | None]) -> str | None:
         return None if seen[2] is not None else "no ok per_process workers run with N > 0"
@@ -36,7 +36,11 @@ class Workers(Claim):
         for part in ("context", "pinned"):
             metric = f"workers.{part}_per_worker.{key}"
             points = [
-                (r["plan"]["params"]["workers"], kinds.median_of(r, metric), kinds.granule_of(data.doc, r, metric, key))
+                (
+                    r["plan"]["params"]["workers"],
+                    kind_results.median_of(r, metric),
+                    kind_results.granule_of(data.doc, r, metric, key),
+                )
                 for r in runs
             ]
             points = sorted((n, v, g) for n, v, g in points if v is not None)

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from pinreport.compare import CompareReport
+from pinreport.analysis.compare import CompareReport
 from pinreport.environment import driver_models, driver_release
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"

@@ -8,14 +8,14 @@ lays out the tables (render/*_table.py) and charts (render/charts/); page.py ren
 
 from typing import Any
 
+from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, compare
+from pinreport.analysis.fit import fit_all
+from pinreport.analysis.history import latest_per_release, nights
 from pinreport.answer import build_answer
 from pinreport.bench_rows import read_bench
-from pinreport.claims.claim_data import ClaimData
+from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
-from pinreport.compare import HISTORY, PREVIOUS, CompareOptions, compare
 from pinreport.environment import driver_release, store_key
-from pinreport.fit import fit_all
-from pinreport.history import latest_per_release, nights
 from pinreport.load import ResultsFile
 from pinreport.render.answer_section import answer_section
 from pinreport.render.banner import overall_verdict, platform_note

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from pinreport.compare import CompareReport
+from pinreport.analysis.compare import CompareReport
 
 
 def disturbed_rows(report: CompareReport) -> list[dict[str, Any]]:

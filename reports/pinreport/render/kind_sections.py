@@ -5,13 +5,13 @@ named, never drawn from nothing."""
 from collections.abc import Callable
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.render.charts.churn import churn_charts
 from pinreport.render.charts.pinnable import pinnable_charts
 from pinreport.render.charts.sweep import sweep_charts
 from pinreport.render.charts.workers import workers_charts
 from pinreport.render.labels import anchor
-from pinreport.svg_charts import Chart
+from pinreport.render.svg_charts import Chart
 
 # The chart families, by the names a kind's catalog entry gives (KindSpec::charts in
 # harness/src/kinds/<kind>.cpp); a kind draws its families' charts in its entry's order.
@@ -29,11 +29,11 @@ def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
     that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM, workers
     against N)."""
     out = []
-    for kind in kinds.KINDS:
-        runs = kinds.runs_of(doc, kind)
+    for kind in kind_results.KINDS:
+        runs = kind_results.runs_of(doc, kind)
         if not runs:
             continue
-        columns = kinds.metric_columns(kind, runs)
+        columns = kind_results.metric_columns(kind, runs)
         rows = []
         for run in runs:
             ok = run.get("status") == "ok"
@@ -42,19 +42,19 @@ def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
                     "id": run["id"],
                     "status": run.get("status", ""),
                     "reason": run.get("reason", ""),
-                    "params": kinds.params_text(run),
+                    "params": kind_results.params_text(run),
                     "repeats": str(len([r for r in run.get("repeats", []) if r.get("status") == "ok"])),
-                    "cells": [kinds.cell(run, m).text if ok else "" for m in columns],
+                    "cells": [kind_results.cell(run, m).text if ok else "" for m in columns],
                 }
             )
         out.append(
             {
                 "kind": kind,
                 "id": anchor("kind", kind),
-                "title": kinds.TITLES[kind],
+                "title": kind_results.TITLES[kind],
                 "columns": columns,
                 "rows": rows,
-                "charts": [c for family in kinds.CHARTS[kind] for c in CHART_FAMILIES[family](runs)],
+                "charts": [c for family in kind_results.CHARTS[kind] for c in CHART_FAMILIES[family](runs)],
             }
         )
     return out
@@ -62,9 +62,9 @@ def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def not_measured(doc: dict[str, Any]) -> list[dict[str, str]]:
     """The scenario kinds with no run here: named, never drawn from nothing."""
-    present = kinds.kinds_present(doc)
+    present = kind_results.kinds_present(doc)
     return [
-        {"chart": kinds.TITLES[k], "why": f"no '{k}' runs in this results file"}
-        for k in kinds.KINDS
-        if k not in present and k not in kinds.OPTIONAL_KINDS
+        {"chart": kind_results.TITLES[k], "why": f"no '{k}' runs in this results file"}
+        for k in kind_results.KINDS
+        if k not in present and k not in kind_results.OPTIONAL_KINDS
     ]

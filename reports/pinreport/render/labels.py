@@ -2,7 +2,7 @@
 
 import re
 
-from pinreport.rule import CAPACITY_LOSS, is_judged_key
+from pinreport.analysis.rule import CAPACITY_LOSS, is_judged_key
 from pinreport.units import format_bytes
 
 MiB, GiB = 1024**2, 1024**3

@@ -1,7 +1,7 @@
 """The reserve table: what the fitted rule recommends reserving per api, at RESERVE_SIZES."""
 
+from pinreport.analysis.fit import CostFit, FitKey, recommend
 from pinreport.environment import StoreKey
-from pinreport.fit import CostFit, FitKey, recommend
 from pinreport.render.labels import GiB, probe_label, size_label
 from pinreport.units import format_bytes
 

@@ -7,9 +7,16 @@ from typing import Any
 
 import jinja2
 
+from pinreport.analysis.trace import (
+    TraceJudgement,
+    asked_sizes,
+    calls_by_api,
+    pinning_processes,
+    rounding_note,
+    sample_costs,
+)
 from pinreport.atomic_write import write_text
-from pinreport.svg_charts import Series, line_chart
-from pinreport.trace import TraceJudgement, asked_sizes, calls_by_api, pinning_processes, rounding_note, sample_costs
+from pinreport.render.svg_charts import Series, line_chart
 from pinreport.units import format_bytes
 
 MIB = 1024 * 1024

@@ -3,11 +3,11 @@ rows that need reading first, each linked to its chart."""
 
 from typing import Any
 
-from pinreport.compare import CompareReport
-from pinreport.expect import ClaimVerdict
+from pinreport.analysis.compare import CompareReport
+from pinreport.analysis.expect import ClaimVerdict
+from pinreport.analysis.rule import RuleVerdict
+from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.render.labels import anchor
-from pinreport.rule import RuleVerdict
-from pinreport.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.units import format_bytes, format_value
 
 # Verdicts that need no reading in the morning; folded below the others.

@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from pinreport.bench_rows import BenchRows
 from pinreport.render.labels import anchor, size_label
-from pinreport.svg_charts import Chart, Mark, Series, line_chart
+from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 from pinreport.units import parse_size
 
 

@@ -3,9 +3,9 @@
 from collections import defaultdict
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.render.labels import MiB, anchor, probe_label
-from pinreport.svg_charts import Chart, Series, line_chart
+from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
 def churn_charts(runs: list[dict[str, Any]]) -> list[Chart]:
@@ -17,15 +17,15 @@ def churn_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             by_scenario[run["plan"]["scenario"]].append(run)
     charts = []
     for scenario, group in sorted(by_scenario.items()):
-        key = kinds.dedicated_key(group, "churn.creep.") or "cuda.free"
+        key = kind_results.dedicated_key(group, "churn.creep.") or "cuda.free"
         series = []
         for run in group:
-            trace = kinds.snapshot_trace(run, key)
+            trace = kind_results.snapshot_trace(run, key)
             if not trace:
                 continue
-            name = f"{run['plan']['api']} {kinds.params_text(run)}"
+            name = f"{run['plan']['api']} {kind_results.params_text(run)}"
             series.append(Series(f"{name} · {probe_label(key)}", [(float(i), c / MiB) for i, c in trace]))
-            final = kinds.final_cost(run, key)
+            final = kind_results.final_cost(run, key)
             if final is not None:
                 series.append(Series(f"{name} · after the final wait", [(float(trace[-1][0] + 1), final / MiB)]))
         if series:

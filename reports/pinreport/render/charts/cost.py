@@ -3,10 +3,10 @@
 from collections import defaultdict
 from typing import Any
 
-from pinreport.history import Night, rule_kind_groups
+from pinreport.analysis.history import Night, rule_kind_groups
+from pinreport.analysis.rule import CONTROL_API, held_costs, is_judged_key, is_shared_key
 from pinreport.render.labels import MiB, anchor, probe_label, size_label
-from pinreport.rule import CONTROL_API, held_costs, is_judged_key, is_shared_key
-from pinreport.svg_charts import Chart, Series, line_chart
+from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
 def _x_axis(runs: list[dict[str, Any]]) -> str:

@@ -3,10 +3,10 @@
 import math
 from collections import defaultdict
 
-from pinreport.history import Night, rule_kind_groups
+from pinreport.analysis.history import Night, rule_kind_groups
+from pinreport.analysis.rule import held_costs
 from pinreport.render.labels import MiB, anchor, headline_key, probe_label, size_label
-from pinreport.rule import held_costs
-from pinreport.svg_charts import Chart, Mark, Series, line_chart
+from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 
 
 def history_charts(all_nights: list[Night], max_ticks: int = 8) -> list[Chart]:

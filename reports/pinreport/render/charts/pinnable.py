@@ -1,10 +1,10 @@
-"""The max-pinnable chart: max pinnable against free VRAM (pinnable.py), with the fit and y = x."""
+"""The max-pinnable chart: max pinnable against free VRAM (pinnable_fit.py), with the fit and y = x."""
 
 from typing import Any
 
-from pinreport import pinnable
+from pinreport.analysis import pinnable_fit
 from pinreport.render.labels import GiB
-from pinreport.svg_charts import Chart, Series, line_chart
+from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
 def _gib(v: float) -> str:
@@ -12,11 +12,11 @@ def _gib(v: float) -> str:
 
 
 def pinnable_charts(runs: list[dict[str, Any]]) -> list[Chart]:
-    """Max pinnable against free VRAM before the search (pinnable.py), over the sweep kind's
+    """Max pinnable against free VRAM before the search (pinnable_fit.py), over the sweep kind's
     max_pinnable runs with free_target: one series per api, its capped (or timed-out) points,
     lower bounds, as a second series drawn as upward triangles in the api's colour, the
     least-squares fit over the uncapped points, and the line y = x."""
-    by_api = pinnable.collect_runs(runs)
+    by_api = pinnable_fit.collect_runs(runs)
     if not by_api:
         return []
     series: list[Series] = []
@@ -27,7 +27,7 @@ def pinnable_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             series.append(Series(api, free))
         if bounded:
             series.append(Series(f"{api} · capped or timed out", bounded, lower_bound_of=api))
-        fit = pinnable.fit_slope(points)
+        fit = pinnable_fit.fit_slope(points)
         if fit.slope is not None and fit.intercept is not None:
             xs = [x for x, _ in free]
             line = [(x, (fit.intercept + fit.slope * x * GiB) / GiB) for x in (min(xs), max(xs))]

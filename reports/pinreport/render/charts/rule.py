@@ -4,11 +4,11 @@ prediction bound, per scenario."""
 import math
 from collections import defaultdict
 
-from pinreport.fit import CostFit, FitKey, probe_family
+from pinreport.analysis.fit import CostFit, FitKey, probe_family
+from pinreport.analysis.rule import Band, RuleResult, RuleVerdict
 from pinreport.render.labels import anchor, headline_key, probe_label, size_label
-from pinreport.rule import Band, RuleResult, RuleVerdict
-from pinreport.svg_charts import Band as ChartBand
-from pinreport.svg_charts import Chart, Mark, Series, line_chart
+from pinreport.render.svg_charts import Band as ChartBand
+from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 
 
 def _log_grid(lo: float, hi: float, n: int = 12) -> list[float]:

@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.render.labels import MiB, anchor, probe_label, size_label
-from pinreport.svg_charts import Chart, Series, line_chart
+from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
 def sweep_charts(runs: list[dict[str, Any]]) -> list[Chart]:
@@ -13,11 +13,11 @@ def sweep_charts(runs: list[dict[str, Any]]) -> list[Chart]:
     for run in runs:
         if run.get("status") != "ok":
             continue
-        points = kinds.sweep_points(run)
+        points = kind_results.sweep_points(run)
         for axis in ("size", "count"):
             keys = {k for a, k in points if a == axis}
-            head = kinds.dedicated_headline(keys)
-            shown = [k for k in (head, kinds.SHARED_BESIDE if kinds.SHARED_BESIDE in keys else None) if k]
+            head = kind_results.dedicated_headline(keys)
+            shown = [k for k in (head, kind_results.SHARED_BESIDE if kind_results.SHARED_BESIDE in keys else None) if k]
             if not shown:
                 continue
             series = [Series(probe_label(k), [(x, y / MiB) for x, y in points[(axis, k)]]) for k in shown]

@@ -3,9 +3,9 @@
 from collections import defaultdict
 from typing import Any
 
-from pinreport import kinds
+from pinreport.analysis import kind_results
 from pinreport.render.labels import MiB, anchor, probe_label
-from pinreport.svg_charts import Chart, Series, line_chart
+from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
 def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
@@ -18,7 +18,7 @@ def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             groups[(run["plan"]["scenario"], run["plan"]["api"])].append(run)
     charts = []
     for (scenario, api), group in sorted(groups.items()):
-        key = kinds.dedicated_key(group, "workers.context_per_worker.") or kinds.dedicated_key(
+        key = kind_results.dedicated_key(group, "workers.context_per_worker.") or kind_results.dedicated_key(
             group, "workers.pinned_per_worker."
         )
         if key is None:
@@ -27,7 +27,7 @@ def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
         for part in ("context", "pinned"):
             pts = []
             for run in group:
-                value = kinds.median_of(run, f"workers.{part}_per_worker.{key}")
+                value = kind_results.median_of(run, f"workers.{part}_per_worker.{key}")
                 workers = (run["plan"].get("params") or {}).get("workers")
                 if value is not None and isinstance(workers, int):
                     pts.append((float(workers), value / MiB))

@@ -1,0 +1,84 @@
+"""ci/check_layers.py: clean on the tree, and failing on a planted arrow against the layering."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = ROOT / "ci" / "check_layers.py"
+
+
+def _run(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(CHECK), "--root", str(root)], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """The parts of the checkout the check reads, copied so that a test may break them."""
+    for part in ("docs/architecture.md", "harness/src", "harness/cli", "harness/include", "reports/pinreport"):
+        source, target = ROOT / part, tmp_path / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target)
+    return tmp_path
+
+
+def test_the_tree_follows_its_layering():
+    result = _run(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "follow docs/architecture.md" in result.stdout
+
+
+def test_a_cpp_include_against_the_flow_fails(tree: Path):
+    low = tree / "harness/src/platform/random_token.cpp"
+    low.write_text('#include "run/child.hpp"\n' + low.read_text())
+    result = _run(tree)
+    assert result.returncode == 1
+    assert (
+        "harness/src/platform/random_token.cpp: includes harness/src/run/child.hpp: " "platform may not include run"
+    ) in result.stdout
+    assert "1 arrow(s) against the layering" in result.stdout
+
+
+def test_a_public_header_the_table_does_not_place_fails(tree: Path):
+    (tree / "harness/include/pinbench/new_thing.hpp").write_text("#pragma once\n")
+    user = tree / "harness/src/results/statistics.cpp"
+    user.write_text('#include "pinbench/new_thing.hpp"\n' + user.read_text())
+    result = _run(tree)
+    assert result.returncode == 1
+    assert "folder '?' has no row" in result.stdout
+
+
+def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Path):
+    stats = tree / "reports/pinreport/analysis/stats.py"
+    stats.write_text(stats.read_text() + "\n\ndef _late():\n    from pinreport import cli  # noqa\n")
+    result = _run(tree)
+    assert result.returncode == 1
+    assert "reports/pinreport/analysis/stats.py: imports pinreport.cli: analysis may not include cli" in result.stdout
+
+
+def test_an_exception_that_matches_no_arrow_fails(tree: Path):
+    device = tree / "harness/include/pinbench/device.hpp"
+    device.write_text(device.read_text().replace('#include "pinbench/device_map.hpp"\n', ""))
+    result = _run(tree)
+    assert result.returncode == 1
+    assert "pinbench/device.hpp -> harness/include/pinbench/device_map.hpp matches no arrow" in result.stdout
+
+
+def test_a_table_row_that_allows_a_higher_rank_fails(tree: Path):
+    doc = tree / "docs/architecture.md"
+    text = doc.read_text()
+    row = "| 2 | `platform` |"
+    assert row in text
+    line = next(line for line in text.splitlines() if line.startswith(row))
+    doc.write_text(text.replace(line, line.rstrip(" |") + ", `kinds` |"))
+    result = _run(tree)
+    assert result.returncode == 1
+    assert "platform (rank 2) may include kinds (rank 10)" in result.stdout

@@ -1,0 +1,423 @@
+"""The morning verdict: every metric of the current results against the store.
+
+Each metric of each ok run is compared twice:
+  previous  the pooled samples of every stored run with the same id under the highest release
+            older than the current one, for the same platform, driver model, GPU and GPU count
+  history   the same, under the current release itself (earlier nights; the current file is
+            left out when it is stored already)
+on the per-repeat samples every results file carries (results schema 4; older files are
+upgraded by the harness, load.py), the generic metrics and the scenario kinds' own alike
+(docs/kinds.md): stats.compare_bytes for bytes, stats.compare_times_nights for ms and ratio (the
+night rule, judged against the spread between the stored nights, with the time floor). A metric
+of an older file that the upgrade could not rebuild per repeat is AMBIGUOUS, labelled "summary
+only", never judged on its summary. Count metrics (capacity.pin_failed,
+sweep.steps.*: tallies and shapes, not quantities) are shown in the report, never compared.
+Bigger is worse except for the metrics in BETTER_WHEN_HIGHER. Each comparison also lists what
+else changed between the environments, so a verdict is never blamed on the driver alone.
+
+Baselines come from the store's real namespace only: replayed data is never a baseline.
+A replayed current file may be compared (to test the pipeline) and is labelled REPLAYED.
+
+Disturbed measurements (disturbance.py) are never judged: a run with status "disturbed" and
+every metric of a disturbed probe get NOT JUDGED with the evidence, and the exit code is 3;
+disturbed baseline samples are left out of every baseline.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pinreport import catalog
+from pinreport.analysis import disturbance
+from pinreport.analysis.disturbance import Disturbance
+from pinreport.analysis.expect import ClaimResult, check_expectations
+from pinreport.analysis.rule import Band, RuleResult, RuleVerdict, rule_results
+from pinreport.analysis.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_FLOOR,
+    DEFAULT_MIN_NIGHTS,
+    DEFAULT_MIN_REPEATS,
+    DEFAULT_TIME_FLOOR,
+    Comparison,
+    Verdict,
+    compare_bytes,
+    compare_times_nights,
+)
+from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
+from pinreport.errors import BadInputError
+from pinreport.load import ResultsFile, metric_samples
+from pinreport.probe_keys import split_metric
+from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
+from pinreport.versions import is_release, previous_release
+
+PREVIOUS = "previous"
+HISTORY = "history"
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+# A bug in pinreport itself (an exception nobody raised on purpose): never 1, the REGRESSION code.
+EXIT_INTERNAL = 4
+
+# Which way is worse comes from the harness's metric catalog (catalog.py); bandwidths are the
+# benchmark programs' (Google Benchmark JSON, not a results metric), better when higher.
+BETTER_WHEN_HIGHER = ("bandwidth.",)
+# Units compared at all; "count" metrics are shown, not compared (module docstring).
+COMPARED_UNITS = ("bytes", "ms", "ratio")
+
+# Kinds whose block searches quantise their byte metrics by a size parameter (their files'
+# quantum_param: capacity's and fragmentation's resolution).
+_QUANTISED_KINDS = {k.name: k for k in catalog.kind_entries() if k.quantum_param}
+# Kinds whose probe metrics are the generic cost.* / residual.* (after_alloc, after_first_use).
+_ALLOCATION_COST_KINDS = frozenset(k.name for k in catalog.kind_entries() if k.allocation_costs)
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    alpha: float = DEFAULT_ALPHA
+    floor: float = DEFAULT_FLOOR
+    time_floor: float = DEFAULT_TIME_FLOOR  # times: the floor is max(floor, time_floor)
+    min_repeats: int = DEFAULT_MIN_REPEATS
+    min_nights: int = DEFAULT_MIN_NIGHTS  # time-like metrics: stored nights needed (stats.py, night rule)
+    band: Band = field(default_factory=Band)
+    scenario_floors: Mapping[str, float] = field(default_factory=dict)  # --scenario-floor NAME=F
+
+    def floor_for(self, scenario: dict[str, Any] | None, name: str) -> float:
+        """The relative floor of one scenario: the command line's, else the scenario record's
+        options.relative_floor, else the default."""
+        if name in self.scenario_floors:
+            return self.scenario_floors[name]
+        options = scenario.get("options") if isinstance(scenario, dict) else None
+        value = options.get("relative_floor") if isinstance(options, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value)
+        return self.floor
+
+
+@dataclass(frozen=True)
+class Baseline:
+    kind: str  # PREVIOUS or HISTORY
+    release: str | None
+    entries: tuple[StoreEntry, ...]
+    changes: tuple[EnvironmentChange, ...]
+
+    @property
+    def found(self) -> bool:
+        return bool(self.entries)
+
+    def describe(self) -> str:
+        if self.kind == PREVIOUS:
+            return f"previous release {self.release}" if self.release else "previous release (none stored)"
+        return f"history of {self.release}"
+
+
+@dataclass(frozen=True)
+class MetricVerdict:
+    run_id: str
+    scenario: str
+    metric: str
+    unit: str
+    kind: str  # PREVIOUS or HISTORY
+    comparison: Comparison
+    current_median: float  # from the current run's metric summary
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.comparison.verdict
+
+
+@dataclass
+class CompareReport:
+    current_path: str
+    replayed: bool
+    key: StoreKey
+    options: CompareOptions
+    baselines: dict[str, Baseline] = field(default_factory=dict)
+    verdicts: list[MetricVerdict] = field(default_factory=list)
+    rule: list[RuleResult] = field(default_factory=list)
+    claims: list[ClaimResult] = field(default_factory=list)
+    infrastructure: list[str] = field(default_factory=list)
+    bad_input: list[BadInputError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    disturbed: list[Disturbance] = field(default_factory=list)  # runs of the current file not (fully) judged
+    # (stored file, run id) -> the disturbed metrics of that baseline run (computed once)
+    _baseline_disturbed: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    # _ok_baseline_runs per (baseline kind, run id): every metric of a run asks for the same runs.
+    _ok_runs: dict[tuple[str, str], list[tuple[Any, dict[str, Any]]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def regressions(self) -> list[MetricVerdict]:
+        return [v for v in self.verdicts if v.verdict == Verdict.REGRESSION]
+
+    @property
+    def violations(self) -> list[RuleResult]:
+        return [r for r in self.rule if r.verdict == RuleVerdict.VIOLATION]
+
+    def disturbed_summary(self) -> str | None:
+        """The one line the nightly summary repeats: "N runs disturbed: no verdict on them"."""
+        if not self.disturbed:
+            return None
+        n = len(self.disturbed)
+        whole = sum(d.whole_run for d in self.disturbed)
+        return (
+            f"{n} run{'s' if n != 1 else ''} disturbed: no verdict on them "
+            f"({whole} ended disturbed, {n - whole} with disturbed probes; another process moved device memory)"
+        )
+
+    def exit_code(self) -> int:
+        """The highest that applies: 3 infrastructure or a disturbance that stopped a verdict
+        (then no verdict can be trusted), 2 bad input, 1 a regression or a VIOLATION, else 0."""
+        if self.infrastructure or self.disturbed:
+            return EXIT_INFRASTRUCTURE
+        if self.bad_input:
+            return EXIT_BAD_INPUT
+        if self.regressions or self.violations:
+            return EXIT_REGRESSION
+        return EXIT_OK
+
+
+def higher_is_worse(metric: str) -> bool:
+    spec = catalog.spec_of(metric)
+    if spec is not None:
+        return spec.direction != "higher_is_better"
+    return not metric.startswith(BETTER_WHEN_HIGHER)
+
+
+def compared(unit: str, metric: str = "") -> bool:
+    """Counts are shown, never compared; so is what the catalog says is neither better nor worse
+    (how a run was set up: the free VRAM a max_pinnable search began with, whether its cap bound it)."""
+    spec = catalog.spec_of(metric) if metric else None
+    return unit in COMPARED_UNITS and (spec is None or spec.direction != "neither")
+
+
+def bisection_resolution(plan: dict[str, Any], metric: str = "") -> int | None:
+    """The bisection step of a capacity or fragmentation run: its byte metrics' quantisation
+    (capacity.loss_per_gib: scaled to per GiB pinned)."""
+    kind = _QUANTISED_KINDS.get(plan.get("kind"))
+    if kind is None:
+        return None
+    value = (plan.get("params") or {}).get(kind.quantum_param, kind.param(kind.quantum_param)["fallback"])
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return None
+    if metric == "capacity.loss_per_gib" and plan.get("size_bytes"):
+        return max(1, round(value * 1024**3 / int(plan["size_bytes"])))
+    return value
+
+
+def _scenario_records(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    records = (doc.get("scenario") or {}).get("scenarios") or []
+    return {s["name"]: s for s in records if isinstance(s, dict) and isinstance(s.get("name"), str)}
+
+
+def _find_run(doc: dict[str, Any], run_id: str) -> dict[str, Any] | None:
+    for run in doc.get("runs", []):
+        if run.get("id") == run_id:
+            return run
+    return None
+
+
+def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dict[str, Baseline]:
+    me = measurement_id(current.doc)
+    same_group = [
+        e for e in store.entries if e.namespace == REAL and e.key.group == key.group and measurement_id(e.doc) != me
+    ]
+    release = driver_release(current.doc.get("environment") or {})
+    previous = None
+    if release and is_release(release):
+        previous = previous_release(release, {e.key.release for e in same_group})
+    out = {}
+    for kind, rel in ((PREVIOUS, previous), (HISTORY, release)):
+        entries = tuple(e for e in same_group if rel is not None and e.key.release == rel)
+        changes = tuple(environment_changes(current.doc, [e.doc for e in entries])) if entries else ()
+        out[kind] = Baseline(kind, rel, entries, changes)
+    return out
+
+
+def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[Any, dict[str, Any]]]:
+    """(stored entry, its run) for every stored file in which this run ended ok."""
+    out = []
+    for entry in baseline.entries:
+        brun = _find_run(entry.doc, run_id)
+        if brun is not None and brun.get("status") == "ok":
+            out.append((entry, brun))
+    return out
+
+
+def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: dict[str, Any]) -> frozenset[str]:
+    """The metrics of a stored run that are disturbed (left out of every baseline)."""
+    key = (entry.path, brun.get("id", ""))
+    if key not in report._baseline_disturbed:
+        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun))
+    return report._baseline_disturbed[key]
+
+
+# What a metric of an older file that the harness could not rebuild per repeat gets
+# (load.py): its summary is shown, never judged, and the verdict says why.
+SUMMARY_ONLY = (
+    "summary only: no per-repeat samples in {what} "
+    "(an older results file; pinbench results upgrade could not rebuild them)"
+)
+
+
+def _step(plan: dict[str, Any], metric: str) -> int | None:
+    """A kind's own byte metric (not a probe key's cost) is quantised by its bisection step too."""
+    return bisection_resolution(plan, metric) if split_metric(metric) is None else None
+
+
+def _compare_metric(
+    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
+) -> Comparison:
+    """One metric against one baseline, on the per-repeat samples the files carry: the byte
+    rule for bytes, the night rule for ms and ratio (module docstring)."""
+    info = run["metrics"][metric]
+    unit = info.get("unit", "")
+    if not baseline.found:
+        return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
+    current = metric_samples(run, metric)
+    if current is None:
+        return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what="the current file"))
+    nights: list[list[float]] = []  # one list per stored file (night), for the night rule
+    summary_only = 0
+    steps = [info.get("granule"), _step(run["plan"], metric)]
+    ok_runs = report._ok_runs.get((baseline.kind, run["id"]))
+    if ok_runs is None:
+        ok_runs = report._ok_runs[(baseline.kind, run["id"])] = _ok_baseline_runs(baseline, run["id"])
+    for entry, brun in ok_runs:
+        m = brun.get("metrics", {}).get(metric)
+        if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):
+            continue
+        samples = metric_samples(brun, metric)
+        if samples is None:
+            summary_only += 1
+            continue
+        nights.append(samples)
+        steps.extend([m.get("granule"), _step(brun.get("plan", {}), metric)])
+    if not nights:
+        if summary_only:
+            return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))
+        what = "this metric" if ok_runs else "this run"
+        return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
+    worse = higher_is_worse(metric)
+    if unit == "bytes":
+        known = [g for g in steps if isinstance(g, int) and not isinstance(g, bool)]
+        return compare_bytes(
+            [x for n in nights for x in n],
+            current,
+            max(known) if known else None,
+            floor=floor,
+            min_repeats=options.min_repeats,
+            higher_is_worse=worse,
+        )
+    return compare_times_nights(
+        nights,
+        current,
+        alpha=options.alpha,
+        floor=max(floor, options.time_floor),
+        min_repeats=options.min_repeats,
+        min_nights=options.min_nights,
+        higher_is_worse=worse,
+        unit=unit,
+    )
+
+
+def _missing_probes(run: dict[str, Any], baselines: dict[str, Baseline]) -> list[str]:
+    """Metrics a baseline measured for this run that the current run lacks: a probe went missing."""
+    missing: dict[str, str] = {}
+    for b in baselines.values():
+        for entry in b.entries:
+            brun = _find_run(entry.doc, run["id"])
+            if brun is None or brun.get("status") != "ok":
+                continue
+            for metric in brun.get("metrics", {}):
+                if metric not in run.get("metrics", {}) and split_metric(metric) is not None:
+                    missing.setdefault(metric, entry.path)
+    return [
+        f"run {run['id']}: {m} was measured in {p} but is missing now (a probe stopped reporting)"
+        for m, p in sorted(missing.items())
+    ]
+
+
+def _infrastructure(current: ResultsFile) -> list[str]:
+    doc = current.doc
+    out = []
+    if not doc.get("complete", False):
+        out.append(f"{current.path}: the run was interrupted (complete is false)")
+    for name, control in sorted((doc.get("controls") or {}).items()):
+        if isinstance(control, dict) and control.get("verdict") == "FAIL":
+            out.append(f"control {name} FAILED: {control.get('error', 'no reason given')}")
+    for run in doc.get("runs", []):
+        status = run.get("status")
+        if status in ("failed", "timeout"):
+            out.append(f"run {run['id']} {status}: {run.get('reason') or 'no reason given'}")
+        elif status == "ok" and not _measured_something(run):
+            out.append(f"run {run['id']}: no probe reported a reading in every repeat (probes missing)")
+    return out
+
+
+def _measured_something(run: dict[str, Any]) -> bool:
+    """An ok run has a probe metric: cost.* / residual.* for overhead-like kinds; any metric
+    but a timing for the other kinds (capacity.*, churn.*, ...). A workers run with 0 workers
+    has no per-worker metric by definition (docs/kinds.md)."""
+    plan = run.get("plan", {})
+    metrics = run.get("metrics", {})
+    if plan.get("kind", "overhead") in _ALLOCATION_COST_KINDS:
+        return any(split_metric(m) for m in metrics)
+    if plan.get("kind") == "workers" and (plan.get("params") or {}).get("workers") == 0:
+        return True
+    return any(not m.startswith("time.") for m in metrics)
+
+
+def _count_notes(run: dict[str, Any]) -> list[str]:
+    """Count metrics are not compared; one that says something went wrong is noted."""
+    m = run.get("metrics", {}).get("capacity.pin_failed")
+    if isinstance(m, dict) and isinstance(m.get("max"), (int, float)) and m["max"] > 0:
+        return [
+            f"run {run['id']}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
+            "(largest_with not measured there)"
+        ]
+    return []
+
+
+def compare(current: ResultsFile, store: StoreContents, options: CompareOptions | None = None) -> CompareReport:
+    """Compares `current` with the store; never raises for bad store files (they are listed)."""
+    options = options or CompareOptions()
+    env = current.doc.get("environment") or {}
+    key = store_key(env)
+    report = CompareReport(current.path, current.replayed, key, options, bad_input=list(store.problems))
+    report.infrastructure.extend(_infrastructure(current))
+    if driver_release(env) is None:
+        report.notes.append(
+            "the driver release is unavailable in the current environment: no previous release can be chosen"
+        )
+    report.baselines = _baselines(current, key, store)
+    scenarios = _scenario_records(current.doc)
+    for run in current.runs:
+        status = run.get("status")
+        if status == "waived":
+            report.notes.append(f"run {run['id']} waived: {run.get('reason', '')}")
+        disturbed = disturbance.of_run(run)
+        if disturbed is not None:
+            report.disturbed.append(disturbed)
+        if status not in ("ok", disturbance.DISTURBED):
+            continue
+        scenario = run["plan"]["scenario"]
+        floor = options.floor_for(scenarios.get(scenario), scenario)
+        not_judged = disturbance.disturbed_metrics(run) if status == "ok" else {}
+        if status == "ok":
+            report.infrastructure.extend(_missing_probes(run, report.baselines))
+            report.notes.extend(_count_notes(run))
+        for metric in sorted(run.get("metrics", {})):
+            info = run["metrics"][metric]
+            if not compared(info.get("unit", ""), metric):
+                continue
+            median = info.get("median")
+            shown = float(median) if isinstance(median, (int, float)) and not isinstance(median, bool) else float("nan")
+            for kind in (PREVIOUS, HISTORY):
+                if status != "ok" or metric in not_judged:
+                    why = "; ".join(disturbed.evidence) if status != "ok" else not_judged[metric]
+                    c = Comparison(Verdict.NOT_JUDGED, f"disturbed: {why}")
+                else:
+                    c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
+                report.verdicts.append(MetricVerdict(run["id"], scenario, metric, info.get("unit", ""), kind, c, shown))
+        if status == "ok":
+            report.rule.extend(rule_results(run, options.band))
+    report.claims = check_expectations(current.doc)
+    return report

@@ -1,0 +1,186 @@
+"""Checks scenario `expect` blocks: claims per driver model, CONFIRMED or REFUTED on this run.
+
+A block (results["scenario"]["scenarios"][i]["expect"]) maps a driver model to limits:
+  max_overhead_ratio  every judged cost / pinned bytes stays at or below it
+  min_overhead_ratio  every judged cost / pinned bytes reaches it
+  max_overhead_bytes  every judged cost stays at or below it
+  metrics             {METRIC: {min: V, max: V}}: the median of METRIC in every ok run of the
+                      scenario under that model stays within the bounds (any kind's metric,
+                      docs/kinds.md; one granule of uncertainty for bytes metrics)
+"Judged cost" is what the reservation rule judges (rule.py): the held cost on each
+dedicated-memory key of each pinned (non-pageable) run of that scenario whose devices all run
+that driver model. One granule of uncertainty applies: a limit inside value +- granule is
+AMBIGUOUS. A claim with no such run here (another driver model, every run failed) is NOT TESTED.
+"""
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
+from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
+from pinreport.environment import driver_models, model_family
+from pinreport.units import format_bytes
+
+LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")
+
+
+class ClaimVerdict(StrEnum):
+    CONFIRMED = "CONFIRMED"
+    REFUTED = "REFUTED"
+    AMBIGUOUS = "AMBIGUOUS"
+    NOT_TESTED = "NOT TESTED"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    scenario: str
+    driver_model: str
+    limit: str
+    value: float
+    verdict: ClaimVerdict
+    reason: str
+    checked: int  # how many (run, key) values were compared
+    unit: str = ""  # metric limits: the metric's unit
+
+    @property
+    def shown_value(self) -> str:
+        return _shown(self.limit, self.value, self.unit)
+
+
+def _shown(limit: str, value: float, unit: str = "") -> str:
+    if unit:
+        return format_bytes(value) if unit == "bytes" else f"{value:g}"
+    return f"{value:g}" if limit.endswith("_ratio") else format_bytes(value)
+
+
+def _run_models(env: dict[str, Any], gpus: int) -> set[str]:
+    """The models a run's expect entries are keyed by: WSL2 is WDDM there (model_family)."""
+    models = [model_family(m) for m in driver_models(env)]
+    return set(models[: max(gpus, 1)]) if models else {"unknown"}
+
+
+def _observations(doc: dict[str, Any], scenario: str, model: str) -> list[tuple[str, str, float, float, float]]:
+    """(run id, key, value bytes, pinned bytes, granule bytes) of every judged cost."""
+    env = doc.get("environment") or {}
+    out = []
+    for run in doc.get("runs", []):
+        plan = run.get("plan", {})
+        if (
+            plan.get("scenario") != scenario
+            or run.get("status") != "ok"
+            or plan.get("kind") not in RULE_KINDS
+            or plan.get("api") == CONTROL_API
+            or _run_models(env, plan.get("gpus", 1)) != {model}
+        ):
+            continue
+        disturbed = disturbed_keys(run)  # never judged (disturbance.py)
+        for key, cost in sorted(held_costs(run).items()):
+            if is_judged_key(key) and key not in disturbed:
+                # the uncertainty: one granule plus the repeats' MAD, as the rule's (rule.py)
+                u = float(cost.granule or 0) + cost.mad
+                out.append((run["id"], key, cost.median, float(pinned_bytes(plan)), u))
+    return out
+
+
+def _judge(
+    items: list[tuple[str, Any, Any, str]], bound: Any, is_max: bool, limit_text: str, noun: str
+) -> tuple[ClaimVerdict, str]:
+    """(label, value, uncertainty, shown value) against one bound: REFUTED by the first value
+    beyond it by more than its uncertainty, AMBIGUOUS when one is within it, else CONFIRMED."""
+    refuting = None  # the first value beyond the limit
+    ambiguous = []
+    for label, value, u, shown in items:
+        beyond = value - u > bound if is_max else value + u < bound
+        within = value + u <= bound if is_max else value - u >= bound
+        if beyond:
+            refuting = refuting or f"{label}: {shown} {'>' if is_max else '<'} {limit_text}"
+        elif not within:
+            ambiguous.append(f"{label}: {shown} within one granule of {limit_text}")
+    if refuting:
+        return ClaimVerdict.REFUTED, refuting
+    if ambiguous:
+        return ClaimVerdict.AMBIGUOUS, ambiguous[0]
+    return ClaimVerdict.CONFIRMED, f"all {len(items)} {noun} {'at or below' if is_max else 'at or above'} {limit_text}"
+
+
+def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, float, float]]) -> tuple[ClaimVerdict, str]:
+    ratio = limit.endswith("_ratio")
+    items = []
+    for run_id, key, cost, pinned, granule in obs:
+        value, u = exact(cost), exact(granule)
+        if ratio:
+            value, u = value / exact(pinned), u / exact(pinned)
+        shown = f"{float(value):.4g}" if ratio else format_bytes(float(value))
+        items.append((f"{run_id} {key}", value, u, shown))
+    return _judge(items, exact(bound), limit.startswith("max_"), _shown(limit, bound), "values")
+
+
+def _metric_claims(doc: dict[str, Any], scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
+    """Bounds on named metrics: each ok run of the scenario under `model` that has the metric."""
+    env = doc.get("environment") or {}
+    runs = [
+        r
+        for r in doc.get("runs", [])
+        if r.get("plan", {}).get("scenario") == scenario
+        and r.get("status") == "ok"
+        and _run_models(env, r.get("plan", {}).get("gpus", 1)) == {model}
+    ]
+    out = []
+    for name, bounds in sorted(metrics.items()):
+        if not isinstance(bounds, dict):
+            continue
+        values = [
+            (r["id"], r["metrics"][name])
+            for r in runs
+            if name in (r.get("metrics") or {}) and name not in disturbed_metrics(r)
+        ]
+        unit = values[0][1].get("unit", "") if values else ""
+        for side in ("min", "max"):
+            if side not in bounds:
+                continue
+            bound = float(bounds[side])
+            limit = f"{name} {side}"
+            if not values:
+                verdict, reason = ClaimVerdict.NOT_TESTED, f"no ok run with {name} measured under {model} here"
+            else:
+                verdict, reason = _check_metric(side, bound, unit, values)
+            out.append(ClaimResult(scenario, model, limit, bound, verdict, reason, len(values), unit or "bytes"))
+    return out
+
+
+def _check_metric(
+    side: str, bound: float, unit: str, values: list[tuple[str, dict[str, Any]]]
+) -> tuple[ClaimVerdict, str]:
+    unit = unit or "bytes"
+    items = []
+    for run_id, m in values:
+        value = float(m["median"])
+        u = float(m.get("granule") or 0) if unit == "bytes" else 0.0
+        items.append((run_id, value, u, _shown("", value, unit)))
+    return _judge(items, bound, side == "max", _shown("", bound, unit), "runs")
+
+
+def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
+    """Every claim of every scenario's expect block, judged on this results document."""
+    out = []
+    scenarios = (doc.get("scenario") or {}).get("scenarios") or []
+    for s in scenarios:
+        if not isinstance(s, dict) or not isinstance(s.get("expect"), dict):
+            continue
+        for model, limits in sorted(s["expect"].items()):
+            if not isinstance(limits, dict):
+                continue
+            obs = _observations(doc, s.get("name", ""), model)
+            for limit in LIMITS:
+                if limit not in limits:
+                    continue
+                bound = float(limits[limit])
+                if not obs:
+                    verdict, reason = ClaimVerdict.NOT_TESTED, f"no pinned run measured under {model} here"
+                else:
+                    verdict, reason = _check(limit, bound, obs)
+                out.append(ClaimResult(s.get("name", ""), model, limit, bound, verdict, reason, len(obs)))
+            if isinstance(limits.get("metrics"), dict):
+                out.extend(_metric_claims(doc, s.get("name", ""), model, limits["metrics"]))
+    return out

@@ -1,0 +1,209 @@
+"""The A/A check of the verdict rules on real nights (`pinreport aa NIGHT.json ...`).
+
+Nights of one machine and one driver release, each from a fresh start of the machine, differ
+only by noise. Each night is judged against the others (leave one out) as its release's history,
+exactly as `compare` would judge it, and three things are counted:
+  - false alarms: REGRESSION or IMPROVEMENT on any metric (none is expected);
+  - how many time-like metrics (unit ms or ratio) were judged (SAME, REGRESSION, IMPROVEMENT)
+    rather than left AMBIGUOUS (too few nights or repeats) or without a baseline;
+  - detection of injected shifts, made in memory on a copy of the night (never written to a
+    file, never a measurement): every judged time metric moved in its worse direction by
+    3 x its night-to-night spread R (R from the other nights; metrics with R = 0 are not
+    injected), and every held cost (cost.after_alloc / cost.after_first_use of a probe key)
+    raised by one granule. A shift moves the metric's per-repeat samples (what compare judges)
+    and its summary alike.
+"""
+
+import copy
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
+from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
+from pinreport.environment import driver_release, store_key
+from pinreport.errors import BadInputError
+from pinreport.load import ResultsFile
+from pinreport.probe_keys import describe_key, split_metric
+from pinreport.store import REAL, StoreContents, StoreEntry
+
+TIME_UNITS = ("ms", "ratio")
+JUDGED = (Verdict.SAME, Verdict.REGRESSION, Verdict.IMPROVEMENT)
+TIME_SHIFT_SPREADS = 3.0
+_HELD = ("cost.after_alloc.", "cost.after_first_use.")
+
+
+@dataclass
+class NightResult:
+    path: str
+    false_alarms: list[str] = field(default_factory=list)  # "run metric VERDICT"
+    time_verdicts: Counter = field(default_factory=Counter)  # verdict -> count (time-like metrics)
+    time_injected: int = 0
+    time_detected: int = 0
+    time_under_floor: int = 0  # injected shifts of 3 R that are not over the time floor
+    time_not_injected: int = 0  # judged, but R = 0 (nothing to scale)
+    bytes_injected: int = 0
+    bytes_detected: int = 0
+    bytes_missed: list[str] = field(default_factory=list)
+
+    @property
+    def time_judged(self) -> int:
+        return sum(self.time_verdicts[v] for v in JUDGED)
+
+    @property
+    def time_total(self) -> int:
+        return sum(self.time_verdicts.values())
+
+
+def _history_store(nights: Sequence[ResultsFile], skip: int) -> StoreContents:
+    entries = [
+        StoreEntry(n.path, REAL, n, store_key(n.doc.get("environment") or {}))
+        for i, n in enumerate(nights)
+        if i != skip
+    ]
+    entries.sort(key=lambda e: (e.started_at, e.path))
+    return StoreContents(root="(A/A: the other nights)", entries=entries)
+
+
+def _history(report: CompareReport) -> dict[tuple[str, str], Any]:
+    return {(v.run_id, v.metric): v for v in report.verdicts if v.kind == HISTORY}
+
+
+def _shift(metric: dict[str, Any], shift: float) -> None:
+    """Moves every sample of the metric, and its summary with them, by `shift`."""
+    if isinstance(metric.get("samples"), list):
+        metric["samples"] = [float(v) + shift for v in metric["samples"]]
+    for k in ("median", "min", "max"):
+        metric[k] = float(metric[k]) + shift
+
+
+def _inject_times(doc: dict[str, Any], shifts: dict[tuple[str, str], float]) -> None:
+    for run in doc["runs"]:
+        for (run_id, metric), shift in shifts.items():
+            if run_id == run["id"] and metric in run.get("metrics", {}):
+                _shift(run["metrics"][metric], shift)
+
+
+def _inject_bytes(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """Raises every held cost of every ok run by one granule; returns the (run, metric) moved."""
+    moved = []
+    for run in doc["runs"]:
+        if run.get("status") != "ok":
+            continue
+        keys: dict[str, int] = {}
+        for name, m in run.get("metrics", {}).items():
+            parts = split_metric(name)
+            g = m.get("granule")
+            if parts is None or not name.startswith(_HELD) or not isinstance(g, int) or g <= 0:
+                continue
+            if describe_key(parts[1]).direction not in ("usage", "available"):
+                continue
+            keys[parts[1]] = max(keys.get(parts[1], 0), g)
+        for key, g in keys.items():
+            for prefix in _HELD:
+                name = prefix + key
+                if name in run["metrics"]:
+                    _shift(run["metrics"][name], g)
+                    moved.append((run["id"], name))
+    return moved
+
+
+def check_night(nights: Sequence[ResultsFile], i: int, options: CompareOptions) -> NightResult:
+    night = nights[i]
+    store = _history_store(nights, i)
+    out = NightResult(night.path)
+    base = _history(compare(night, store, options))
+    shifts: dict[tuple[str, str], float] = {}
+    for (run_id, metric), v in sorted(base.items()):
+        if v.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
+            out.false_alarms.append(f"{run_id} {metric} {v.verdict}: {v.comparison.reason}")
+        if v.unit not in TIME_UNITS:
+            continue
+        out.time_verdicts[str(v.verdict)] += 1
+        c = v.comparison
+        if v.verdict not in JUDGED or c.night_spread is None or c.baseline_median is None:
+            continue
+        if c.night_spread <= 0:
+            out.time_not_injected += 1
+            continue
+        shift = TIME_SHIFT_SPREADS * c.night_spread * (1 if higher_is_worse(metric) else -1)
+        shifts[(run_id, metric)] = shift
+    if shifts:
+        doc = copy.deepcopy(night.doc)
+        _inject_times(doc, shifts)
+        shifted = _history(compare(ResultsFile(night.path + " (shifted in memory)", doc), store, options))
+        floor = max(options.floor, options.time_floor)
+        for key, shift in shifts.items():
+            out.time_injected += 1
+            base_v = base[key]
+            if shifted[key].verdict == Verdict.REGRESSION:
+                out.time_detected += 1
+            elif abs(shift) <= floor_distance(base_v.comparison.baseline_median, floor, shift > 0):
+                out.time_under_floor += 1
+    doc = copy.deepcopy(night.doc)
+    moved = _inject_bytes(doc)
+    if moved:
+        shifted = _history(compare(ResultsFile(night.path + " (shifted in memory)", doc), store, options))
+        for key in moved:
+            if key not in shifted or key not in base or base[key].verdict == Verdict.NO_BASELINE:
+                continue
+            out.bytes_injected += 1
+            if shifted[key].verdict == Verdict.REGRESSION:
+                out.bytes_detected += 1
+            else:
+                out.bytes_missed.append(f"{key[0]} {key[1]}: {shifted[key].comparison.reason}")
+    return out
+
+
+def check(nights: Sequence[ResultsFile], options: CompareOptions) -> list[NightResult]:
+    """Every night against the others; BadInputError when they are not of one machine and release."""
+    if len(nights) < 2:
+        raise BadInputError(nights[0].path if nights else "(none)", "the A/A check needs two nights or more")
+    first = nights[0]
+    group = store_key(first.doc.get("environment") or {})
+    for n in nights:
+        key = store_key(n.doc.get("environment") or {})
+        if key != group:
+            raise BadInputError(n.path, f"not the machine and release of {first.path} ({key} vs {group})")
+        if n.replayed:
+            raise BadInputError(n.path, "replayed data is never a night of an A/A check")
+        if driver_release(n.doc.get("environment") or {}) is None:
+            raise BadInputError(n.path, "no driver release recorded")
+    return [check_night(nights, i, options) for i in range(len(nights))]
+
+
+def _rate(hit: int, total: int) -> str:
+    return f"{hit}/{total} ({hit / total:.0%})" if total else "0/0 (none injected)"
+
+
+def format_aa(results: Sequence[NightResult], options: CompareOptions) -> str:
+    lines = [
+        f"pinreport aa: {len(results)} nights, each judged against the other {len(results) - 1} "
+        f"(night rule: min {options.min_nights} nights, margin max({max(options.floor, options.time_floor):.0%}, "
+        f"{NIGHT_SPREAD_FACTOR:g} x night spread))"
+    ]
+    for r in results:
+        judged, total = r.time_judged, r.time_total
+        lines.append(f"  {r.path}")
+        lines.append(f"    false alarms: {len(r.false_alarms)}")
+        lines.extend(f"      {a}" for a in r.false_alarms)
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(r.time_verdicts.items())) or "none"
+        lines.append(f"    time metrics judged: {judged} of {total} ({verdicts})")
+        lines.append(
+            f"    injected time shifts of {TIME_SHIFT_SPREADS:g} x night spread: detected "
+            f"{_rate(r.time_detected, r.time_injected)}; {r.time_under_floor} missed were under the time floor; "
+            f"{r.time_not_injected} judged metrics had spread 0"
+        )
+        lines.append(f"    injected byte shifts of one granule: detected {_rate(r.bytes_detected, r.bytes_injected)}")
+        lines.extend(f"      missed: {m}" for m in r.bytes_missed[:5])
+        if len(r.bytes_missed) > 5:
+            lines.append(f"      ... and {len(r.bytes_missed) - 5} more")
+    alarms = sum(bool(r.false_alarms) for r in results)
+    lines.append(
+        f"Summary: nights with a false alarm {alarms}/{len(results)} ({alarms / len(results):.0%} per night); "
+        f"time metrics judged {sum(r.time_judged for r in results)} of {sum(r.time_total for r in results)}; "
+        f"time shifts detected {_rate(sum(r.time_detected for r in results), sum(r.time_injected for r in results))}; "
+        f"byte shifts detected {_rate(sum(r.bytes_detected for r in results), sum(r.bytes_injected for r in results))}"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,75 @@
+"""History aggregation: the store's nights of the current file's group, oldest first, and the
+latest night per driver release, for the history and cost charts (render/charts/)."""
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from pinreport.analysis.rule import RULE_KINDS, held_costs
+from pinreport.environment import driver_release, store_key
+from pinreport.load import ResultsFile
+from pinreport.store import REAL, StoreContents, measurement_id
+from pinreport.versions import is_release, release_key
+
+
+@dataclass(frozen=True)
+class Night:
+    label: str  # started_at date
+    release: str
+    doc: dict[str, Any]
+    replayed: bool
+
+    @property
+    def release_name(self) -> str:
+        """The release as a chart's legend names it: "(REPLAYED)" when it is not a measurement."""
+        return self.release + (" (REPLAYED)" if self.replayed else "")
+
+
+def _when(started_at: object) -> str:
+    """ "2026-11-30T02:04:23Z" -> "2026-11-30 02:04" (nightly runs share dates in tests)."""
+    return started_at[:16].replace("T", " ") if isinstance(started_at, str) and started_at else "?"
+
+
+def nights(current: ResultsFile, store: StoreContents) -> list[Night]:
+    """The store's real files of the current file's group, oldest first, then the current file
+    (unless the store holds it already)."""
+    key = store_key(current.doc.get("environment") or {})
+    me = measurement_id(current.doc)
+    out = []
+    seen_current = False
+    for e in store.history:
+        if e.namespace != REAL or e.key.group != key.group:
+            continue
+        seen_current = seen_current or measurement_id(e.doc) == me
+        out.append(Night(_when(e.started_at), e.key.release, e.doc, False))
+    if not seen_current:
+        out.append(
+            Night(
+                _when(current.doc.get("started_at")),
+                driver_release(current.doc.get("environment") or {}) or "unknown",
+                current.doc,
+                current.replayed,
+            )
+        )
+    return out
+
+
+def latest_per_release(all_nights: list[Night], current: ResultsFile) -> list[Night]:
+    """One document per release (its latest night); the current file stands for its own."""
+    by: dict[str, Night] = {}
+    for n in all_nights:
+        by[n.release] = n
+    cur_rel = driver_release(current.doc.get("environment") or {}) or "unknown"
+    by[cur_rel] = Night(cur_rel, cur_rel, current.doc, current.replayed)
+    return sorted(by.values(), key=lambda n: (0, release_key(n.release)) if is_release(n.release) else (1, n.release))
+
+
+def rule_kind_groups(doc: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Ok rule-kind runs with held costs per (scenario, api) (capacity runs have none: their
+    rule result is capacity.loss)."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for run in doc.get("runs", []):
+        plan = run.get("plan", {})
+        if run.get("status") == "ok" and plan.get("kind") in RULE_KINDS and held_costs(run):
+            out[(plan["scenario"], plan["api"])].append(run)
+    return out

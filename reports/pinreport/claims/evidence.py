@@ -1,0 +1,108 @@
+"""The data at hand for the claims: one results file, its CompareReport and the benchmark
+rows, with the platform it was measured on and the look-ups several claims share."""
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from pinreport.analysis import kind_results
+from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
+from pinreport.analysis.rule import (
+    CAPACITY_LOSS,
+    CONTROL_API,
+    RULE_KINDS,
+    RuleResult,
+    RuleVerdict,
+    held_costs,
+    is_judged_key,
+    pinned_bytes,
+)
+from pinreport.bench_rows import BenchRows
+from pinreport.environment import WSL2_MODEL, driver_models, model_family
+
+WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A held cost on a dedicated key of an ok rule-kind run."""
+
+    run_id: str
+    key: str
+    cost: float  # median held cost, bytes
+    pinned: int  # pinned bytes of the run
+    granule: float
+
+
+def ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[dict[str, Any]]:
+    """The ok runs of a kind that no other process disturbed (a run with a disturbed probe
+    gives no evidence for a claim: disturbance.py)."""
+    return [
+        r
+        for r in kind_results.runs_of(doc, kind)
+        if r.get("status") == "ok"
+        and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
+        and not disturbed_metrics(r)
+    ]
+
+
+def observations(doc: dict[str, Any], pageable: bool = False) -> list[Observation]:
+    """The held costs on dedicated keys of ok rule-kind runs; pinned runs, or the pageable
+    control with pageable=True. Disturbed keys are never judged (disturbance.py)."""
+    out = []
+    for run in doc.get("runs", []):
+        plan = run.get("plan", {})
+        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+            continue
+        if (plan.get("api") == CONTROL_API) != pageable:
+            continue
+        disturbed = disturbed_keys(run)
+        for key, cost in sorted(held_costs(run).items()):
+            if is_judged_key(key) and key not in disturbed:
+                out.append(Observation(run["id"], key, cost.median, pinned_bytes(plan), float(cost.granule or 0)))
+    return out
+
+
+@dataclass
+class ClaimData:
+    doc: dict[str, Any]  # the current results file
+    report: Any  # its CompareReport (claims read report.rule)
+    bench: BenchRows
+
+    @cached_property
+    def models(self) -> set[str]:
+        return set(driver_models(self.doc.get("environment") or {}))
+
+    @property
+    def windows(self) -> bool:
+        """A Windows driver measured these: natively, or under WSL2 (WDDM through /dev/dxg)."""
+        return bool({model_family(m) for m in self.models} & WINDOWS_MODELS)
+
+    @property
+    def wddm(self) -> bool:
+        return self.models in ({"WDDM"}, {WSL2_MODEL})
+
+    @property
+    def via(self) -> str:
+        """What every claim's evidence starts with: how the driver was reached when not natively."""
+        return "via WSL2 (the Windows WDDM driver through /dev/dxg): " if self.models == {WSL2_MODEL} else ""
+
+    @property
+    def platform(self) -> str:
+        return ", ".join(sorted(self.models)) or "unknown"
+
+    @property
+    def not_windows(self) -> str:
+        return f"a Windows claim; this data is {self.platform}"
+
+    @cached_property
+    def observations(self) -> list[Observation]:
+        return observations(self.doc)
+
+    @cached_property
+    def capacity_ratios(self) -> list[RuleResult]:
+        """The rule's capacity.loss results that were judged (rule.capacity_result)."""
+        return [r for r in self.report.rule if r.key == CAPACITY_LOSS and r.verdict != RuleVerdict.NOT_JUDGED]
+
+    def ok_runs(self, kind: str) -> list[dict[str, Any]]:
+        return ok_runs(self.doc, kind)
