@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Windows side of pinbench with mingw-w64 (the real CUDA core, which loads nvcuda.dll
 # from System32 at run time; no CUDA toolkit; static runtime) and runs it under Wine, headless: pinbench.exe and the CPU test program with
-# the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp). ci/README.md lists
-# what runs here, what is skipped under Wine and why, and what still only compiles.
+# the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp); then, with the
+# test-double nvcuda.dll / nvml.dll (docs/test-double.md) copied into this run's prefix,
+# ci/wine_double.sh. ci/README.md lists what runs here, what is skipped under Wine and why, and
+# what still only compiles.
 #
 # Usage: ci/check_windows.sh [--build-only | --test-only] [-- GTEST_ARGS...]
 #   --test-only         run the tests of the build already there (ci/test.sh builds first, then
@@ -142,6 +144,7 @@ EOF
   # --- pinbench for Windows: the real CUDA core, no nvcc (docs/driver-api.md) -----------------
   # -O1: these programs are run for their behaviour, not timed, and -O1 compiles about a third
   # faster than -O3. Configuring an existing tree again takes a second and applies any change here.
+  mkdir -p "$(dirname "$build")"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DPINBENCH_MINGW_PREFIX="$prefix" \
     -DPINBENCH_BUILD_BENCHMARKS=OFF -DPINBENCH_BUILD_TESTS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
@@ -149,12 +152,14 @@ EOF
     { echo "check_windows: configuring failed:" >&2; tail -30 "$build.configure.log" >&2; exit 3; }
   say "building pinbench.exe and pinbench_cpu_tests.exe (-j$jobs)"
   ccache_before="$(pinbench_ccache_counters)"
-  if ! cmake --build "$build" -j "$jobs" --target pinbench pinbench_cpu_tests >"$build.log" 2>&1; then
+  if ! cmake --build "$build" -j "$jobs" --target pinbench pinbench_cpu_tests pinbench_driver_double >"$build.log" 2>&1; then
     echo "check_windows: the mingw-w64 build failed:" >&2
     grep -E 'error|Error' "$build.log" | head -40 >&2
     exit 3
   fi
   say "built (ccache: $(pinbench_ccache_figures "$ccache_before"))"
+  # The test-double nvcuda.dll / nvml.dll export every name the harness looks up.
+  python3 ci/double_exports.py "$build/harness/tests/doubles/driver" || exit 3
 fi
 ((build_only)) && exit 0
 
