@@ -49,9 +49,12 @@ def main() -> int:
     problems += [f"old/nvcuda.dll exports {n}, which the old driver lacks" for n in modern if n in old]
     if not cuda_names or not nvml_groups or not modern:
         problems.append("found no entry points in driver_api.hpp or nvml.cpp: the patterns here are stale")
-    print(f"double_exports: current/nvcuda.dll exports all {len(cuda_names)} driver entry points, "
-          f"current/nvml.dll one of each of {len(nvml_groups)} NVML lookups, old/nvcuda.dll none of {modern}"
-          if not problems else "double_exports: " + "; ".join(problems))
+    print(
+        f"double_exports: current/nvcuda.dll exports all {len(cuda_names)} driver entry points, "
+        f"current/nvml.dll one of each of {len(nvml_groups)} NVML lookups, old/nvcuda.dll none of {modern}"
+        if not problems
+        else "double_exports: " + "; ".join(problems)
+    )
     return 1 if problems else 0
 
 
