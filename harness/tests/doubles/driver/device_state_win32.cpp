@@ -1,4 +1,6 @@
 // The shared device state on Windows: a file mapping of the state file, changed under LockFileEx.
+#include "device_state.hpp"
+
 #include <windows.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "device_state.hpp"
 #include "device_state_layout.hpp"
 
 namespace pinbench::driver_double {
@@ -54,7 +55,8 @@ struct DeviceState::Impl {
     void lock() {
         if (file == INVALID_HANDLE_VALUE) return;
         OVERLAPPED whole{};
-        if (::LockFileEx(file, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &whole) == 0) fail("LockFileEx");
+        if (::LockFileEx(file, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &whole) == 0)
+            fail("LockFileEx");
     }
     void unlock() {
         if (file == INVALID_HANDLE_VALUE) return;
@@ -93,12 +95,13 @@ DeviceState::DeviceState(const Script& script) : impl_(std::make_unique<Impl>())
     } else {
         // Every process of a test opens the same file: share everything, delete included.
         impl_->file = ::CreateFileA(script.state_path.c_str(), GENERIC_READ | GENERIC_WRITE,
-                                    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr, OPEN_ALWAYS,
-                                    FILE_ATTRIBUTE_NORMAL, nullptr);
+                                    FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                    OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
         if (impl_->file == INVALID_HANDLE_VALUE) fail("cannot open the state file " + script.state_path);
         impl_->lock();
         // A mapping larger than the file extends it; a new file reads as zeros.
-        impl_->mapping = ::CreateFileMappingA(impl_->file, nullptr, PAGE_READWRITE, 0, sizeof(Layout), nullptr);
+        impl_->mapping =
+            ::CreateFileMappingA(impl_->file, nullptr, PAGE_READWRITE, 0, sizeof(Layout), nullptr);
         if (impl_->mapping == nullptr) fail("CreateFileMapping " + script.state_path);
         void* p = ::MapViewOfFile(impl_->mapping, FILE_MAP_ALL_ACCESS, 0, 0, sizeof(Layout));
         if (p == nullptr) fail("MapViewOfFile " + script.state_path);

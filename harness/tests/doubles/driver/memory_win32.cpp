@@ -23,9 +23,13 @@ PhysicalMemory* create_physical(std::uint64_t bytes) { return new PhysicalMemory
 
 void release_physical(PhysicalMemory* memory) { delete memory; }
 
-void* reserve_addresses(std::uint64_t bytes) { return ::VirtualAlloc(nullptr, bytes, MEM_RESERVE, PAGE_NOACCESS); }
+void* reserve_addresses(std::uint64_t bytes) {
+    return ::VirtualAlloc(nullptr, bytes, MEM_RESERVE, PAGE_NOACCESS);
+}
 
-bool free_addresses(void* start, std::uint64_t /*bytes*/) { return ::VirtualFree(start, 0, MEM_RELEASE) != 0; }
+bool free_addresses(void* start, std::uint64_t /*bytes*/) {
+    return ::VirtualFree(start, 0, MEM_RELEASE) != 0;
+}
 
 bool map_physical(void* at, std::uint64_t bytes, std::uint64_t offset, PhysicalMemory* memory) {
     if (offset + bytes > memory->bytes) return false;
