@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Windows side of pinbench with mingw-w64 (the real CUDA core, which loads nvcuda.dll
 # from System32 at run time; no CUDA toolkit; static runtime) and runs it under Wine, headless: pinbench.exe and the CPU test program with
-# the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp). ci/README.md lists
-# what runs here, what is skipped under Wine and why, and what still only compiles.
+# the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp); then, with the
+# test-double nvcuda.dll / nvml.dll (docs/test-double.md) copied into this run's prefix,
+# ci/wine_double.sh. ci/README.md lists what runs here, what is skipped under Wine and why, and
+# what still only compiles.
 #
 # Usage: ci/check_windows.sh [--build-only | --test-only] [-- GTEST_ARGS...]
 #   --test-only         run the tests of the build already there (ci/test.sh builds first, then
@@ -142,6 +144,7 @@ EOF
   # --- pinbench for Windows: the real CUDA core, no nvcc (docs/driver-api.md) -----------------
   # -O1: these programs are run for their behaviour, not timed, and -O1 compiles about a third
   # faster than -O3. Configuring an existing tree again takes a second and applies any change here.
+  mkdir -p "$(dirname "$build")"
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
     -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DPINBENCH_MINGW_PREFIX="$prefix" \
     -DPINBENCH_BUILD_BENCHMARKS=OFF -DPINBENCH_BUILD_TESTS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
@@ -149,12 +152,14 @@ EOF
     { echo "check_windows: configuring failed:" >&2; tail -30 "$build.configure.log" >&2; exit 3; }
   say "building pinbench.exe and pinbench_cpu_tests.exe (-j$jobs)"
   ccache_before="$(pinbench_ccache_counters)"
-  if ! cmake --build "$build" -j "$jobs" --target pinbench pinbench_cpu_tests >"$build.log" 2>&1; then
+  if ! cmake --build "$build" -j "$jobs" --target pinbench pinbench_cpu_tests pinbench_driver_double >"$build.log" 2>&1; then
     echo "check_windows: the mingw-w64 build failed:" >&2
     grep -E 'error|Error' "$build.log" | head -40 >&2
     exit 3
   fi
   say "built (ccache: $(pinbench_ccache_figures "$ccache_before"))"
+  # The test-double nvcuda.dll / nvml.dll export every name the harness looks up.
+  python3 ci/double_exports.py "$build/harness/tests/doubles/driver" || exit 3
 fi
 ((build_only)) && exit 0
 
@@ -197,13 +202,15 @@ fi
 # The tests in PINBENCH_JOBS shards (GoogleTest sharding), one Wine process each; every test
 # names its own temporary files, so shards cannot meet.
 shards="$jobs"
-rm -f "$build"/wine-tests-*.xml "$build"/wine-tests-*.log
+rm -rf "$build"/wine-tests-*.xml "$build"/wine-tests-*.log "$build/wine-double"
 say "running pinbench_cpu_tests.exe under $("$wine" --version) ($shards shard(s))"
 pids=()
 for ((i = 0; i < shards; i++)); do
   # The report's path relative to the build directory: Wine would read a Linux path as C:\work\...
+  # NvmlDevice.* skip without NVML: they run against the test double below.
   (cd "$build" && GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$wine" harness/tests/pinbench_cpu_tests.exe \
-    --gtest_output="xml:wine-tests-$i.xml" --gtest_brief=1 "${gtest_args[@]}") >"$build/wine-tests-$i.log" 2>&1 &
+    --gtest_output="xml:wine-tests-$i.xml" --gtest_brief=1 --gtest_filter='-NvmlDevice.*' "${gtest_args[@]}") \
+    >"$build/wine-tests-$i.log" 2>&1 &
   pids+=($!)
 done
 statuses=()
@@ -218,8 +225,20 @@ for ((i = 0; i < shards; i++)); do
 done
 say "tests done"
 
+# The test double (after the tests above, which need a prefix without a CUDA driver): its DLLs
+# go into this run's prefix only, never the cached template.
+double_status=0
+if [[ -z ${PINBENCH_WINEPREFIX:-} && ${#gtest_args[@]} -eq 0 ]]; then
+  ci/wine_double.sh "$wine" "$build" || double_status=$?
+  wineserver -k 2>/dev/null || true
+else
+  say "not running ci/wine_double.sh: it needs this run's own prefix copy and no GTEST_ARGS"
+fi
+say "test double done"
+
 # One line per skipped test with its reason, then the totals.
-python3 - "$build" "${statuses[@]}" <<'EOF'
+summary_status=0
+python3 - "$build" "${statuses[@]}" <<'EOF' || summary_status=$?
 import os
 import sys
 import xml.etree.ElementTree as ET
@@ -227,6 +246,10 @@ import xml.etree.ElementTree as ET
 build, statuses = sys.argv[1], sys.argv[2:]
 passed = failed = skipped = 0
 cases = []
+# The NvmlDevice tests, run against the test double by ci/wine_double.sh.
+nvml_report = os.path.join(build, "wine-double", "nvml-device.xml")
+if os.path.exists(nvml_report):
+    cases.extend(ET.parse(nvml_report).getroot().iter("testcase"))
 for i, status in enumerate(statuses):
     report = os.path.join(build, f"wine-tests-{i}.xml")
     if not os.path.exists(report):
@@ -254,3 +277,4 @@ for case in cases:
 print(f"check_windows: {passed} passed, {failed} failed, {skipped} skipped under Wine")
 sys.exit(1 if failed else 0)
 EOF
+((summary_status == 0 && double_status == 0))

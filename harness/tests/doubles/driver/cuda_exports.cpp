@@ -2,7 +2,6 @@
 // signatures (the compiler checks them against its declarations). Memory is host memory: the
 // device memory it stands for is charged to the shared device state, as the script prices it.
 #include <cuda.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstring>
@@ -223,16 +222,10 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVer
     (void)cudaVersion;
     (void)flags;
     if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    Dl_info self{};
     void* found = nullptr;
-    if (::dladdr(reinterpret_cast<void*>(&cuGetProcAddress_v2), &self) != 0) {
-        if (void* lib = ::dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD)) {
-            for (const char* suffix : {"_v3", "_v2", ""}) {
-                found = ::dlsym(lib, (std::string(symbol) + suffix).c_str());
-                if (found != nullptr) break;
-            }
-            ::dlclose(lib);
-        }
+    for (const char* suffix : {"_v3", "_v2", ""}) {
+        found = pinbench::driver_double::own_export((std::string(symbol) + suffix).c_str());
+        if (found != nullptr) break;
     }
     *pfn = found;
     if (symbolStatus != nullptr) {

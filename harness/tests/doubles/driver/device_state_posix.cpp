@@ -15,23 +15,10 @@
 #include <fstream>
 #include <string>
 
+#include "device_state_layout.hpp"
+
 namespace pinbench::driver_double {
 namespace {
-
-constexpr std::uint64_t state_magic = 0x70696e6264626c31;  // "pinbdbl1"
-constexpr std::size_t max_processes = 64;
-
-struct ProcessEntry {
-    std::int64_t pid;  // 0: free
-    std::uint64_t bytes[max_devices];
-    std::uint32_t contexts;  // bit d: a context on device d
-};
-
-struct Layout {
-    std::uint64_t magic;
-    ProcessEntry processes[max_processes];
-    std::uint64_t calls[DeviceState::max_counters];
-};
 
 [[noreturn]] void fail(const std::string& what) {
     std::fprintf(stderr, "pinbench driver double: %s: %s\n", what.c_str(), std::strerror(errno));
@@ -75,30 +62,8 @@ struct DeviceState::Impl {
         Impl& impl_;
     };
 
-    ProcessEntry* own(bool create) {
-        const std::int64_t self = ::getpid();
-        ProcessEntry* free_entry = nullptr;
-        for (ProcessEntry& p : layout->processes) {
-            if (p.pid == self) return &p;
-            if (p.pid == 0 && free_entry == nullptr) free_entry = &p;
-        }
-        if (!create) return nullptr;
-        if (free_entry == nullptr) {
-            std::fprintf(stderr, "pinbench driver double: more than %zu processes\n", max_processes);
-            std::abort();
-        }
-        *free_entry = ProcessEntry{};
-        free_entry->pid = self;
-        return free_entry;
-    }
-
-    std::uint64_t used_locked(int device) const {
-        std::uint64_t sum = reserved;
-        for (const ProcessEntry& p : layout->processes) {
-            if (p.pid != 0) sum += p.bytes[device];
-        }
-        return sum;
-    }
+    ProcessEntry* own(bool create) { return own_entry(*layout, ::getpid(), create); }
+    std::uint64_t used_locked(int device) const { return used_by_all(*layout, reserved, device); }
 };
 
 DeviceState::DeviceState(const Script& script) : impl_(std::make_unique<Impl>()) {
@@ -163,13 +128,7 @@ std::uint64_t DeviceState::used(int device) {
 
 std::vector<ProcessUse> DeviceState::processes(int device) {
     const Impl::Locked lock(*impl_);
-    std::vector<ProcessUse> out;
-    for (const ProcessEntry& p : impl_->layout->processes) {
-        if (p.pid != 0 && (p.bytes[device] > 0 || (p.contexts & (1u << device)) != 0)) {
-            out.push_back({p.pid, p.bytes[device]});
-        }
-    }
-    return out;
+    return processes_on(*impl_->layout, device);
 }
 
 std::uint64_t DeviceState::count_call(std::size_t index) {

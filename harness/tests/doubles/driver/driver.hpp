@@ -88,6 +88,20 @@ Context*& current_context();
 void* map_memory(std::uint64_t bytes);
 void unmap_memory(void* p, std::uint64_t bytes);
 
+// The VMM entry points' memory (cuda_vmm_exports.cpp): physical memory, and the reserved address
+// ranges it is mapped into, mapped without access until made accessible.
+struct PhysicalMemory;
+PhysicalMemory* create_physical(std::uint64_t bytes);  // nullptr: none
+void release_physical(PhysicalMemory* memory);
+void* reserve_addresses(std::uint64_t bytes);  // nullptr: none
+bool free_addresses(void* start, std::uint64_t bytes);
+bool map_physical(void* at, std::uint64_t bytes, std::uint64_t offset, PhysicalMemory* memory);
+bool make_accessible(void* at, std::uint64_t bytes);
+bool unmap_physical(void* at, std::uint64_t bytes);
+
+// This library's export `name`, or nullptr (own_exports_<platform>.cpp; for cuGetProcAddress).
+void* own_export(const char* name);
+
 // kernels.cpp
 KernelEffect effect_of(const std::string& entry_name);
 CUresult run_kernel(const Function& f, void** params);

@@ -1,10 +1,9 @@
 // The virtual memory management entry points (cuMemCreate and its kin), absent from the
-// "old driver" build of the double. Physical memory is a memfd; mapping it maps the file at the
-// reserved address, so host and device see the same bytes there. A host-located allocation costs
-// the scripted pin cost of cuMemCreate; a device-located one its size.
+// "old driver" build of the double. Physical memory and the address ranges it is mapped into are
+// the platform's (memory_<platform>.cpp); host and device see the same bytes at a mapped address.
+// A host-located allocation costs the scripted pin cost of cuMemCreate; a device-located one its
+// size.
 #include <cuda.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "driver.hpp"
 
@@ -16,7 +15,7 @@ using pinbench::driver_double::RangeKind;
 namespace {
 
 struct Physical {
-    int fd = -1;
+    pinbench::driver_double::PhysicalMemory* memory = nullptr;
     std::uint64_t bytes = 0;
     int device = 0;
     std::uint64_t charged = 0;
@@ -59,20 +58,19 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
     const std::uint64_t cost =
         host_located(prop->location) ? d.script.pin_cost("cuMemCreate", 0).of(size) : size;
     if (!d.charge(*device, cost)) return CUDA_ERROR_OUT_OF_MEMORY;
-    const int fd = ::memfd_create("pinbench-double-vmm", MFD_CLOEXEC);
-    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-        if (fd >= 0) ::close(fd);
+    auto* memory = pinbench::driver_double::create_physical(size);
+    if (memory == nullptr) {
         d.state.release(*device, cost);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *handle = reinterpret_cast<CUmemGenericAllocationHandle>(new Physical{fd, size, *device, cost});
+    *handle = reinterpret_cast<CUmemGenericAllocationHandle>(new Physical{memory, size, *device, cost});
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) {
     if (handle == 0) return CUDA_ERROR_INVALID_VALUE;
     auto* physical = physical_of(handle);
-    ::close(physical->fd);
+    pinbench::driver_double::release_physical(physical->memory);
     driver().state.release(physical->device, physical->charged);
     delete physical;
     return CUDA_SUCCESS;
@@ -80,19 +78,20 @@ CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) {
 
 CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr,
                                      unsigned long long flags) {
-    (void)alignment;  // mmap's pages are aligned to any granularity the script gives in pages
+    (void)alignment;  // reservations are aligned to any granularity the script gives in pages
     (void)addr;
     if (!driver().initialized) return CUDA_ERROR_NOT_INITIALIZED;
     if (ptr == nullptr || size == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-    void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    void* p = pinbench::driver_double::reserve_addresses(size);
+    if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
     *ptr = pinbench::driver_double::device_address(p);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) {
-    return ::munmap(pinbench::driver_double::host_pointer(ptr), size) == 0 ? CUDA_SUCCESS
-                                                                           : CUDA_ERROR_INVALID_VALUE;
+    return pinbench::driver_double::free_addresses(pinbench::driver_double::host_pointer(ptr), size)
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
@@ -100,9 +99,10 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGene
     if (handle == 0 || flags != 0) return CUDA_ERROR_INVALID_VALUE;
     const auto* physical = physical_of(handle);
     if (offset + size > physical->bytes) return CUDA_ERROR_INVALID_VALUE;
-    void* p = ::mmap(pinbench::driver_double::host_pointer(ptr), size, PROT_NONE, MAP_SHARED | MAP_FIXED,
-                     physical->fd, static_cast<off_t>(offset));
-    if (p == MAP_FAILED) return CUDA_ERROR_INVALID_VALUE;
+    if (!pinbench::driver_double::map_physical(pinbench::driver_double::host_pointer(ptr), size, offset,
+                                               physical->memory)) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     driver().add_range(static_cast<std::uintptr_t>(ptr),
                        Range{size, physical->device, 0, RangeKind::vmm_mapping});
     return CUDA_SUCCESS;
@@ -110,7 +110,7 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGene
 
 CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc* desc, size_t count) {
     if (desc == nullptr || count == 0) return CUDA_ERROR_INVALID_VALUE;
-    return ::mprotect(pinbench::driver_double::host_pointer(ptr), size, PROT_READ | PROT_WRITE) == 0
+    return pinbench::driver_double::make_accessible(pinbench::driver_double::host_pointer(ptr), size)
                ? CUDA_SUCCESS
                : CUDA_ERROR_INVALID_VALUE;
 }
@@ -119,9 +119,9 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size) {
     if (!driver().remove_range(static_cast<std::uintptr_t>(ptr), RangeKind::vmm_mapping)) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    void* p = ::mmap(pinbench::driver_double::host_pointer(ptr), size, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
-    return p == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    return pinbench::driver_double::unmap_physical(pinbench::driver_double::host_pointer(ptr), size)
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_INVALID_VALUE;
 }
 
 }  // extern "C"

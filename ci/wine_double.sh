@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# The Windows binary under Wine against the Windows build of the test-double driver and NVML
+# (docs/test-double.md): called by ci/check_windows.sh after the CPU tests, with WINEPREFIX set to
+# that run's own copy of the prefix. It copies the double's nvcuda.dll and nvml.dll into that
+# copy's System32 (where the harness loads them from, and only there) and runs:
+#   1. the NVML wrapper's device tests (NvmlDevice.*, which skip without NVML) against the double;
+#   2. pinbench.exe doctor (exit 0, the double's name in its output);
+#   3. every kind of harness/tests/doubles/scenarios/every_kind.yaml with --backend cuda;
+#   4. a run killed mid-way (TerminateProcess-like: SIGKILL of its Wine process; a console
+#      CTRL event cannot be sent under Wine, ci/README.md) and its `run --resume`;
+#   5. the overhead runs with NVML's per-process memory scripted "not available" (as WDDM
+#      reports it): nvml.0.process_used must be missing with a reason, the device figures there.
+# Every results file is read back by pinbench.exe's strict reader (`results upgrade`) and its
+# statuses checked here. Prints "wine_double: N passed, N failed" and exits 1 when a check failed.
+#
+# Usage: ci/wine_double.sh WINE BUILD   (BUILD: build/mingw)
+set -euo pipefail
+
+wine="$1"
+build="$(cd "$2" && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/ci/cache_dirs.sh"
+[[ -n ${WINEPREFIX:-} && -d $WINEPREFIX/drive_c/windows/system32 ]] ||
+  { echo "wine_double: WINEPREFIX is not a Wine prefix" >&2; exit 2; }
+[[ $WINEPREFIX != "$pinbench_cache"* ]] ||
+  { echo "wine_double: refusing to change the cached template prefix $WINEPREFIX" >&2; exit 2; }
+
+start=$SECONDS
+say() { printf 'wine_double: [%3ds] %s\n' "$((SECONDS - start))" "$*"; }
+passed=0
+failed=0
+check() {  # DESCRIPTION COMMAND...: one check, counted
+  local what="$1"
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    say "FAILED: $what"
+  fi
+}
+
+double="$build/harness/tests/doubles/driver/current"
+cp "$double/nvcuda.dll" "$double/nvml.dll" "$WINEPREFIX/drive_c/windows/system32/"
+work="$build/wine-double"
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+# The command kind's `true` is no Windows program: cmd.exe ends at once the same way.
+sed 's|command: \["true"\]|command: ["cmd.exe", "/c", "exit 0"]|' \
+  "$root/harness/tests/doubles/scenarios/every_kind.yaml" >every_kind.yaml
+grep -q 'cmd.exe' every_kind.yaml || { echo "wine_double: every_kind.yaml has no command: [\"true\"] to replace" >&2; exit 2; }
+# Windows paths for what the double and pinbench.exe read: Z: is the Linux root in a new prefix.
+windows_path() { printf 'Z:%s' "${1//\//\\}"; }
+pinbench=("$wine" "$build/harness/pinbench.exe")
+
+# A script per use, each with its own state file (the script's name + ".state").
+priced='devices = 2
+total_memory = 512MiB
+reserved_memory = 32MiB
+context_cost = 16MiB
+pin_cost_per_gib.cuMemHostAlloc = 2MiB
+pin_cost_per_gib.cuMemHostAlloc:2 = 8MiB
+pin_cost_per_gib.cuMemHostRegister_v2 = 1MiB
+pin_cost_per_gib.cuMemCreate = 4MiB
+pin_cost_per_gib.cuMemAllocFromPoolAsync = 16MiB'
+script() {  # NAME TEXT: writes NAME.conf, prints its Windows path
+  printf '%s\n' "$2" >"$work/$1.conf"
+  windows_path "$work/$1.conf"
+}
+
+# Runs pinbench.exe ARGS with the script NAME; its output in NAME.log; returns its exit code.
+with_double() {  # NAME ARGS...
+  local name="$1"
+  shift
+  PINBENCH_DRIVER_DOUBLE="$(windows_path "$work/$name.conf")" "${pinbench[@]}" "$@" >"$work/$name.log" 2>&1
+}
+
+# Checks a results file: pinbench.exe's strict reader accepts it, and python's checks (below).
+results_ok() {  # FILE PYTHON_CHECK
+  "${pinbench[@]}" results upgrade "$1" -o "$1.upgraded" >"$1.upgrade.log" 2>&1 ||
+    { cat "$1.upgrade.log"; return 1; }
+  python3 - "$1" "$2" <<'EOF'
+import json
+import sys
+
+doc = json.load(open(sys.argv[1]))
+runs = doc["runs"]
+statuses = {r["id"]: (r["status"], r.get("reason", "")) for r in runs}
+problems = []
+exec(sys.argv[2])
+for p in problems:
+    print(f"wine_double: {sys.argv[1]}: {p}")
+sys.exit(1 if problems else 0)
+EOF
+}
+
+# --- 1. The NVML wrapper's device tests against the double ------------------------------------
+script nvml-device 'devices = 1
+total_memory = 1GiB
+context_cost = 16MiB' >/dev/null
+say "NVML device tests against the double's nvml.dll"
+nvml_tests() {
+  PINBENCH_DRIVER_DOUBLE="$(windows_path "$work/nvml-device.conf")" "$wine" "$build/harness/tests/pinbench_cpu_tests.exe" \
+    --gtest_filter='NvmlDevice.*' --gtest_output=xml:nvml-device.xml --gtest_brief=1 >nvml-device.log 2>&1 ||
+    { cat nvml-device.log; return 1; }
+  python3 - <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+
+cases = list(ET.parse("nvml-device.xml").getroot().iter("testcase"))
+skipped = [c.get("name") for c in cases if c.get("result") == "skipped" or c.find("skipped") is not None]
+print(f"wine_double: NvmlDevice: {len(cases) - len(skipped)} of {len(cases)} passed against the double")
+sys.exit(1 if skipped or not cases else 0)  # a skip: the double's NVML was not loaded
+EOF
+}
+check "NvmlDevice.* against the double" nvml_tests
+
+# --- 2. doctor --------------------------------------------------------------------------------
+# Host pinning costs nothing here: on Windows the positive_host control judges only DXGI's
+# non-local group, which the double has not, so it is NOT APPLICABLE; with a cost, its disturbance
+# check saw the control's own pin cost as an idle move in 2 of 8 doctors under Wine (docs/notes.md).
+script doctor "$(grep -v '^pin_cost_per_gib.cuMemHostAlloc =' <<<"$priced")" >/dev/null
+say "pinbench.exe doctor"
+doctor() {
+  with_double doctor doctor --bundle doctor-bundle.json --control-size 128MiB ||
+    { tail -20 doctor.log; return 1; }
+  grep -q 'pinbench test-double GPU' doctor.log || { echo "doctor did not name the double's device"; return 1; }
+}
+check "doctor against the double" doctor
+
+# --- 3. every kind ------------------------------------------------------------------------------
+script every-kind "$priced" >/dev/null
+say "pinbench.exe run every_kind.yaml --backend cuda"
+every_kind() {
+  with_double every-kind run every_kind.yaml --backend cuda -o every-kind.json --no-summary \
+    --control-size 16MiB || { tail -20 every-kind.log; return 1; }
+  results_ok every-kind.json '
+kinds = {r["plan"]["kind"] for r in runs}
+if len(kinds) != 10:
+    problems.append(f"{len(kinds)} kinds ran, not 10: {sorted(kinds)}")
+if not doc.get("complete"):
+    problems.append("not complete")
+for rid, (status, reason) in statuses.items():
+    # the command kind: `true` pins nothing and there is no CUPTI to trace it, so waived
+    want = "waived" if rid.startswith("double-command/") else "ok"
+    if status != want:
+        problems.append(f"{rid}: {status} ({reason}), expected {want}")
+print(f"wine_double: every_kind: {len(runs)} runs of {len(kinds)} kinds")
+'
+}
+check "every kind against the double" every_kind
+
+# --- 4. a run killed mid-way, then resumed --------------------------------------------------------
+script cancelled "$priced" >/dev/null
+say "a run killed after its first run is written, then --resume"
+cancel_and_resume() {
+  PINBENCH_DRIVER_DOUBLE="$(windows_path "$work/cancelled.conf")" "${pinbench[@]}" run every_kind.yaml \
+    --backend cuda -o cancelled.json --no-summary --only 'double-overhead/*' --control-size 16MiB \
+    >cancelled.log 2>&1 &
+  local pid=$! runs=0 until=$((SECONDS + 30))
+  while ((runs < 1 && SECONDS < until)) && kill -0 "$pid" 2>/dev/null; do
+    sleep 0.1
+    runs="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("runs", [])))' cancelled.json 2>/dev/null || echo 0)"
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  ((runs >= 1)) || { echo "no run was written (30 s at most)"; tail -20 cancelled.log; return 1; }
+  results_ok cancelled.json '
+if doc.get("complete"):
+    problems.append("the run ended before it was killed: nothing to resume")
+if not 1 <= len(runs) < 6:
+    problems.append(f"{len(runs)} runs in the partial file")
+print(f"wine_double: killed with {len(runs)} of 6 runs written")
+' || return 1
+  with_double cancelled run --resume cancelled.json --no-summary --control-size 16MiB ||
+    { tail -20 cancelled.log; return 1; }
+  results_ok cancelled.json '
+if not doc.get("complete"):
+    problems.append("not complete after --resume")
+if len(runs) != 6:
+    problems.append(f"{len(runs)} runs after --resume, expected 6")
+problems += [f"{rid}: {s} ({why})" for rid, (s, why) in statuses.items() if s != "ok"]
+'
+}
+check "a killed run and its --resume" cancel_and_resume
+
+# --- 5. NVML's per-process memory "not available", as scripted (WDDM reports it so) ---------------
+script no-process-memory "$priced
+nvml_process_memory = not_available" >/dev/null
+say "per-process NVML memory scripted not available"
+no_process_memory() {
+  with_double no-process-memory run every_kind.yaml --backend cuda -o no-process-memory.json --no-summary \
+    --only 'double-overhead/cudaMallocHost/*' --control-size 16MiB || { tail -20 no-process-memory.log; return 1; }
+  results_ok no-process-memory.json '
+(run,) = runs
+metrics = run.get("metrics", {})
+status, reason = run["status"], run.get("reason")
+if status != "ok":
+    problems.append(f"status {status} ({reason})")
+if any(name.endswith("nvml.0.process_used") for name in metrics):
+    problems.append("a process_used metric although NVML gives none")
+if "cost.after_alloc.nvml.0.used" not in metrics:
+    problems.append("no device-level nvml.0.used metric")
+# every snapshot of every repeat: the process figure missing with the reason NVML gave, never a number
+readings = [s["readings"] for r in run["repeats"] for s in r["snapshots"]]
+missing = [r.get("nvml.0.process_used") for r in readings]
+if not readings or not all(isinstance(m, dict) and m.get("unavailable") for m in missing):
+    problems.append(f"nvml.0.process_used is not unavailable with a reason in every snapshot: {missing}")
+else:
+    print(f"wine_double: nvml.0.process_used in {len(missing)} snapshots: {missing[0]}")
+'
+}
+check "per-process NVML memory not available" no_process_memory
+
+wineserver -k 2>/dev/null || true
+say "wine_double: $passed passed, $failed failed"
+echo "wine_double: $passed passed, $failed failed"
+((failed == 0))
