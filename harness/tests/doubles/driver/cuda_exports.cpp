@@ -258,15 +258,21 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice dev) {
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+namespace {
+CUresult device_uuid_of(CUuuid* uuid, CUdevice dev) {
     if (const CUresult r = valid_device(dev); r != CUDA_SUCCESS) return r;
     if (uuid == nullptr) return CUDA_ERROR_INVALID_VALUE;
     const auto bytes = pinbench::driver_double::device_uuid(dev);
     std::memcpy(uuid->bytes, bytes.data(), bytes.size());
     return CUDA_SUCCESS;
 }
+}  // namespace
 
-CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return cuDeviceGetUuid(uuid, dev); }
+// CUDA 13's cuda.h maps the plain name to the _v2 export (and declares no plain one); 12.x
+// declares both. The double exports both names either way, as a driver does.
+#undef cuDeviceGetUuid
+extern "C" CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return device_uuid_of(uuid, dev); }
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return device_uuid_of(uuid, dev); }
 
 // LUIDs are a Windows (WDDM) fact; on Linux a driver has none to give.
 CUresult CUDAAPI cuDeviceGetLuid(char* luid, unsigned int* deviceNodeMask, CUdevice dev) {
@@ -556,7 +562,8 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent) {
     return hEvent == nullptr ? CUDA_ERROR_INVALID_HANDLE : initialized();
 }
 
-CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+namespace {
+CUresult elapsed_time(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
     if (pMilliseconds == nullptr || hStart == nullptr || hEnd == nullptr) return CUDA_ERROR_INVALID_VALUE;
     const auto& start = reinterpret_cast<Event*>(hStart)->recorded;
     const auto& end = reinterpret_cast<Event*>(hEnd)->recorded;
@@ -564,9 +571,15 @@ CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUeven
     *pMilliseconds = std::chrono::duration<float, std::milli>(*end - *start).count();
     return CUDA_SUCCESS;
 }
+}  // namespace
 
+// As cuDeviceGetUuid above: CUDA 13's cuda.h maps the plain name to _v2.
+#undef cuEventElapsedTime
+extern "C" CUresult CUDAAPI cuEventElapsedTime(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
+    return elapsed_time(pMilliseconds, hStart, hEnd);
+}
 CUresult CUDAAPI cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, CUevent hEnd) {
-    return cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+    return elapsed_time(pMilliseconds, hStart, hEnd);
 }
 
 // --- Modules and kernels: PTX is kept, the harness's kernels are known by entry name ----------
