@@ -87,6 +87,9 @@ struct Allocation {
             }
         } else if (family == "cudaMallocHost") {
             check(cudaMallocHost(&host, bytes), "cudaMallocHost");
+            // Mapped by default under unified addressing, as pinbench's driver path reads it
+            // (cuMemHostAlloc flags 0, then cuMemHostGetDevicePointer).
+            check(cudaHostGetDevicePointer(&device, host, 0), "cudaHostGetDevicePointer");
         } else if (family == "cudaHostAlloc") {
             unsigned flags = cudaHostAllocDefault;
             if (has(api, "portable")) flags |= cudaHostAllocPortable;
