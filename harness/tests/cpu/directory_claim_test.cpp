@@ -179,8 +179,8 @@ TEST(WorkDirs, ASweepBesideNewClaimsRemovesNone) {
     int total = 0;
     for (const int n : made) total += n;
     EXPECT_GT(total, 100) << "too few claims to see the race";
-    EXPECT_EQ(all.size(), 0U) << all.size() << " of " << total << " directories lost, first: "
-                              << (all.empty() ? "" : all.front());
+    EXPECT_EQ(all.size(), 0U) << all.size() << " of " << total
+                              << " directories lost, first: " << (all.empty() ? "" : all.front());
 }
 
 }  // namespace
