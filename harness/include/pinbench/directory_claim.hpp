@@ -12,7 +12,8 @@ namespace pinbench {
 
 class DirectoryClaim {
 public:
-    // Creates `path` (a file) and holds it; throws SystemError when it cannot.
+    // Creates `path` (a file) and holds it; throws SystemError when it cannot. The file never
+    // exists unheld, so a sweep beside a starting claimer cannot take it for an abandoned one.
     explicit DirectoryClaim(const std::string& path);
     ~DirectoryClaim();
     DirectoryClaim(DirectoryClaim&&) noexcept;

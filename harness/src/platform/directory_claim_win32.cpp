@@ -1,6 +1,8 @@
 // The directory claim on Windows: the file opened with no sharing, so nobody else can open it
 // while this process lives; the kernel closes the handle when the process ends. The handle is
-// not inheritable (no SECURITY_ATTRIBUTES), so children do not keep it.
+// not inheritable (no SECURITY_ATTRIBUTES), so children do not keep it. One CreateFileW creates
+// the file and holds it, so, unlike a POSIX create-then-flock, it never exists unheld: a sweep
+// beside a starting claimer finds it absent or held, never abandoned.
 #include "pinbench/directory_claim.hpp"
 
 #include "pinbench/errors.hpp"

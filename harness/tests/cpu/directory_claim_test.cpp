@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pinbench/directory_claim.hpp"
@@ -122,6 +125,68 @@ TEST(WorkDirs, OnlyAbandonedLauncherDirectoriesAreRemoved) {
     kept.push_back("pinbench-4243-0a1b2c3e");
     std::ranges::sort(kept);
     EXPECT_EQ(tmp.entries(), kept);
+}
+
+// Two pinbench processes starting at once: one's sweep must never remove the other's new work
+// directory. Claimers (threads: a lock belongs to an open file, not to a process, on both
+// platforms) set up directories as ChildLauncher does while another thread sweeps the same
+// folder; each claimer keeps its claim until two whole sweeps have started and ended after it
+// was made, then checks that its directory and the file it wrote there are still there.
+TEST(WorkDirs, ASweepBesideNewClaimsRemovesNone) {
+    TempDir tmp("pinbench_workdirs");
+    const std::string temp = tmp.path().string();
+    std::atomic<bool> stop{false};
+    std::atomic<long> sweeps{0};  // sweeps ended
+    std::string sweep_error;
+    std::thread sweeper([&] {
+        while (!stop) {
+            try {
+                remove_abandoned_work_dirs(temp);
+            } catch (const std::exception& e) {
+                if (sweep_error.empty()) sweep_error = e.what();
+            }
+            ++sweeps;
+        }
+    });
+    constexpr int kClaimers = 2;
+    std::vector<int> made(kClaimers, 0);
+    std::vector<std::vector<std::string>> lost(kClaimers);  // what went wrong, per directory
+    std::vector<std::thread> claimers;
+    const auto deadline = std::chrono::steady_clock::now() + 1500ms;
+    for (int c = 0; c < kClaimers; ++c) {
+        claimers.emplace_back([&, c] {
+            for (int i = 0; std::chrono::steady_clock::now() < deadline; ++i) {
+                char hex[9];
+                std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(i));
+                const fs::path dir = tmp.path() / ("pinbench-" + std::to_string(c) + "-" + hex);
+                try {
+                    fs::create_directories(dir);
+                    ++made[c];
+                    const DirectoryClaim claim((dir / "claim").string());
+                    std::ofstream(dir / "request-0.json") << "{}";
+                    const long after = sweeps + 1;  // the one running now may predate the claim
+                    while (sweeps <= after) std::this_thread::yield();
+                    if (!fs::exists(dir / "request-0.json")) lost[c].push_back(dir.string() + ": removed");
+                } catch (const std::exception& e) {
+                    lost[c].push_back(dir.string() + ": " + e.what());
+                }
+                // Released: the sweeper removes it (removed from two threads at once, a directory
+                // can hang Wine's GetFileAttributesExW).
+            }
+        });
+    }
+    for (auto& t : claimers) t.join();
+    stop = true;
+    sweeper.join();
+
+    std::vector<std::string> all;
+    for (const auto& l : lost) all.insert(all.end(), l.begin(), l.end());
+    int total = 0;
+    for (const int n : made) total += n;
+    EXPECT_EQ(sweep_error, "");
+    EXPECT_GT(total, 100) << "too few claims to see the race";
+    EXPECT_EQ(all.size(), 0U) << all.size() << " of " << total
+                              << " directories lost, first: " << (all.empty() ? "" : all.front());
 }
 
 }  // namespace

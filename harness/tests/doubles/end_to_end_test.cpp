@@ -70,12 +70,9 @@ protected:
         const char* old = std::getenv("LD_LIBRARY_PATH");
         std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/" + variant;
         if (old != nullptr && *old != '\0') libs += std::string(":") + old;
-        // Its own temporary folder: a pinbench starting beside another can sweep away the other's
-        // new work directory (its claim is created, then locked: docs/notes.md, 2026-12-02), and
-        // CTest runs these tests in parallel.
-        const std::string temp = dir_.file("tmp");
-        std::filesystem::create_directories(temp);
-        return {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", path}, {"TMPDIR", temp}};
+        // The shared temporary folder, as users run pinbench: CTest runs these tests in parallel,
+        // so each pinbench starts beside others and sweeps the folder they work in.
+        return {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", path}};
     }
 
     static ProcessOutcome pinbench(std::vector<std::string> args,
