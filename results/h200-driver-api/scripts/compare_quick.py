@@ -1,5 +1,5 @@
 # Compares two results files of scenarios/quick.yaml as data: every non-timing metric median, run by run.
-# python3 results/h200-driver-api/compare_quick.py results/h200-main-answer/quick.json results/h200-driver-api/results.json
+# python3 results/h200-driver-api/scripts/compare_quick.py results/h200-main-answer/quick.json results/h200-driver-api/results.json
 import json,sys
 a=json.load(open(sys.argv[1]))
 b=json.load(open(sys.argv[2]))
