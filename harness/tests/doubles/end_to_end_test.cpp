@@ -141,7 +141,8 @@ TEST_F(DoubleEndToEnd, AProbeScriptedBlindFailsItsControl) {
 // instead of failing later on an entry point or a behaviour the old driver lacks.
 TEST_F(DoubleEndToEnd, ADriverOlderThanTheOldestSupportedIsRefusedNamingBoth) {
     const auto env = double_env(priced_script("cuda_driver_version = 11080\n"));
-    const auto doctor = pinbench({"doctor", "--bundle", dir_.file("doctor.json"), "--control-size", "16MiB"}, env);
+    const auto doctor =
+        pinbench({"doctor", "--bundle", dir_.file("doctor.json"), "--control-size", "16MiB"}, env);
     ASSERT_EQ(doctor.kind, ProcessOutcome::Kind::exited) << doctor.output;
     EXPECT_EQ(doctor.exit_code, 3) << doctor.output;
     EXPECT_NE(doctor.output.find("is CUDA 11.8, older than the oldest supported, CUDA 12.0 (R525)"),
