@@ -6,6 +6,7 @@
 
 #include "numa.hpp"
 #include "os_memory.hpp"
+#include "pinbench/environment_record.hpp"
 #include "pinbench/nvml.hpp"
 #include "topology.hpp"
 

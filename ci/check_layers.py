@@ -58,7 +58,7 @@ PUBLIC_HEADERS = {
     "metric_catalog": "results",
     "store": "store",
     "replay_script": "replay",
-    "device_map": "run",
+    "device_map": "probes",  # which NVML device is which CUDA device: the probes' identities
 }
 
 # Arrows against the layering that stay for now: (file, what it includes or imports) -> why.
@@ -73,19 +73,10 @@ EXCEPTIONS = {
     # that table is compiled into the injection library too, so it lives with trace/.
     ("harness/src/results/metric_catalog.cpp", "harness/src/trace/pinned_timeline.hpp"): "traced API table",
     # --- Waiting for the CUDA-core port (driver API), which is rewriting these files. ---
-    # The CUDA core's device list still includes the whole environment record (results/), not
-    # only its facts (pinbench/environment_facts.hpp): include the facts once device.hpp settles.
-    ("harness/include/pinbench/device.hpp", "harness/include/pinbench/environment_record.hpp"): "facts header",
-    # The device list carries the CUDA-to-NVML match that run/device_map.cpp computes (host code,
-    # CPU-tested); the match moves below cuda/ with the port.
-    ("harness/include/pinbench/device.hpp", "harness/include/pinbench/device_map.hpp"): "device match",
     # The trace injection library (its own shared library) is built from cuda/trace_injection.cpp
     # with trace/'s event format and OS side; it moves into trace/ after the port.
     ("harness/src/cuda/trace_injection.cpp", "harness/src/trace/injection_platform.hpp"): "injection library",
     ("harness/src/cuda/trace_injection.cpp", "harness/src/trace/pin_event.hpp"): "injection library",
-    # --- Waiting for the store speed-up, which is rewriting pinreport's store readers: they
-    # take the reservation rule's kinds and held stages from analysis, and move after it. ---
-    ("reports/pinreport/store_index.py", "pinreport.rule"): "store readers",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)

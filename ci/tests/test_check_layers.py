@@ -65,11 +65,11 @@ def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Pat
 
 
 def test_an_exception_that_matches_no_arrow_fails(tree: Path):
-    device = tree / "harness/include/pinbench/device.hpp"
-    device.write_text(device.read_text().replace('#include "pinbench/device_map.hpp"\n', ""))
+    parser = tree / "harness/src/scenario/scenario_file.cpp"
+    parser.write_text(parser.read_text().replace('#include "pinbench/metric_catalog.hpp"\n', ""))
     result = _run(tree)
     assert result.returncode == 1
-    assert "pinbench/device.hpp -> harness/include/pinbench/device_map.hpp matches no arrow" in result.stdout
+    assert "scenario_file.cpp -> harness/include/pinbench/metric_catalog.hpp matches no arrow" in result.stdout
 
 
 def test_a_table_row_that_allows_a_higher_rank_fails(tree: Path):

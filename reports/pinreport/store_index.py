@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pinreport.catalog import HELD_STAGES, RULE_KINDS
 from pinreport.environment import StoreKey, driver_release
 from pinreport.errors import BadInputError
 from pinreport.load import ResultsFile
 from pinreport.probe_keys import split_metric
-from pinreport.rule import HELD_STAGES, RULE_KINDS
 from pinreport.store import (
     REAL,
     StoreEntry,

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "pinbench/device_map.hpp"
-#include "pinbench/environment_record.hpp"
+#include "pinbench/environment_facts.hpp"
 #include "pinbench/host_buffer.hpp"
 #include "pinbench/probe.hpp"
 

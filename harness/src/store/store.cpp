@@ -15,11 +15,11 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "json/json_reader.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/environment_record.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
-#include "results/json_reader.hpp"
 #include "store/gzip.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
@@ -239,7 +239,7 @@ LoadedResults load_stored(const std::string& path) { return parse_loaded(read_st
 LoadedResults parse_loaded(std::string bytes, const std::string& path) {
     LoadedResults loaded;
     loaded.bytes = std::move(bytes);
-    // Strict JSON (results/json_reader.hpp): the store refuses what pinreport refuses (BOM,
+    // Strict JSON (json/json_reader.hpp): the store refuses what pinreport refuses (BOM,
     // duplicate keys, NaN, 10^400, ...), with a one-line message naming the file.
     json j;
     try {

@@ -41,10 +41,10 @@ from pinreport.errors import UsageError
 from pinreport.probe_keys import describe_key, is_dedicated_key, split_metric
 from pinreport.units import format_bytes
 
-# The kinds whose held costs the rule judges, as each kind's file says (catalog.py).
-RULE_KINDS = frozenset(k.name for k in catalog.kind_entries() if k.reservation_rule)
+# The kinds whose held costs the rule judges, and the stages it reads them at (catalog.py).
+RULE_KINDS = catalog.RULE_KINDS
+HELD_STAGES = catalog.HELD_STAGES
 CONTROL_API = "pageable"
-HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
 _NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
 NVML_SUM_KEY = "nvml.*.used (sum over devices)"
 CAPACITY_LOSS = "capacity.loss"
