@@ -102,9 +102,8 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
     g.injection = options.injection.empty() ? default_injection_library() : options.injection;
     if (g.injection.empty()) {
         g.injection_why =
-            "this pinbench has no injection library (built without CUDA or the CUPTI headers; on Windows the "
-            "DLL is "
-            "not built yet)";
+            "this pinbench has no injection library (it was built without the CUPTI headers: "
+            "ci/setup-debian.sh fetches them, docs/trace.md)";
     } else if (!std::filesystem::exists(g.injection)) {
         g.injection_why = g.injection + " does not exist";
         g.injection.clear();
