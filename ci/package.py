@@ -50,15 +50,13 @@ class Platform:
     program: str  # pinbench's file name
     library_glob: str  # the trace injection library beside it
     readme: str
-    tool: str  # what lists a program's imports
+    tool: tuple[str, ...]  # the command that lists a program's imports, the program appended
+    imported: re.Pattern[str]  # one library name per match in that command's output
     allowed: frozenset[str]  # lower-case names of the OS libraries a program may import
 
     def imports_of(self, program: Path) -> list[str]:
-        if self.name == "windows":
-            out = subprocess.run([self.tool, "-p", str(program)], capture_output=True, text=True, check=True).stdout
-            return re.findall(r"^\s*DLL Name: (\S+)", out, flags=re.M)
-        out = subprocess.run([self.tool, "-d", str(program)], capture_output=True, text=True, check=True).stdout
-        return re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", out)
+        out = subprocess.run([*self.tool, str(program)], capture_output=True, text=True, check=True).stdout
+        return self.imported.findall(out)
 
 
 WINDOWS = Platform(
@@ -67,7 +65,8 @@ WINDOWS = Platform(
     program="pinbench.exe",
     library_glob="*.dll",
     readme="docs/package-windows.md",
-    tool="x86_64-w64-mingw32-objdump",
+    tool=("x86_64-w64-mingw32-objdump", "-p"),
+    imported=re.compile(r"^\s*DLL Name: (\S+)", flags=re.M),
     # Windows' own DLLs, on every supported Windows. msvcrt.dll is the system C library that
     # mingw-w64 programs call, not an MSVC redistributable.
     allowed=frozenset(
@@ -94,9 +93,10 @@ LINUX = Platform(
     program="pinbench",
     library_glob="libpinbench_trace_inject*.so",
     readme="docs/package-linux.md",
-    tool="readelf",
-    # glibc and the GCC runtime, on every Linux the tarball supports (zlib is linked statically
-    # where the build can; libz.so.1 is on every distribution that has a GPU driver).
+    tool=("readelf", "-d"),
+    imported=re.compile(r"\(NEEDED\)\s+Shared library: \[(\S+)\]"),
+    # glibc, the GCC runtime and zlib (libz.so.1, linked dynamically: it is on every distribution
+    # that has a GPU driver), on every Linux the tarball supports.
     allowed=frozenset(
         (
             "libc.so.6",
@@ -192,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     platform = PLATFORMS[args.platform]
     build = args.build or ROOT / platform.default_build
 
-    if shutil.which(platform.tool) is None:
-        print(f"package: {platform.tool} not found (ci/setup-debian.sh --test)", file=sys.stderr)
+    if shutil.which(platform.tool[0]) is None:
+        print(f"package: {platform.tool[0]} not found (ci/setup-debian.sh --test)", file=sys.stderr)
         return 2
     program = build / "harness" / platform.program
     if not program.is_file():
