@@ -32,7 +32,7 @@
 #include "pinbench/units.hpp"
 #include "run/child.hpp"
 #include "run/doctor.hpp"
-#include "run/repeat_runner.hpp"
+#include "run/plan_runner.hpp"
 #include "trace/trace_command.hpp"
 
 namespace {

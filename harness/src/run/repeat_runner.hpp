@@ -1,42 +1,68 @@
-// The parent side of `pinbench run`: controls first, then every planned run, each repeat in a
-// fresh child process; the results file is rewritten atomically after every run, so an
-// interrupted invocation keeps every finished run.
+// One planned run's repeats, each in a fresh child process under the device watch: a disturbed
+// attempt is retried (waiting longer each time), and where a neighbour was on the GPU or NVML
+// could not say, repeats that disagree with the rest are retried too. Ends with the run's
+// status, reason and disturbance record (docs/disturbance.md).
 #pragma once
 
-#include <chrono>
-#include <cstdint>
+#include <cstddef>
 #include <nlohmann/json.hpp>
-#include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "pinbench/nvml.hpp"
 #include "pinbench/plan.hpp"
-#include "run/controls.hpp"
+#include "pinbench/results.hpp"
+#include "run/busy_gpu.hpp"
+#include "run/child_launcher.hpp"
+#include "run/progress.hpp"
+#include "run/run_options.hpp"
+#include "run/settle.hpp"
+#include "run/watch_summary.hpp"
 #include "run/watched_attempt.hpp"
 
 namespace pinbench {
 
-struct RunOptions {
-    std::string executable;  // this program, for the children
-    std::string results_path;
-    std::vector<std::string> command;  // as typed, for the record
-    std::string replay_source;         // non-empty: replay backend
-    std::string replay_script;         // optional with replay
-    ControlOptions controls;
-    WatchOptions watch;  // the device watch and what a disturbance costs (docs/disturbance.md)
-    std::chrono::milliseconds device_wait_limit{15000};
-    bool allow_busy_gpu = false;              // measure even beside a leftover pinbench process
-    bool keep_going_when_busy = false;        // do not stop when a neighbour keeps the GPU busy
-    const ResultsDocument* resume = nullptr;  // --resume: the partial file being continued
-    std::string resume_path;
-    std::ostream* progress = nullptr;  // stderr in the CLI
+struct MeasuredRun {
+    RunRecord record;        // its status, reason and disturbance set unless stopped
+    nlohmann::json stopped;  // where a stop signal found the run ({run_id, repeat}); null: it did not
 };
 
-// Returns the exit code: 0 when every run ended ok or waived and every control passed,
-// exit_code::infrastructure when a control failed or a run failed, timed out or was disturbed.
-int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions& options);
+class RepeatRunner {
+public:
+    // `environment` names the GPUs the children see; `busy_check` is armed by a disturbed null
+    // control (run/busy_gpu.hpp). `progress` and `watch` outlive the runner.
+    RepeatRunner(ChildLauncher& launcher, const Nvml* nvml, const RunOptions& options,
+                 const nlohmann::json& environment, bool per_process_judges, BusyGpuCheck busy_check,
+                 Progress& progress, WatchSummary& watch);
 
-// The plan recorded in a results file (the replay backend runs it again).
-Plan plan_from_results(const ResultsDocument& doc);
+    // Measures `planned`, run `index` of `runs`, judged on the devices of `plan`.
+    MeasuredRun run(const PlannedRun& planned, std::size_t index, std::size_t runs, const WatchPlan& plan);
+
+    // The neighbour that keeps the GPU busy, once found ("" until then): the invocation stops.
+    const std::string& busy() const { return busy_; }
+
+private:
+    struct RunState;
+    std::pair<bool, Status> attempt(RunState& run, int k, int number);
+    RepeatRecord watched_attempt(RunState& run, int k, int number);
+    void first_attempts(RunState& run, nlohmann::json& stopped);
+    void retry_outliers(RunState& run);
+    void retry(RunState& run, int k);
+    void conclude(RunState& run) const;
+
+    ChildLauncher& launcher_;
+    const Nvml* nvml_;
+    const RunOptions& options_;
+    bool replay_;
+    std::vector<unsigned>
+        all_devices_;       // the GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index
+    DeviceLevel baseline_;  // their usage before the first run: each attempt waits for it
+    bool per_process_judges_;
+    BusyGpuCheck busy_check_;
+    std::string busy_;
+    Progress& progress_;
+    WatchSummary& watch_;
+};
 
 }  // namespace pinbench

@@ -1,0 +1,187 @@
+#include "run/plan_runner.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "pinbench/environment_record.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
+#include "run/busy_gpu.hpp"
+#include "run/child_launcher.hpp"
+#include "run/progress.hpp"
+#include "run/repeat_judgement.hpp"
+#include "run/repeat_runner.hpp"
+#include "run/results_file.hpp"
+#include "run/resume.hpp"
+#include "run/run_setup.hpp"
+#include "run/timestamp.hpp"
+#include "run/watch_summary.hpp"
+#include "scenario/kind_spec.hpp"
+
+namespace pinbench {
+namespace {
+
+int total_repeats(const Plan& plan) {
+    int total = 0;
+    for (const auto& r : plan.runs) total += r.repeats;
+    return total;
+}
+
+// A neighbour that disturbed the null control and the first attempts stops the run at once
+// (unless --keep-going-when-busy): the check, armed by that null control's evidence.
+BusyGpuCheck busy_gpu_check(const nlohmann::json& controls, std::int64_t controls_began_ns,
+                            const RunOptions& options) {
+    BusyGpuCheck check;
+    if (!options.keep_going_when_busy && controls_began_ns != 0 && controls.contains("null") &&
+        controls["null"].is_object() && controls["null"].value("verdict", "") == "DISTURBED") {
+        const auto& null = controls["null"];
+        check.null_window(null.contains("disturbance")
+                              ? null["disturbance"].value("evidence", nlohmann::json())
+                              : nlohmann::json(),
+                          controls_began_ns);
+    }
+    return check;
+}
+
+// Why the run cannot be measured here, as far as the parent can tell: the driver model, the
+// GPU count and the kind's own rule (kinds/<kind>.cpp; not for replay, which has no machine).
+std::optional<std::string> parent_waive_reason(const PlannedRun& planned, const std::string& model,
+                                               int have_gpus, bool replay) {
+    if (!planned.driver_models.empty() &&
+        std::find(planned.driver_models.begin(), planned.driver_models.end(), model) ==
+            planned.driver_models.end()) {
+        return "driver model here is " + model + "; the scenario applies to other models only";
+    }
+    if (replay) return std::nullopt;
+    return waive_reason(planned, Machine{have_gpus, {}});
+}
+
+// The GPU is busy: every planned run after `last` still ends with a status, not measured, and
+// says why.
+void leave_the_rest(ResultsDocument& doc, const Plan& plan, std::size_t last, const std::string& busy,
+                    Progress& progress) {
+    for (std::size_t j = last + 1; j < plan.runs.size(); ++j) {
+        RunRecord left;
+        left.run = plan.runs[j];
+        left.status = Status::disturbed;
+        left.reason =
+            "not measured: " + busy + "; pinbench run stopped (--keep-going-when-busy measures anyway)";
+        doc.runs.push_back(std::move(left));
+    }
+    doc.controls["busy_gpu"] = {{"stopped", true}, {"text", busy}};
+    progress.note("pinbench: stopped: " + busy + "; the remaining " +
+                  std::to_string(plan.runs.size() - last - 1) +
+                  " runs were not measured (status disturbed). Measure when it is idle, or pass "
+                  "--keep-going-when-busy");
+}
+
+// Cancelled by `signal`: the file says where and is not complete; a resume continues it.
+int finish_interrupted(ResultsDocument& doc, int signal, const nlohmann::json& stopped_in,
+                       std::size_t planned_runs, const RunOptions& options, Progress& progress) {
+    nlohmann::json where =
+        stopped_in.is_null() ? nlohmann::json{{"run_id", nullptr}, {"repeat", nullptr}} : stopped_in;
+    doc.interrupted = {{"signal", stop_signal_name(signal)},
+                       {"at", utc_now()},
+                       {"run_id", where["run_id"]},
+                       {"repeat", where["repeat"]}};
+    doc.complete = false;
+    doc.finished_at = "";
+    save_results(doc, options.results_path);
+    progress.note("pinbench: stopped by " + stop_signal_name(signal) + " with " +
+                  std::to_string(doc.runs.size()) + " of " + std::to_string(planned_runs) +
+                  " runs finished; " + options.results_path +
+                  " says complete: false; continue with: pinbench run --resume " + options.results_path +
+                  " (exit " + std::to_string(exit_code_for_signal(signal)) + ")");
+    return exit_code_for_signal(signal);
+}
+
+}  // namespace
+
+Plan plan_from_results(const ResultsDocument& doc) {
+    Plan plan;
+    plan.source = doc.scenario.value("path", "");
+    for (const auto& r : doc.runs) plan.runs.push_back(r.run);
+    return plan;
+}
+
+int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions& options) {
+    const bool replay = !options.replay_source.empty();
+    ResultsDocument doc = start_results(scenario, options);
+    const ResultsDocument* resume = options.resume;
+    if (resume != nullptr) continue_measurement(doc, *resume, options.resume_path);
+    ChildLauncher launcher(options.executable);
+    Progress progress(options.progress, 0);
+    const RunSetup setup = replay ? set_up_replay(doc, options, progress)
+                                  : set_up_measurement(doc, plan, launcher, options, progress);
+    if (setup.exit_code) return *setup.exit_code;
+    const bool controls_ok = controls_ok_noted(doc.controls, progress);
+
+    progress = Progress(options.progress, total_repeats(plan));
+    const std::string model = driver_model_family(driver_model_of(doc.environment));
+    const int have_gpus = static_cast<int>(cuda_device_count_of(doc.environment).value_or(0));
+    WatchSummary watch(options.watch);
+    RepeatRunner repeats(launcher, setup.nvml.get(), options, doc.environment,
+                         per_process_probe_judges(doc.controls),
+                         busy_gpu_check(doc.controls, setup.controls_began_ns, options), progress, watch);
+    const std::size_t runs = plan.runs.size();
+    bool any_failed = false, any_disturbed = false;
+    nlohmann::json stopped_in;  // where a stop signal found the run: {run_id, repeat}
+    for (std::size_t i = 0; i < runs; ++i) {
+        const PlannedRun& planned = plan.runs[i];
+        if (stop_signal() != 0) {
+            stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
+            break;
+        }
+        if (const RunRecord* kept = resume ? finished_run(*resume, planned.id) : nullptr) {
+            // Measured before the interruption: kept as it was.
+            progress.skip(planned.repeats);
+            progress.run_note(i, runs, planned.id, "kept from " + options.resume_path);
+            doc.runs.push_back(*kept);
+            continue;
+        }
+        if (const auto why = parent_waive_reason(planned, model, have_gpus, replay)) {
+            progress.skip(planned.repeats);
+            progress.run_note(i, runs, planned.id, "WAIVED: " + *why);
+            RunRecord waived;
+            waived.run = planned;
+            waived.status = Status::waived;
+            waived.reason = *why;
+            doc.runs.push_back(std::move(waived));
+            save_results(doc, options.results_path);
+            continue;
+        }
+        const WatchPlan watch_plan =
+            watch_plan_for(doc.environment, planned.gpus, options.controls.tolerance);
+        MeasuredRun measured = repeats.run(planned, i, runs, watch_plan);
+        if (!measured.stopped.is_null()) {
+            stopped_in = measured.stopped;
+            break;
+        }
+        const Status status = measured.record.status;
+        if (status == Status::failed || status == Status::timeout) any_failed = true;
+        if (status == Status::disturbed) any_disturbed = true;
+        watch.between_runs(setup.nvml.get(), watch_plan, planned.id);
+        doc.runs.push_back(std::move(measured.record));
+        if (!repeats.busy().empty()) {
+            leave_the_rest(doc, plan, i, repeats.busy(), progress);
+            any_disturbed = true;
+        }
+        save_results(doc, options.results_path);
+        if (!repeats.busy().empty()) break;
+    }
+    watch.write(doc.controls, setup.nvml != nullptr);
+    if (const int sig = stop_signal(); sig != 0) {
+        return finish_interrupted(doc, sig, stopped_in, runs, options, progress);
+    }
+    doc.finished_at = utc_now();
+    doc.complete = true;
+    save_results(doc, options.results_path);
+    progress.note("results: " + options.results_path);
+    if (any_disturbed) {
+        progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");
+    }
+    return (controls_ok && !any_failed && !any_disturbed) ? exit_code::ok : exit_code::infrastructure;
+}
+
+}  // namespace pinbench

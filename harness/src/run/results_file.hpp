@@ -1,0 +1,19 @@
+// The results file of one `pinbench run`: the document as the invocation starts it, and its
+// writing after every run (atomically, so an interrupted invocation keeps every finished run).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pinbench/results.hpp"
+#include "run/run_options.hpp"
+
+namespace pinbench {
+
+// The backend, this pinbench, the command, the start and a new measurement identity.
+ResultsDocument start_results(const nlohmann::json& scenario, const RunOptions& options);
+
+// Computes every run's metrics (with the granules of the null control) and writes the file.
+void save_results(ResultsDocument& doc, const std::string& path);
+
+}  // namespace pinbench
