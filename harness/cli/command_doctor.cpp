@@ -1,0 +1,58 @@
+// `pinbench doctor`: the environment and every control; exits non-zero when a control fails.
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include "command.hpp"
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/interrupt.hpp"
+#include "pinbench/subprocess.hpp"
+#include "pinbench/units.hpp"
+#include "run/doctor.hpp"
+#include "validators.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+class DoctorCommand : public Command {
+public:
+    explicit DoctorCommand(CLI::App& app)
+        : Command(app.add_subcommand("doctor",
+                                     "Print the environment and run every control; write a JSON bundle")) {
+        app_->add_option("--bundle", bundle_, "Where to write the JSON bundle")->capture_default_str();
+        app_->add_option("--control-size", size_, "Positive control allocation")
+            ->check(SizeValidator())
+            ->capture_default_str();
+        app_->add_flag("--allow-busy-gpu", allow_busy_gpu_,
+                       "Run the controls even beside a leftover pinbench process on the GPU");
+        app_->add_option("--tolerance", tolerance_, "How far a probe may miss a known allocation")
+            ->check(SizeValidator())
+            ->capture_default_str();
+    }
+
+    int run() override {
+        DoctorOptions options;
+        options.executable = current_executable_path();
+        options.bundle_path = bundle_;
+        check_output_path(bundle_);
+        options.controls.positive_bytes = parse_size(size_);
+        options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance_));
+        options.allow_busy_gpu = allow_busy_gpu_;
+        const StopOnSignals stop;  // a cancelled doctor ends its control child and exits 128+N
+        return run_doctor(options, std::cout);
+    }
+
+private:
+    std::string bundle_ = "pinbench-doctor.json";
+    std::string size_ = "1GiB";
+    bool allow_busy_gpu_ = false;
+    std::string tolerance_ = "2MiB";
+};
+
+}  // namespace
+
+void add_doctor_command(CLI::App& app, Commands& commands) {
+    commands.push_back(std::make_unique<DoctorCommand>(app));
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,37 @@
+// `pinbench plan FILE`: a scenario file expanded into runs, printed; no GPU is touched.
+#include <iostream>
+#include <string>
+
+#include "command.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/plan.hpp"
+#include "pinbench/scenario.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+class PlanCommand : public Command {
+public:
+    explicit PlanCommand(CLI::App& app)
+        : Command(app.add_subcommand("plan",
+                                     "Expand a scenario file into runs and print them (no GPU is touched)")) {
+        app_->add_option("FILE", scenario_path_, "Scenario file (YAML)")->required();
+    }
+
+    int run() override {
+        const ScenarioFile file = load_scenario_file(scenario_path_);
+        std::cout << describe(expand(file));
+        return exit_code::ok;
+    }
+
+private:
+    std::string scenario_path_;
+};
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Commands& commands) {
+    commands.push_back(std::make_unique<PlanCommand>(app));
+}
+
+}  // namespace pinbench::cli

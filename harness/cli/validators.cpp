@@ -1,0 +1,48 @@
+#include "validators.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "pinbench/units.hpp"
+
+namespace pinbench::cli {
+
+SizeValidator::SizeValidator() {
+    name_ = "SIZE";
+    func_ = [](std::string& s) -> std::string {
+        try {
+            (void)parse_size(s);
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    };
+}
+
+FiniteNumber::FiniteNumber(double min, double max, bool min_excluded) {
+    const auto label = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        return std::string(text);
+    };
+    const std::string range =
+        (min_excluded ? "above " + label(min) + " and up to " : label(min) + " to ") + label(max);
+    name_ = "NUMBER";
+    description("a number " + range);
+    func_ = [=](std::string& s) -> std::string {
+        const char* begin = s.c_str();
+        char* end = nullptr;
+        const double v = std::strtod(begin, &end);
+        if (s.empty() || end != begin + s.size()) return "'" + s + "' is not a number";
+        if (!std::isfinite(v)) return "'" + s + "' is not a finite number (expected " + range + ")";
+        if (v < min || v > max || (min_excluded && v == min)) {
+            return "'" + s + "' is out of range (expected " + range + ")";
+        }
+        return {};
+    };
+}
+
+}  // namespace pinbench::cli
