@@ -57,6 +57,14 @@ std::optional<std::string> parent_waive_reason(const PlannedRun& planned, const 
     return waive_reason(planned, Machine{have_gpus, {}});
 }
 
+RunRecord waived_run(const PlannedRun& planned, const std::string& why) {
+    RunRecord rec;
+    rec.run = planned;
+    rec.status = Status::waived;
+    rec.reason = why;
+    return rec;
+}
+
 // The GPU is busy: every planned run after `last` still ends with a status, not measured, and
 // says why.
 void leave_the_rest(ResultsDocument& doc, const Plan& plan, std::size_t last, const std::string& busy,
@@ -74,6 +82,64 @@ void leave_the_rest(ResultsDocument& doc, const Plan& plan, std::size_t last, co
                   std::to_string(plan.runs.size() - last - 1) +
                   " runs were not measured (status disturbed). Measure when it is idle, or pass "
                   "--keep-going-when-busy");
+}
+
+// Not bugprone-exception-escape: its default constructor is noexcept through nlohmann::json's,
+// which clang-tidy takes for one that may throw.
+struct RunsOutcome {  // NOLINT(bugprone-exception-escape)
+    bool any_failed = false, any_disturbed = false;
+    nlohmann::json stopped_in;  // where a stop signal found the run: {run_id, repeat}; null: none did
+};
+
+// The planned runs in turn: each kept from the partial file (--resume), waived, or measured,
+// with the results file saved after each; stops at a stop signal or once the GPU is busy.
+RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nvml, RepeatRunner& repeats,
+                     WatchSummary& watch, ResultsDocument& doc, Progress& progress) {
+    const bool replay = !options.replay_source.empty();
+    const std::string model = driver_model_family(driver_model_of(doc.environment));
+    const int have_gpus = static_cast<int>(cuda_device_count_of(doc.environment).value_or(0));
+    const std::size_t runs = plan.runs.size();
+    RunsOutcome outcome;
+    for (std::size_t i = 0; i < runs; ++i) {
+        const PlannedRun& planned = plan.runs[i];
+        if (stop_signal() != 0) {
+            outcome.stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
+            break;
+        }
+        if (const RunRecord* kept = options.resume ? finished_run(*options.resume, planned.id) : nullptr) {
+            // Measured before the interruption: kept as it was.
+            progress.skip(planned.repeats);
+            progress.run_note(i, runs, planned.id, "kept from " + options.resume_path);
+            doc.runs.push_back(*kept);
+            continue;
+        }
+        if (const auto why = parent_waive_reason(planned, model, have_gpus, replay)) {
+            progress.skip(planned.repeats);
+            progress.run_note(i, runs, planned.id, "WAIVED: " + *why);
+            doc.runs.push_back(waived_run(planned, *why));
+            save_results(doc, options.results_path);
+            continue;
+        }
+        const WatchPlan watch_plan =
+            watch_plan_for(doc.environment, planned.gpus, options.controls.tolerance);
+        MeasuredRun measured = repeats.run(planned, i, runs, watch_plan);
+        if (!measured.stopped.is_null()) {
+            outcome.stopped_in = measured.stopped;
+            break;
+        }
+        const Status status = measured.record.status;
+        if (status == Status::failed || status == Status::timeout) outcome.any_failed = true;
+        if (status == Status::disturbed) outcome.any_disturbed = true;
+        watch.between_runs(nvml, watch_plan, planned.id);
+        doc.runs.push_back(std::move(measured.record));
+        if (!repeats.busy().empty()) {
+            leave_the_rest(doc, plan, i, repeats.busy(), progress);
+            outcome.any_disturbed = true;
+        }
+        save_results(doc, options.results_path);
+        if (!repeats.busy().empty()) break;
+    }
+    return outcome;
 }
 
 // Cancelled by `signal`: the file says where and is not complete; a resume continues it.
@@ -106,82 +172,35 @@ Plan plan_from_results(const ResultsDocument& doc) {
 }
 
 int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions& options) {
-    const bool replay = !options.replay_source.empty();
     ResultsDocument doc = start_results(scenario, options);
-    const ResultsDocument* resume = options.resume;
-    if (resume != nullptr) continue_measurement(doc, *resume, options.resume_path);
+    if (options.resume != nullptr) continue_measurement(doc, *options.resume, options.resume_path);
     ChildLauncher launcher(options.executable);
     Progress progress(options.progress, 0);
-    const RunSetup setup = replay ? set_up_replay(doc, options, progress)
-                                  : set_up_measurement(doc, plan, launcher, options, progress);
+    const RunSetup setup = options.replay_source.empty()
+                               ? set_up_measurement(doc, plan, launcher, options, progress)
+                               : set_up_replay(doc, options, progress);
     if (setup.exit_code) return *setup.exit_code;
     const bool controls_ok = controls_ok_noted(doc.controls, progress);
 
     progress = Progress(options.progress, total_repeats(plan));
-    const std::string model = driver_model_family(driver_model_of(doc.environment));
-    const int have_gpus = static_cast<int>(cuda_device_count_of(doc.environment).value_or(0));
     WatchSummary watch(options.watch);
     RepeatRunner repeats(launcher, setup.nvml.get(), options, doc.environment,
                          per_process_probe_judges(doc.controls),
                          busy_gpu_check(doc.controls, setup.controls_began_ns, options), progress, watch);
-    const std::size_t runs = plan.runs.size();
-    bool any_failed = false, any_disturbed = false;
-    nlohmann::json stopped_in;  // where a stop signal found the run: {run_id, repeat}
-    for (std::size_t i = 0; i < runs; ++i) {
-        const PlannedRun& planned = plan.runs[i];
-        if (stop_signal() != 0) {
-            stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
-            break;
-        }
-        if (const RunRecord* kept = resume ? finished_run(*resume, planned.id) : nullptr) {
-            // Measured before the interruption: kept as it was.
-            progress.skip(planned.repeats);
-            progress.run_note(i, runs, planned.id, "kept from " + options.resume_path);
-            doc.runs.push_back(*kept);
-            continue;
-        }
-        if (const auto why = parent_waive_reason(planned, model, have_gpus, replay)) {
-            progress.skip(planned.repeats);
-            progress.run_note(i, runs, planned.id, "WAIVED: " + *why);
-            RunRecord waived;
-            waived.run = planned;
-            waived.status = Status::waived;
-            waived.reason = *why;
-            doc.runs.push_back(std::move(waived));
-            save_results(doc, options.results_path);
-            continue;
-        }
-        const WatchPlan watch_plan =
-            watch_plan_for(doc.environment, planned.gpus, options.controls.tolerance);
-        MeasuredRun measured = repeats.run(planned, i, runs, watch_plan);
-        if (!measured.stopped.is_null()) {
-            stopped_in = measured.stopped;
-            break;
-        }
-        const Status status = measured.record.status;
-        if (status == Status::failed || status == Status::timeout) any_failed = true;
-        if (status == Status::disturbed) any_disturbed = true;
-        watch.between_runs(setup.nvml.get(), watch_plan, planned.id);
-        doc.runs.push_back(std::move(measured.record));
-        if (!repeats.busy().empty()) {
-            leave_the_rest(doc, plan, i, repeats.busy(), progress);
-            any_disturbed = true;
-        }
-        save_results(doc, options.results_path);
-        if (!repeats.busy().empty()) break;
-    }
+    const RunsOutcome outcome = run_each(plan, options, setup.nvml.get(), repeats, watch, doc, progress);
     watch.write(doc.controls, setup.nvml != nullptr);
     if (const int sig = stop_signal(); sig != 0) {
-        return finish_interrupted(doc, sig, stopped_in, runs, options, progress);
+        return finish_interrupted(doc, sig, outcome.stopped_in, plan.runs.size(), options, progress);
     }
     doc.finished_at = utc_now();
     doc.complete = true;
     save_results(doc, options.results_path);
     progress.note("results: " + options.results_path);
-    if (any_disturbed) {
+    if (outcome.any_disturbed) {
         progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");
     }
-    return (controls_ok && !any_failed && !any_disturbed) ? exit_code::ok : exit_code::infrastructure;
+    return (controls_ok && !outcome.any_failed && !outcome.any_disturbed) ? exit_code::ok
+                                                                          : exit_code::infrastructure;
 }
 
 }  // namespace pinbench
