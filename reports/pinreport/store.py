@@ -270,6 +270,7 @@ def check_stored_file(
     data: bytes | None = None,
     validated: bool = False,
     name_vouches: bool = False,
+    as_stored_from: int | None = None,
 ) -> StoreEntry:
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
@@ -278,13 +279,15 @@ def check_stored_file(
     with the plain JSON reader, their schema name and version checked, not the rest again.
     name_vouches: the caller relies on the store's contract (store.md, "What a stored file's
     name vouches for") and reads a file whose bytes give the XXH3 hash in its name as validated
-    (the history charts' summaries do; every file a verdict uses is checked in full once)."""
+    (the history charts' summaries do; every file a verdict uses is checked in full once).
+    as_stored_from: with validated or name_vouches, the version from which on the document is
+    kept as stored instead of upgraded (load.parse_results)."""
     if data is None:
         data = read_stored_bytes(path)
     m = _FILE_NAME.match(path.name)
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
     trusted = validated or (name_vouches and named_xxh3)
-    results = _parse_vouched(data, path) if trusted else _parse_stored(data, path)
+    results = _parse_vouched(data, path, as_stored_from) if trusted else _parse_stored(data, path)
     if produced_by_test_double(results.doc):
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
@@ -304,7 +307,7 @@ def _parse_stored(data: bytes, path: Path) -> ResultsFile:
     return parse_results(parse_json(data, str(path)), str(path), data)
 
 
-def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
+def _parse_vouched(data: bytes, path: Path, as_stored_from: int | None = None) -> ResultsFile:
     """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
     doc = upgraded_before(data)
@@ -313,7 +316,7 @@ def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
             doc = json.loads(data)
         except (ValueError, RecursionError):
             doc = parse_json(data, str(path))  # raises with the strict reader's message
-    return parse_results(doc, str(path), data, checked_by_writer=True)
+    return parse_results(doc, str(path), data, checked_by_writer=True, as_stored_from=as_stored_from)
 
 
 def without_repeat_data(entry: StoreEntry) -> StoreEntry:
@@ -489,8 +492,8 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
     releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
 
     Every file read has its hash checked; the strict JSON and schema checks run once per file
-    (store_index.GroupIndex remembers which bytes passed them); each is kept without its
-    repeats' records (without_repeat_data); the index is saved."""
+    (store_index.GroupIndex remembers which bytes passed them), over worker processes; each is
+    kept without its repeats' records (without_repeat_data); the index is saved."""
     from pinreport.store_index import GroupIndex
 
     root, contents = _open(root)
@@ -502,12 +505,11 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
 
     def read(directory: Path) -> list[StoreEntry]:
         found = []
-        for path in _stored_files(directory):
-            got = index.entry(path)
+        for got in index.entries(_stored_files(directory), keep=without_repeat_data):
             if isinstance(got, BadInputError):
                 contents.problems.append(got)
             else:
-                found.append(without_repeat_data(got))
+                found.append(got)
         return found
 
     with no_cyclic_gc():
