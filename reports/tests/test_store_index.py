@@ -1,23 +1,17 @@
 """The store's read side at scale: one measurement counts once, compare reads only what it needs,
-compare and html agree on integrity, and the summary index (pinreport.store_index)."""
+compare and html agree on integrity, and the summary index (pinreport.store.summary_index)."""
 
 import json
 import os
 
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
-from pinreport import store_index
 from pinreport.cli import main
-from pinreport.load import load_results
-from pinreport.store import (
-    content_hash,
-    legacy_content_hash,
-    measurement_id,
-    read_for_compare,
-    read_for_html,
-    read_store,
-)
-from pinreport.store_index import GroupIndex, index_path
+from pinreport.result.load import load_results
+from pinreport.store import summary_index as store_index
+from pinreport.store.files import content_hash, legacy_content_hash, measurement_id
+from pinreport.store.reading import read_for_compare, read_for_html, read_store
+from pinreport.store.summary_index import GroupIndex, index_path
 
 
 def _night(started_at: str, release: str = "580.65.06", **kw) -> dict:
@@ -234,7 +228,7 @@ def _committed_results_by_version() -> dict[int, list[str]]:
 
 def _as_the_index_reads_it(doc: dict) -> tuple:
     from pinreport.environment import store_key
-    from pinreport.store import finished
+    from pinreport.store.files import finished
 
     return store_index.night_summary(doc), finished(doc), store_key(doc.get("environment") or {}), doc["started_at"]
 
@@ -244,7 +238,7 @@ def test_an_older_night_as_stored_gives_the_index_what_its_upgrade_gives(monkeyp
     """SUMMARY_AS_STORED_FROM: the index reads a version 2 or 3 night as stored. Its summary,
     progress, store key and time equal the harness's upgrade's, on every committed file of those
     versions; a version 1 file's do not (its runs gain params), which is why it is upgraded."""
-    from pinreport.load import upgrade
+    from pinreport.result.load import upgrade
 
     monkeypatch.setenv("PINBENCH_EXE", _PINBENCH)
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path))

@@ -26,7 +26,7 @@ from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import TRACE_LIMIT, read_bounded
-from pinreport.load import json_path, parse_json
+from pinreport.result.load import json_path, parse_json
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
 from pinreport.units import format_bytes as size_label
 

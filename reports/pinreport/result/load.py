@@ -33,9 +33,9 @@ import fastjsonschema
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from pinreport import upgrade_cache
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.result import upgrade_cache
 from pinreport.schema import (
     RESULTS_SCHEMA_NAME,
     RESULTS_SCHEMA_OLDEST_VERSION,
@@ -159,7 +159,7 @@ def pinbench_executable() -> str | None:
 
 def _upgraded_bytes(data: bytes, exe: str) -> tuple[int, bytes, str]:
     """(exit code, stdout, stderr) of `pinbench results upgrade -` on the document's bytes. A
-    successful output is kept in the derived upgrade cache (pinreport.upgrade_cache: keyed by
+    successful output is kept in the derived upgrade cache (pinreport.result.upgrade_cache: keyed by
     these bytes and the harness's own), since a store's nights are read again on every run."""
     kept_at = upgrade_cache.entry_path(exe, data)
     kept = upgrade_cache.lookup(kept_at)
@@ -365,7 +365,7 @@ def parse_results(
     for"): the schema name and version are checked and an older version upgraded, but the JSON
     Schema and the rules beyond it are not run again. as_stored_from (with checked_by_writer): a
     version from which on the document is kept as stored, not upgraded, for a reader that reads
-    only members those versions share (the summary index: store_index.SUMMARY_AS_STORED_FROM)."""
+    only members those versions share (the summary index: store.summary_index.SUMMARY_AS_STORED_FROM)."""
     if not isinstance(doc, dict):
         raise BadInputError(path, "not a pinbench results file (the document is not a JSON object)")
     schema = doc.get("schema")

@@ -23,12 +23,11 @@ from typing import Any
 from pinreport.catalog import HELD_STAGES, RULE_KINDS
 from pinreport.environment import StoreKey, driver_release
 from pinreport.errors import BadInputError
-from pinreport.load import ResultsFile
 from pinreport.probe_keys import split_metric
-from pinreport.store import (
+from pinreport.result.load import ResultsFile
+from pinreport.store.files import (
     REAL,
     StoreEntry,
-    _stored_files,
     check_stored_file,
     content_hash,
     finished,
@@ -36,6 +35,7 @@ from pinreport.store import (
     name_hash,
     read_stored_bytes,
     release_dirs,
+    stored_files,
     write_atomically,
 )
 from pinreport.worker_pool import map_in_processes
@@ -47,7 +47,7 @@ INDEX_DIR = "index"
 # The oldest results version night_summary() reads as stored, without the harness's upgrade (an
 # older file's upgrade costs the harness about 65 ms, 24 s for a year of nights): versions 3 and
 # 4 only added members it does not read (docs/results-schema.md); version 2 added the run params
-# it keeps with the plan. test_store_index checks the summaries equal on every committed file.
+# it keeps with the plan. reports/tests/test_store_index.py checks the summaries equal on every committed file.
 SUMMARY_AS_STORED_FROM = 2
 _METRIC_FIELDS = ("unit", "median", "granule", "disturbed")
 
@@ -269,7 +269,7 @@ class GroupIndex:
         present: list[str] = []
         stale = []  # new or changed files, checked over worker processes (worker_pool)
         for directory in release_dirs(self.root, self.group).values():
-            for file in _stored_files(directory):
+            for file in stored_files(directory):
                 rel = self._rel(file)
                 try:
                     stamp = _stamp(os.lstat(file))  # the entry itself: a link is never followed
