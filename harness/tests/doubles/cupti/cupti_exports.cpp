@@ -61,11 +61,10 @@ CUptiResult enable(uint32_t on, CUpti_SubscriberHandle subscriber, CUpti_Callbac
         return CUPTI_ERROR_INVALID_PARAMETER;
     }
     const std::scoped_lock lock(subscriber->mutex);
-    if (cbid == nullptr) {
-        if (on != 0)
-            subscriber->enabled_domains.insert(domain);
-        else
-            subscriber->enabled_domains.erase(domain);
+    if (cbid == nullptr && on != 0) {
+        subscriber->enabled_domains.insert(domain);
+    } else if (cbid == nullptr) {
+        subscriber->enabled_domains.erase(domain);
     } else if (on != 0) {
         subscriber->enabled.insert({domain, *cbid});
     } else {

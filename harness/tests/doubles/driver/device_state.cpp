@@ -47,7 +47,8 @@ DeviceState::DeviceState(const Script& script) : impl_(std::make_unique<Impl>(sc
     const bool ours = layout.magic == state_magic;
     impl_->mapping.unlock();
     if (!ours) {
-        std::fprintf(stderr, "pinbench driver double: not a device state file: %s\n", script.state_path.c_str());
+        std::fprintf(stderr, "pinbench driver double: not a device state file: %s\n",
+                     script.state_path.c_str());
         std::abort();
     }
 }
