@@ -69,14 +69,6 @@ EXCEPTIONS = {
     # An `expect:` claim names a metric; the parser checks the name against the catalog so that
     # a typo fails at FILE:LINE:COL with "did you mean", not after the night has run.
     ("harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/metric_catalog.hpp"): "metric names",
-    # The catalog exports the traced driver calls' table (pinreport reads it instead of a copy);
-    # that table is compiled into the injection library too, so it lives with trace/.
-    ("harness/src/results/metric_catalog.cpp", "harness/src/trace/pinned_timeline.hpp"): "traced API table",
-    # --- Waiting for the CUDA-core port (driver API), which is rewriting these files. ---
-    # The trace injection library (its own shared library) is built from cuda/trace_injection.cpp
-    # with trace/'s event format and OS side; it moves into trace/ after the port.
-    ("harness/src/cuda/trace_injection.cpp", "harness/src/trace/injection_platform.hpp"): "injection library",
-    ("harness/src/cuda/trace_injection.cpp", "harness/src/trace/pin_event.hpp"): "injection library",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)

@@ -36,7 +36,7 @@ const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metri
 //  since_version, params (the parameter table: name, type, axis, required, fallback, ...),
 //  allocation_costs, reservation_rule, quantum_param}] (scenario/kind_spec.hpp),
 //  "probe_keys": describe_key's rule (snapshot.hpp), "trace_apis": [{api, family, effect}],
-//  "trace_families": {family: [store api variants]} (trace/pinned_timeline.hpp),
+//  "trace_families": {family: [store api variants]} (cuda/traced_apis.hpp),
 //  "metrics": [{pattern, kinds, unit,
 //  direction, headline, what, budget}]}. Kinds in the registry's (docs/kinds.md) order.
 nlohmann::json metric_catalog_json();

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "cuda/traced_apis.hpp"
 #include "pinbench/api_variant.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/results.hpp"
@@ -13,7 +14,6 @@
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
 #include "test_paths.hpp"
-#include "trace/pin_event.hpp"
 
 namespace pinbench {
 namespace {
@@ -119,8 +119,9 @@ TEST(MetricCatalog, EveryKindHasItsReportTitleAndPlace) {
     EXPECT_EQ(kinds[2].at("charts"), nlohmann::json({"sweep", "pinnable"}));
 }
 
-// What `pinreport trace` reads about the traced calls is the timeline's own: every traced API has
-// a family and an effect, and every family's store API variants are spellings the scenario takes.
+// What `pinreport trace` reads about the traced calls is the table's own (cuda/traced_apis.hpp): every
+// traced API has a family and an effect, and every family's store API variants are spellings the
+// scenario takes.
 TEST(MetricCatalog, ExportsTheTracedApisAndTheirFamiliesStoreVariants) {
     const nlohmann::json j = metric_catalog_json();
     ASSERT_EQ(j.at("trace_apis").size(), std::size(trace::kTracedApis));
