@@ -2,8 +2,10 @@
 // of the committed real results matches an entry of its run's kind with the same unit.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "cuda/traced_apis.hpp"
 #include "pinbench/api_variant.hpp"
@@ -117,6 +119,19 @@ TEST(MetricCatalog, EveryKindHasItsReportTitleAndPlace) {
     EXPECT_EQ(kinds[0].at("report"), "cost_and_rule");
     EXPECT_EQ(kinds.back().at("report"), "optional_section");
     EXPECT_EQ(kinds[2].at("charts"), nlohmann::json({"sweep", "pinnable"}));
+}
+
+// What the scenario parser is handed to check an expect claim's metric names with.
+TEST(MetricCatalog, AnUnknownMetricNameGetsTheClosestCataloguedOne) {
+    EXPECT_EQ(unknown_metric_reason("churn.creep.nvml.0.used"), std::nullopt);
+    EXPECT_EQ(unknown_metric_reason("cost.after_first_use.cuda.free"), std::nullopt);
+    EXPECT_EQ(unknown_metric_reason("churn.creap.nvml.0.used"),
+              "unknown metric 'churn.creap.nvml.0.used': no kind writes it; did you mean "
+              "'churn.creep.nvml.0.used'?");
+    EXPECT_EQ(
+        unknown_metric_reason("nothing.like.any.metric.at.all"),
+        "unknown metric 'nothing.like.any.metric.at.all': no kind writes it (`pinbench metrics` lists every "
+        "metric)");
 }
 
 // What `pinreport trace` reads about the traced calls is the table's own (cuda/traced_apis.hpp): every
