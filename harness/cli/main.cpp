@@ -389,7 +389,7 @@ int pinbench_main(int argc, char** argv) {
             return trace::trace_main(trace_options, trace_out, std::cerr);
         }
         if (*plan_cmd) {
-            const ScenarioFile file = load_scenario_file(scenario_path);
+            const ScenarioFile file = load_scenario_file(scenario_path, unknown_metric_reason);
             std::cout << describe(expand(file));
             return exit_code::ok;
         }
@@ -468,7 +468,7 @@ int pinbench_main(int argc, char** argv) {
             if (!replay_from.empty() || !replay_script.empty()) {
                 throw InputError("--from and --script belong to --backend replay");
             }
-            const ScenarioFile file = load_scenario_file(scenario_path);
+            const ScenarioFile file = load_scenario_file(scenario_path, unknown_metric_reason);
             return and_store(
                 run_plan(select(expand(file), only, repeat_timeout), scenario_record(file), options));
         }

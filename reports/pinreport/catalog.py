@@ -122,11 +122,11 @@ HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
 
 @dataclass(frozen=True)
 class TracedApi:
-    """A driver entry point `pinbench trace` records (harness/src/trace/pin_event.hpp)."""
+    """A driver entry point `pinbench trace` records (harness/src/cuda/traced_apis.hpp)."""
 
     api: str
     family: str  # host_alloc, host_register, vmm_host, pool_host
-    effect: str  # acquire, release, pool_reserved (trace/pinned_timeline.hpp api_effect)
+    effect: str  # acquire, release, pool_reserved (cuda/traced_apis.hpp api_effect)
 
 
 @cache

@@ -34,7 +34,7 @@ TRACE_SCHEMA = "pinbench-trace"
 TRACE_VERSIONS = (1,)
 
 # Trace API families -> the store's api variants that measure the same driver path, preferred
-# first: the harness's (family_api_variants in harness/src/trace/pinned_timeline.cpp), as the
+# first: the harness's (family_api_variants in harness/src/cuda/traced_apis.cpp), as the
 # catalog exports them.
 STORE_APIS = catalog.family_api_variants()
 DEDICATED_FAMILY = "nvml.*.used"  # the dedicated-memory probe the rule is judged on (Linux)
