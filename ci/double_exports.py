@@ -6,7 +6,9 @@ Usage: ci/double_exports.py DOUBLE_DIR  (build/mingw/harness/tests/doubles/drive
 The names come from where the harness looks them up, so a new entry point there fails this until
 the double exports it: every entry of PINBENCH_DRIVER_ENTRY_POINTS (harness/src/cuda/driver_api.hpp)
 in current/nvcuda.dll, one name of every NVML resolve<>(...) list (harness/src/cuda/nvml.cpp) in
-current/nvml.dll, and none of the VMM/pool entry points in old/nvcuda.dll (the "old driver").
+current/nvml.dll, none of the VMM/pool entry points in old/nvcuda.dll (the "old driver"), and,
+where the CUPTI double was built, every CUPTI function the trace injection library resolves
+(harness/src/cuda/trace_injection.cpp) in cupti/cupti64_test_double.dll.
 Exports are read with objdump -p; prints one line per DLL, exits 1 on a mismatch.
 """
 
@@ -35,6 +37,11 @@ def nvml_lookups() -> list[list[str]]:
     return [re.findall(r'"(\w+)"', m.group(1)) for m in re.finditer(r"resolve<\w+>\(\s*l,\s*\{([^}]*)\}", text)]
 
 
+def cupti_lookups() -> list[str]:
+    text = (ROOT / "harness/src/cuda/trace_injection.cpp").read_text()
+    return re.findall(r'symbol\("(cupti\w+)"\)', text)
+
+
 def main() -> int:
     folder = pathlib.Path(sys.argv[1])
     problems = []
@@ -49,9 +56,19 @@ def main() -> int:
     problems += [f"old/nvcuda.dll exports {n}, which the old driver lacks" for n in modern if n in old]
     if not cuda_names or not nvml_groups or not modern:
         problems.append("found no entry points in driver_api.hpp or nvml.cpp: the patterns here are stale")
+    cupti_dll = folder / "cupti/cupti64_test_double.dll"
+    cupti_names = cupti_lookups()
+    cupti_said = ", the CUPTI double not built (no crt/host_defines.h)"
+    if cupti_dll.exists():
+        cupti = exports(cupti_dll)
+        problems += [f"cupti/cupti64_test_double.dll does not export {n}" for n in cupti_names if n not in cupti]
+        cupti_said = f", cupti/cupti64_test_double.dll all {len(cupti_names)} CUPTI functions the injection resolves"
+        if not cupti_names:
+            problems.append("found no cupti symbols in trace_injection.cpp: the pattern here is stale")
     print(
         f"double_exports: current/nvcuda.dll exports all {len(cuda_names)} driver entry points, "
         f"current/nvml.dll one of each of {len(nvml_groups)} NVML lookups, old/nvcuda.dll none of {modern}"
+        f"{cupti_said}"
         if not problems
         else "double_exports: " + "; ".join(problems)
     )

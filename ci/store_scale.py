@@ -42,8 +42,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pinreport import store as pstore
 from pinreport.environment import store_key
+
+try:
+    from pinreport.store import files as pstore
+except ImportError:  # an older checkout (PYTHONPATH, module docstring): the store was one module
+    from pinreport import store as pstore
 
 NIGHTS_PER_RELEASE = 30
 FIRST_NIGHT = dt.datetime(2030, 1, 1, 2, 0, 0, tzinfo=dt.UTC)
@@ -139,7 +143,7 @@ def main() -> int:
     store = work / "store"
     store.mkdir()
     (store / pstore.STORE_FILE).write_text(json.dumps(pstore.store_marker(), indent=2) + "\n")
-    # pinreport's upgrade cache (pinreport.upgrade_cache) for this store only: "no index" is
+    # pinreport's upgrade cache (pinreport.result.upgrade_cache) for this store only: "no index" is
     # the first run of all, with nothing derived kept, neither the index nor the upgrades.
     derived = work / "cache"
     os.environ["PINBENCH_CACHE"] = str(derived)

@@ -9,11 +9,16 @@
 #   4. a run killed mid-way (TerminateProcess-like: SIGKILL of its Wine process; a console
 #      CTRL event cannot be sent under Wine, ci/README.md) and its `run --resume`;
 #   5. the overhead runs with NVML's per-process memory scripted "not available" (as WDDM
-#      reports it): nvml.0.process_used must be missing with a reason, the device figures there.
+#      reports it): nvml.0.process_used must be missing with a reason, the device figures there;
+#   6. pinbench.exe trace of a small program (harness/tests/doubles/traced_program.cpp): the
+#      double loads the injection DLL at cuInit and calls the CUPTI double's subscriber around its
+#      pinning calls; the trace must pass pinreport's strict reader and hold the calls the program
+#      notes it made. every_kind's command kind (3.) traces the same program.
 # Every results file is read back by pinbench.exe's strict reader (`results upgrade`) and its
 # statuses checked here. Prints "wine_double: N passed, N failed" and exits 1 when a check failed.
 #
 # Usage: ci/wine_double.sh WINE BUILD   (BUILD: build/mingw)
+#   PINBENCH_PYTHON  the Python with pinreport's dependencies, for 6. (default .venv/bin/python)
 set -euo pipefail
 
 wine="$1"
@@ -46,12 +51,26 @@ work="$build/wine-double"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-# The command kind's `true` is no Windows program: cmd.exe ends at once the same way.
-sed 's|command: \["true"\]|command: ["cmd.exe", "/c", "exit 0"]|' \
-  "$root/harness/tests/doubles/scenarios/every_kind.yaml" >every_kind.yaml
-grep -q 'cmd.exe' every_kind.yaml || { echo "wine_double: every_kind.yaml has no command: [\"true\"] to replace" >&2; exit 2; }
 # Windows paths for what the double and pinbench.exe read: Z: is the Linux root in a new prefix.
 windows_path() { printf 'Z:%s' "${1//\//\\}"; }
+# pinbench trace's parts: the injection DLL beside pinbench.exe, the CUPTI double it loads through
+# PINBENCH_CUPTI_LIBRARY, the program to trace (in a folder of its own: it loads nvcuda.dll from
+# System32, as the injection does). All need the CUPTI and crt headers at build time.
+injection="$build/harness/libpinbench_trace_inject.dll"
+cupti="$build/harness/tests/doubles/driver/cupti/cupti64_test_double.dll"
+traced_program="$build/harness/tests/doubles/driver/program/traced_program.exe"
+export PINBENCH_CUPTI_LIBRARY
+PINBENCH_CUPTI_LIBRARY="$(windows_path "$cupti")"
+# The command kind's `true` is no Windows program: it traces the small program instead.
+python3 - "$root/harness/tests/doubles/scenarios/every_kind.yaml" "$(windows_path "$traced_program")" <<'EOF' >every_kind.yaml
+import json
+import sys
+
+text = open(sys.argv[1]).read()
+if 'command: ["true"]' not in text:
+    sys.exit('wine_double: every_kind.yaml has no command: ["true"] to replace')
+print(text.replace('command: ["true"]', f"command: [{json.dumps(sys.argv[2])}]"), end="")
+EOF
 pinbench=("$wine" "$build/harness/pinbench.exe")
 
 # A script per use, each with its own state file (the script's name + ".state").
@@ -141,11 +160,13 @@ if len(kinds) != 10:
     problems.append(f"{len(kinds)} kinds ran, not 10: {sorted(kinds)}")
 if not doc.get("complete"):
     problems.append("not complete")
-for rid, (status, reason) in statuses.items():
-    # the command kind: `true` pins nothing and there is no CUPTI to trace it, so waived
-    want = "waived" if rid.startswith("double-command/") else "ok"
-    if status != want:
-        problems.append(f"{rid}: {status} ({reason}), expected {want}")
+problems += [f"{rid}: {s} ({why}), expected ok" for rid, (s, why) in statuses.items() if s != "ok"]
+# the command kind traced the small program: its 4 + 2 MiB cuMemHostAlloc and 3 MiB registration
+for r in runs:
+    if r["plan"]["kind"] == "command":
+        peak = r.get("metrics", {}).get("command.peak_pinned_bytes", {}).get("median")
+        if peak != 9 * 2**20:
+            problems.append(f"{r['id']}: command.peak_pinned_bytes {peak}, expected {9 * 2**20}")
 print(f"wine_double: every_kind: {len(runs)} runs of {len(kinds)} kinds")
 '
 }
@@ -212,6 +233,68 @@ else:
 '
 }
 check "per-process NVML memory not available" no_process_memory
+
+# --- 6. pinbench trace of a small program ----------------------------------------------------------
+script trace "$priced" >/dev/null
+say "pinbench.exe trace of a small program, with the CUPTI double"
+trace_program() {
+  local f
+  for f in "$injection" "$cupti" "$traced_program"; do
+    [[ -f $f ]] || { echo "$f was not built (it needs the CUPTI headers and crt/host_defines.h: ci/setup-debian.sh)"; return 1; }
+  done
+  with_double trace trace -o trace.json --stack 4 -- "$(windows_path "$traced_program")" ||
+    { tail -20 trace.log; return 1; }
+  grep -q '^traced_program: 3 pinning calls, all freed' trace.log ||
+    { echo "the program's own output did not pass through"; tail -20 trace.log; return 1; }
+  local python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"
+  PYTHONPATH="$root/reports" "$python" - trace.json <<'EOF'
+import sys
+
+from pinreport.analysis.trace import load_trace
+
+doc = load_trace(sys.argv[1]).doc  # the strict reader: bounded, strict JSON, trace.schema.json
+problems = []
+tracing, calls, pinned = doc["tracing"], doc["calls"], doc["pinned"]
+if doc["status"]["kind"] != "exited" or doc["status"]["exit_code"] != 0:
+    problems.append(f"status {doc['status']}")
+if tracing["state"] != "on" or [p["error"] for p in tracing["processes"]] != [""]:
+    problems.append(f"tracing {tracing['state']}: {tracing['message']} {tracing['processes']}")
+elif not tracing["processes"][0]["cupti"].endswith("cupti64_test_double.dll"):
+    problems.append(f"CUPTI loaded from {tracing['processes'][0]['cupti']}, not the double")
+# what the program says it asked and got, call for call
+made = doc["notes"].get("traced_program", [])
+apis = [c["api"] for c in calls]
+want = ["cuMemHostAlloc", "cuMemHostAlloc", "cuMemHostRegister_v2", "cuMemHostUnregister", "cuMemFreeHost", "cuMemFreeHost"]
+if apis != want or len(made) != 3:
+    problems.append(f"calls {apis}, expected {want}; the program noted {made}")
+else:
+    for call, m in zip(calls, made):
+        got = {k: call[k] for k in ("api", "bytes", "flags", "address")}
+        if got != m or call["result_name"] != "CUDA_SUCCESS" or call["device"] != 0:
+            problems.append(f"traced {call}, the program made {m}")
+    freed = [c["address"] for c in calls[3:]]
+    if freed != [made[2]["address"], made[0]["address"], made[1]["address"]]:
+        problems.append(f"released {freed}, the program's addresses {[m['address'] for m in made]}")
+    if {c["pid"] for c in calls} != {tracing["processes"][0]["pid"]}:
+        problems.append("a call from a process that did not subscribe")
+if pinned["peak_bytes"] != 9 * 2**20 or pinned["unmatched_releases"] != 0:
+    problems.append(f"peak {pinned['peak_bytes']} B, expected {9 * 2**20}; {pinned['unmatched_releases']} unmatched releases")
+if pinned["peak_by_family"] != {"host_alloc": 6 * 2**20, "host_register": 3 * 2**20}:
+    problems.append(f"peak by family {pinned['peak_by_family']}")
+# the stack walk: the injection's, CUPTI's and the driver's frames dropped, the program's kept
+sites = {h["site"] for h in pinned["at_peak"]}
+if not sites or not all(s.startswith("traced_program.exe+0x") for s in sites):
+    problems.append(f"call sites {sites}, expected the program's frames")
+if not doc["device"]["sampled"]:
+    problems.append(f"NVML (the double's) not sampled: {doc['device']['why']}")
+for p in problems:
+    print(f"wine_double: trace.json: {p}")
+if not problems:
+    print(f"wine_double: trace: {len(calls)} calls as the program made them, peak {pinned['peak_bytes']} B")
+sys.exit(1 if problems else 0)
+EOF
+}
+check "pinbench trace of a small program" trace_program
 
 wineserver -k 2>/dev/null || true
 say "wine_double: $passed passed, $failed failed"

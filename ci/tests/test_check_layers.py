@@ -11,9 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "ci" / "check_layers.py"
 
 
-def _run(root: Path) -> subprocess.CompletedProcess:
+def _run(root: Path, check: Path = CHECK) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(CHECK), "--root", str(root)], capture_output=True, text=True, timeout=120
+        [sys.executable, str(check), "--root", str(root)], capture_output=True, text=True, timeout=120
     )
 
 
@@ -34,6 +34,7 @@ def test_the_tree_follows_its_layering():
     result = _run(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "follow docs/architecture.md" in result.stdout
+    assert "folder cycles: none" in result.stdout
 
 
 def test_a_cpp_include_against_the_flow_fails(tree: Path):
@@ -64,10 +65,35 @@ def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Pat
     assert "reports/pinreport/analysis/stats.py: imports pinreport.cli: analysis may not include cli" in result.stdout
 
 
-def test_an_exception_that_matches_no_arrow_fails(tree: Path):
+def _with_exception(tree: Path, source: str, target: str) -> Path:
+    """A copy of the check whose EXCEPTIONS list the arrow source -> target."""
+    text = CHECK.read_text()
+    listed = f'EXCEPTIONS: dict[tuple[str, str], str] = {{("{source}", "{target}"): "planted"}}'
+    assert "EXCEPTIONS: dict[tuple[str, str], str] = {}" in text
+    check = tree / "check_layers.py"
+    check.write_text(text.replace("EXCEPTIONS: dict[tuple[str, str], str] = {}", listed))
+    return check
+
+
+def test_a_listed_exception_allows_its_arrow_and_a_cycle_it_makes_fails(tree: Path):
+    # scenario -> results while results includes scenario: the last C++ folder cycle, ended.
     parser = tree / "harness/src/scenario/scenario_file.cpp"
-    parser.write_text(parser.read_text().replace('#include "pinbench/metric_catalog.hpp"\n', ""))
-    result = _run(tree)
+    parser.write_text('#include "pinbench/metric_catalog.hpp"\n' + parser.read_text())
+    check = _with_exception(
+        tree, "harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/metric_catalog.hpp"
+    )
+    result = _run(tree, check)
+    assert result.returncode == 1
+    assert "may not include" not in result.stdout
+    assert "1 listed exceptions" in result.stdout
+    assert "folder cycle: C++ results <-> C++ scenario" in result.stdout
+
+
+def test_an_exception_that_matches_no_arrow_fails(tree: Path):
+    check = _with_exception(
+        tree, "harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/metric_catalog.hpp"
+    )
+    result = _run(tree, check)
     assert result.returncode == 1
     assert "scenario_file.cpp -> harness/include/pinbench/metric_catalog.hpp matches no arrow" in result.stdout
 

@@ -71,7 +71,7 @@ def _prepare(c: Case, work: Path) -> dict[str, str]:
     (work / "store").mkdir()
     import json
 
-    from pinreport.store import store_marker
+    from pinreport.store.files import store_marker
 
     (work / "store/store.json").write_text(json.dumps(store_marker()))
     (work / "ok.yaml").write_text(

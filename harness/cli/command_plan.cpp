@@ -4,6 +4,7 @@
 
 #include "command.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/plan.hpp"
 #include "pinbench/scenario.hpp"
 
@@ -19,7 +20,7 @@ public:
     }
 
     int run() override {
-        const ScenarioFile file = load_scenario_file(scenario_path_);
+        const ScenarioFile file = load_scenario_file(scenario_path_, unknown_metric_reason);
         std::cout << describe(expand(file));
         return exit_code::ok;
     }

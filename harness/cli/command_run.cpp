@@ -15,6 +15,7 @@
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/plan.hpp"
 #include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
@@ -83,7 +84,7 @@ public:
         if (!replay_from_.empty() || !replay_script_.empty()) {
             throw InputError("--from and --script belong to --backend replay");
         }
-        const ScenarioFile file = load_scenario_file(scenario_path_);
+        const ScenarioFile file = load_scenario_file(scenario_path_, unknown_metric_reason);
         return and_store(
             run_plan(select(expand(file), only_, repeat_timeout_), scenario_record(file), options),
             options.results_path);

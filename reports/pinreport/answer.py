@@ -22,10 +22,10 @@ from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.bench_rows import BenchRows
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.environment import EnvironmentChange, StoreKey, driver_models, store_key
+from pinreport.result.bench_rows import BenchRows
 
 GiB = 1024**3
 RESERVE_SIZES = (1 * GiB, 4 * GiB, 16 * GiB)  # the sizes a headline recommends a reserve for

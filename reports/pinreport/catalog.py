@@ -115,18 +115,18 @@ def kind_entry(name: str) -> KindEntry | None:
 # The kinds whose held costs the reservation rule judges, as each kind's file says; and the two
 # stages a pinned buffer holds device memory at (the metrics `cost.after_alloc.*`,
 # `cost.after_first_use.*`). Here, below both, because the rule (analysis/rule.py) and the
-# store's summary index (store_index.py) read them.
+# store's summary index (store/summary_index.py) read them.
 RULE_KINDS = frozenset(k.name for k in kind_entries() if k.reservation_rule)
 HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
 
 
 @dataclass(frozen=True)
 class TracedApi:
-    """A driver entry point `pinbench trace` records (harness/src/trace/pin_event.hpp)."""
+    """A driver entry point `pinbench trace` records (harness/src/cuda/traced_apis.hpp)."""
 
     api: str
     family: str  # host_alloc, host_register, vmm_host, pool_host
-    effect: str  # acquire, release, pool_reserved (trace/pinned_timeline.hpp api_effect)
+    effect: str  # acquire, release, pool_reserved (cuda/traced_apis.hpp api_effect)
 
 
 @cache

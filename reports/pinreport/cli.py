@@ -49,18 +49,11 @@ from pinreport.atomic_write import check_output_path
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.formats.console import format_compare, format_reserve
 from pinreport.formats.junit import write_junit
-from pinreport.load import ResultsFile, load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import write_html
-from pinreport.store import (
-    REAL,
-    REPLAY,
-    StoreContents,
-    read_for_compare,
-    read_for_html,
-    read_newest_releases,
-    read_release,
-)
+from pinreport.result.load import ResultsFile, load_results
+from pinreport.store.files import REAL, REPLAY
+from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases, read_release
 from pinreport.units import parse_size
 
 MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
@@ -275,7 +268,7 @@ def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
     options = _verdict_options(args)
     check_output_path(args.output)  # refused before anything is analysed
-    # Many nights of history: from the summary index (store_index), each file checked once.
+    # Many nights of history: from the summary index (store/summary_index.py), each file checked once.
     inputs = _load_inputs(args, read_for_html)
     if isinstance(inputs, int):
         return inputs

@@ -15,6 +15,10 @@ class BadInputError(PinreportError):
         self.path = path
         self.detail = message
 
+    def __reduce__(self):
+        # As built, so that a worker process can hand one back (worker_pool.py).
+        return (type(self), (self.path, self.detail))
+
 
 class UsageError(PinreportError):
     """A command-line value that cannot be used (exit code 2)."""

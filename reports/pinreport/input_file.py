@@ -1,5 +1,5 @@
 """Reading an input file, bounded: the one way pinreport reads the bytes of a file it is given
-(results, traces, Google Benchmark JSON; the store's files through store.py).
+(results, traces, Google Benchmark JSON; the store's files through store/files.py).
 
 Before a byte is parsed the file must be a regular file (a directory, FIFO, device or socket is
 refused: /dev/zero would be read until memory runs out, a FIFO blocks forever) no larger than

@@ -20,7 +20,15 @@ from typing import Any
 from pinreport.environment import store_key
 from pinreport.probe_keys import describe_key
 from pinreport.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
-from pinreport.store import REAL, REPLAY, compressed_bytes, content_hash, entry_path, read_stored_bytes, store_marker
+from pinreport.store.files import (
+    REAL,
+    REPLAY,
+    compressed_bytes,
+    content_hash,
+    entry_path,
+    read_stored_bytes,
+    store_marker,
+)
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
 GRANULE = 2 * MiB

@@ -6,7 +6,7 @@ from builders import MiB, results_doc, run_doc, write_json
 from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
 from pinreport.cli import main
-from pinreport.load import ResultsFile
+from pinreport.result.load import ResultsFile
 
 ALLOC = [100.0, 100.5, 101.0, 101.5, 102.0, 102.5, 103.0]  # a night of 7 repeats, median 101.5 ms
 

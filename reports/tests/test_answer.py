@@ -22,10 +22,10 @@ from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE, build_answer
 from pinreport.cli import main
 from pinreport.formats.console import format_summary
 from pinreport.formats.markdown import format_summary_markdown
-from pinreport.load import ResultsFile, load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.store import StoreContents, read_for_compare
+from pinreport.result.load import ResultsFile, load_results
+from pinreport.store.reading import StoreContents, read_for_compare
 
 REPO = Path(__file__).resolve().parents[2]
 

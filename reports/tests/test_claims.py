@@ -5,11 +5,11 @@ import pytest
 from builders import kinds_doc, results_doc, run_doc
 from pinreport.analysis import pinnable_fit
 from pinreport.analysis.rule import Band, rule_results
-from pinreport.bench_rows import BenchRows
 from pinreport.claims.claim import NOT_TESTED, Claim
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
 from pinreport.environment import WSL2_MODEL
+from pinreport.result.bench_rows import BenchRows
 from test_pinnable import wddm_doc
 
 

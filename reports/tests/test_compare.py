@@ -16,8 +16,8 @@ from pinreport.analysis.compare import (
 )
 from pinreport.analysis.stats import Verdict
 from pinreport.environment import environment_changes
-from pinreport.load import parse_results
-from pinreport.store import read_store
+from pinreport.result.load import parse_results
+from pinreport.store.reading import read_store
 
 METRIC = "cost.after_first_use.cuda.free"
 

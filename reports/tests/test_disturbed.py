@@ -10,10 +10,10 @@ from pinreport.analysis.stats import Verdict
 from pinreport.cli import main
 from pinreport.formats.console import format_compare
 from pinreport.formats.junit import build_junit
-from pinreport.load import ResultsFile
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.store import StoreContents, read_store
+from pinreport.result.load import ResultsFile
+from pinreport.store.reading import StoreContents, read_store
 
 EVIDENCE = "pid 4242 (python3) nvml used 1.50 GiB -> 1.75 GiB at +1.20 s inside repeat 2 (between steps)"
 

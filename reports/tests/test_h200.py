@@ -10,9 +10,9 @@ from builders import MiB, add_to_store, make_store
 from conftest import REPO_ROOT
 from pinreport.analysis.compare import EXIT_REGRESSION, PREVIOUS, compare
 from pinreport.analysis.stats import Verdict
-from pinreport.load import load_results, parse_results
+from pinreport.result.load import load_results, parse_results
 from pinreport.schema import REPLAY_NOTE
-from pinreport.store import read_store
+from pinreport.store.reading import read_store
 
 RUN_A = REPO_ROOT / "results/h200-quick/results.json"
 # The smoke run (12 of quick's 28 runs) was made in an earlier, separate device call.

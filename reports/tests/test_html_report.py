@@ -5,11 +5,9 @@ import math
 
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
-from pinreport.bench_rows import BenchRows
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.cli import main
-from pinreport.load import load_results
 from pinreport.render.banner import INFRASTRUCTURE, PASS, REGRESSION, RULE_VIOLATION
 from pinreport.render.context import build_report
 from pinreport.render.environment_table import environment_rows
@@ -30,7 +28,9 @@ from pinreport.render.svg_charts import (
     log2_ticks,
     nice_step,
 )
-from pinreport.store import read_store
+from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import load_results
+from pinreport.store.reading import read_store
 
 # --- geometry ---------------------------------------------------------------------------------
 

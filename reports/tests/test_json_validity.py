@@ -7,7 +7,7 @@ from builders import add_to_store, make_store, results_doc, rewrite_stored, run_
 from conftest import REPO_ROOT
 from pinreport.cli import main
 from pinreport.errors import BadInputError
-from pinreport.load import load_results, parse_json
+from pinreport.result.load import load_results, parse_json
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/json-validity"
 CASES = [line.split("\t") for line in (CASES_DIR / "expected.tsv").read_text().splitlines() if line]

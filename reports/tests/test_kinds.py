@@ -21,13 +21,13 @@ from pinreport.analysis import kind_results
 from pinreport.analysis.compare import compare, higher_is_worse
 from pinreport.analysis.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
 from pinreport.analysis.stats import Verdict
-from pinreport.bench_rows import BenchRows
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
-from pinreport.load import load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.store import read_store
+from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import load_results
+from pinreport.store.reading import read_store
 
 
 def test_directions_of_kind_metrics():

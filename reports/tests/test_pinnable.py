@@ -10,13 +10,13 @@ free 7972 MiB -> max pinnable 8192 MiB (capped at the 8 GiB cap), 1828 MiB -> 28
 import pytest
 from builders import GiB, MiB, kind_run, pinnable_run, results_doc, run_doc, write_json
 from pinreport.analysis import kind_results, pinnable_fit
-from pinreport.bench_rows import BenchRows
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import further_rows
-from pinreport.load import load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.store import read_store
+from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import load_results
+from pinreport.store.reading import read_store
 
 # The public table (MiB): (free before the search, max pinnable, capped).
 PUBLIC_TABLE = ((7972, 8192, True), (1828, 2816, False), (804, 1536, False))

@@ -14,10 +14,10 @@ from conftest import REPO_ROOT
 from pinreport import catalog
 from pinreport.analysis.compare import compare, compared
 from pinreport.formats.console import format_compare
-from pinreport.load import load_results
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
-from pinreport.store import read_store
+from pinreport.result.load import load_results
+from pinreport.store.reading import read_store
 from pinreport.units import format_value
 
 # Together every kind and every headline metric: sweep.small_after_failure_ok exists only where a

@@ -15,8 +15,8 @@ from conftest import REPO_ROOT
 from pinreport.cli import main
 from pinreport.environment import store_key
 from pinreport.errors import BadInputError
-from pinreport.load import load_results
-from pinreport.store import REAL, content_hash, entry_path
+from pinreport.result.load import load_results
+from pinreport.store.files import REAL, content_hash, entry_path
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/results-validity"
 CASES = [line.split("\t") for line in (CASES_DIR / "expected.tsv").read_text().splitlines() if line]

@@ -7,7 +7,7 @@ import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text
 from pinreport.environment import StoreKey, slug, store_key
 from pinreport.schema import TEST_DOUBLE_MARKER
-from pinreport.store import (
+from pinreport.store.files import (
     REAL,
     REPLAY,
     compact_timestamp,
@@ -16,11 +16,9 @@ from pinreport.store import (
     entry_path,
     legacy_content_hash,
     measurement_id,
-    read_for_compare,
-    read_for_html,
-    read_store,
     read_stored_bytes,
 )
+from pinreport.store.reading import read_for_compare, read_for_html, read_store
 
 
 def test_entry_path_layout(tmp_path):

@@ -1,22 +1,17 @@
 """The store's read side at scale: one measurement counts once, compare reads only what it needs,
-compare and html agree on integrity, and the summary index (pinreport.store_index)."""
+compare and html agree on integrity, and the summary index (pinreport.store.summary_index)."""
 
 import json
 import os
 
+import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
-from pinreport import store_index
 from pinreport.cli import main
-from pinreport.load import load_results
-from pinreport.store import (
-    content_hash,
-    legacy_content_hash,
-    measurement_id,
-    read_for_compare,
-    read_for_html,
-    read_store,
-)
-from pinreport.store_index import GroupIndex, index_path
+from pinreport.result.load import load_results
+from pinreport.store import summary_index as store_index
+from pinreport.store.files import content_hash, legacy_content_hash, measurement_id
+from pinreport.store.reading import read_for_compare, read_for_html, read_store
+from pinreport.store.summary_index import GroupIndex, index_path
 
 
 def _night(started_at: str, release: str = "580.65.06", **kw) -> dict:
@@ -211,3 +206,109 @@ def test_index_rows_survive_a_reader_between_saves(tmp_path):
     idx.history()
     idx.save()
     assert GroupIndex(root, idx.group).rows == idx.rows
+
+
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_PINBENCH = os.environ.get("PINBENCH_EXE") or os.path.join(_REPO, "build/ci-nogpu/harness/pinbench")
+
+
+def _committed_results_by_version() -> dict[int, list[str]]:
+    found: dict[int, list[str]] = {}
+    for folder, _, names in os.walk(os.path.join(_REPO, "results")):
+        for name in names:
+            if not name.endswith(".json"):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, "rb") as f:
+                doc = json.loads(f.read())
+            if isinstance(doc, dict) and doc.get("schema") == "pinbench.results":
+                found.setdefault(doc["schema_version"], []).append(path)
+    return found
+
+
+def _as_the_index_reads_it(doc: dict) -> tuple:
+    from pinreport.environment import store_key
+    from pinreport.store.files import finished
+
+    return store_index.night_summary(doc), finished(doc), store_key(doc.get("environment") or {}), doc["started_at"]
+
+
+@pytest.mark.skipif(not os.path.exists(_PINBENCH), reason="needs the harness (PINBENCH_EXE) for the upgrade")
+def test_an_older_night_as_stored_gives_the_index_what_its_upgrade_gives(monkeypatch, tmp_path):
+    """SUMMARY_AS_STORED_FROM: the index reads a version 2 or 3 night as stored. Its summary,
+    progress, store key and time equal the harness's upgrade's, on every committed file of those
+    versions; a version 1 file's do not (its runs gain params), which is why it is upgraded."""
+    from pinreport.result.load import upgrade
+
+    monkeypatch.setenv("PINBENCH_EXE", _PINBENCH)
+    monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path))
+    by_version = _committed_results_by_version()
+    as_stored = [v for v in by_version if store_index.SUMMARY_AS_STORED_FROM <= v < 4]
+    assert sorted(as_stored) == [2, 3] and len(by_version[2]) >= 3 and len(by_version[3]) >= 10
+    for version in [*as_stored, 1]:
+        for path in by_version[version]:
+            with open(path, "rb") as f:
+                data = f.read()
+            doc = json.loads(data)
+            same = _as_the_index_reads_it(doc) == _as_the_index_reads_it(upgrade(doc, path, data))
+            assert same == (version >= store_index.SUMMARY_AS_STORED_FROM), (path, version)
+
+
+def test_an_error_crosses_from_a_worker_process_as_it_was():
+    import pickle
+
+    from pinreport.errors import BadInputError
+
+    e = pickle.loads(pickle.dumps(BadInputError("store/a.json.gz", "its bytes do not match")))
+    assert (type(e), e.path, e.detail, str(e)) == (
+        BadInputError,
+        "store/a.json.gz",
+        "its bytes do not match",
+        "store/a.json.gz: its bytes do not match",
+    )
+
+
+def test_worker_processes_read_the_store_as_one_process_does(tmp_path, monkeypatch):
+    """PINREPORT_JOBS=1 reads in this process; 3 spreads the 12 nights' checks over workers.
+    Both give the same comparison, history, problems and index rows."""
+    from pinreport import worker_pool
+
+    root = make_store(tmp_path / "store")
+    for day in range(1, 12):
+        add_to_store(root, _night(f"2025-06-{day:02d}T10:00:00Z"))
+    rewrite_stored(next((root / "real").rglob("*0605T*.json.gz")), '{"edited": "by hand"}')
+    current = _night("2025-06-20T10:00:00Z")
+    seen = {}
+    for jobs in ("1", "3"):
+        monkeypatch.setenv("PINREPORT_JOBS", jobs)
+        monkeypatch.setattr(worker_pool, "MIN_ITEMS_PER_WORKER", 2)
+        if jobs == "3":
+            assert len(set(worker_pool.map_in_processes(_pid_of, list(range(12))))) > 1
+        for index in (root / "index").rglob("*.json"):
+            index.unlink()
+        contents = read_for_html(root, current)
+        rows = json.loads(next((root / "index").rglob("*.json")).read_text())["files"]
+        seen[jobs] = (
+            [(e.path, e.doc) for e in contents.entries],
+            [(e.path, e.doc) for e in contents.history_entries],
+            [(p.path, p.detail) for p in contents.problems],
+            {rel: {k: v for k, v in row.items() if k != "stamp"} for rel, row in rows.items()},
+        )
+    assert len(seen["1"][1]) == 10 and len(seen["1"][2]) == 1 and "schema is missing" in seen["1"][2][0][1]
+    assert seen["1"] == seen["3"]
+
+
+def _pid_of(_: int) -> int:
+    return os.getpid()
+
+
+def test_pinreport_jobs_must_be_a_positive_number(monkeypatch):
+    from pinreport import worker_pool
+    from pinreport.errors import UsageError
+
+    for bad in ("0", "-2", "two"):
+        monkeypatch.setenv("PINREPORT_JOBS", bad)
+        with pytest.raises(UsageError, match="PINREPORT_JOBS"):
+            worker_pool.jobs()
+    monkeypatch.setenv("PINREPORT_JOBS", "1")
+    assert worker_pool.map_in_processes(_pid_of, list(range(40))) == [os.getpid()] * 40

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
-from pinreport import load, upgrade_cache
 from pinreport.errors import BadInputError
-from pinreport.store import measurement_id, read_for_compare, read_for_html, read_store
+from pinreport.result import load, upgrade_cache
+from pinreport.store.files import measurement_id
+from pinreport.store.reading import read_for_compare, read_for_html, read_store
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_a_vouched_file_that_is_not_json_is_still_named(tmp_path):
     root = make_store(tmp_path / "store")
     good = add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
     text = b'{"schema": "pinbench.results", "schema_version": 4,'
-    from pinreport.store import compressed_bytes, content_hash
+    from pinreport.store.files import compressed_bytes, content_hash
 
     broken = good.with_name(f"20250602T100000Z-{content_hash(text)}.json.gz")
     broken.write_bytes(compressed_bytes(text))
@@ -150,7 +151,7 @@ def test_an_upgrade_is_kept_between_runs_and_keyed_by_the_harness(tmp_path, monk
     assert load.upgraded_before(data) == upgraded  # a later read need not parse the older bytes
     [kept] = (tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz")
     # Another process (the next night's pinreport) reads it without running the harness.
-    code = "import sys; from pinreport.load import results_from_bytes; results_from_bytes(sys.stdin.buffer.read(), 'n')"
+    code = "import sys; from pinreport.result.load import results_from_bytes; results_from_bytes(sys.stdin.buffer.read(), 'n')"
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "reports")}
     subprocess.run([sys.executable, "-c", code], input=data, env=env, check=True)
     assert calls.read_text().splitlines() == ["results upgrade -"]

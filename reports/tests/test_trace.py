@@ -18,8 +18,8 @@ from pinreport.analysis.trace import (
     rounding_note,
 )
 from pinreport.errors import BadInputError
-from pinreport.load import load_results
 from pinreport.render.trace_page import write_trace_html
+from pinreport.result.load import load_results
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TRACES = REPO_ROOT / "results" / "h200-trace"

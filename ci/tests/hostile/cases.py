@@ -103,7 +103,7 @@ def stored(name: str, make_entry: Callable[[Path], None]) -> Callable[[Path], No
 
     def make(w: Path) -> None:
         from pinreport.environment import store_key
-        from pinreport.store import REAL, entry_path
+        from pinreport.store.files import REAL, entry_path
 
         doc = json.loads((w / "base.json").read_text())
         p = entry_path(w / "store", store_key(doc["environment"]), doc["started_at"], "0" * 12, REAL).parent / name

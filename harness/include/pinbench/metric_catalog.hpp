@@ -7,6 +7,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,12 +33,18 @@ const std::vector<MetricSpec>& metric_catalog();
 // The spec whose pattern matches `metric` for a run of `kind`, or nullptr.
 const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metric);
 
+// Why no kind writes `metric`, with the closest catalogued name ("unknown metric 'M': no kind
+// writes it; did you mean 'N'?"), or nullopt where some kind does: the check of an `expect`
+// claim's metric names that the CLI hands the scenario parser (MetricNameCheck,
+// pinbench/scenario.hpp). Defined in results/metric_names.cpp.
+std::optional<std::string> unknown_metric_reason(std::string_view metric);
+
 // {"metric_catalog_version": 3,
 //  "kinds": [{name, report (section, optional_section, cost_and_rule), title, charts,
 //  since_version, params (the parameter table: name, type, axis, required, fallback, ...),
 //  allocation_costs, reservation_rule, quantum_param}] (scenario/kind_spec.hpp),
 //  "probe_keys": describe_key's rule (snapshot.hpp), "trace_apis": [{api, family, effect}],
-//  "trace_families": {family: [store api variants]} (trace/pinned_timeline.hpp),
+//  "trace_families": {family: [store api variants]} (cuda/traced_apis.hpp),
 //  "metrics": [{pattern, kinds, unit,
 //  direction, headline, what, budget}]}. Kinds in the registry's (docs/kinds.md) order.
 nlohmann::json metric_catalog_json();

@@ -2,7 +2,7 @@
 // traced program through CUDA_INJECTION64_PATH and calls InitializeInjection() once per process.
 // It subscribes through CUPTI callbacks to the host-pinning entry points of the driver API, so it
 // sees the runtime, PyTorch and static or dynamic cudart alike, and appends one JSON line per
-// call to $PINBENCH_TRACE_EVENTS (trace/pin_event.hpp). CUPTI is loaded at run time, so a
+// call to $PINBENCH_TRACE_EVENTS (cuda/pin_event.hpp). CUPTI is loaded at run time, so a
 // machine without it gets a "start" event saying why instead of a driver that skips the library.
 // The driver calls it makes itself go through the driver table (cuda/driver_api.hpp), so the
 // library links no CUDA library either.
@@ -24,9 +24,9 @@
 #include <unordered_set>
 
 #include "cuda/driver_api.hpp"
+#include "cuda/pin_event.hpp"
 #include "pinbench/dynamic_library.hpp"
-#include "trace/injection_platform.hpp"
-#include "trace/pin_event.hpp"
+#include "platform/injection_platform.hpp"
 
 #if defined(_WIN32)
 #define PINBENCH_INJECTION_EXPORT extern "C" __declspec(dllexport)

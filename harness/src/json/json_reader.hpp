@@ -16,7 +16,7 @@
 
 namespace pinbench::detail {
 
-// Strict JSON, the rules of pinreport's reader (reports/pinreport/load.py): UTF-8 without a byte
+// Strict JSON, the rules of pinreport's reader (reports/pinreport/result/load.py): UTF-8 without a byte
 // order mark, no duplicate key in any object, at most max_json_depth nested arrays and objects,
 // integers in [-2^63, 2^64-1], finite numbers, no NaN or Infinity. Anything else throws
 // InputError "FILE: invalid JSON: REASON" (syntax errors: "FILE: invalid JSON at byte N: ...").

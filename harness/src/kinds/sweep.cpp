@@ -11,6 +11,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/host_memory.hpp"
 #include "pinbench/scenario.hpp"
+#include "pinbench/units.hpp"
 #include "results/kind_metrics.hpp"
 #include "results/snapshot_cost.hpp"
 #include "scenario/kind_spec.hpp"
@@ -27,8 +28,31 @@ std::optional<std::string> waive(const PlannedRun& run, const Machine& machine) 
     return free_target_not_below(*machine.device0, target->get<std::uint64_t>());
 }
 
-// The sizes the scenario parser counted and admitted (scenario/kind_table.hpp), so the curve
-// measured is the one checked.
+// The parser refuses a curve of more than max_size_curve_points sizes (pinbench/scenario.hpp),
+// at its step or factor, rather than cut it short while it runs.
+std::optional<ParamFault> check_params(const nlohmann::json& params) {
+    if (params.value("mode", "") != "size_curve" || !params.contains("start") || !params.contains("stop")) {
+        return std::nullopt;
+    }
+    const bool by_step = params.contains("step") && !params["step"].is_null();
+    if (!by_step && !(params.contains("factor") && params["factor"].is_number())) {
+        return std::nullopt;
+    }
+    const std::uint64_t n =
+        size_curve_sizes(params["start"].get<std::uint64_t>(), params["stop"].get<std::uint64_t>(),
+                         by_step ? params["step"].get<std::uint64_t>() : 0,
+                         by_step ? 0.0 : params["factor"].get<double>(), max_size_curve_points + 1)
+            .size();
+    if (n <= max_size_curve_points) return std::nullopt;
+    return ParamFault{by_step ? "step" : "factor",
+                      "the size curve from " + size_label(params["start"].get<std::uint64_t>()) + " to " +
+                          size_label(params["stop"].get<std::uint64_t>()) + " has more than " +
+                          std::to_string(max_size_curve_points) +
+                          " points (docs/scenario-format.md, Limits); use a larger step or factor"};
+}
+
+// The sizes the parser counted and admitted (check_params), so the curve measured is the one
+// checked.
 std::vector<std::uint64_t> curve_sizes(const PlannedRun& run) {
     const std::uint64_t step = param_bytes_or(run, "step", 0);  // 0: by factor (a step is > 0)
     return size_curve_sizes(param_bytes(run, "start"), param_bytes(run, "stop"), step,
@@ -307,6 +331,7 @@ KindSpec sweep() {
                    // No fallbacks: the child's defaults (off, 2 MiB) keep older plans as they were.
                    when(choice_param("enforce_host_limit", {"off", "on"}, false), "mode", "max_pinnable"),
                    when(size_param("resolution", false), "mode", "max_pinnable")}};
+    kind.check_params = check_params;
     kind.reservation_rule = true;
     kind.waive = waive;
     kind.measure = measure;

@@ -7,10 +7,10 @@
 #include <cctype>
 #include <string>
 
+#include "cuda/traced_apis.hpp"
 #include "pinbench/snapshot.hpp"
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
-#include "trace/pinned_timeline.hpp"
 
 namespace pinbench {
 namespace {

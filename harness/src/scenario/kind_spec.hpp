@@ -56,6 +56,13 @@ struct ParamSpec {  // NOLINT(bugprone-exception-escape)
     std::vector<std::string_view> words;  // size: names accepted instead of a size, stored as the name
 };
 
+// What a kind's own parameter rule refuses: the parameter to point at (its value in the file, or
+// `params` where it was not given) and the message.
+struct ParamFault {
+    std::string_view param;
+    std::string message;
+};
+
 // Which way is worse, in the catalog's words.
 inline constexpr std::string_view higher_is_worse = "higher_is_worse";
 inline constexpr std::string_view higher_is_better = "higher_is_better";
@@ -102,6 +109,10 @@ struct KindSpec {
     int since_version = 2;          // the scenario schema version that introduced it
     std::vector<ParamSpec> params;  // the order of docs/kinds.md: axis parameters expand in this order
     std::optional<Condition> host_register_only;  // where every api must be a cudaHostRegister spelling
+    // A rule across the kind's parameters that the table cannot say (a sweep's size curve of at
+    // most max_size_curve_points sizes), checked by the parser after the table's rules on the
+    // parameters that apply, defaults filled in; nullptr: none.
+    std::optional<ParamFault> (*check_params)(const nlohmann::json& params) = nullptr;
     // Its snapshots include after_alloc and after_first_use, so the generic cost.* metrics
     // (run_metrics.cpp) are its too.
     bool writes_allocation_costs = false;

@@ -6,19 +6,6 @@
 
 namespace pinbench::trace {
 
-std::string api_family(const std::string& api) {
-    if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemFreeHost") return "host_alloc";
-    if (api == "cuMemHostRegister" || api == "cuMemHostRegister_v2" || api == "cuMemHostUnregister") {
-        return "host_register";
-    }
-    if (api == "cuMemCreate" || api == "cuMemRelease") return "vmm_host";
-    if (api.rfind("cuMemPool", 0) == 0 || api.rfind("cuMemAllocFromPoolAsync", 0) == 0 ||
-        api.rfind("cuMemFreeAsync", 0) == 0) {
-        return "pool_host";
-    }
-    return {};
-}
-
 std::string call_site(const std::vector<std::string>& stack) {
     for (const std::string& frame : stack) {
         const auto bang = frame.find('!');
@@ -33,46 +20,6 @@ std::string call_site(const std::vector<std::string>& stack) {
         if (!cuda_side && !runtime_symbol) return frame;
     }
     return "unknown";
-}
-
-namespace {
-
-enum class Effect { none, acquire, release, pool_reserved };
-
-Effect effect_of(const std::string& api) {
-    if (api == "cuMemHostAlloc" || api == "cuMemAllocHost_v2" || api == "cuMemHostRegister" ||
-        api == "cuMemHostRegister_v2" || api == "cuMemCreate") {
-        return Effect::acquire;
-    }
-    if (api == "cuMemFreeHost" || api == "cuMemHostUnregister" || api == "cuMemRelease") {
-        return Effect::release;
-    }
-    if (api_family(api) == "pool_host") return Effect::pool_reserved;
-    return Effect::none;
-}
-
-}  // namespace
-
-std::string api_effect(const std::string& api) {
-    switch (effect_of(api)) {
-        case Effect::acquire:
-            return "acquire";
-        case Effect::release:
-            return "release";
-        case Effect::pool_reserved:
-            return "pool_reserved";
-        case Effect::none:
-            break;
-    }
-    return {};
-}
-
-std::vector<std::string> family_api_variants(const std::string& family) {
-    if (family == "host_alloc") return {"cudaHostAlloc", "cudaMallocHost"};
-    if (family == "host_register") return {"cudaHostRegister"};
-    if (family == "vmm_host") return {"cuMemCreate:host_numa", "cuMemCreate:host"};
-    if (family == "pool_host") return {"cudaMallocFromPoolAsync:host_numa", "cudaMallocFromPoolAsync:host"};
-    return {};
 }
 
 namespace {
@@ -125,7 +72,7 @@ PinnedTimeline build_timeline(const std::vector<PinCall>& input) {
         if (!ok) ++totals.failed;
         const std::uint64_t before = held;
         switch (effect_of(c.api)) {
-            case Effect::acquire:
+            case ApiEffect::acquire:
                 if (!ok) break;
                 totals.bytes_asked += c.bytes;
                 live[{c.pid, family, c.address}] =
@@ -133,7 +80,7 @@ PinnedTimeline build_timeline(const std::vector<PinCall>& input) {
                 held += c.bytes;
                 by_family[family] += c.bytes;
                 break;
-            case Effect::release: {
+            case ApiEffect::release: {
                 if (!ok) break;
                 const auto it = live.find({c.pid, family, c.address});
                 if (it == live.end()) {
@@ -145,7 +92,7 @@ PinnedTimeline build_timeline(const std::vector<PinCall>& input) {
                 live.erase(it);
                 break;
             }
-            case Effect::pool_reserved: {
+            case ApiEffect::pool_reserved: {
                 if (ok && c.api.rfind("cuMemAllocFromPoolAsync", 0) == 0) totals.bytes_asked += c.bytes;
                 if (!c.pool_reserved) break;  // a free: the pool's reservation is unchanged
                 Holding& pool = pools[{c.pid, c.pool}];
@@ -157,7 +104,7 @@ PinnedTimeline build_timeline(const std::vector<PinCall>& input) {
                 pool.bytes = *c.pool_reserved;
                 break;
             }
-            case Effect::none:
+            case ApiEffect::none:
                 break;
         }
         if (held == before) continue;

@@ -1,4 +1,4 @@
-// What a traced program held pinned over time, from its calls (trace/pin_event.hpp): the
+// What a traced program held pinned over time, from its calls (cuda/pin_event.hpp): the
 // timeline, the peak and what was held at the peak, per API family, device and call site.
 // Pure functions over the event log: CPU-tested on committed real traces.
 #pragma once
@@ -8,23 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "trace/pin_event.hpp"
+#include "cuda/pin_event.hpp"
+#include "cuda/traced_apis.hpp"
 
 namespace pinbench::trace {
-
-// The family a call belongs to, as the timeline groups them: "host_alloc" (cuMemHostAlloc,
-// cuMemAllocHost), "host_register", "vmm_host" (cuMemCreate with a host location), "pool_host"
-// (host-located memory pools, counted by their reserved bytes). Empty: not a traced API.
-std::string api_family(const std::string& api);
-
-// What a call of `api` does to the bytes held: "acquire" (allocates or registers host memory),
-// "release" (frees or unregisters what an acquire gave), "pool_reserved" (a host pool's call,
-// after which the pool's reserved bytes are what it holds), "" for none of these.
-std::string api_effect(const std::string& api);
-
-// The store's API variants (pinbench/api_variant.hpp spellings) whose measurements predict a
-// family's device cost, preferred first: how `pinreport trace` picks the fit for a traced call.
-std::vector<std::string> family_api_variants(const std::string& family);
 
 // The first frame of a call's stack outside the CUDA driver, CUPTI, the runtime and the
 // injection itself: where the program asked. "unknown" without a stack.

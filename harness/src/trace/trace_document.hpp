@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda/pin_event.hpp"
 #include "trace/device_samples.hpp"
-#include "trace/pin_event.hpp"
 
 namespace pinbench::trace {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/scenario.hpp"
 #include "pinbench/subprocess.hpp"
 #include "test_paths.hpp"
@@ -61,7 +62,7 @@ std::vector<BadFixture> bad_fixtures() {
 // what() of the error the fixture raises in process, or "" (with a test failure) if none.
 std::string expected_error(const BadFixture& f) {
     try {
-        load_scenario_file(f.path);
+        load_scenario_file(f.path, unknown_metric_reason);
     } catch (const InputError& e) {
         return e.what();
     } catch (const std::exception& e) {
@@ -78,7 +79,7 @@ TEST(MalformedScenarios, EachFixtureIsRejectedAtItsLocation) {
     for (const BadFixture& f : bad_fixtures()) {
         SCOPED_TRACE(f.path);
         try {
-            load_scenario_file(f.path);
+            load_scenario_file(f.path, unknown_metric_reason);
             ADD_FAILURE() << "accepted";
         } catch (const InputError& e) {
             const std::string what = e.what();

@@ -2,9 +2,12 @@
 // of the committed real results matches an entry of its run's kind with the same unit.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 
+#include "cuda/traced_apis.hpp"
 #include "pinbench/api_variant.hpp"
 #include "pinbench/metric_catalog.hpp"
 #include "pinbench/results.hpp"
@@ -13,7 +16,6 @@
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
 #include "test_paths.hpp"
-#include "trace/pin_event.hpp"
 
 namespace pinbench {
 namespace {
@@ -119,8 +121,22 @@ TEST(MetricCatalog, EveryKindHasItsReportTitleAndPlace) {
     EXPECT_EQ(kinds[2].at("charts"), nlohmann::json({"sweep", "pinnable"}));
 }
 
-// What `pinreport trace` reads about the traced calls is the timeline's own: every traced API has
-// a family and an effect, and every family's store API variants are spellings the scenario takes.
+// What the scenario parser is handed to check an expect claim's metric names with.
+TEST(MetricCatalog, AnUnknownMetricNameGetsTheClosestCataloguedOne) {
+    EXPECT_EQ(unknown_metric_reason("churn.creep.nvml.0.used"), std::nullopt);
+    EXPECT_EQ(unknown_metric_reason("cost.after_first_use.cuda.free"), std::nullopt);
+    EXPECT_EQ(unknown_metric_reason("churn.creap.nvml.0.used"),
+              "unknown metric 'churn.creap.nvml.0.used': no kind writes it; did you mean "
+              "'churn.creep.nvml.0.used'?");
+    EXPECT_EQ(
+        unknown_metric_reason("nothing.like.any.metric.at.all"),
+        "unknown metric 'nothing.like.any.metric.at.all': no kind writes it (`pinbench metrics` lists every "
+        "metric)");
+}
+
+// What `pinreport trace` reads about the traced calls is the table's own (cuda/traced_apis.hpp): every
+// traced API has a family and an effect, and every family's store API variants are spellings the
+// scenario takes.
 TEST(MetricCatalog, ExportsTheTracedApisAndTheirFamiliesStoreVariants) {
     const nlohmann::json j = metric_catalog_json();
     ASSERT_EQ(j.at("trace_apis").size(), std::size(trace::kTracedApis));

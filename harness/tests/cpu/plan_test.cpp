@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/plan.hpp"
 #include "test_paths.hpp"
 
@@ -55,7 +56,7 @@ const char* const kTwoScenarios =
     "    size: 1000B\n";
 
 TEST(Plan, ExpandsInFileApiSizeCountGpusOrder) {
-    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml"));
+    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml", unknown_metric_reason));
     EXPECT_EQ(plan.source, "two.yaml");
     const std::vector<std::string> expected{
         "sweep/pageable/1GiB/x1/g1",
@@ -83,7 +84,7 @@ TEST(Plan, ExpandsInFileApiSizeCountGpusOrder) {
 }
 
 TEST(Plan, RunsCarryTheirScenariosSettings) {
-    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml"));
+    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml", unknown_metric_reason));
     ASSERT_EQ(plan.runs.size(), 17u);
     const PlannedRun& r = plan.runs[11];  // sweep/cudaHostAlloc:portable+mapped/1GiB/x64/g2
     EXPECT_EQ(r.scenario, "sweep");
@@ -105,7 +106,8 @@ TEST(Plan, RunsCarryTheirScenariosSettings) {
 }
 
 TEST(Plan, QuickScenarioHasUniqueIds) {
-    const Plan plan = expand(load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml"));
+    const Plan plan = expand(load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml",
+                                                unknown_metric_reason));
     // overhead 6 apis x 3 sizes, count 2 x 2, capacity 2, sweep 1, multi_gpu 2, workers 4,
     // churn, fragmentation, shared x2 variants, register_window.
     EXPECT_EQ(plan.runs.size(), 6u * 3 + 2u * 2 + 2 + 1 + 2 + 4 + 1 + 1 + 2 + 1);
@@ -146,7 +148,7 @@ TEST(Plan, DescribeListsEachRunThenTotals) {
 TEST(Plan, DescribeAnEmptyPlan) { EXPECT_EQ(describe(Plan{}), "0 runs, 0 repeats\n"); }
 
 TEST(Plan, JsonRoundTripKeepsEveryField) {
-    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml"));
+    const Plan plan = expand(parse_scenario_text(kTwoScenarios, "two.yaml", unknown_metric_reason));
     for (const PlannedRun& run : plan.runs) {
         SCOPED_TRACE(run.id);
         // Through text too, as the run is passed to a child process.
@@ -269,7 +271,7 @@ std::vector<std::string> ids_of(const Plan& plan, const std::string& scenario) {
 }
 
 TEST(PlanKinds, OverheadAndKindsWithoutAxesKeepTheClassicIds) {
-    const Plan plan = expand(load_scenario_file(kKinds));
+    const Plan plan = expand(load_scenario_file(kKinds, unknown_metric_reason));
     EXPECT_EQ(ids_of(plan, "ovh"), std::vector<std::string>{"ovh/cudaMallocHost/64MiB/x1/g1"});
     EXPECT_EQ(runs_of(plan, "ovh").at(0)->params, nlohmann::json::object());
     EXPECT_EQ(runs_of(plan, "ovh").at(0)->kind, "overhead");
@@ -290,7 +292,7 @@ TEST(PlanKinds, OverheadAndKindsWithoutAxesKeepTheClassicIds) {
 }
 
 TEST(PlanKinds, SweepRunsAreSizedByStopOrCap) {
-    const Plan plan = expand(load_scenario_file(kKinds));
+    const Plan plan = expand(load_scenario_file(kKinds, unknown_metric_reason));
     ASSERT_EQ(runs_of(plan, "curve").size(), 1u);
     const PlannedRun& curve = *runs_of(plan, "curve")[0];
     EXPECT_EQ(curve.id, "curve/cudaHostRegister/1GiB/x1/g1");
@@ -309,7 +311,7 @@ TEST(PlanKinds, SweepRunsAreSizedByStopOrCap) {
 
 // max_pinnable's free_target is an axis of sizes or "all"; without it the ids stay as before.
 TEST(PlanKinds, MaxPinnableFreeTargetIsAnAxisOfSizesOrAll) {
-    const Plan plan = expand(load_scenario_file(kKinds));
+    const Plan plan = expand(load_scenario_file(kKinds, unknown_metric_reason));
     EXPECT_EQ(ids_of(plan, "pinnable"),
               (std::vector<std::string>{"pinnable/cudaMallocHost/8GiB/x1/g1/free_target=1GiB",
                                         "pinnable/cudaMallocHost/8GiB/x1/g1/free_target=all"}));
@@ -323,7 +325,7 @@ TEST(PlanKinds, MaxPinnableFreeTargetIsAnAxisOfSizesOrAll) {
 }
 
 TEST(PlanKinds, AxisParametersMultiplyRunsInTableOrder) {
-    const Plan plan = expand(load_scenario_file(kKinds));
+    const Plan plan = expand(load_scenario_file(kKinds, unknown_metric_reason));
     EXPECT_EQ(
         ids_of(plan, "multi"),
         (std::vector<std::string>{"multi/cudaHostAlloc:portable/1GiB/x1/g2/order=before/peer_access=on",
@@ -364,7 +366,7 @@ TEST(PlanKinds, AxisParametersMultiplyRunsInTableOrder) {
 }
 
 TEST(PlanKinds, JsonRoundTripKeepsTheParams) {
-    const Plan plan = expand(load_scenario_file(kKinds));
+    const Plan plan = expand(load_scenario_file(kKinds, unknown_metric_reason));
     for (const PlannedRun& run : plan.runs) {
         SCOPED_TRACE(run.id);
         expect_same_run(planned_run_from_json(nlohmann::json::parse(to_json(run).dump())), run);
@@ -372,7 +374,7 @@ TEST(PlanKinds, JsonRoundTripKeepsTheParams) {
 }
 
 TEST(PlanKinds, DescribeShowsTheKind) {
-    const std::string text = describe(expand(load_scenario_file(kKinds)));
+    const std::string text = describe(expand(load_scenario_file(kKinds, unknown_metric_reason)));
     EXPECT_NE(text.find("repeats 3  timeout 120 s  kind register_window  driver models any\n"),
               std::string::npos)
         << text;

@@ -5,13 +5,16 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pinbench/errors.hpp"
+#include "pinbench/metric_catalog.hpp"
 #include "pinbench/scenario.hpp"
 #include "scenario/kind_table.hpp"
 #include "test_paths.hpp"
@@ -44,7 +47,7 @@ ApiVariant api(const char* spelling) {
 // The location part of an InputError, for asserting where a message points.
 std::string location_of(const std::string& text) {
     try {
-        parse_scenario_text(text, "mem.yaml");
+        parse_scenario_text(text, "mem.yaml", unknown_metric_reason);
     } catch (const InputError& e) {
         return std::to_string(e.line()) + ":" + std::to_string(e.column());
     }
@@ -53,7 +56,7 @@ std::string location_of(const std::string& text) {
 
 TEST(ScenarioFile, MinimalFileTakesEveryDefault) {
     const std::string path = kGood + "minimal.yaml";
-    const ScenarioFile f = load_scenario_file(path);
+    const ScenarioFile f = load_scenario_file(path, unknown_metric_reason);
     EXPECT_EQ(f.path, path);
     EXPECT_EQ(f.schema_version, 1);
     ASSERT_EQ(f.scenarios.size(), 1u);
@@ -76,7 +79,7 @@ TEST(ScenarioFile, MinimalFileTakesEveryDefault) {
 }
 
 TEST(ScenarioFile, FullFileReadsEveryKey) {
-    const ScenarioFile f = load_scenario_file(kGood + "full.yaml");
+    const ScenarioFile f = load_scenario_file(kGood + "full.yaml", unknown_metric_reason);
     ASSERT_EQ(f.scenarios.size(), 2u);
     const Scenario& s = f.scenarios[0];
     EXPECT_EQ(s.name, "sweep");
@@ -101,7 +104,7 @@ TEST(ScenarioFile, FullFileReadsEveryKey) {
 }
 
 TEST(ScenarioFile, DefaultsApplyAndAScenariosOwnValueWins) {
-    const ScenarioFile f = load_scenario_file(kGood + "full.yaml");
+    const ScenarioFile f = load_scenario_file(kGood + "full.yaml", unknown_metric_reason);
     ASSERT_EQ(f.scenarios.size(), 2u);
     EXPECT_EQ(f.scenarios[0].repeats, 3);  // own value
     const Scenario& s = f.scenarios[1];
@@ -125,7 +128,7 @@ TEST(ScenarioFile, DefaultExpectIsCheckedAgainstEachScenariosDriverModels) {
         "  - {name: b, kind: overhead, api: pageable, size: 1MiB, driver_models: linux}\n";
     EXPECT_EQ(location_of(text), "3:12");  // the WDDM entry in defaults
     try {
-        parse_scenario_text(text, "mem.yaml");
+        parse_scenario_text(text, "mem.yaml", unknown_metric_reason);
         FAIL() << "accepted";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("expect for 'WDDM'"), std::string::npos) << e.what();
@@ -144,7 +147,7 @@ TEST(ScenarioFile, SingleValuesAndFlowListsAreAccepted) {
         "    gpus: [2, 8]\n"
         "    timeout_s: 30\n"
         "    driver_models: TCC\n",
-        "mem.yaml");
+        "mem.yaml", unknown_metric_reason);
     const Scenario& s = f.scenarios.at(0);
     EXPECT_EQ(s.name, "123");
     EXPECT_EQ(s.apis,
@@ -158,7 +161,7 @@ TEST(ScenarioFile, SingleValuesAndFlowListsAreAccepted) {
 
 TEST(ScenarioFile, ErrorsNameThePathGivenForMessages) {
     try {
-        parse_scenario_text("schema_version: 3\nscenarios: []\n", "some/where.yaml");
+        parse_scenario_text("schema_version: 3\nscenarios: []\n", "some/where.yaml", unknown_metric_reason);
         FAIL() << "accepted";
     } catch (const InputError& e) {
         EXPECT_EQ(
@@ -173,7 +176,7 @@ TEST(ScenarioFile, ErrorsNameThePathGivenForMessages) {
 TEST(ScenarioFile, MissingFileIsAPathOnlyInputError) {
     const std::string path = kGood + "no-such-file.yaml";
     try {
-        load_scenario_file(path);
+        load_scenario_file(path, unknown_metric_reason);
         FAIL() << "accepted";
     } catch (const InputError& e) {
         const std::string what = e.what();
@@ -182,7 +185,7 @@ TEST(ScenarioFile, MissingFileIsAPathOnlyInputError) {
         EXPECT_EQ(e.line(), 0);
     }
     try {
-        load_scenario_file(kGood);
+        load_scenario_file(kGood, unknown_metric_reason);
         FAIL() << "accepted a directory";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),
@@ -194,14 +197,15 @@ TEST(ScenarioFile, EveryGoodFixtureParses) {
     int n = 0;
     for (const auto& entry : fs::directory_iterator(kGood)) {
         SCOPED_TRACE(entry.path().string());
-        EXPECT_NO_THROW(load_scenario_file(entry.path().string()));
+        EXPECT_NO_THROW(load_scenario_file(entry.path().string(), unknown_metric_reason));
         ++n;
     }
     EXPECT_GE(n, 2);
 }
 
 TEST(ScenarioFile, QuickScenarioIsTheDocumentedMatrix) {
-    const ScenarioFile f = load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml");
+    const ScenarioFile f =
+        load_scenario_file(std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml", unknown_metric_reason);
     ASSERT_EQ(f.scenarios.size(), 10u);  // overhead, count, then one scenario per other kind
     std::set<std::string> kinds;
     for (const Scenario& s : f.scenarios) kinds.insert(s.kind);
@@ -240,7 +244,7 @@ TEST(ScenarioFile, DocumentationExamplesParse) {
         ASSERT_NE(end, std::string::npos);
         const std::string block = doc.substr(at, end - at);
         SCOPED_TRACE("block " + std::to_string(blocks + 1) + ":\n" + block);
-        EXPECT_NO_THROW(parse_scenario_text(block, "docs/scenario-format.md"));
+        EXPECT_NO_THROW(parse_scenario_text(block, "docs/scenario-format.md", unknown_metric_reason));
         ++blocks;
         at = end + 3;
     }
@@ -276,6 +280,34 @@ TEST(ScenarioFile, JsonSchemaListsTheParsersKeys) {
         (std::set<std::string>{"max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes", "metrics"}));
 }
 
+// The parser checks an expect claim's metric names with the check it is handed (the CLI hands it
+// the catalog's, unknown_metric_reason): the check's message, located at the name.
+TEST(ScenarioFile, ExpectMetricNamesAreJudgedByTheHandedCheck) {
+    const std::string text =
+        "schema_version: 2\n"
+        "scenarios:\n"
+        "  - name: c\n"
+        "    kind: churn\n"
+        "    api: cudaMallocHost\n"
+        "    size: 1GiB\n"
+        "    params: {cycles: 2}\n"
+        "    expect:\n"
+        "      linux: {metrics: {churn.creep.cuda.free: {min: 2MiB}}}\n";
+    const MetricNameCheck refuse = [](std::string_view m) -> std::optional<std::string> {
+        return "refused " + std::string(m);
+    };
+    try {
+        parse_scenario_text(text, "x.yaml", refuse);
+        FAIL() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), "x.yaml:9:25: refused churn.creep.cuda.free");
+    }
+    const MetricNameCheck accept = [](std::string_view) -> std::optional<std::string> {
+        return std::nullopt;
+    };
+    EXPECT_NO_THROW(parse_scenario_text(text, "x.yaml", accept));
+}
+
 TEST(ScenarioFile, ExpectMetricLimitsTakeNumbersAndSizes) {
     const ScenarioFile f = parse_scenario_text(
         "schema_version: 2\n"
@@ -288,7 +320,7 @@ TEST(ScenarioFile, ExpectMetricLimitsTakeNumbersAndSizes) {
         "    expect:\n"
         "      WDDM: {metrics: {churn.creep.cuda.free: {min: 2MiB}, register_window.time_ratio: {max: "
         "1.5}}}\n",
-        "x.yaml");
+        "x.yaml", unknown_metric_reason);
     const nlohmann::json& m = f.scenarios[0].expect.at("WDDM").at("metrics");
     EXPECT_DOUBLE_EQ(m.at("churn.creep.cuda.free").at("min").get<double>(), 2.0 * MiB);
     EXPECT_DOUBLE_EQ(m.at("register_window.time_ratio").at("max").get<double>(), 1.5);
@@ -296,7 +328,7 @@ TEST(ScenarioFile, ExpectMetricLimitsTakeNumbersAndSizes) {
 }
 
 TEST(ScenarioFile, ToJsonCarriesEveryField) {
-    const ScenarioFile f = load_scenario_file(kGood + "full.yaml");
+    const ScenarioFile f = load_scenario_file(kGood + "full.yaml", unknown_metric_reason);
     const nlohmann::json j = to_json(f.scenarios.at(0));
     EXPECT_EQ(j.at("name"), "sweep");
     EXPECT_EQ(j.at("kind"), "overhead");
@@ -317,7 +349,7 @@ TEST(ScenarioFile, ToJsonCarriesEveryField) {
 }
 
 TEST(ScenarioFile, ToJsonCarriesTheParams) {
-    const ScenarioFile f = load_scenario_file(kGood + "kinds.yaml");
+    const ScenarioFile f = load_scenario_file(kGood + "kinds.yaml", unknown_metric_reason);
     const nlohmann::json j = to_json(f.scenarios.at(1));
     EXPECT_EQ(j.at("kind"), "capacity");
     EXPECT_EQ(j.at("params"), (nlohmann::json{{"free_target", 8 * GiB}, {"resolution", 2 * MiB}}));
@@ -335,7 +367,7 @@ const Scenario& named(const ScenarioFile& f, const std::string& name) {
 }
 
 TEST(ScenarioKinds, EveryKindIsReadWithItsDefaults) {
-    const ScenarioFile f = load_scenario_file(kGood + "kinds.yaml");
+    const ScenarioFile f = load_scenario_file(kGood + "kinds.yaml", unknown_metric_reason);
     EXPECT_EQ(f.schema_version, 2);
     std::set<std::string> kinds;
     for (const Scenario& s : f.scenarios) {
@@ -393,7 +425,7 @@ TEST(ScenarioKinds, DefaultsMayHoldKindAndParams) {
         "  - {name: a, api: cudaMallocHost}\n"
         "  - {name: b, api: cudaMallocHost, params: {cycles: 4}}\n"
         "  - {name: c, kind: sweep, api: cudaMallocHost, params: {mode: max_pinnable, cap: 8GiB}}\n",
-        "mem.yaml");
+        "mem.yaml", unknown_metric_reason);
     ASSERT_EQ(f.scenarios.size(), 3u);
     EXPECT_EQ(f.scenarios[0].params,
               (nlohmann::json{{"cycles", 3}, {"settle", {"settled"}}, {"final_wait_s", 2.0}}));
@@ -416,8 +448,8 @@ TEST(ScenarioKinds, DefaultParamsAreCheckedAgainstEachScenariosKind) {
 }
 
 TEST(ScenarioKinds, VersionOneFilesStillLoad) {
-    const ScenarioFile f =
-        load_scenario_file(std::string(PINBENCH_FIXTURES) + "/scenarios/good/version1.yaml");
+    const ScenarioFile f = load_scenario_file(
+        std::string(PINBENCH_FIXTURES) + "/scenarios/good/version1.yaml", unknown_metric_reason);
     EXPECT_EQ(f.schema_version, 1);
     for (const Scenario& s : f.scenarios) {
         EXPECT_EQ(s.params, nlohmann::json::object());
@@ -442,7 +474,7 @@ TEST(ScenarioKinds, NumbersAndSizesOfEveryShapeAreAccepted) {
         "    api: cudaMallocHost\n"
         "    size: 1MiB\n"
         "    params: {workers: 0, variant: framework}\n",
-        "mem.yaml");
+        "mem.yaml", unknown_metric_reason);
     EXPECT_EQ(f.scenarios[0].params["final_wait_s"], 0.0);
     EXPECT_EQ(f.scenarios[1].params["step"], 512 * 1024);
     EXPECT_EQ(f.scenarios[1].sizes, std::vector<std::uint64_t>{MiB});
@@ -497,7 +529,7 @@ TEST(ScenarioFile, DuplicateKeyCheckIsLinear) {
     text << "      k0: 2\n";
     const auto start = std::chrono::steady_clock::now();
     try {
-        parse_scenario_text(text.str(), "many.yaml");
+        parse_scenario_text(text.str(), "many.yaml", unknown_metric_reason);
         FAIL() << "accepted";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()), "many.yaml:80008:7: duplicate key 'k0'");

@@ -5,14 +5,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cuda/pin_event.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/dynamic_library.hpp"
 #include "pinbench/subprocess.hpp"
+#include "platform/injection_platform.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 #include "trace/device_samples.hpp"
-#include "trace/injection_platform.hpp"
-#include "trace/pin_event.hpp"
 #include "trace/pinned_timeline.hpp"
 #include "trace/trace_document.hpp"
 

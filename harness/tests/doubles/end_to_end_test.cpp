@@ -1,8 +1,9 @@
 // pinbench's cuda backend run end to end against the test-double driver (docs/test-double.md):
 // doctor, a scenario of every kind with the scripted costs in its results to the byte, a blind
 // probe failing its control, a scripted error mid-run, a cancelled run and its resume, a missing
-// entry point WAIVING only what needs it, and `store add` refusing the results. POSIX (signals,
-// LD_LIBRARY_PATH); the double's Windows build is issue 32's.
+// entry point WAIVING only what needs it, `store add` refusing the results, and `pinbench trace`
+// through the CUPTI double. POSIX (signals, LD_LIBRARY_PATH); ci/wine_double.sh runs the Windows
+// build under Wine.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -208,6 +209,47 @@ TEST_F(DoubleEndToEnd, EveryKindRunsAndItsResultsValidate) {
         }
     }
     EXPECT_EQ(kinds.size(), 9u);  // every kind but overhead (its own test above)
+}
+
+// pinbench trace of a small program (traced_program.cpp): the double loads the injection library
+// at cuInit, the CUPTI double's subscriber gets the calls; the trace holds them as the program
+// noted it made them. ci/wine_double.sh does the same under Wine.
+TEST_F(DoubleEndToEnd, TraceHoldsTheProgramsPinningCallsAsItMadeThem) {
+    const std::string cupti = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/cupti/libcupti.so";
+    const std::string program = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/program/traced_program";
+    if (!std::filesystem::exists(cupti) || !std::filesystem::exists(program)) {
+        GTEST_SKIP() << "no CUPTI double: this build found no crt/host_defines.h (ci/setup-debian.sh)";
+    }
+    auto env = double_env(priced_script());
+    env["PINBENCH_CUPTI_LIBRARY"] = cupti;
+    const std::string output = dir_.file("trace.json");
+    const auto out = pinbench({"trace", "-o", output, "--stack", "4", "--", program}, env);
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    json t;
+    std::ifstream(output) >> t;
+    ASSERT_EQ(t["tracing"]["state"], "on") << t["tracing"].dump();
+    EXPECT_EQ(t["tracing"]["processes"][0]["cupti"], cupti);
+    const json& made = t["notes"]["traced_program"];
+    const json& calls = t["calls"];
+    ASSERT_EQ(made.size(), 3u) << t["notes"].dump();
+    ASSERT_EQ(calls.size(), 6u) << calls.dump();
+    for (std::size_t i = 0; i < made.size(); ++i) {  // the two cuMemHostAlloc, the registration
+        SCOPED_TRACE(made[i].dump());
+        for (const char* field : {"api", "bytes", "flags", "address"})
+            EXPECT_EQ(calls[i][field], made[i][field]);
+        EXPECT_EQ(calls[i]["result_name"], "CUDA_SUCCESS");
+        EXPECT_EQ(calls[i]["device"], 0);
+    }
+    EXPECT_EQ(calls[3]["api"], "cuMemHostUnregister");
+    EXPECT_EQ(calls[3]["address"], made[2]["address"]);
+    for (std::size_t i = 4; i < 6; ++i) {
+        EXPECT_EQ(calls[i]["api"], "cuMemFreeHost");
+        EXPECT_EQ(calls[i]["address"], made[i - 4]["address"]);
+    }
+    EXPECT_EQ(t["pinned"]["peak_bytes"], 9 * MiB);
+    EXPECT_EQ(t["pinned"]["peak_by_family"], json({{"host_alloc", 6 * MiB}, {"host_register", 3 * MiB}}));
+    EXPECT_EQ(t["pinned"]["unmatched_releases"], 0);
 }
 
 TEST_F(DoubleEndToEnd, AScriptedErrorMidRunFailsThatRunAlone) {

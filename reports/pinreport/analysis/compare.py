@@ -45,9 +45,10 @@ from pinreport.analysis.stats import (
 )
 from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
 from pinreport.errors import BadInputError
-from pinreport.load import ResultsFile, metric_samples
 from pinreport.probe_keys import split_metric
-from pinreport.store import REAL, StoreContents, StoreEntry, measurement_id
+from pinreport.result.load import ResultsFile, metric_samples
+from pinreport.store.files import REAL, StoreEntry, measurement_id
+from pinreport.store.reading import StoreContents
 from pinreport.versions import is_release, previous_release
 
 PREVIOUS = "previous"

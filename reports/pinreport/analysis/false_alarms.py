@@ -24,9 +24,10 @@ from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, c
 from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
 from pinreport.environment import driver_release, store_key
 from pinreport.errors import BadInputError
-from pinreport.load import ResultsFile
 from pinreport.probe_keys import describe_key, split_metric
-from pinreport.store import REAL, StoreContents, StoreEntry
+from pinreport.result.load import ResultsFile
+from pinreport.store.files import REAL, StoreEntry
+from pinreport.store.reading import StoreContents
 
 TIME_UNITS = ("ms", "ratio")
 JUDGED = (Verdict.SAME, Verdict.REGRESSION, Verdict.IMPROVEMENT)

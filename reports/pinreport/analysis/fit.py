@@ -24,7 +24,7 @@ from scipy import stats as scipy_stats
 
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, held_costs, is_judged_key, is_shared_key
 from pinreport.environment import StoreKey
-from pinreport.load import metric_samples
+from pinreport.result.load import metric_samples
 
 DEFAULT_CONFIDENCE = 0.95
 _DEVICE_INDEX = re.compile(r"^nvml\.[0-9]+\.")

@@ -7,8 +7,9 @@ from typing import Any
 
 from pinreport.analysis.rule import RULE_KINDS, held_costs
 from pinreport.environment import driver_release, store_key
-from pinreport.load import ResultsFile
-from pinreport.store import REAL, StoreContents, measurement_id
+from pinreport.result.load import ResultsFile
+from pinreport.store.files import REAL, measurement_id
+from pinreport.store.reading import StoreContents
 from pinreport.versions import is_release, release_key
 
 

@@ -26,7 +26,7 @@ from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.environment import StoreKey, driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import TRACE_LIMIT, read_bounded
-from pinreport.load import json_path, parse_json
+from pinreport.result.load import json_path, parse_json
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
 from pinreport.units import format_bytes as size_label
 
@@ -34,7 +34,7 @@ TRACE_SCHEMA = "pinbench-trace"
 TRACE_VERSIONS = (1,)
 
 # Trace API families -> the store's api variants that measure the same driver path, preferred
-# first: the harness's (family_api_variants in harness/src/trace/pinned_timeline.cpp), as the
+# first: the harness's (family_api_variants in harness/src/cuda/traced_apis.cpp), as the
 # catalog exports them.
 STORE_APIS = catalog.family_api_variants()
 DEDICATED_FAMILY = "nvml.*.used"  # the dedicated-memory probe the rule is judged on (Linux)

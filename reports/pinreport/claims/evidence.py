@@ -17,8 +17,8 @@ from pinreport.analysis.rule import (
     is_judged_key,
     pinned_bytes,
 )
-from pinreport.bench_rows import BenchRows
 from pinreport.environment import WSL2_MODEL, driver_models, model_family
+from pinreport.result.bench_rows import BenchRows
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 

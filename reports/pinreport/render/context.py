@@ -12,11 +12,9 @@ from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, compar
 from pinreport.analysis.fit import fit_all
 from pinreport.analysis.history import latest_per_release, nights
 from pinreport.answer import build_answer
-from pinreport.bench_rows import read_bench
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
 from pinreport.environment import driver_release, store_key
-from pinreport.load import ResultsFile
 from pinreport.render.answer_section import answer_section
 from pinreport.render.banner import overall_verdict, platform_note
 from pinreport.render.charts.bandwidth import bandwidth_charts
@@ -30,7 +28,9 @@ from pinreport.render.kind_sections import kind_sections, not_measured
 from pinreport.render.labels import size_label
 from pinreport.render.reserve_table import RESERVE_SIZES, reserve_rows
 from pinreport.render.verdict_table import verdict_rows
-from pinreport.store import StoreContents
+from pinreport.result.bench_rows import read_bench
+from pinreport.result.load import ResultsFile
+from pinreport.store.reading import StoreContents
 
 
 def build_report(

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "api_callbacks.hpp"
+#include "cupti_params.hpp"
 #include "driver.hpp"
 #include "identity.hpp"
 
@@ -19,6 +21,7 @@ using pinbench::driver_double::Function;
 using pinbench::driver_double::Module;
 using pinbench::driver_double::Range;
 using pinbench::driver_double::RangeKind;
+using pinbench::driver_double::traced;
 
 namespace {
 
@@ -183,6 +186,33 @@ CUresult attribute(int* value, int which, int device) {
     return CUDA_SUCCESS;
 }
 
+CUresult host_register(void* p, size_t bytesize, unsigned int Flags) {
+    int device = 0;
+    if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
+    if (p == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (const CUresult r = driver().scripted("cuMemHostRegister_v2", bytesize); r != CUDA_SUCCESS) return r;
+    Driver& d = driver();
+    {
+        const std::lock_guard lock(d.mutex);
+        for (const auto& [start, range] : d.ranges) {
+            if (address(p) < start + range.bytes && start < address(p) + bytesize) {
+                return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+            }
+        }
+    }
+    const std::uint64_t cost = d.script.pin_cost("cuMemHostRegister_v2", Flags).of(bytesize);
+    if (!d.charge(device, cost)) return CUDA_ERROR_OUT_OF_MEMORY;
+    d.add_range(address(p), Range{bytesize, device, cost, RangeKind::registered_host});
+    return CUDA_SUCCESS;
+}
+
+CUresult host_unregister(void* p) {
+    if (const CUresult r = initialized(); r != CUDA_SUCCESS) return r;
+    return driver().remove_range(address(p), RangeKind::registered_host)
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+}
+
 }  // namespace
 
 extern "C" {
@@ -206,6 +236,7 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char** pStr) {
 CUresult CUDAAPI cuInit(unsigned int Flags) {
     if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
     if (const CUresult r = driver().scripted("cuInit"); r != CUDA_SUCCESS) return r;
+    if (const CUresult r = driver().inject(); r != CUDA_SUCCESS) return r;
     driver().initialized = true;
     return CUDA_SUCCESS;
 }
@@ -431,41 +462,35 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
 
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr) { return free_range(pointer(dptr), RangeKind::device); }
 
+// The host-pinning entry points make CUPTI callbacks around their work (api_callbacks.hpp).
 CUresult CUDAAPI cuMemAllocHost_v2(void** pp, size_t bytesize) {
-    return pinned_alloc(pp, bytesize, "cuMemAllocHost_v2", 0);
+    const cuMemAllocHost_v2_params params{pp, bytesize};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2, "cuMemAllocHost_v2", &params,
+                  [&] { return pinned_alloc(pp, bytesize, "cuMemAllocHost_v2", 0); });
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
-    return pinned_alloc(pp, bytesize, "cuMemHostAlloc", Flags);
+    const cuMemHostAlloc_params params{pp, bytesize, Flags};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, "cuMemHostAlloc", &params,
+                  [&] { return pinned_alloc(pp, bytesize, "cuMemHostAlloc", Flags); });
 }
 
-CUresult CUDAAPI cuMemFreeHost(void* p) { return free_range(p, RangeKind::pinned_host); }
+CUresult CUDAAPI cuMemFreeHost(void* p) {
+    const cuMemFreeHost_params params{p};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, "cuMemFreeHost", &params,
+                  [&] { return free_range(p, RangeKind::pinned_host); });
+}
 
 CUresult CUDAAPI cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Flags) {
-    int device = 0;
-    if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
-    if (p == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (const CUresult r = driver().scripted("cuMemHostRegister_v2", bytesize); r != CUDA_SUCCESS) return r;
-    Driver& d = driver();
-    {
-        const std::lock_guard lock(d.mutex);
-        for (const auto& [start, range] : d.ranges) {
-            if (address(p) < start + range.bytes && start < address(p) + bytesize) {
-                return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-            }
-        }
-    }
-    const std::uint64_t cost = d.script.pin_cost("cuMemHostRegister_v2", Flags).of(bytesize);
-    if (!d.charge(device, cost)) return CUDA_ERROR_OUT_OF_MEMORY;
-    d.add_range(address(p), Range{bytesize, device, cost, RangeKind::registered_host});
-    return CUDA_SUCCESS;
+    const cuMemHostRegister_v2_params params{p, bytesize, Flags};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, "cuMemHostRegister_v2", &params,
+                  [&] { return host_register(p, bytesize, Flags); });
 }
 
 CUresult CUDAAPI cuMemHostUnregister(void* p) {
-    if (const CUresult r = initialized(); r != CUDA_SUCCESS) return r;
-    return driver().remove_range(address(p), RangeKind::registered_host)
-               ? CUDA_SUCCESS
-               : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    const cuMemHostUnregister_params params{p};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister, "cuMemHostUnregister", &params,
+                  [&] { return host_unregister(p); });
 }
 
 // Unified addressing: the device sees pinned host memory at its host address.

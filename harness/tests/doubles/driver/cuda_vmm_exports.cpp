@@ -5,12 +5,15 @@
 // size.
 #include <cuda.h>
 
+#include "api_callbacks.hpp"
+#include "cupti_params.hpp"
 #include "driver.hpp"
 
 using pinbench::driver_double::driver;
 using pinbench::driver_double::Driver;
 using pinbench::driver_double::Range;
 using pinbench::driver_double::RangeKind;
+using pinbench::driver_double::traced;
 
 namespace {
 
@@ -31,21 +34,8 @@ bool host_located(const CUmemLocation& location) {
     return location.type == CU_MEM_LOCATION_TYPE_HOST || location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA;
 }
 
-}  // namespace
-
-extern "C" {
-
-CUresult CUDAAPI cuMemGetAllocationGranularity(size_t* granularity, const CUmemAllocationProp* prop,
-                                               CUmemAllocationGranularity_flags option) {
-    (void)option;
-    if (!driver().initialized) return CUDA_ERROR_NOT_INITIALIZED;
-    if (granularity == nullptr || prop == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    *granularity = driver().script.vmm_granularity;
-    return CUDA_SUCCESS;
-}
-
-CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
-                             const CUmemAllocationProp* prop, unsigned long long flags) {
+CUresult create(CUmemGenericAllocationHandle* handle, size_t size, const CUmemAllocationProp* prop,
+                unsigned long long flags) {
     Driver& d = driver();
     if (!d.initialized) return CUDA_ERROR_NOT_INITIALIZED;
     const auto device = d.current_device();
@@ -67,13 +57,39 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
     return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) {
+CUresult release(CUmemGenericAllocationHandle handle) {
     if (handle == 0) return CUDA_ERROR_INVALID_VALUE;
     auto* physical = physical_of(handle);
     pinbench::driver_double::release_physical(physical->memory);
     driver().state.release(physical->device, physical->charged);
     delete physical;
     return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult CUDAAPI cuMemGetAllocationGranularity(size_t* granularity, const CUmemAllocationProp* prop,
+                                               CUmemAllocationGranularity_flags option) {
+    (void)option;
+    if (!driver().initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    if (granularity == nullptr || prop == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *granularity = driver().script.vmm_granularity;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
+                             const CUmemAllocationProp* prop, unsigned long long flags) {
+    const cuMemCreate_params params{handle, size, prop, flags};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemCreate, "cuMemCreate", &params,
+                  [&] { return create(handle, size, prop, flags); });
+}
+
+CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) {
+    const cuMemRelease_params params{handle};
+    return traced(CUPTI_DRIVER_TRACE_CBID_cuMemRelease, "cuMemRelease", &params,
+                  [&] { return release(handle); });
 }
 
 CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr* ptr, size_t size, size_t alignment, CUdeviceptr addr,

@@ -1,5 +1,6 @@
-// The device state file's layout and the bookkeeping on it that does not depend on the platform;
-// device_state_posix.cpp and device_state_win32.cpp map it and lock it, each its own way.
+// The device state file's layout and the bookkeeping on it that does not depend on the platform
+// (used by device_state.cpp); device_state_posix.cpp and device_state_win32.cpp map it and lock
+// it, each its own way (state_mapping.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "driver.hpp"
 
+#include "api_callbacks.hpp"
+
 namespace pinbench::driver_double {
 
 Driver::Driver() : script(load_script()), state(script) {
@@ -18,6 +20,27 @@ CUresult Driver::scripted(const char* entry, std::uint64_t bytes) {
         if (state.count_call(*index) == *f.nth_call) return static_cast<CUresult>(f.error);
     }
     return CUDA_SUCCESS;
+}
+
+CUresult Driver::inject() {
+    std::call_once(injection_once, [this] { injection_result = load_injection(); });
+    return injection_result;
+}
+
+bool Driver::attach_cupti(const CuptiHook& hook) {
+    const std::lock_guard lock(cupti_mutex);
+    if (hook.dispatch == nullptr) {
+        if (cupti.subscriber == hook.subscriber) cupti = {};
+        return true;
+    }
+    if (cupti.dispatch != nullptr) return false;
+    cupti = hook;
+    return true;
+}
+
+CuptiHook Driver::cupti_hook() {
+    const std::lock_guard lock(cupti_mutex);
+    return cupti;
 }
 
 std::optional<int> Driver::current_device() const {

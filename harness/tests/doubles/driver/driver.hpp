@@ -5,6 +5,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "../cupti/cupti_channel.hpp"
 #include "device_state.hpp"
 #include "script.hpp"
 
@@ -49,6 +51,12 @@ struct Function {
     KernelEffect effect = KernelEffect::none;
 };
 
+// The CUPTI double's subscriber, when one is attached (api_callbacks.hpp).
+struct CuptiHook {
+    PinbenchDoubleCuptiDispatch dispatch = nullptr;
+    void* subscriber = nullptr;
+};
+
 struct Driver {
     Driver();
     ~Driver();
@@ -59,9 +67,21 @@ struct Driver {
     bool initialized = false;
     Context contexts[max_devices];
     std::map<std::uintptr_t, Range> ranges;  // by start address
+    std::once_flag injection_once;
+    CUresult injection_result = CUDA_SUCCESS;
+    std::mutex cupti_mutex;  // cupti
+    CuptiHook cupti;
+    std::atomic<std::uint32_t> correlation_ids{0};
 
     // CUDA_SUCCESS, or the error the script gives this call of `entry` (asking `bytes`).
     CUresult scripted(const char* entry, std::uint64_t bytes = 0);
+    // CUDA_INJECTION64_PATH, loaded and initialised at the first cuInit only (load_injection).
+    CUresult inject();
+    // Attaches the CUPTI double's subscriber; false when another is attached. A null dispatch
+    // detaches `hook.subscriber`.
+    bool attach_cupti(const CuptiHook& hook);
+    CuptiHook cupti_hook();
+    std::uint32_t next_correlation_id() { return ++correlation_ids; }
     // The current context's device, or nullopt (CUDA_ERROR_INVALID_CONTEXT for the caller).
     std::optional<int> current_device() const;
     // Takes device memory for a range; false when the device has not that much free.

@@ -11,25 +11,6 @@
 
 namespace pinbench::trace {
 
-// The driver entry points traced (docs/trace.md), by the names CUPTI reports.
-inline constexpr const char* kTracedApis[] = {
-    "cuMemHostAlloc",
-    "cuMemAllocHost_v2",
-    "cuMemHostRegister",
-    "cuMemHostRegister_v2",
-    "cuMemHostUnregister",
-    "cuMemFreeHost",
-    "cuMemCreate",
-    "cuMemRelease",
-    "cuMemPoolCreate",
-    "cuMemPoolDestroy",
-    "cuMemPoolTrimTo",
-    "cuMemAllocFromPoolAsync",
-    "cuMemAllocFromPoolAsync_ptsz",
-    "cuMemFreeAsync",
-    "cuMemFreeAsync_ptsz",
-};
-
 // A process of the traced program loaded the injection (or failed to subscribe).
 struct InjectionStart {
     std::uint32_t pid = 0;

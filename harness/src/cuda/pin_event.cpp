@@ -1,4 +1,4 @@
-#include "trace/pin_event.hpp"
+#include "cuda/pin_event.hpp"
 
 #include <sstream>
 

@@ -33,9 +33,9 @@ import fastjsonschema
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from pinreport import upgrade_cache
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.result import upgrade_cache
 from pinreport.schema import (
     RESULTS_SCHEMA_NAME,
     RESULTS_SCHEMA_OLDEST_VERSION,
@@ -159,7 +159,7 @@ def pinbench_executable() -> str | None:
 
 def _upgraded_bytes(data: bytes, exe: str) -> tuple[int, bytes, str]:
     """(exit code, stdout, stderr) of `pinbench results upgrade -` on the document's bytes. A
-    successful output is kept in the derived upgrade cache (pinreport.upgrade_cache: keyed by
+    successful output is kept in the derived upgrade cache (pinreport.result.upgrade_cache: keyed by
     these bytes and the harness's own), since a store's nights are read again on every run."""
     kept_at = upgrade_cache.entry_path(exe, data)
     kept = upgrade_cache.lookup(kept_at)
@@ -212,8 +212,9 @@ def upgraded_before(data: bytes) -> dict[str, Any] | None:
 
 def as_current_version(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[str, Any]:
     """The document in the current version: an older one upgraded (module docstring), a
-    current one as it is. Every reader of a results document goes through here. data: the
-    bytes `doc` was parsed from, when the caller has them (upgrade())."""
+    current one as it is. Every reader of a results document goes through here (the summary
+    index alone keeps as stored the versions it reads alike: parse_results). data: the bytes
+    `doc` was parsed from, when the caller has them (upgrade())."""
     version = doc.get("schema_version")
     if isinstance(version, int) and not isinstance(version, bool) and version < RESULTS_SCHEMA_VERSION:
         return upgrade(doc, path, data)
@@ -240,7 +241,7 @@ def _check_sample_counts(doc: dict[str, Any], path: str) -> None:
 
 def only_globs(command: Any) -> list[str]:
     """The --only globs of a recorded command line ("--only G ...", "--only=G"), as the harness
-    reads them (only_globs in harness/cli/main.cpp)."""
+    reads them (only_globs in harness/src/results/results_json.cpp)."""
     globs, in_only = [], False
     for a in command if isinstance(command, list) else []:
         a = str(a)
@@ -350,12 +351,21 @@ def json_path(parts) -> str:
     return out or "(document)"
 
 
-def parse_results(doc: Any, path: str, data: bytes | None = None, *, checked_by_writer: bool = False) -> ResultsFile:
+def parse_results(
+    doc: Any,
+    path: str,
+    data: bytes | None = None,
+    *,
+    checked_by_writer: bool = False,
+    as_stored_from: int | None = None,
+) -> ResultsFile:
     """Checks an already-parsed document; raises BadInputError naming `path`. data: the bytes it
     was parsed from, if at hand (as_current_version). checked_by_writer: these bytes passed the
     harness's reader when they were stored (docs/store.md, "What a stored file's name vouches
     for"): the schema name and version are checked and an older version upgraded, but the JSON
-    Schema and the rules beyond it are not run again."""
+    Schema and the rules beyond it are not run again. as_stored_from (with checked_by_writer): a
+    version from which on the document is kept as stored, not upgraded, for a reader that reads
+    only members those versions share (the summary index: store.summary_index.SUMMARY_AS_STORED_FROM)."""
     if not isinstance(doc, dict):
         raise BadInputError(path, "not a pinbench results file (the document is not a JSON object)")
     schema = doc.get("schema")
@@ -376,6 +386,8 @@ def parse_results(doc: Any, path: str, data: bytes | None = None, *, checked_by_
             f"results schema version {json.dumps(version)} is not supported "
             f"(this build reads versions {RESULTS_SCHEMA_OLDEST_VERSION} to {RESULTS_SCHEMA_VERSION})",
         )
+    if checked_by_writer and as_stored_from is not None and version >= as_stored_from:
+        return ResultsFile(path=path, doc=doc)
     doc = as_current_version(doc, path, data)
     if checked_by_writer:
         return ResultsFile(path=path, doc=doc)

@@ -1,6 +1,6 @@
 // The trace injection's OS side on POSIX: an O_APPEND file, getpid / gettid, backtrace +
 // dladdr.
-#include "trace/injection_platform.hpp"
+#include "platform/injection_platform.hpp"
 
 #include <dlfcn.h>
 #include <execinfo.h>

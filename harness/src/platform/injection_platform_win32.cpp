@@ -1,7 +1,7 @@
 // The trace injection's OS side on Windows: an append-only file handle, the process and thread
 // ids, CaptureStackBackTrace (module+offset; symbols would need dbghelp). Written
 // for MSVC; checked with mingw-w64. The injection DLL itself is not built yet (docs/trace.md).
-#include "trace/injection_platform.hpp"
+#include "platform/injection_platform.hpp"
 
 #include <windows.h>
 

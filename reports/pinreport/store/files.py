@@ -1,4 +1,4 @@
-"""The baseline store, read side (the harness writes it: harness/include/pinbench/store.hpp).
+"""The baseline store's files, read side (the harness writes them: harness/include/pinbench/store.hpp).
 
 Layout (docs/store.md):
     STORE/store.json   {"schema": "pinbench.store", "schema_version": 3}
@@ -6,14 +6,10 @@ Layout (docs/store.md):
 with namespace "real" for measurements and "replay" for replayed files, which are never
 baselines. Each file is a complete results document, gzip-compressed (store version 3; files
 stored by versions 1 and 2 are plain `.json` and still read); the hash in its name is that of the
-uncompressed bytes. entry_path() is the one function that builds these paths. Reading never
-stops at a bad file: it is named in `problems` and skipped; an entry that is not a regular file
+uncompressed bytes. entry_path() is the one function that builds these paths, and
+check_stored_file() the one place a stored file is checked; an entry that is not a regular file
 (a FIFO, a symbolic link, a device, a directory named like a stored file) is named and never
-opened.
-
-The path is an index: read_for_compare() reads only the directories a comparison needs (the
-current release and the previous one of the current file's group), and the summary index
-(pinreport.store_index) gives `html` its history without reading every night again.
+opened. What each command reads of them: reading.py.
 """
 
 import contextlib
@@ -24,19 +20,18 @@ import re
 import stat
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import xxhash
 
-from pinreport.environment import StoreKey, driver_release, store_key
+from pinreport.environment import StoreKey, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
-from pinreport.load import ResultsFile, parse_json, parse_results, upgraded_before
-from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.result.load import ResultsFile, parse_json, parse_results, upgraded_before
+from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
 from pinreport.test_double import produced_by_test_double
-from pinreport.versions import is_release, previous_release, release_key
 
 REAL = "real"
 REPLAY = "replay"
@@ -190,59 +185,6 @@ class StoreEntry:
         return self.doc.get("started_at", "")
 
 
-@dataclass
-class StoreContents:
-    root: str
-    entries: list[StoreEntry] = field(default_factory=list)
-    problems: list[BadInputError] = field(default_factory=list)
-    # The nights `html` charts, oldest first: the entries, unless read_for_html() filled it from
-    # the summary index (then each entry's doc is a summary: store_index.night_summary()).
-    history_entries: list[StoreEntry] | None = None
-
-    @property
-    def history(self) -> list[StoreEntry]:
-        return self.entries if self.history_entries is None else self.history_entries
-
-
-def _check_marker(root: Path) -> BadInputError | None:
-    marker = root / STORE_FILE
-    try:
-        doc = json.loads(read_bounded(marker, _MARKER_LIMIT).decode("utf-8"))
-    except OSError as e:
-        return BadInputError(str(marker), f"not a pinbench store (cannot read {STORE_FILE}: {e.strerror or e})")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        return BadInputError(str(marker), f"invalid JSON: {e}")
-    if not isinstance(doc, dict) or doc.get("schema") != STORE_SCHEMA_NAME:
-        found = doc.get("schema") if isinstance(doc, dict) else None
-        return BadInputError(
-            str(marker),
-            f"not a pinbench store (schema is {json.dumps(found)}, expected {json.dumps(STORE_SCHEMA_NAME)})",
-        )
-    version = doc.get("schema_version")
-    if (
-        not isinstance(version, int)
-        or isinstance(version, bool)
-        or not STORE_SCHEMA_OLDEST_VERSION <= version <= STORE_SCHEMA_VERSION
-    ):
-        return BadInputError(
-            str(marker),
-            f"store schema version {json.dumps(version)} is not supported (this build reads "
-            f"versions {STORE_SCHEMA_OLDEST_VERSION} to {STORE_SCHEMA_VERSION})",
-        )
-    return None
-
-
-def _open(root: str | Path) -> tuple[Path, StoreContents]:
-    """The store's root and its empty contents, holding the marker's problem when store.json
-    is missing or of another schema or version (then nothing else is read)."""
-    root = Path(root)
-    contents = StoreContents(root=str(root))
-    problem = _check_marker(root)
-    if problem is not None:
-        contents.problems.append(problem)
-    return root, contents
-
-
 def _path_problem(root: Path, path: Path, namespace: str, key: StoreKey, started_at: object) -> str | None:
     """Why a readable results file does not belong where it lies; None when it does."""
     parts = path.relative_to(root / namespace).parts
@@ -270,6 +212,7 @@ def check_stored_file(
     data: bytes | None = None,
     validated: bool = False,
     name_vouches: bool = False,
+    as_stored_from: int | None = None,
 ) -> StoreEntry:
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
@@ -278,13 +221,15 @@ def check_stored_file(
     with the plain JSON reader, their schema name and version checked, not the rest again.
     name_vouches: the caller relies on the store's contract (store.md, "What a stored file's
     name vouches for") and reads a file whose bytes give the XXH3 hash in its name as validated
-    (the history charts' summaries do; every file a verdict uses is checked in full once)."""
+    (the history charts' summaries do; every file a verdict uses is checked in full once).
+    as_stored_from: with validated or name_vouches, the version from which on the document is
+    kept as stored instead of upgraded (load.parse_results)."""
     if data is None:
         data = read_stored_bytes(path)
     m = _FILE_NAME.match(path.name)
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
     trusted = validated or (name_vouches and named_xxh3)
-    results = _parse_vouched(data, path) if trusted else _parse_stored(data, path)
+    results = _parse_vouched(data, path, as_stored_from) if trusted else _parse_stored(data, path)
     if produced_by_test_double(results.doc):
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
@@ -304,7 +249,7 @@ def _parse_stored(data: bytes, path: Path) -> ResultsFile:
     return parse_results(parse_json(data, str(path)), str(path), data)
 
 
-def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
+def _parse_vouched(data: bytes, path: Path, as_stored_from: int | None = None) -> ResultsFile:
     """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
     doc = upgraded_before(data)
@@ -313,7 +258,7 @@ def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
             doc = json.loads(data)
         except (ValueError, RecursionError):
             doc = parse_json(data, str(path))  # raises with the strict reader's message
-    return parse_results(doc, str(path), data, checked_by_writer=True)
+    return parse_results(doc, str(path), data, checked_by_writer=True, as_stored_from=as_stored_from)
 
 
 def without_repeat_data(entry: StoreEntry) -> StoreEntry:
@@ -375,19 +320,7 @@ def release_dirs(root: str | Path, group: tuple[str, str, str, str], namespace: 
         return {}
 
 
-def _read_files(
-    root: Path, paths: Iterable[Path], namespace: str, contents: StoreContents, verify_hashes: bool
-) -> list[StoreEntry]:
-    out = []
-    for path in paths:
-        try:
-            out.append(check_stored_file(root, path, namespace, verify_hash=verify_hashes))
-        except BadInputError as e:
-            contents.problems.append(e)
-    return out
-
-
-def _stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
+def stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
     """What below a directory is to be read as a stored file, sorted: the regular files named
     *.json or *.json.gz (writers' temporaries, *.tmp.*, are not), and every entry that is neither
     a regular file nor a directory of the layout (a FIFO, a socket, a device, a symbolic link,
@@ -407,146 +340,10 @@ def _stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
             continue  # removed since the listing
         named = e.name.endswith((PLAIN_SUFFIX, COMPRESSED_SUFFIX))
         if stat.S_ISDIR(mode) and layout_levels > 0 and not named:
-            out += _stored_files(Path(e.path), layout_levels - 1)
+            out += stored_files(Path(e.path), layout_levels - 1)
         elif not stat.S_ISREG(mode) or (named and ".tmp." not in e.name):
             out.append(Path(e.path))
     return sorted(out)
-
-
-def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verify_hashes: bool = True) -> StoreContents:
-    """Every usable results file of the given namespaces, oldest first; the rest in problems.
-
-    A file is a problem (named, skipped) when it is not a valid results file, holds replayed
-    data under real/ or measured data under replay/, lies at a path its key does not give, or
-    its bytes do not match the hash in its name. A store whose store.json is missing or of
-    another schema or version is not read at all (its layout is unknown). Two files of one
-    measurement (one_per_measurement) count once."""
-    root, contents = _open(root)
-    if contents.problems:
-        return contents
-    entries = []
-    for namespace in namespaces:
-        entries += _read_files(root, _stored_files(root / namespace, 5), namespace, contents, verify_hashes)
-    contents.entries = one_per_measurement(entries)
-    return contents
-
-
-def store_groups(root: str | Path, namespace: str = REAL) -> list[tuple[str, str, str, str]]:
-    """The groups (platform, model, gpu, count) stored under a namespace: a directory listing,
-    no file is read."""
-    base = Path(root, namespace)
-    return sorted(tuple(p.relative_to(base).parts) for p in base.glob("*/*/*/*") if p.is_dir())
-
-
-def _release_entries(
-    root: Path, group: tuple[str, str, str, str], release: str, namespace: str, contents: StoreContents
-) -> list[StoreEntry]:
-    """The usable files of one release directory, one per measurement; its problems go to contents."""
-    directory = release_dirs(root, group, namespace).get(release)
-    if directory is None:
-        return []
-    return one_per_measurement(_read_files(root, _stored_files(directory), namespace, contents, verify_hashes=True))
-
-
-def read_release(
-    root: str | Path, group: tuple[str, str, str, str], release: str, namespace: str = REAL
-) -> StoreContents:
-    """The usable files of one release of one group (what `pinreport trace` fits), oldest first,
-    one per measurement, with the problems of those files; no other file is read."""
-    root, contents = _open(root)
-    if not contents.problems:
-        contents.entries = _release_entries(root, group, release, namespace, contents)
-    return contents
-
-
-def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | None = None) -> StoreContents:
-    """What `pinreport reserve` fits: for each group, the files of one release: `driver` where
-    the group has it, else the newest numbered release that holds a usable file (an unnumbered
-    one only after every numbered one). Other releases' files are not read, so a store of many
-    nights costs one release's reading per group; their problems are `pinbench store list`'s."""
-    root, contents = _open(root)
-    if contents.problems:
-        return contents
-    for group in store_groups(root, namespace):
-        releases = release_dirs(root, group, namespace)
-        if driver is not None:
-            order = [driver] if driver in releases else []
-        else:
-            numbered = sorted((r for r in releases if is_release(r)), key=release_key, reverse=True)
-            order = numbered + sorted((r for r in releases if not is_release(r)), reverse=True)
-        for release in order:
-            found = _release_entries(root, group, release, namespace, contents)
-            if found:
-                contents.entries += found
-                break
-    return contents
-
-
-def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) -> StoreContents:
-    """What `pinreport compare` needs of the store, and nothing else: the real files of the
-    current file's group under its own release (history) and under the previous release, which
-    is the highest older release directory holding a usable file. Files of other groups and
-    releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
-
-    Every file read has its hash checked; the strict JSON and schema checks run once per file
-    (store_index.GroupIndex remembers which bytes passed them); each is kept without its
-    repeats' records (without_repeat_data); the index is saved."""
-    from pinreport.store_index import GroupIndex
-
-    root, contents = _open(root)
-    if contents.problems:
-        return contents
-    key = store_key(current_doc.get("environment") or {})
-    index = index or GroupIndex(root, key.group)
-    dirs = release_dirs(root, key.group)
-
-    def read(directory: Path) -> list[StoreEntry]:
-        found = []
-        for path in _stored_files(directory):
-            got = index.entry(path)
-            if isinstance(got, BadInputError):
-                contents.problems.append(got)
-            else:
-                found.append(without_repeat_data(got))
-        return found
-
-    with no_cyclic_gc():
-        entries = read(dirs[key.release]) if key.release in dirs else []
-        release = driver_release(current_doc.get("environment") or {})
-        older = set(dirs)
-        while release and is_release(release) and older:
-            prev = previous_release(release, older)
-            if prev is None:
-                break
-            found = read(dirs[prev])
-            entries += found
-            if any(e.key.release == prev for e in found):
-                break
-            older.discard(prev)
-    index.save()
-    contents.entries = one_per_measurement(entries)
-    return contents
-
-
-def read_for_html(root: str | Path, current_doc: dict[str, Any]) -> StoreContents:
-    """read_for_compare(), plus the history of every night of the group from the summary index
-    (store_index.GroupIndex.history: each file checked once, again only when its size, mtime,
-    ctime or inode changed); the index's problems are named beside the comparison's."""
-    from pinreport.store_index import GroupIndex
-
-    root = Path(root)
-    key = store_key(current_doc.get("environment") or {})
-    index = GroupIndex(root, key.group)
-    contents = read_for_compare(root, current_doc, index)
-    if contents.problems and contents.problems[0].path.endswith(STORE_FILE):
-        return contents
-    with no_cyclic_gc():
-        history, problems = index.history()
-    index.save()
-    seen = {(p.path, p.detail) for p in contents.problems}
-    contents.problems += [p for p in problems if (p.path, p.detail) not in seen]
-    contents.history_entries = history
-    return contents
 
 
 def write_atomically(path: Path, data: bytes, *, attempts: int = 20) -> bool:

@@ -1,0 +1,1 @@
+"""Reading one results file, and Google Benchmark JSON: the result stage."""

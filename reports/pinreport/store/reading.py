@@ -1,0 +1,234 @@
+"""What each command reads of the store: every file (`pinreport store`-style listings, the
+newest releases), and what `compare` and `html` need and nothing else.
+
+The path is an index: read_for_compare() reads only the directories a comparison needs (the
+current release and the previous one of the current file's group), and the summary index
+(summary_index.py) gives `html` its history without reading every night again. Reading never
+stops at a bad file: it is named in `problems` and skipped.
+"""
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pinreport.environment import driver_release, store_key
+from pinreport.errors import BadInputError
+from pinreport.input_file import read_bounded
+from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.store.files import (
+    REAL,
+    STORE_FILE,
+    StoreEntry,
+    check_stored_file,
+    no_cyclic_gc,
+    one_per_measurement,
+    release_dirs,
+    stored_files,
+    without_repeat_data,
+)
+from pinreport.store.summary_index import GroupIndex
+from pinreport.versions import is_release, previous_release, release_key
+
+_MARKER_LIMIT = 64 * 1024  # store.json is one small object
+
+
+@dataclass
+class StoreContents:
+    root: str
+    entries: list[StoreEntry] = field(default_factory=list)
+    problems: list[BadInputError] = field(default_factory=list)
+    # The nights `html` charts, oldest first: the entries, unless read_for_html() filled it from
+    # the summary index (then each entry's doc is a summary: summary_index.night_summary()).
+    history_entries: list[StoreEntry] | None = None
+
+    @property
+    def history(self) -> list[StoreEntry]:
+        return self.entries if self.history_entries is None else self.history_entries
+
+
+def _check_marker(root: Path) -> BadInputError | None:
+    marker = root / STORE_FILE
+    try:
+        doc = json.loads(read_bounded(marker, _MARKER_LIMIT).decode("utf-8"))
+    except OSError as e:
+        return BadInputError(str(marker), f"not a pinbench store (cannot read {STORE_FILE}: {e.strerror or e})")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        return BadInputError(str(marker), f"invalid JSON: {e}")
+    if not isinstance(doc, dict) or doc.get("schema") != STORE_SCHEMA_NAME:
+        found = doc.get("schema") if isinstance(doc, dict) else None
+        return BadInputError(
+            str(marker),
+            f"not a pinbench store (schema is {json.dumps(found)}, expected {json.dumps(STORE_SCHEMA_NAME)})",
+        )
+    version = doc.get("schema_version")
+    if (
+        not isinstance(version, int)
+        or isinstance(version, bool)
+        or not STORE_SCHEMA_OLDEST_VERSION <= version <= STORE_SCHEMA_VERSION
+    ):
+        return BadInputError(
+            str(marker),
+            f"store schema version {json.dumps(version)} is not supported (this build reads "
+            f"versions {STORE_SCHEMA_OLDEST_VERSION} to {STORE_SCHEMA_VERSION})",
+        )
+    return None
+
+
+def _open(root: str | Path) -> tuple[Path, StoreContents]:
+    """The store's root and its empty contents, holding the marker's problem when store.json
+    is missing or of another schema or version (then nothing else is read)."""
+    root = Path(root)
+    contents = StoreContents(root=str(root))
+    problem = _check_marker(root)
+    if problem is not None:
+        contents.problems.append(problem)
+    return root, contents
+
+
+
+def _read_files(
+    root: Path, paths: Iterable[Path], namespace: str, contents: StoreContents, verify_hashes: bool
+) -> list[StoreEntry]:
+    out = []
+    for path in paths:
+        try:
+            out.append(check_stored_file(root, path, namespace, verify_hash=verify_hashes))
+        except BadInputError as e:
+            contents.problems.append(e)
+    return out
+
+
+
+def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verify_hashes: bool = True) -> StoreContents:
+    """Every usable results file of the given namespaces, oldest first; the rest in problems.
+
+    A file is a problem (named, skipped) when it is not a valid results file, holds replayed
+    data under real/ or measured data under replay/, lies at a path its key does not give, or
+    its bytes do not match the hash in its name. A store whose store.json is missing or of
+    another schema or version is not read at all (its layout is unknown). Two files of one
+    measurement (one_per_measurement) count once."""
+    root, contents = _open(root)
+    if contents.problems:
+        return contents
+    entries = []
+    for namespace in namespaces:
+        entries += _read_files(root, stored_files(root / namespace, 5), namespace, contents, verify_hashes)
+    contents.entries = one_per_measurement(entries)
+    return contents
+
+
+def store_groups(root: str | Path, namespace: str = REAL) -> list[tuple[str, str, str, str]]:
+    """The groups (platform, model, gpu, count) stored under a namespace: a directory listing,
+    no file is read."""
+    base = Path(root, namespace)
+    return sorted(tuple(p.relative_to(base).parts) for p in base.glob("*/*/*/*") if p.is_dir())
+
+
+def _release_entries(
+    root: Path, group: tuple[str, str, str, str], release: str, namespace: str, contents: StoreContents
+) -> list[StoreEntry]:
+    """The usable files of one release directory, one per measurement; its problems go to contents."""
+    directory = release_dirs(root, group, namespace).get(release)
+    if directory is None:
+        return []
+    return one_per_measurement(_read_files(root, stored_files(directory), namespace, contents, verify_hashes=True))
+
+
+def read_release(
+    root: str | Path, group: tuple[str, str, str, str], release: str, namespace: str = REAL
+) -> StoreContents:
+    """The usable files of one release of one group (what `pinreport trace` fits), oldest first,
+    one per measurement, with the problems of those files; no other file is read."""
+    root, contents = _open(root)
+    if not contents.problems:
+        contents.entries = _release_entries(root, group, release, namespace, contents)
+    return contents
+
+
+def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | None = None) -> StoreContents:
+    """What `pinreport reserve` fits: for each group, the files of one release: `driver` where
+    the group has it, else the newest numbered release that holds a usable file (an unnumbered
+    one only after every numbered one). Other releases' files are not read, so a store of many
+    nights costs one release's reading per group; their problems are `pinbench store list`'s."""
+    root, contents = _open(root)
+    if contents.problems:
+        return contents
+    for group in store_groups(root, namespace):
+        releases = release_dirs(root, group, namespace)
+        if driver is not None:
+            order = [driver] if driver in releases else []
+        else:
+            numbered = sorted((r for r in releases if is_release(r)), key=release_key, reverse=True)
+            order = numbered + sorted((r for r in releases if not is_release(r)), reverse=True)
+        for release in order:
+            found = _release_entries(root, group, release, namespace, contents)
+            if found:
+                contents.entries += found
+                break
+    return contents
+
+
+def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) -> StoreContents:
+    """What `pinreport compare` needs of the store, and nothing else: the real files of the
+    current file's group under its own release (history) and under the previous release, which
+    is the highest older release directory holding a usable file. Files of other groups and
+    releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
+
+    Every file read has its hash checked; the strict JSON and schema checks run once per file
+    (summary_index.GroupIndex remembers which bytes passed them), over worker processes; each is
+    kept without its repeats' records (without_repeat_data); the index is saved."""
+    root, contents = _open(root)
+    if contents.problems:
+        return contents
+    key = store_key(current_doc.get("environment") or {})
+    index = index or GroupIndex(root, key.group)
+    dirs = release_dirs(root, key.group)
+
+    def read(directory: Path) -> list[StoreEntry]:
+        found = []
+        for got in index.entries(stored_files(directory), keep=without_repeat_data):
+            if isinstance(got, BadInputError):
+                contents.problems.append(got)
+            else:
+                found.append(got)
+        return found
+
+    with no_cyclic_gc():
+        entries = read(dirs[key.release]) if key.release in dirs else []
+        release = driver_release(current_doc.get("environment") or {})
+        older = set(dirs)
+        while release and is_release(release) and older:
+            prev = previous_release(release, older)
+            if prev is None:
+                break
+            found = read(dirs[prev])
+            entries += found
+            if any(e.key.release == prev for e in found):
+                break
+            older.discard(prev)
+    index.save()
+    contents.entries = one_per_measurement(entries)
+    return contents
+
+
+def read_for_html(root: str | Path, current_doc: dict[str, Any]) -> StoreContents:
+    """read_for_compare(), plus the history of every night of the group from the summary index
+    (summary_index.GroupIndex.history: each file checked once, again only when its size, mtime,
+    ctime or inode changed); the index's problems are named beside the comparison's."""
+    root = Path(root)
+    key = store_key(current_doc.get("environment") or {})
+    index = GroupIndex(root, key.group)
+    contents = read_for_compare(root, current_doc, index)
+    if contents.problems and contents.problems[0].path.endswith(STORE_FILE):
+        return contents
+    with no_cyclic_gc():
+        history, problems = index.history()
+    index.save()
+    seen = {(p.path, p.detail) for p in contents.problems}
+    contents.problems += [p for p in problems if (p.path, p.detail) not in seen]
+    contents.history_entries = history
+    return contents
+
+
