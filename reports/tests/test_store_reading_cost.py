@@ -151,7 +151,10 @@ def test_an_upgrade_is_kept_between_runs_and_keyed_by_the_harness(tmp_path, monk
     assert load.upgraded_before(data) == upgraded  # a later read need not parse the older bytes
     [kept] = (tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz")
     # Another process (the next night's pinreport) reads it without running the harness.
-    code = "import sys; from pinreport.result.load import results_from_bytes; results_from_bytes(sys.stdin.buffer.read(), 'n')"
+    code = (
+        "import sys; from pinreport.result.load import results_from_bytes; "
+        "results_from_bytes(sys.stdin.buffer.read(), 'n')"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "reports")}
     subprocess.run([sys.executable, "-c", code], input=data, env=env, check=True)
     assert calls.read_text().splitlines() == ["results upgrade -"]

@@ -87,7 +87,6 @@ def _open(root: str | Path) -> tuple[Path, StoreContents]:
     return root, contents
 
 
-
 def _read_files(
     root: Path, paths: Iterable[Path], namespace: str, contents: StoreContents, verify_hashes: bool
 ) -> list[StoreEntry]:
@@ -98,7 +97,6 @@ def _read_files(
         except BadInputError as e:
             contents.problems.append(e)
     return out
-
 
 
 def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verify_hashes: bool = True) -> StoreContents:
@@ -230,5 +228,3 @@ def read_for_html(root: str | Path, current_doc: dict[str, Any]) -> StoreContent
     contents.problems += [p for p in problems if (p.path, p.detail) not in seen]
     contents.history_entries = history
     return contents
-
-
