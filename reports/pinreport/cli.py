@@ -44,6 +44,7 @@ from pinreport.analysis.stats import (
     DEFAULT_MIN_NIGHTS,
     DEFAULT_MIN_REPEATS,
     DEFAULT_TIME_FLOOR,
+    load_libraries,
 )
 from pinreport.atomic_write import check_output_path
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
@@ -187,7 +188,8 @@ def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreCont
     except BadInputError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    return current, read(args.store, current.doc)
+    # scipy's import (about a second) while worker processes check the store's files.
+    return current, read(args.store, current.doc, meanwhile=load_libraries)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -49,16 +49,26 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in methods else methods[0])
 
 
-def map_in_processes(fn: Callable[[Item], Result], items: Sequence[Item]) -> list[Result]:
+def map_in_processes(
+    fn: Callable[[Item], Result], items: Sequence[Item], meanwhile: Callable[[], None] | None = None
+) -> list[Result]:
     """[fn(item) for item in items], in order, over up to jobs() worker processes. fn must be a
     module-level function; items and results are pickled. An exception fn raises reaches the
     caller as it would in one process. Where worker processes cannot be started (no process
-    semaphores, a worker killed), the work is done here instead: slower, never different."""
+    semaphores, a worker killed), the work is done here instead: slower, never different.
+    meanwhile: work of this process's own (an import), done while the workers work (first, when
+    there are none)."""
     workers = min(jobs(), len(items) // MIN_ITEMS_PER_WORKER)
-    if workers < 2:
-        return [fn(item) for item in items]
-    try:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-            return list(pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4))))
-    except (BrokenProcessPool, OSError, ImportError, NotImplementedError):
-        return [fn(item) for item in items]
+    if workers >= 2:
+        try:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+                # map() hands out every item before it returns: the workers start on them now.
+                results = pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4)))
+                if meanwhile is not None:
+                    meanwhile()
+                return list(results)
+        except (BrokenProcessPool, OSError, ImportError, NotImplementedError):
+            pass
+    if meanwhile is not None:
+        meanwhile()
+    return [fn(item) for item in items]

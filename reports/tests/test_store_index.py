@@ -312,3 +312,14 @@ def test_pinreport_jobs_must_be_a_positive_number(monkeypatch):
             worker_pool.jobs()
     monkeypatch.setenv("PINREPORT_JOBS", "1")
     assert worker_pool.map_in_processes(_pid_of, list(range(40))) == [os.getpid()] * 40
+
+
+def test_the_callers_own_work_is_done_once_while_the_workers_work(monkeypatch):
+    from pinreport import worker_pool
+
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("PINREPORT_JOBS", jobs)
+        done = []
+        got = worker_pool.map_in_processes(_pid_of, list(range(12)), meanwhile=lambda: done.append(os.getpid()))
+        assert done == [os.getpid()] and len(got) == 12
+        assert (os.getpid() in got) == (jobs == "1")

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, held_costs, is_judged_key, is_shared_key
 from pinreport.environment import StoreKey
@@ -63,6 +62,8 @@ class CostFit:
         g = float(self.granule or 0)
         if self.below_resolution:
             return g
+        from scipy import stats as scipy_stats  # stats.load_libraries()
+
         dof = self.n - 2
         t = float(scipy_stats.t.ppf(0.5 + self.confidence / 2, dof))
         half = t * self.residual_sd * math.sqrt(1 + 1 / self.n + (x - self.x_mean) ** 2 / self.sxx)

@@ -43,8 +43,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scipy import stats as scipy_stats
-
 from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.expect import ClaimVerdict
@@ -250,6 +248,8 @@ def fit_slope(points: Sequence[Point]) -> SlopeFit:
         return SlopeFit(len(free), problem=f"{len(free)} uncapped point(s) with distinct free VRAM, need 2")
     xs = [p.free_before for p in free]
     ys = [p.max_pinnable for p in free]
+    from scipy import stats as scipy_stats  # stats.load_libraries()
+
     fit = scipy_stats.linregress(xs, ys)
     pairwise = [
         (ys[j] - ys[i]) / (xs[j] - xs[i]) for i in range(len(xs)) for j in range(i + 1, len(xs)) if xs[j] != xs[i]

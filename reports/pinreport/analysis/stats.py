@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from pinreport.units import format_bytes, format_delta, format_value
 
@@ -172,8 +171,17 @@ def compare_bytes(
     )
 
 
+def load_libraries() -> None:
+    """Imports scipy.stats now: about a second, paid once, where the caller has the time (while
+    worker processes check the store's files: store.reading). Each use below imports it where it
+    is needed, so a command that never tests a sample (summary, reserve) never pays for it."""
+    import scipy.stats  # noqa: F401
+
+
 def mann_whitney_p(baseline: Sequence[float], current: Sequence[float]) -> float:
     """Two-sided Mann-Whitney U p-value; 1.0 when every sample is equal (no evidence at all)."""
+    from scipy import stats as scipy_stats  # load_libraries()
+
     if len(set(baseline) | set(current)) == 1:
         return 1.0
     p = float(scipy_stats.mannwhitneyu(current, baseline, alternative="two-sided").pvalue)

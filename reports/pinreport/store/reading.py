@@ -8,7 +8,7 @@ stops at a bad file: it is named in `problems` and skipped.
 """
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,15 +168,19 @@ def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | 
     return contents
 
 
-def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) -> StoreContents:
+def read_for_compare(
+    root: str | Path, current_doc: dict[str, Any], index=None, meanwhile: Callable[[], None] | None = None
+) -> StoreContents:
     """What `pinreport compare` needs of the store, and nothing else: the real files of the
     current file's group under its own release (history) and under the previous release, which
     is the highest older release directory holding a usable file. Files of other groups and
     releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
 
     Every file read has its hash checked; the strict JSON and schema checks run once per file
-    (summary_index.GroupIndex remembers which bytes passed them), over worker processes; each is
-    kept without its repeats' records (without_repeat_data); the index is saved."""
+    (summary_index.GroupIndex remembers which bytes passed them), over worker processes, the
+    current and the previous release's files in one batch; each is kept without its repeats'
+    records (without_repeat_data); the index is saved. meanwhile: the caller's own work, done
+    while the workers check (worker_pool)."""
     root, contents = _open(root)
     if contents.problems:
         return contents
@@ -184,9 +188,10 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
     index = index or GroupIndex(root, key.group)
     dirs = release_dirs(root, key.group)
 
-    def read(directory: Path) -> list[StoreEntry]:
+    def read(directories: list[Path]) -> list[StoreEntry]:
         found = []
-        for got in index.entries(stored_files(directory), keep=without_repeat_data):
+        files = [f for d in directories for f in stored_files(d)]
+        for got in index.entries(files, keep=without_repeat_data, meanwhile=meanwhile):
             if isinstance(got, BadInputError):
                 contents.problems.append(got)
             else:
@@ -194,31 +199,31 @@ def read_for_compare(root: str | Path, current_doc: dict[str, Any], index=None) 
         return found
 
     with no_cyclic_gc():
-        entries = read(dirs[key.release]) if key.release in dirs else []
         release = driver_release(current_doc.get("environment") or {})
         older = set(dirs)
-        while release and is_release(release) and older:
-            prev = previous_release(release, older)
-            if prev is None:
-                break
-            found = read(dirs[prev])
-            entries += found
-            if any(e.key.release == prev for e in found):
-                break
+        prev = previous_release(release, older) if release and is_release(release) and older else None
+        entries = read(([dirs[key.release]] if key.release in dirs else []) + ([dirs[prev]] if prev else []))
+        # An older release directory without a usable file: the next older one.
+        while prev is not None and not any(e.key.release == prev for e in entries):
             older.discard(prev)
+            prev = previous_release(release, older) if older else None
+            if prev is not None:
+                entries += read([dirs[prev]])
     index.save()
     contents.entries = one_per_measurement(entries)
     return contents
 
 
-def read_for_html(root: str | Path, current_doc: dict[str, Any]) -> StoreContents:
+def read_for_html(
+    root: str | Path, current_doc: dict[str, Any], meanwhile: Callable[[], None] | None = None
+) -> StoreContents:
     """read_for_compare(), plus the history of every night of the group from the summary index
     (summary_index.GroupIndex.history: each file checked once, again only when its size, mtime,
     ctime or inode changed); the index's problems are named beside the comparison's."""
     root = Path(root)
     key = store_key(current_doc.get("environment") or {})
     index = GroupIndex(root, key.group)
-    contents = read_for_compare(root, current_doc, index)
+    contents = read_for_compare(root, current_doc, index, meanwhile)
     if contents.problems and contents.problems[0].path.endswith(STORE_FILE):
         return contents
     with no_cyclic_gc():

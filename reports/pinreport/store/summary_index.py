@@ -244,13 +244,17 @@ class GroupIndex:
         return self._check(path, stamp, data, name_vouches=False)
 
     def entries(
-        self, paths: list[Path], keep: Callable[[StoreEntry], StoreEntry] | None = None
+        self,
+        paths: list[Path],
+        keep: Callable[[StoreEntry], StoreEntry] | None = None,
+        meanwhile: Callable[[], None] | None = None,
     ) -> list[StoreEntry | BadInputError]:
         """entry() of each path, in order, each result passed through keep(). The files the index
         has not seen pass every check (the strict reader, the schema: about 70 ms a night) in
         worker processes (worker_pool), keep() applied there (what the caller keeps of a night is
         smaller to hand back), and the rows they wrote are taken in; those it vouches for (a
-        plain parse, about 20 ms) are read here, where handing a night back would cost as much."""
+        plain parse, about 20 ms) are read here, where handing a night back would cost as much.
+        meanwhile: the caller's own work, done while the workers check (worker_pool)."""
         out: list[StoreEntry | BadInputError | None] = [None] * len(paths)
         unseen = []
         for i, path in enumerate(paths):
@@ -260,7 +264,9 @@ class GroupIndex:
                 out[i] = keep(got) if keep is not None and not isinstance(got, BadInputError) else got
             else:
                 unseen.append((i, (self.root, self.group, path, row, keep)))
-        for (i, job), (row, got) in zip(unseen, map_in_processes(_entry_of, [j for _, j in unseen]), strict=True):
+        for (i, job), (row, got) in zip(
+            unseen, map_in_processes(_entry_of, [j for _, j in unseen], meanwhile), strict=True
+        ):
             self._take_row(self._rel(job[2]), row)
             out[i] = got
         return out  # type: ignore[return-value]
