@@ -319,7 +319,9 @@ def test_the_callers_own_work_is_done_once_while_the_workers_work(monkeypatch):
 
     for jobs in ("1", "2"):
         monkeypatch.setenv("PINREPORT_JOBS", jobs)
-        done = []
-        got = worker_pool.map_in_processes(_pid_of, list(range(12)), meanwhile=lambda: done.append(os.getpid()))
+        done: list[int] = []
+        got = worker_pool.map_in_processes(
+            _pid_of, list(range(12)), meanwhile=lambda done=done: done.append(os.getpid())
+        )
         assert done == [os.getpid()] and len(got) == 12
         assert (os.getpid() in got) == (jobs == "1")
