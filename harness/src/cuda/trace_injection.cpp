@@ -25,6 +25,7 @@
 
 #include "cuda/driver_api.hpp"
 #include "cuda/pin_event.hpp"
+#include "cuda/traced_apis.hpp"
 #include "pinbench/dynamic_library.hpp"
 #include "platform/injection_platform.hpp"
 
@@ -254,21 +255,9 @@ private:
 };
 
 constexpr CUpti_CallbackId kCallbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,
-    CUPTI_DRIVER_TRACE_CBID_cuMemCreate,
-    CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
-    CUPTI_DRIVER_TRACE_CBID_cuMemPoolCreate,
-    CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy,
-    CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz,
+#define PINBENCH_TRACED_API_CBID(name) CUPTI_DRIVER_TRACE_CBID_##name,
+    PINBENCH_TRACED_APIS(PINBENCH_TRACED_API_CBID)
+#undef PINBENCH_TRACED_API_CBID
 };
 
 void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,

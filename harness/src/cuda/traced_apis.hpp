@@ -9,24 +9,32 @@
 #include <string>
 #include <vector>
 
+// The list, once: kTracedApis below spells each name, and the injection library its CUPTI
+// callback id (CUPTI_DRIVER_TRACE_CBID_<name>, trace_injection.cpp), so the two cannot drift.
+// An X-macro because a CUPTI id is a token, not a string: only the preprocessor makes both.
+#define PINBENCH_TRACED_APIS(X)     \
+    X(cuMemHostAlloc)               \
+    X(cuMemAllocHost_v2)            \
+    X(cuMemHostRegister)            \
+    X(cuMemHostRegister_v2)         \
+    X(cuMemHostUnregister)          \
+    X(cuMemFreeHost)                \
+    X(cuMemCreate)                  \
+    X(cuMemRelease)                 \
+    X(cuMemPoolCreate)              \
+    X(cuMemPoolDestroy)             \
+    X(cuMemPoolTrimTo)              \
+    X(cuMemAllocFromPoolAsync)      \
+    X(cuMemAllocFromPoolAsync_ptsz) \
+    X(cuMemFreeAsync)               \
+    X(cuMemFreeAsync_ptsz)
+
 namespace pinbench::trace {
 
 inline constexpr const char* kTracedApis[] = {
-    "cuMemHostAlloc",
-    "cuMemAllocHost_v2",
-    "cuMemHostRegister",
-    "cuMemHostRegister_v2",
-    "cuMemHostUnregister",
-    "cuMemFreeHost",
-    "cuMemCreate",
-    "cuMemRelease",
-    "cuMemPoolCreate",
-    "cuMemPoolDestroy",
-    "cuMemPoolTrimTo",
-    "cuMemAllocFromPoolAsync",
-    "cuMemAllocFromPoolAsync_ptsz",
-    "cuMemFreeAsync",
-    "cuMemFreeAsync_ptsz",
+#define PINBENCH_TRACED_API_NAME(name) #name,
+    PINBENCH_TRACED_APIS(PINBENCH_TRACED_API_NAME)
+#undef PINBENCH_TRACED_API_NAME
 };
 
 // The family a call belongs to, as the timeline groups them: "host_alloc" (cuMemHostAlloc,
