@@ -66,6 +66,7 @@ def map_in_processes(
                 results = pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4)))
                 if meanwhile is not None:
                     meanwhile()
+                    meanwhile = None  # done: not again below if the workers fail
                 return list(results)
         except (BrokenProcessPool, OSError, ImportError, NotImplementedError):
             pass

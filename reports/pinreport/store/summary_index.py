@@ -137,6 +137,12 @@ def _remove_stale_temporaries(path: Path) -> None:
             pass
 
 
+def _checked_in_full(row: dict[str, Any] | None, named: str | None) -> bool:
+    """The row says the bytes named `named` passed every check (rows written before "checked"
+    existed were all checked in full)."""
+    return row is not None and row["problem"] is None and row.get("checked", "all") == "all" and row["hash"] == named
+
+
 class GroupIndex:
     """The summary index of one group: its rows, brought up to date as files are read, saved
     (atomically, only when a row changed) by save()."""
@@ -229,8 +235,7 @@ class GroupIndex:
         named = name_hash(path)
         if row is not None and row["stamp"] == stamp and row["problem"] is not None:
             return BadInputError(str(path), row["problem"])
-        # Rows written before "checked" existed were all checked in full.
-        if row is not None and row["problem"] is None and row.get("checked", "all") == "all" and row["hash"] == named:
+        if _checked_in_full(row, named):
             same_bytes = content_hash(data) == named
             if same_bytes or (row.get("form") == "fnv" and row["stamp"] == stamp):
                 try:
@@ -259,7 +264,7 @@ class GroupIndex:
         unseen = []
         for i, path in enumerate(paths):
             row = self.rows.get(self._rel(path))
-            if row is not None and row["problem"] is None and row.get("checked", "all") == "all":
+            if _checked_in_full(row, name_hash(path)):
                 got = self.entry(path)
                 out[i] = keep(got) if keep is not None and not isinstance(got, BadInputError) else got
             else:
