@@ -1,16 +1,19 @@
 """Strict JSON at the door (load.parse_json): the shared fixture set the C++ reader also reads
 (harness/tests/fixtures/json-validity, harness/tests/cpu/json_validity_test.cpp), and a store
-holding such files is still analysed."""
+holding such files is still analysed. The fixtures are of results version 1, whose bytes the
+harness's reader reads strictly as it upgrades them (load._older_version_document); as the
+current version, the same bytes meet pinreport's own strict reader."""
 
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from conftest import REPO_ROOT
 from pinreport.cli import main
 from pinreport.errors import BadInputError
-from pinreport.result.load import load_results, parse_json
+from pinreport.result.load import load_results, parse_json, results_from_bytes
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/json-validity"
 CASES = [line.split("\t") for line in (CASES_DIR / "expected.tsv").read_text().splitlines() if line]
+REJECTED = [c for c in CASES if c[1] != "accept"]
 
 
 @pytest.mark.parametrize(("name", "expected"), CASES, ids=[c[0] for c in CASES])
@@ -22,6 +25,19 @@ def test_shared_fixture(name, expected):
     with pytest.raises(BadInputError) as e:
         load_results(path)
     assert str(e.value).startswith(f"{path}: invalid JSON")
+    assert expected in str(e.value)
+
+
+@pytest.mark.parametrize(("name", "expected"), REJECTED, ids=[c[0] for c in REJECTED])
+def test_the_current_version_is_refused_by_pinreports_own_reader(monkeypatch, name, expected):
+    data = (CASES_DIR / name).read_bytes()
+    assert data.count(b'"schema_version": 1') == 1
+    current = data.replace(b'"schema_version": 1', b'"schema_version": 4')
+    monkeypatch.delenv("PINBENCH_EXE", raising=False)
+    monkeypatch.setenv("PATH", "")  # no harness to lean on
+    with pytest.raises(BadInputError) as e:
+        results_from_bytes(current, "night.json")
+    assert str(e.value).startswith("night.json: invalid JSON")
     assert expected in str(e.value)
 
 

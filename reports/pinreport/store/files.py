@@ -29,7 +29,7 @@ import xxhash
 from pinreport.environment import StoreKey, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
-from pinreport.result.load import ResultsFile, parse_json, parse_results, upgraded_before
+from pinreport.result.load import ResultsFile, parse_json, parse_results, results_from_bytes, upgraded_before
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
 from pinreport.test_double import produced_by_test_double
 
@@ -246,7 +246,7 @@ def check_stored_file(
 
 def _parse_stored(data: bytes, path: Path) -> ResultsFile:
     """The results reader's checks (strict JSON, schema) on bytes read once: they are hashed too."""
-    return parse_results(parse_json(data, str(path)), str(path), data)
+    return results_from_bytes(data, str(path))
 
 
 def _parse_vouched(data: bytes, path: Path, as_stored_from: int | None = None) -> ResultsFile:
