@@ -157,6 +157,10 @@ def main() -> int:
         for n in sorted(args.nights):
             add_nights(store, source, built, n)
             built = n
+            # A year of nights just written: their writeback would compete with the first timed
+            # runs (a real store gains one night a day). sync() returns once they are on disk.
+            if hasattr(os, "sync"):
+                os.sync()
             current = work / "current.json"
             current.write_text(json.dumps(night_copy(source, n), indent=1) + "\n")
             compare = [*pinreport, "compare", "--store", str(store), "--current", str(current)]
