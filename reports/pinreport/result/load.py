@@ -214,6 +214,14 @@ def upgraded_before(data: bytes) -> dict[str, Any] | None:
         return None
 
 
+def _supported_version(doc: dict[str, Any]) -> int | None:
+    """The document's schema_version when this build reads it (OLDEST..RESULTS_SCHEMA_VERSION,
+    a JSON integer), else None."""
+    version = doc.get("schema_version")
+    readable = isinstance(version, int) and not isinstance(version, bool)
+    return version if readable and RESULTS_SCHEMA_OLDEST_VERSION <= version <= RESULTS_SCHEMA_VERSION else None
+
+
 def as_current_version(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[str, Any]:
     """The document in the current version: an older one upgraded (module docstring), a
     current one as it is. Every reader of a results document goes through here (the summary
@@ -343,7 +351,11 @@ def _fast_validator() -> Callable[[Any], bool]:
     def passes(doc: Any) -> bool:
         try:
             return is_valid(doc)
-        except (ValueError, TypeError, OverflowError):  # a value Rust cannot hold: refused, jsonschema words it
+        except (
+            ValueError,
+            TypeError,
+            OverflowError,
+        ):  # a value jsonschema-rs cannot convert: refused, jsonschema words it
             return False
 
     return passes
@@ -386,12 +398,7 @@ def parse_results(
             path, f"not a pinbench results file (schema is {found}, expected {json.dumps(RESULTS_SCHEMA_NAME)})"
         )
     version = doc.get("schema_version")
-    supported = (
-        isinstance(version, int)
-        and not isinstance(version, bool)
-        and RESULTS_SCHEMA_OLDEST_VERSION <= version <= RESULTS_SCHEMA_VERSION
-    )
-    if not supported:  # worded as the C++ reader (harness/src/results/results_json.cpp)
+    if _supported_version(doc) is None:  # worded as the C++ reader (harness/src/results/results_json.cpp)
         raise BadInputError(
             path,
             f"results schema version {json.dumps(version)} is not supported "
@@ -433,14 +440,8 @@ def _older_version_document(data: bytes) -> dict[str, Any] | None:
         doc = json.loads(data)
     except (ValueError, RecursionError):
         return None
-    version = doc.get("schema_version") if isinstance(doc, dict) else None
-    older = (
-        isinstance(version, int)
-        and not isinstance(version, bool)
-        and RESULTS_SCHEMA_OLDEST_VERSION <= version < RESULTS_SCHEMA_VERSION
-        and doc.get("schema") == RESULTS_SCHEMA_NAME
-    )
-    return doc if older else None
+    version = _supported_version(doc) if isinstance(doc, dict) and doc.get("schema") == RESULTS_SCHEMA_NAME else None
+    return doc if version is not None and version < RESULTS_SCHEMA_VERSION else None
 
 
 def results_from_bytes(data: bytes, path: str) -> ResultsFile:

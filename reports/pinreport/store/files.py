@@ -229,7 +229,8 @@ def check_stored_file(
     m = _FILE_NAME.match(path.name)
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
     trusted = validated or (name_vouches and named_xxh3)
-    results = _parse_vouched(data, path, as_stored_from) if trusted else _parse_stored(data, path)
+    # Every check, on the bytes read once (they are hashed too).
+    results = _parse_vouched(data, path, as_stored_from) if trusted else results_from_bytes(data, str(path))
     if produced_by_test_double(results.doc):
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
@@ -242,11 +243,6 @@ def check_stored_file(
     if why is not None:
         raise BadInputError(str(path), why)
     return StoreEntry(str(path), namespace, results, key)
-
-
-def _parse_stored(data: bytes, path: Path) -> ResultsFile:
-    """The results reader's checks (strict JSON, schema) on bytes read once: they are hashed too."""
-    return results_from_bytes(data, str(path))
 
 
 def _parse_vouched(data: bytes, path: Path, as_stored_from: int | None = None) -> ResultsFile:
