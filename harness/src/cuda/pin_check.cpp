@@ -16,11 +16,11 @@ namespace {
 // driver knows (pinned or registered), else its answer.
 std::string host_memory_type_problem(const cuda::DriverApi& d, const std::byte* p) {
     unsigned int type = 0;
-    const CUresult r =
-        d.status(d.pointer_get_attribute, &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                 static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)));
+    const CUresult r = d.status(d.pointer_get_attribute, &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)));
     if (r != CUDA_SUCCESS) return "cuPointerGetAttribute(MEMORY_TYPE): " + d.error_name(r);
-    if (type != CU_MEMORYTYPE_HOST) return "cuPointerGetAttribute(MEMORY_TYPE) = " + std::to_string(type) + ", not HOST";
+    if (type != CU_MEMORYTYPE_HOST)
+        return "cuPointerGetAttribute(MEMORY_TYPE) = " + std::to_string(type) + ", not HOST";
     return {};
 }
 

@@ -97,8 +97,8 @@ json family_answer(const std::string& family, const json& single_phase, const js
     f["largest_single"] = {
         {"bytes", largest},
         {"stopped_by", single.value("stopped_by", "")},
-        {"words", stop_words(single.value("stopped_by", ""), largest, single.value("smallest_failed", std::uint64_t{0}),
-                             single.value("reason", ""))}};
+        {"words", stop_words(single.value("stopped_by", ""), largest,
+                             single.value("smallest_failed", std::uint64_t{0}), single.value("reason", ""))}};
     const std::uint64_t held_failed_at = held.value("stopped_by", "") == budget_stop::driver ||
                                                  held.value("stopped_by", "") == budget_stop::silent_fallback
                                              ? total + chunk
@@ -139,7 +139,8 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
     doc["pinbench_version"] = PINBENCH_VERSION;
     doc["started_at"] = utc_now();
     const auto available = host_ram_available();
-    const std::uint64_t keep_free = options.keep_free ? *options.keep_free : default_keep_free(available.value_or(0));
+    const std::uint64_t keep_free =
+        options.keep_free ? *options.keep_free : default_keep_free(available.value_or(0));
     doc["options"] = {{"cap", options.cap},
                       {"chunk", options.chunk},
                       {"keep_free", keep_free},
@@ -170,14 +171,21 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
         json phases = json::object();
         for (const char* phase : kPhases) {
             if (stop_signal() != 0) break;
-            const std::int64_t left = std::max<std::int64_t>(0, limit_ms - static_cast<std::int64_t>(
-                                                                              ms_between(start, SteadyClock::now())));
+            const std::int64_t left = std::max<std::int64_t>(
+                0, limit_ms - static_cast<std::int64_t>(ms_between(start, SteadyClock::now())));
             const std::int64_t share = left / phases_left--;
-            progress << "pinbench budget: " << family << ", " << (std::string(phase) == "single" ? "largest single pin" : "held at once in chunks")
-                     << " (up to " << format_bytes(options.cap) << ", " << share / 1000.0 << " s)" << std::endl;
-            json request = {{"mode", child_mode::budget}, {"family", family},       {"phase", phase},
-                            {"cap", options.cap},         {"chunk", options.chunk}, {"keep_free", keep_free},
-                            {"small_bytes", kBudgetSmallPin}, {"time_limit_ms", share}};
+            progress << "pinbench budget: " << family << ", "
+                     << (std::string(phase) == "single" ? "largest single pin" : "held at once in chunks")
+                     << " (up to " << format_bytes(options.cap) << ", " << share / 1000.0 << " s)"
+                     << std::endl;
+            json request = {{"mode", child_mode::budget},
+                            {"family", family},
+                            {"phase", phase},
+                            {"cap", options.cap},
+                            {"chunk", options.chunk},
+                            {"keep_free", keep_free},
+                            {"small_bytes", kBudgetSmallPin},
+                            {"time_limit_ms", share}};
             phases[phase] = run_phase(launcher, request, std::chrono::milliseconds(share) + grace);
         }
         if (stop_signal() != 0) break;

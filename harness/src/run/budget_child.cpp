@@ -37,7 +37,7 @@ std::optional<std::uint64_t> host_allows(const Limits& l) {
 // One pin: its outcome and times. The buffer is kept when `keep` and it worked.
 struct Pin {
     std::uint64_t bytes = 0;
-    std::string error;      // the call failed (or the GPU could not copy from it)
+    std::string error;       // the call failed (or the GPU could not copy from it)
     std::string not_pinned;  // it succeeded, yet the driver does not see it pinned
     double pin_ms = 0, touch_ms = 0;
     std::unique_ptr<HostBuffer> buffer;
@@ -84,7 +84,9 @@ nlohmann::json failure_check(const Limits& l, Devices& devices) {
     return j;
 }
 
-std::string stop_of(const Pin& p) { return p.error.empty() ? budget_stop::silent_fallback : budget_stop::driver; }
+std::string stop_of(const Pin& p) {
+    return p.error.empty() ? budget_stop::silent_fallback : budget_stop::driver;
+}
 std::string reason_of(const Pin& p) { return p.error.empty() ? p.not_pinned : p.error; }
 
 nlohmann::json single(const Limits& l, Devices& devices) {

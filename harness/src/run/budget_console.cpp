@@ -19,7 +19,7 @@ std::string bytes_or(const json& v, const char* otherwise = "not measured") {
 std::string seconds(const json& v) {
     if (!v.is_number()) return "not measured";
     char text[32];
-    std::snprintf(text, sizeof text, "%.2f s/GiB", v.get<double>());
+    std::snprintf(text, sizeof text, "%.3g s/GiB", v.get<double>());
     return text;
 }
 
@@ -42,7 +42,8 @@ void print_budget(const json& doc, std::ostream& out) {
     out << "  host: " << bytes_or(host["available_at_start"], "unknown") << " available at the start of "
         << bytes_or(host["ram_total"], "unknown") << "; kept free " << bytes_or(doc["options"]["keep_free"]);
     if (host.contains("windows_graphics_limit")) {
-        out << "; Windows' limit for graphics MAX(RAM/2, 64MB) = " << bytes_or(host["windows_graphics_limit"]);
+        out << "; Windows' limit for graphics MAX(RAM/2, 64MB) = "
+            << bytes_or(host["windows_graphics_limit"]);
     }
     out << "\n";
     for (const json& f : doc["families"]) {
@@ -53,7 +54,8 @@ void print_budget(const json& doc, std::ostream& out) {
         }
         const json& held = f["held_at_once"];
         out << " safe budget " << bytes_or(f["safe_budget"])
-            << (f["limit_found"].get<bool>() ? "" : " (at least: the search did not reach the driver's limit)")
+            << (f["limit_found"].get<bool>() ? ""
+                                             : " (at least: the search did not reach the driver's limit)")
             << ", VRAM it costs " << bytes_or(f["vram_cost_at_budget"]) << "\n";
         out << "  held at once " << bytes_or(held["bytes"]) << " in " << bytes_or(held["chunk"])
             << " chunks: " << held["words"].get<std::string>() << "\n";
@@ -61,16 +63,18 @@ void print_budget(const json& doc, std::ostream& out) {
             << f["largest_single"]["words"].get<std::string>() << "\n";
         out << "  a failure: " << failure_words(f["failure"].get<std::string>()) << "\n";
         if (f["silent_fallback"].get<bool>()) {
-            out << "  SILENT FALLBACK: a call reported success and the driver does not see the memory pinned\n";
+            out << "  SILENT FALLBACK: a call reported success and the driver does not see the memory "
+                   "pinned\n";
         }
         out << "  pin speed " << seconds(f["pin_s_per_gib"]);
-        if (f["touch_s_per_gib"].is_number()) out << " (first touch before registering " << seconds(f["touch_s_per_gib"]) << ")";
+        if (f["touch_s_per_gib"].is_number())
+            out << " (first touch before registering " << seconds(f["touch_s_per_gib"]) << ")";
         out << "\n";
         const json& shared = f["shared"];
         if (shared["nonlocal_budget"].is_number()) {
             out << "  DXGI non-local budget " << bytes_or(shared["nonlocal_budget"]) << ", usage "
-                << bytes_or(shared["nonlocal_usage_before"]) << " before, " << bytes_or(shared["nonlocal_usage_at_total"])
-                << " at the total held\n";
+                << bytes_or(shared["nonlocal_usage_before"]) << " before, "
+                << bytes_or(shared["nonlocal_usage_at_total"]) << " at the total held\n";
         }
         if (f.contains("device_free_residual") && f["device_free_residual"].get<std::int64_t>() != 0) {
             out << "  device memory not given back after release: "
@@ -78,14 +82,16 @@ void print_budget(const json& doc, std::ostream& out) {
         }
     }
     if (doc["safe_budget"].is_object()) {
-        out << "safe budget: " << bytes_or(doc["safe_budget"]["bytes"]) << " (" << doc["safe_budget"]["family"].get<std::string>()
-            << "; " << static_cast<int>(doc["rule"]["keep_share"].get<double>() * 100)
+        out << "safe budget: " << bytes_or(doc["safe_budget"]["bytes"]) << " ("
+            << doc["safe_budget"]["family"].get<std::string>() << "; "
+            << static_cast<int>(doc["rule"]["keep_share"].get<double>() * 100)
             << "% of what one process held at once, docs/budget.md)\n";
     } else {
         out << "safe budget: not measured\n";
     }
     if (doc.contains("interrupted")) {
-        out << "interrupted (" << doc["interrupted"]["signal"].get<std::string>() << "): the budget is incomplete\n";
+        out << "interrupted (" << doc["interrupted"]["signal"].get<std::string>()
+            << "): the budget is incomplete\n";
     }
 }
 

@@ -8,7 +8,8 @@
 namespace pinbench {
 
 std::uint64_t default_keep_free(std::uint64_t available) {
-    return std::max(kKeepFreeFloor, static_cast<std::uint64_t>(static_cast<double>(available) * kKeepFreeShare));
+    return std::max(kKeepFreeFloor,
+                    static_cast<std::uint64_t>(static_cast<double>(available) * kKeepFreeShare));
 }
 
 std::uint64_t safe_budget(std::uint64_t held, std::uint64_t chunk, std::optional<std::uint64_t> room) {
@@ -57,7 +58,7 @@ bool stopped_by_driver(const std::string& stopped_by) {
 std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uint64_t failed_at,
                        const std::string& reason) {
     const std::string failed = failed_at > 0 ? " at " + format_bytes(failed_at) : "";
-    if (stopped_by == budget_stop::driver) return "the driver refused" + failed + ": " + reason;
+    if (stopped_by == budget_stop::driver) return "a pin failed" + failed + ": " + reason;
     if (stopped_by == budget_stop::silent_fallback) {
         return "a pin" + failed + " reported success but is not pinned (" + reason + ")";
     }

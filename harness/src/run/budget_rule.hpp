@@ -34,7 +34,7 @@ std::uint64_t windows_graphics_limit(std::uint64_t ram_total);
 // DXGI NON_LOCAL budget minus usage in `readings` (a probes object), when both were read.
 std::optional<std::uint64_t> shared_room(const nlohmann::json& readings);
 
-// What ended a search, in words: "the driver refused 3 GiB (CUDA_ERROR_OUT_OF_MEMORY ...)",
+// What ended a search, in words: "a pin failed at 3 GiB: cuMemHostAlloc failed: ...",
 // "capped at 16 GiB, the real limit is higher", ...; `at` is what was reached.
 std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uint64_t failed_at,
                        const std::string& reason);

@@ -1,10 +1,10 @@
 // The arithmetic of `pinbench budget` (run/budget_rule.hpp) against hand-computed values.
-#include "run/budget_rule.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+
+#include "run/budget_rule.hpp"
 
 namespace pinbench {
 namespace {
@@ -26,7 +26,8 @@ TEST(BudgetRule, TheSharedRoomBoundsIt) {
     EXPECT_EQ(shared_room({{"dxgi.nonlocal.budget", 8 * GiB}, {"dxgi.nonlocal.usage", 1 * GiB}}), 7 * GiB);
     EXPECT_EQ(shared_room({{"dxgi.nonlocal.budget", 1 * GiB}, {"dxgi.nonlocal.usage", 2 * GiB}}), 0u);
     EXPECT_FALSE(shared_room({{"dxgi.nonlocal.budget", 8 * GiB}}));
-    EXPECT_FALSE(shared_room({{"dxgi.nonlocal.budget", {{"unavailable", "no DXGI"}}}, {"dxgi.nonlocal.usage", 0}}));
+    EXPECT_FALSE(
+        shared_room({{"dxgi.nonlocal.budget", {{"unavailable", "no DXGI"}}}, {"dxgi.nonlocal.usage", 0}}));
 }
 
 TEST(BudgetRule, KeepFreeIsTheLargerOfFourGibAndATenth) {
@@ -41,12 +42,11 @@ TEST(BudgetRule, WindowsGraphicsLimitIsHalfOfRamAtLeast64MB) {
 }
 
 TEST(BudgetRule, VramCostIsReadAtTheChunkThatReachesTheBudget) {
-    const nlohmann::json held = {
-        {"device_free_before", 1000 * MiB},
-        {"chunks",
-         {{{"bytes", 8 * MiB}, {"ok", true}, {"device_free", 999 * MiB}},
-          {{"bytes", 8 * MiB}, {"ok", true}, {"device_free", 997 * MiB}},
-          {{"bytes", 8 * MiB}, {"ok", false}}}}};
+    const nlohmann::json held = {{"device_free_before", 1000 * MiB},
+                                 {"chunks",
+                                  {{{"bytes", 8 * MiB}, {"ok", true}, {"device_free", 999 * MiB}},
+                                   {{"bytes", 8 * MiB}, {"ok", true}, {"device_free", 997 * MiB}},
+                                   {{"bytes", 8 * MiB}, {"ok", false}}}}};
     EXPECT_EQ(vram_cost_at(held, 8 * MiB), static_cast<std::int64_t>(1 * MiB));
     EXPECT_EQ(vram_cost_at(held, 16 * MiB), static_cast<std::int64_t>(3 * MiB));
     EXPECT_FALSE(vram_cost_at(held, 24 * MiB)) << "no chunk held 24 MiB";
@@ -56,10 +56,11 @@ TEST(BudgetRule, VramCostIsReadAtTheChunkThatReachesTheBudget) {
 TEST(BudgetRule, OnlyTheDriverFindsTheLimit) {
     EXPECT_TRUE(stopped_by_driver("driver"));
     EXPECT_TRUE(stopped_by_driver("silent_fallback"));
-    for (const char* other : {"cap", "time_limit", "host_available", ""}) EXPECT_FALSE(stopped_by_driver(other));
+    for (const char* other : {"cap", "time_limit", "host_available", ""})
+        EXPECT_FALSE(stopped_by_driver(other));
     EXPECT_EQ(stop_words("cap", 16 * GiB, 0, ""), "capped at 16 GiB, the real limit is higher");
     EXPECT_EQ(stop_words("driver", 88 * MiB, 96 * MiB, "cuMemHostAlloc failed: X"),
-              "the driver refused at 96 MiB: cuMemHostAlloc failed: X");
+              "a pin failed at 96 MiB: cuMemHostAlloc failed: X");
 }
 
 }  // namespace

@@ -197,7 +197,8 @@ CUresult host_register(void* p, size_t bytesize, unsigned int Flags) {
     if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
     if (p == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
     bool pinned = true;
-    if (const CUresult r = driver().scripted_pin("cuMemHostRegister_v2", bytesize, &pinned); r != CUDA_SUCCESS) {
+    if (const CUresult r = driver().scripted_pin("cuMemHostRegister_v2", bytesize, &pinned);
+        r != CUDA_SUCCESS) {
         return r;
     }
     Driver& d = driver();
@@ -538,7 +539,8 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) {
     Driver& d = driver();
     const std::lock_guard lock(d.mutex);
     const Range* range = d.range_of(address(p), 1);
-    if (range == nullptr || !range->pinned || range->kind != RangeKind::pinned_host) return CUDA_ERROR_INVALID_VALUE;
+    if (range == nullptr || !range->pinned || range->kind != RangeKind::pinned_host)
+        return CUDA_ERROR_INVALID_VALUE;
     *pFlags = range->flags;
     return CUDA_SUCCESS;
 }

@@ -28,7 +28,8 @@ CUresult Driver::scripted(const char* entry, std::uint64_t bytes) {
 std::uint64_t Driver::pinned_bytes() const {
     std::uint64_t total = 0;
     for (const auto& [start, range] : ranges) {
-        if ((range.kind == RangeKind::pinned_host || range.kind == RangeKind::registered_host) && range.pinned) {
+        if ((range.kind == RangeKind::pinned_host || range.kind == RangeKind::registered_host) &&
+            range.pinned) {
             total += range.bytes;
         }
     }
@@ -45,7 +46,8 @@ CUresult Driver::scripted_pin(const char* entry, std::uint64_t bytes, bool* pinn
         const std::lock_guard lock(mutex);
         held = pinned_bytes();
     }
-    if (r == CUDA_SUCCESS && script.pin_limit && held + bytes > *script.pin_limit) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r == CUDA_SUCCESS && script.pin_limit && held + bytes > *script.pin_limit)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
     if (r != CUDA_SUCCESS) {
         poisoned = script.poison_after_failure;
         return r;

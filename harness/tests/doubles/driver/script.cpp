@@ -97,7 +97,8 @@ void apply(Script& s, const std::string& key, const std::string& value) {
         s.poison_after_failure = value == "on";
     } else if (head == "fallback_above" && !rest.empty()) {
         if (rest != "cuMemHostAlloc" && rest != "cuMemAllocHost_v2" && rest != "cuMemHostRegister_v2") {
-            throw std::invalid_argument("fallback_above takes a host-pinning entry point, not '" + rest + "'");
+            throw std::invalid_argument("fallback_above takes a host-pinning entry point, not '" + rest +
+                                        "'");
         }
         s.fallback_above[rest] = size_of(value);
     } else if (key == "pin_delay_ms") {
