@@ -142,7 +142,10 @@ nlohmann::json single(const Limits& l, Devices& devices) {
             out["bisection_stopped_by"] = budget_stop::time_limit;
             break;
         }
-        const std::uint64_t mid = lo + (hi - lo) / 2 / l.chunk * l.chunk;
+        // At least one chunk above lo: a cap that is no whole number of chunks leaves hi - lo
+        // between one and two chunks, where half of it rounds down to nothing.
+        const std::uint64_t mid = lo + std::max(l.chunk, (hi - lo) / 2 / l.chunk * l.chunk);
+        if (mid >= hi) break;
         Pin p = pin(l, mid, devices);
         tried.push_back(p.to_json());
         if (p.ok()) {

@@ -3,6 +3,7 @@
 // the host's available memory), a failure that poisons the process, a silent fallback, and the
 // document's numbers computed from the script's prices. POSIX (LD_LIBRARY_PATH).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pinbench/subprocess.hpp"
@@ -84,9 +86,10 @@ bool has(const std::string& output, const std::string& needle) {
 }
 
 // A limit of 90 MiB pinned at once: 11 chunks of 8 MiB hold 88 MiB and the 12th fails; the
-// largest single pin is bisected to 88 MiB; the safe budget is 80% of 88 MiB in whole chunks.
+// largest single pin is bisected to 88 MiB (from a cap of 100 MiB, no whole number of chunks);
+// the safe budget is 80% of 88 MiB in whole chunks.
 TEST_F(DoubleBudget, TheDriversLimitGivesTheBudgetAndItsVramCost) {
-    const Outcome o = budget(priced("pin_limit = 90MiB\n"), {"--cap", "1GiB"});
+    const Outcome o = budget(priced("pin_limit = 90MiB\n"), {"--cap", "100MiB"});
     ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
     EXPECT_EQ(o.doc["schema"], "pinbench.budget");
     EXPECT_EQ(o.doc["version"], 1);
@@ -100,6 +103,8 @@ TEST_F(DoubleBudget, TheDriversLimitGivesTheBudgetAndItsVramCost) {
         EXPECT_EQ(f["held_at_once"]["stopped_by"], "driver");
         EXPECT_EQ(f["largest_single"]["bytes"], 88 * MiB);
         EXPECT_EQ(f["largest_single"]["stopped_by"], "driver");
+        EXPECT_FALSE(f["phases"]["single"]["data"].contains("bisection_stopped_by"))
+            << "the bisection ended by itself, not on the time limit";
         EXPECT_EQ(f["failure"], "clean");
         EXPECT_EQ(f["silent_fallback"], false);
         EXPECT_EQ(f["limit_found"], true);
@@ -200,6 +205,33 @@ TEST_F(DoubleBudget, LowAvailableHostMemoryStopsBeforeAskingForIt) {
         EXPECT_EQ(f["safe_budget"], 0);
     }
     EXPECT_TRUE(has(o.process.output, "available host memory minus --keep-free")) << o.process.output;
+}
+
+// SIGTERM while a child holds pins: the child is ended with everything it pinned, the parent
+// writes what it has, marked incomplete, and exits 128+15.
+TEST_F(DoubleBudget, ASignalEndsTheChildAndLeavesAnIncompleteDocument) {
+    const std::string conf = dir_.file("slow.conf"), out = dir_.file("interrupted.json");
+    std::ofstream(conf) << priced("pin_delay_ms = 200\n");
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/current";
+    if (old != nullptr && *old != '\0') libs += std::string(":") + old;
+    Subprocess p(
+        {PINBENCH_EXE, "budget", "-o", out, "--chunk", "8MiB", "--cap", "1GiB", "--time-limit", "40"},
+        {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", conf}});
+    std::this_thread::sleep_for(2s);  // the first family's phases are pinning
+    ASSERT_EQ(::kill(static_cast<pid_t>(p.pid()), SIGTERM), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProcessOutcome o = p.wait(30s);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s) << "it stopped at once";
+    EXPECT_EQ(o.exit_code, 128 + SIGTERM) << o.output;
+    std::ifstream in(out);
+    ASSERT_TRUE(in) << o.output;
+    std::stringstream text;
+    text << in.rdbuf();
+    const json doc = json::parse(text.str());
+    EXPECT_EQ(doc["complete"], false);
+    EXPECT_EQ(doc["interrupted"]["signal"], "SIGTERM");
+    EXPECT_TRUE(has(o.output, "interrupted (SIGTERM)")) << o.output;
 }
 
 TEST_F(DoubleBudget, BadOptionsAreRefusedBeforeAnythingIsPinned) {
