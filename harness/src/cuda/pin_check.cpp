@@ -19,8 +19,9 @@ std::string host_memory_type_problem(const cuda::DriverApi& d, const std::byte* 
     const CUresult r = d.status(d.pointer_get_attribute, &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                 static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p)));
     if (r != CUDA_SUCCESS) return "cuPointerGetAttribute(MEMORY_TYPE): " + d.error_name(r);
-    if (type != CU_MEMORYTYPE_HOST)
+    if (type != CU_MEMORYTYPE_HOST) {
         return "cuPointerGetAttribute(MEMORY_TYPE) = " + std::to_string(type) + ", not HOST";
+    }
     return {};
 }
 

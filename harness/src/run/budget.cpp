@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "pinbench/environment_record.hpp"
 #include "pinbench/host_memory.hpp"
@@ -44,9 +45,9 @@ std::string failure_verdict(const json& single, const json& held) {
     std::string verdict = "not_seen";
     for (const json* phase : {&single, &held}) {
         if (!phase->contains("failure_check")) continue;
-        const std::string v = (*phase)["failure_check"].value("verdict", "");
+        std::string v = (*phase)["failure_check"].value("verdict", "");
         if (v == "poisons") return v;
-        verdict = v;
+        verdict = std::move(v);
     }
     return verdict;
 }
@@ -176,8 +177,8 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
             const std::int64_t share = left / phases_left--;
             progress << "pinbench budget: " << family << ", "
                      << (std::string(phase) == "single" ? "largest single pin" : "held at once in chunks")
-                     << " (up to " << format_bytes(options.cap) << ", " << share / 1000.0 << " s)"
-                     << std::endl;
+                     << " (up to " << format_bytes(options.cap) << ", " << static_cast<double>(share) / 1000.0
+                     << " s)" << std::endl;
             json request = {{"mode", child_mode::budget},
                             {"family", family},
                             {"phase", phase},

@@ -67,8 +67,9 @@ void print_budget(const json& doc, std::ostream& out) {
                    "pinned\n";
         }
         out << "  pin speed " << seconds(f["pin_s_per_gib"]);
-        if (f["touch_s_per_gib"].is_number())
+        if (f["touch_s_per_gib"].is_number()) {
             out << " (first touch before registering " << seconds(f["touch_s_per_gib"]) << ")";
+        }
         out << "\n";
         const json& shared = f["shared"];
         if (shared["nonlocal_budget"].is_number()) {
