@@ -29,22 +29,27 @@ public:
                                      "How much host memory can be pinned here now, per API family: "
                                      "the safe budget, whether a failure poisons, what it costs in VRAM")) {
         app_->add_option("-o,--out", out_, "Write the budget document (docs/budget.schema.json) here");
-        app_->add_option("--cap", cap_, "Never pin more than this, per search")
-            ->check(SizeValidator(kSmallestChunk, kLargestSize))
+        // The values are checked in run(), not by CLI11, so that a bad one is refused in one line.
+        app_->add_option("--cap", cap_, "Never pin more than this, per search (2MiB to 64TiB)")
             ->capture_default_str();
-        app_->add_option("--chunk", chunk_, "Pin size of the held-at-once search and the bisection's step")
-            ->check(SizeValidator(kSmallestChunk, kLargestSize))
+        app_->add_option("--chunk", chunk_,
+                         "Pin size of the held-at-once search and the bisection's step (2MiB to the cap)")
             ->capture_default_str();
         app_->add_option("--keep-free", keep_free_,
                          "Host memory never asked for (default: the larger of 4GiB and 10% of what is "
-                         "available at the start)")
-            ->check(SizeValidator(kSmallestChunk, kLargestSize));
-        app_->add_option("--time-limit", time_limit_s_, "Seconds for all the searches together")
-            ->check(FiniteNumber(0.0, kLongestSeconds, true))
+                         "available at the start)");
+        app_->add_option("--time-limit", time_limit_,
+                         "Seconds for all the searches together (above 0, up to 3600)")
             ->capture_default_str();
     }
 
     int run() override {
+        const SizeValidator size(kSmallestChunk, kLargestSize);
+        const FiniteNumber seconds(0.0, kLongestSeconds, true);
+        checked(size, "--cap", cap_);
+        checked(size, "--chunk", chunk_);
+        if (!keep_free_.empty()) checked(size, "--keep-free", keep_free_);
+        checked(seconds, "--time-limit", time_limit_);
         BudgetOptions options;
         options.executable = current_executable_path();
         options.cap = parse_size(cap_);
@@ -53,7 +58,7 @@ public:
             throw InputError("pinbench budget: --chunk " + chunk_ + " is larger than --cap " + cap_);
         }
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
-        options.time_limit_s = time_limit_s_;
+        options.time_limit_s = std::stod(time_limit_);
         if (!out_.empty()) check_output_path(out_);  // before anything is pinned
         const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
         const nlohmann::json document = measure_budget(options, std::cerr);
@@ -66,12 +71,19 @@ public:
     }
 
 private:
+    // InputError (exit 2, one line) naming the option unless `validator` accepts `value`.
+    static void checked(const CLI::Validator& validator, const char* option, std::string value) {
+        if (const std::string why = validator(value); !why.empty()) {
+            throw InputError("pinbench budget: " + std::string(option) + ": " + why);
+        }
+    }
+
     static constexpr std::uint64_t kSmallestChunk = std::uint64_t{2} << 20;
     std::string out_;
     std::string cap_ = "16GiB";
     std::string chunk_ = "256MiB";
     std::string keep_free_;
-    double time_limit_s_ = 60;
+    std::string time_limit_ = "60";
 };
 
 }  // namespace

@@ -260,6 +260,7 @@ TEST_F(DoubleBudget, BadOptionsAreRefusedBeforeAnythingIsPinned) {
         std::string first;
         std::getline(lines, first);
         EXPECT_TRUE(has(first, c[c.size() - 2])) << "the first line names the option\n" << out.output;
+        EXPECT_EQ(out.output, first + "\n") << "one line";
         EXPECT_FALSE(has(out.output, "pinbench budget: the environment")) << "nothing started\n"
                                                                           << out.output;
     }
