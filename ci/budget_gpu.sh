@@ -37,14 +37,17 @@ out="$(cd "$out" && pwd)"
 : >"$out/commands.txt"
 
 start=$SECONDS
-deadline=330 # seconds: the steps below start only before this, each bounded by `timeout`
+# Each step is bounded by `timeout`; a step starts only before its own deadline (seconds since the
+# start), so that the whole script ends within 6 minutes whatever hangs: at worst 15 + 130 + 55 +
+# 100 s of steps, then the after figures (about 30 s), which always run.
+deadline=0
 say() { printf 'budget_gpu: [%3ds] %s\n' "$((SECONDS - start))" "$*" | tee -a "$out/commands.txt"; }
 
 # run NAME TIMEOUT COMMAND...: prints and records the command, runs it bounded, output to NAME.out
 run() {
   local name="$1" limit="$2"
   shift 2
-  if ((SECONDS - start > deadline)); then
+  if ((deadline > 0 && SECONDS - start > deadline)); then
     say "SKIPPED $name: past ${deadline}s"
     return 0
   fi
@@ -93,7 +96,7 @@ trap 'stop_sampler; exit 130' INT TERM
 say "pinbench: $pinbench ($("$pinbench" --version 2>&1)); commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); $(uname -srm); uid $(id -u)"
 
 # 1. before
-run before-nvidia-smi 30 nvidia-smi
+run before-nvidia-smi 15 nvidia-smi
 run before-free 10 free -b
 cp /proc/meminfo "$out/before-meminfo.txt"
 avail_before=$(meminfo_available)
@@ -102,12 +105,14 @@ sleep 1
 
 # 2. defaults
 echo default >"$label_file"
-run budget-default 150 "$pinbench" budget -o "$out/budget-default.json"
+deadline=60
+run budget-default 120 "$pinbench" budget -o "$out/budget-default.json"
 echo idle >"$label_file"
 sleep 2
 
 # 3. calibration: the address space of a budget child with its context and 512 MiB pinned
 echo calibration >"$label_file"
+deadline=180
 run budget-calibration 45 "$pinbench" budget --cap 512MiB --chunk 256MiB --time-limit 10 \
   -o "$out/budget-calibration.json"
 echo idle >"$label_file"
@@ -118,12 +123,13 @@ say "calibration: largest pinbench address space ${base_vm} bytes; the limit bel
 
 # 4. an address-space limit it cannot see coming
 echo as_limit >"$label_file"
+deadline=210
 if ((base_vm == 0)); then
   say "SKIPPED as_limit: the calibration saw no pinbench process"
 elif command -v prlimit >/dev/null; then
-  run budget-as-limit 110 prlimit --as="$limit_as" -- "$pinbench" budget --time-limit 45 -o "$out/budget-as-limit.json"
+  run budget-as-limit 90 prlimit --as="$limit_as" -- "$pinbench" budget --time-limit 45 -o "$out/budget-as-limit.json"
 else
-  run budget-as-limit 110 bash -c "ulimit -v $((limit_as / 1024)) && exec \"\$0\" budget --time-limit 45 -o \"\$1\"" \
+  run budget-as-limit 90 bash -c "ulimit -v $((limit_as / 1024)) && exec \"\$0\" budget --time-limit 45 -o \"\$1\"" \
     "$pinbench" "$out/budget-as-limit.json"
 fi
 echo idle >"$label_file"
@@ -131,7 +137,8 @@ sleep 1
 
 # 5. a locked-memory limit of 64 MiB (or the lower one already set: raising it needs privilege)
 echo memlock >"$label_file"
-run budget-memlock 60 bash -c "ulimit -l 65536 2>/dev/null; echo \"RLIMIT_MEMLOCK: \$(ulimit -l) KiB\"; exec \"\$0\" budget --cap 4GiB --time-limit 15 -o \"\$1\"" \
+deadline=240
+run budget-memlock 45 bash -c "ulimit -l 65536 2>/dev/null; echo \"RLIMIT_MEMLOCK: \$(ulimit -l) KiB\"; exec \"\$0\" budget --cap 4GiB --time-limit 15 -o \"\$1\"" \
   "$pinbench" "$out/budget-memlock.json"
 echo idle >"$label_file"
 
@@ -139,7 +146,8 @@ echo idle >"$label_file"
 sleep 3
 stop_sampler
 trap - INT TERM
-run after-nvidia-smi 30 nvidia-smi
+deadline=0 # the after figures always run
+run after-nvidia-smi 15 nvidia-smi
 run after-free 10 free -b
 cp /proc/meminfo "$out/after-meminfo.txt"
 nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv >"$out/after-compute-apps.csv" 2>&1
