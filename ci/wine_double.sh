@@ -14,6 +14,8 @@
 #      double loads the injection DLL at cuInit and calls the CUPTI double's subscriber around its
 #      pinning calls; the trace must pass pinreport's strict reader and hold the calls the program
 #      notes it made. every_kind's command kind (3.) traces the same program.
+#   7. pinbench.exe budget against a pin limit whose failure poisons the process (docs/budget.md),
+#      its document read by pinreport's strict reader.
 # Every results file is read back by pinbench.exe's strict reader (`results upgrade`) and its
 # statuses checked here. Prints "wine_double: N passed, N failed" and exits 1 when a check failed.
 #
@@ -295,6 +297,34 @@ sys.exit(1 if problems else 0)
 EOF
 }
 check "pinbench trace of a small program" trace_program
+
+# --- 7. pinbench budget: a 40 MiB limit whose failure poisons the process (docs/budget.md) -----------
+script budget "$priced
+pin_limit = 40MiB
+poison_after_failure = on" >/dev/null
+say "pinbench.exe budget against a poisoning limit"
+budget_poisons() {
+  with_double budget budget -o budget.json --chunk 8MiB --cap 1GiB --time-limit 60 || { tail -20 budget.log; return 1; }
+  local python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"
+  PYTHONPATH="$root/reports" "$python" - budget.json <<'EOF'
+import sys
+
+from pinreport.result.budget import load_budget
+
+b = load_budget(sys.argv[1])  # the strict reader: bounded, strict JSON, budget.schema.json
+problems = []
+for f in b.families:
+    got = (f.status, f.held_at_once, f.largest_single, f.failure, f.safe_budget)
+    if got != ("ok", 40 << 20, 32 << 20, "poisons", 32 << 20):
+        problems.append(f"{f.family}: {got}")
+if b.doc["host"].get("windows_graphics_limit") is None:
+    problems.append("no Windows graphics limit beside the measured total")
+for p in problems:
+    print(f"wine_double: budget.json: {p}")
+sys.exit(1 if problems else 0)
+EOF
+}
+check "pinbench budget against a poisoning limit" budget_poisons
 
 wineserver -k 2>/dev/null || true
 say "wine_double: $passed passed, $failed failed"

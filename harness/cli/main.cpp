@@ -34,6 +34,7 @@ int pinbench_main(int argc, char** argv) {
     cli::add_results_commands(app, commands);
     cli::add_doctor_command(app, commands);
     cli::add_trace_command(app, commands);
+    cli::add_budget_command(app, commands);
     cli::add_internal_commands(app, commands);
 
     try {

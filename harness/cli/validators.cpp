@@ -22,6 +22,21 @@ SizeValidator::SizeValidator() {
     };
 }
 
+SizeValidator::SizeValidator(std::uint64_t min, std::uint64_t max) {
+    name_ = "SIZE";
+    const std::string range = size_label(min) + " to " + size_label(max);
+    description("a size from " + range);
+    func_ = [=](std::string& s) -> std::string {
+        try {
+            const std::uint64_t v = parse_size(s);
+            if (v < min || v > max) return "'" + s + "' is out of range (expected " + range + ")";
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    };
+}
+
 FiniteNumber::FiniteNumber(double min, double max, bool min_excluded) {
     const auto label = [](double v) {
         char text[32];

@@ -2,12 +2,15 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 
 namespace pinbench::cli {
 
 // Sizes with units ("256MiB").
 struct SizeValidator : CLI::Validator {
     SizeValidator();
+    // ... from `min` to `max` bytes.
+    SizeValidator(std::uint64_t min, std::uint64_t max);
 };
 
 // Every floating-point option: a finite number from `min` to `max` (above `min` when
