@@ -2,7 +2,7 @@
 # The Windows user path with non-ASCII letters everywhere (issue 40), under Wine's ANSI code
 # pages 1252 and 932: called by ci/check_windows.sh after ci/wine_double.sh, with WINEPREFIX set
 # to that run's own copy of the prefix (the test-double nvcuda.dll / nvml.dll go into its
-# System32, as there). For each code page (Wine takes it from the Unix locale: en_US.UTF-8 gives
+# System32, as there). For each code page (Wine takes it from the Unix locale: C.UTF-8 gives
 # 1252, ja_JP.UTF-8 gives 932; a small program asserts which one came), in a folder named
 # "José Müller 田中" (the program's own folder, the current folder, the temporary folder and
 # every file argument hold those letters):
@@ -10,15 +10,19 @@
 #   2. plan of a scenario file under that name (exit 0, its runs listed);
 #   3. a replay run (run --backend replay --from ...), its repeats in child processes (exit 0,
 #      the results file complete, every run ok, the command recorded letter for letter, read
-#      back by `results upgrade`);
+#      back by `results upgrade`); and one with ASCII arguments only from the same folder;
 #   4. store add of that file into a store folder under that name, then store list (exit 0);
 #   5. trace of the double's small program (in a folder under that name) through the injection
 #      DLL beside pinbench.exe and the CUPTI double found through PINBENCH_CUPTI_LIBRARY, both under
 #      that name, its events file in the non-ASCII temporary folder (exit 0, the six calls
 #      traced);
-#   6. pinreport summary (Linux, .venv/bin/pinreport) of the results file (exit 0-3).
+#   6. pinreport summary (Linux, .venv/bin/pinreport) of the results file (exit 0).
 # ANSI code page 1252 cannot spell 田中 and 932 cannot spell é: a program that reads its
 # arguments, environment or paths in the ANSI code page fails one of them under each.
+# The locale must exist for Wine to read Unix file names as UTF-8 (without it they are ASCII and
+# Wine cannot even start a program in such a folder): ja_JP.UTF-8 is compiled here with
+# localedef into the work folder (LOCPATH; package `locales`), nothing installed; C.UTF-8 is
+# glibc's own.
 # Prints "wine_unicode: N passed, N failed" and exits 1 when a check failed.
 #
 # Usage: ci/wine_unicode.sh WINE BUILD   (BUILD: build/mingw)
@@ -35,6 +39,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [[ $WINEPREFIX != "$pinbench_cache"* ]] ||
   { echo "wine_unicode: refusing to change the cached template prefix $WINEPREFIX" >&2; exit 2; }
 command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "wine_unicode: x86_64-w64-mingw32-gcc not found" >&2; exit 2; }
+[[ -f /usr/share/i18n/locales/ja_JP ]] ||
+  { echo "wine_unicode: /usr/share/i18n/locales/ja_JP not found (apt-get install locales: ci/setup-debian.sh --test)" >&2; exit 2; }
 
 start=$SECONDS
 say() { printf 'wine_unicode: [%3ds] %s\n' "$((SECONDS - start))" "$*"; }
@@ -67,6 +73,11 @@ rm -rf "$work"
 mkdir -p "$work"
 # Windows paths: Z: is the Linux root in a new prefix.
 windows_path() { printf 'Z:%s' "${1//\//\\}"; }
+
+# ja_JP.UTF-8 for this script's commands only (LOCPATH).
+mkdir -p "$work/locales"
+localedef -i ja_JP -f UTF-8 "$work/locales/ja_JP.UTF-8" >"$work/localedef.log" 2>&1 ||
+  { echo "wine_unicode: localedef ja_JP.UTF-8 failed:" >&2; tail -5 "$work/localedef.log" >&2; exit 2; }
 
 # Which ANSI code page a Windows program gets here.
 x86_64-w64-mingw32-gcc -O1 -o "$work/acp.exe" -x c - <<'EOF'
@@ -106,11 +117,12 @@ EOF
 
 user_path() {  # LOCALE CODE_PAGE
   local locale="$1" code_page="$2"
-  export LANG="$locale" LC_ALL="$locale"
+  # Every Wine command in this locale (the wineserver too: the first command starts it).
+  local wine_in=(env LOCPATH="$work/locales" LANG="$locale" LC_ALL="$locale" "$wine")
   wineserver -k 2>/dev/null || true
   wineserver -w 2>/dev/null || true
   local got
-  got="$("$wine" "$work/acp.exe" | tr -d '\r')"
+  got="$("${wine_in[@]}" "$work/acp.exe" | tr -d '\r')"
   say "LANG=$locale: ANSI code page $got"
   check "ANSI code page $code_page under $locale" test "$got" = "$code_page"
 
@@ -124,10 +136,10 @@ user_path() {  # LOCALE CODE_PAGE
   local v
   # Wine takes them from the registry, not from the Linux environment (this run's prefix copy)
   for v in TEMP TMP; do
-    "$wine" reg add 'HKCU\Environment' /v "$v" /t REG_SZ /d "$(windows_path "$temp")" /f >/dev/null 2>&1
+    "${wine_in[@]}" reg add 'HKCU\Environment' /v "$v" /t REG_SZ /d "$(windows_path "$temp")" /f >/dev/null 2>&1
   done
   cd "$home"
-  local pinbench=("$wine" "$app/pinbench.exe")
+  local pinbench=("${wine_in[@]}" "$app/pinbench.exe")
 
   doctor() {
     PINBENCH_DRIVER_DOUBLE="$(windows_path "$conf")" "${pinbench[@]}" doctor --bundle "doctor $name.json" \
@@ -166,6 +178,22 @@ if "José Müller 田中" not in command[0]:
   }
   check "replay run from a non-ASCII folder ($code_page)" replay
 
+  # The same with ASCII arguments only: the program's folder and the current folder still hold
+  # the letters (before the fix: "[json.exception.type_error.316] invalid UTF-8 byte" and no file).
+  replay_ascii() {
+    cp "h200 $name.json" h200.json
+    "${pinbench[@]}" run --backend replay --from h200.json -o results.json --no-summary \
+      --only 'quick-overhead/cudaMallocHost/64MiB/*' >replay-ascii.log 2>&1 ||
+      { echo "run exited $?"; tail -20 replay-ascii.log; return 1; }
+    json_ok results.json '
+if not doc.get("complete") or [r["status"] for r in doc["runs"]] != ["ok"]:
+    problems.append("not one complete ok run")
+if "José Müller 田中" not in doc["command"][0]:
+    problems.append("the program path recorded as " + doc["command"][0])
+'
+  }
+  check "replay run with ASCII arguments from a non-ASCII folder ($code_page)" replay_ascii
+
   store() {
     "${pinbench[@]}" store add "results $name.json" --store "Store $name" >store.log 2>&1 ||
       { echo "store add exited $?"; tail -5 store.log; return 1; }
@@ -198,9 +226,9 @@ if len(apis) != 6:
 
   summary() {
     [[ -x $pinreport ]] || { say "not run: pinreport summary ($pinreport not found)"; return 0; }
-    local code=0
-    "$pinreport" summary "$home/results $name.json" >summary.log 2>&1 || code=$?
-    ((code <= 3)) || { echo "pinreport summary exited $code"; tail -5 summary.log; return 1; }
+    [[ -f "results $name.json" ]] || { echo "no results file to summarise"; return 1; }
+    "$pinreport" summary "$home/results $name.json" >summary.log 2>&1 ||
+      { echo "pinreport summary exited $?"; tail -5 summary.log; return 1; }
     grep -q "results $name.json" summary.log || { echo "the summary did not name the file"; head -5 summary.log; return 1; }
   }
   check "pinreport summary of the results ($code_page)" summary
@@ -209,7 +237,7 @@ if len(apis) != 6:
   wineserver -k 2>/dev/null || true
 }
 
-user_path en_US.UTF-8 1252
+user_path C.UTF-8 1252
 user_path ja_JP.UTF-8 932
 
 say "wine_unicode: $passed passed, $failed failed"
