@@ -39,6 +39,7 @@ int pinbench_main(const std::vector<std::string>& arguments) {
     cli::add_internal_commands(app, commands);
 
     std::vector<const char*> argv;
+    argv.reserve(arguments.size());
     for (const auto& a : arguments) argv.push_back(a.c_str());
     try {
         app.parse(static_cast<int>(argv.size()), argv.data());

@@ -118,8 +118,9 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
     env["PINBENCH_TRACE_EVENTS"] = events.path();
     env["PINBENCH_TRACE_NOTES"] = notes.path();
     env["PINBENCH_TRACE_STACK"] = std::to_string(options.stack_depth);
-    if (!g.injection.empty())
+    if (!g.injection.empty()) {
         env["CUDA_INJECTION64_PATH"] = utf8_of(std::filesystem::absolute(path_from_utf8(g.injection)));
+    }
 
     std::unique_ptr<DeviceSampler> sampler;
     g.sampled = nvml != nullptr;
