@@ -1,7 +1,6 @@
 #include "answer.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -11,6 +10,7 @@
 
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench {
 namespace {
@@ -22,7 +22,7 @@ constexpr auto kSummaryTimeout = std::chrono::minutes(5);
 // The checkout's .venv: upward from this executable (build/<preset>/harness/pinbench).
 std::optional<fs::path> in_checkout_venv() {
     std::error_code ec;
-    fs::path dir = fs::path(current_executable_path()).parent_path();
+    fs::path dir = path_from_utf8(current_executable_path()).parent_path();
     for (int up = 0; up < 6 && !dir.empty(); ++up, dir = dir.parent_path()) {
         for (const auto& rel : {fs::path(".venv/bin/pinreport"), fs::path(".venv/Scripts/pinreport.exe")}) {
             if (fs::is_regular_file(dir / rel, ec)) return dir / rel;
@@ -35,9 +35,9 @@ std::optional<fs::path> in_checkout_venv() {
 // Where pinreport may be, in order: $PINREPORT, `pinreport` as the OS finds it on the PATH
 // (posix_spawnp, CreateProcess), the checkout's .venv.
 std::vector<std::string> pinreport_candidates() {
-    if (const char* env = std::getenv("PINREPORT"); env != nullptr && *env != '\0') return {env};
+    if (auto env = environment_variable("PINREPORT"); env && !env->empty()) return {*env};
     std::vector<std::string> out{"pinreport"};
-    if (auto venv = in_checkout_venv()) out.push_back(venv->string());
+    if (auto venv = in_checkout_venv()) out.push_back(utf8_of(*venv));
     return out;
 }
 
@@ -61,14 +61,14 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
         "the answer (cost per pinned GiB, the 10-20% rule, the reserve): pip install -e reports, then "
         "pinreport summary " +
         results_path;
-    fs::path markdown = results_path;
+    fs::path markdown = path_from_utf8(results_path);
     markdown.replace_extension(".summary.md");
     out.flush();
     std::string tried;
     for (const auto& pinreport : pinreport_candidates()) {
         std::vector<std::string> argv{pinreport, "summary", results_path};
         if (!store_dir.empty()) argv.insert(argv.end(), {"--store", store_dir});
-        argv.insert(argv.end(), {"--markdown", markdown.string()});
+        argv.insert(argv.end(), {"--markdown", utf8_of(markdown)});
         std::optional<ProcessOutcome> outcome;
         try {
             SubprocessOptions options;

@@ -4,9 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "pinbench/units.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench::cli {
 
@@ -34,6 +37,22 @@ SizeValidator::SizeValidator(std::uint64_t min, std::uint64_t max) {
         } catch (const std::exception& e) {
             return e.what();
         }
+    };
+}
+
+ExistingFile::ExistingFile() {
+    name_ = "FILE";
+    func_ = [](std::string& name) -> std::string {
+        std::error_code ec;
+        std::filesystem::file_status status;
+        try {
+            status = std::filesystem::status(path_from_utf8(name), ec);
+        } catch (const std::exception& e) {  // not UTF-8 (Windows): says so
+            return e.what();
+        }
+        if (ec || !std::filesystem::exists(status)) return "File does not exist: " + name;
+        if (std::filesystem::is_directory(status)) return "File is actually a directory: " + name;
+        return {};
     };
 }
 
