@@ -11,15 +11,46 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/standard_streams.hpp"
+#include "pinbench/terminal_text.hpp"
+#include "scenario/did_you_mean.hpp"
 
 namespace {
 
 using namespace pinbench;
+
+// A word where a command belongs that names none ("pinbench foo", "pinbench store lst"): the
+// word and the nearest command, before CLI11 parses (it said only "A subcommand is required",
+// and "pinbench foo --help" printed the main help with exit 0). Hidden commands are not offered.
+std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
+    CLI::App* at = &app;
+    std::string path = "pinbench";
+    for (int i = 1; i < argc; ++i) {
+        const std::string word = argv[i];
+        if (word.empty() || word[0] == '-') return std::nullopt;
+        const std::vector<CLI::App*> subs = at->get_subcommands([](CLI::App*) { return true; });
+        if (subs.empty()) return std::nullopt;
+        CLI::App* next = nullptr;
+        std::vector<std::string> known;
+        for (CLI::App* sub : subs) {
+            if (sub->check_name(word)) next = sub;
+            if (!sub->get_group().empty()) known.push_back(sub->get_name());
+        }
+        if (next == nullptr) {
+            return path + ": unknown command " + in_quotes(terminal_text(word)) +
+                   suggestion(word, known, "commands");
+        }
+        at = next;
+        path += " " + word;
+    }
+    return std::nullopt;
+}
 
 int pinbench_main(int argc, char** argv) {
     CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
@@ -36,6 +67,10 @@ int pinbench_main(int argc, char** argv) {
     cli::add_trace_command(app, commands);
     cli::add_internal_commands(app, commands);
 
+    if (const auto unknown = unknown_command(app, argc, argv)) {
+        std::cerr << *unknown << "\n";
+        return exit_code::bad_input;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -52,10 +87,10 @@ int pinbench_main(int argc, char** argv) {
             if (command->chosen()) return command->run();
         }
     } catch (const InputError& e) {
-        std::cerr << e.what() << "\n";
+        std::cerr << terminal_text(e.what()) << "\n";  // a message may quote its input
         return exit_code::bad_input;
     } catch (const std::exception& e) {
-        std::cerr << "pinbench: " << e.what() << "\n";
+        std::cerr << "pinbench: " << terminal_text(e.what()) << "\n";
         return exit_code::infrastructure;
     }
     return exit_code::ok;
@@ -73,7 +108,7 @@ int main(int argc, char** argv) {
     try {
         code = pinbench_main(argc, argv);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "pinbench: %s\n", e.what());
+        std::fprintf(stderr, "pinbench: %s\n", terminal_text(e.what()).c_str());
     } catch (...) {
         std::fprintf(stderr, "pinbench: an unknown exception\n");
     }

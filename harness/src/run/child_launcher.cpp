@@ -11,6 +11,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "pinbench/temp_directory.hpp"
 #include "run/protocol.hpp"
 
 namespace pinbench {
@@ -62,12 +63,12 @@ std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir,
 }
 
 ChildLauncher::ChildLauncher(std::string executable) : executable_(std::move(executable)) {
-    const fs::path temp = fs::temp_directory_path();
+    const fs::path temp = temp_directory();
     // What runs killed outright (SIGKILL, a cancelled job) left: their requests and responses.
     remove_abandoned_work_dirs(temp.string());
     const fs::path dir =
         temp / (kWorkDirPrefix + std::to_string(current_process_id()) + "-" + make_nonce().substr(0, 8));
-    fs::create_directories(dir);
+    create_temp_folder(dir.string());
     work_dir_ = dir.string();
     claim_.emplace((dir / kClaimFile).string());
 }

@@ -1,10 +1,15 @@
 // The YAML reading shared by scenario files and replay scripts (yaml_reader.hpp).
 #include "scenario/yaml_reader.hpp"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "json/json_reader.hpp"
@@ -34,6 +39,74 @@ ParsedScalar<T> parse_plain(const YAML::Node& node) {
     }
     return out;
 }
+
+// Counts, event by event, the aliases and the nodes of the expanded document (an alias counts as
+// every node of what it names), and stops the parse at the first alias over a limit. Memory: one
+// number per anchor and per open collection; the text is never expanded.
+class AliasBudget : public YAML::EventHandler {
+public:
+    struct Exceeded {
+        YAML::Mark mark;
+        std::string message;
+    };
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  const std::string&) override {
+        leaf(mark, anchor);
+    }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+        if (++aliases_ > max_yaml_aliases) {
+            throw Exceeded{mark, "more than " + std::to_string(max_yaml_aliases) +
+                                     " aliases; a document may hold at most " +
+                                     std::to_string(max_yaml_aliases)};
+        }
+        const auto it = sizes_.find(anchor);
+        add(mark, it == sizes_.end() ? 1 : it->second);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override {
+        open(mark, anchor);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override {
+        open(mark, anchor);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    void add(const YAML::Mark& mark, std::uint64_t nodes) {
+        nodes_ += nodes;  // each addition is at most the count so far: no overflow
+        if (nodes_ > max_yaml_expanded_nodes) {
+            throw Exceeded{mark,
+                           "the document expands to more than " + std::to_string(max_yaml_expanded_nodes) +
+                               " nodes (each alias counts as all of what it names); a document may hold "
+                               "at most " +
+                               std::to_string(max_yaml_expanded_nodes)};
+        }
+    }
+    void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+        add(mark, 1);
+        if (anchor != YAML::NullAnchor) sizes_[anchor] = 1;
+    }
+    void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+        open_.push_back({nodes_, anchor});
+        add(mark, 1);
+    }
+    void close() {
+        const auto [before, anchor] = open_.back();
+        open_.pop_back();
+        if (anchor != YAML::NullAnchor) sizes_[anchor] = nodes_ - before;
+    }
+
+    std::size_t aliases_ = 0;
+    std::uint64_t nodes_ = 0;
+    std::unordered_map<YAML::anchor_t, std::uint64_t> sizes_;     // expanded size of each anchored node
+    std::vector<std::pair<std::uint64_t, YAML::anchor_t>> open_;  // open collections: count at start, anchor
+};
 
 }  // namespace
 
@@ -83,7 +156,14 @@ std::optional<YAML::Node> YamlReader::document(const std::string& text) const {
     }
     std::vector<YAML::Node> docs;
     try {
+        std::istringstream stream(text);
+        YAML::Parser parser(stream);
+        AliasBudget budget;
+        while (parser.HandleNextDocument(budget)) {
+        }
         docs = YAML::LoadAll(text);
+    } catch (const AliasBudget::Exceeded& e) {
+        fail(e.mark, e.message);
     } catch (const YAML::Exception& e) {
         fail(e.mark, "YAML syntax error: " + e.msg);
     }

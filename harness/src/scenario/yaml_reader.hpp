@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,14 @@ struct YamlField {
     YAML::Node value;
     YAML::Mark value_mark() const { return value.IsNull() ? key_node.Mark() : value.Mark(); }
 };
+
+// What a document's aliases may make of it (docs/scenario-format.md, "Limits"): yaml-cpp shares an
+// anchored node among its aliases, but every reader that walks the tree walks each alias in
+// full, so a 1 MiB file of nested aliases ("billion laughs") reached gigabytes. Counted while
+// the text is parsed, before any tree is built: the aliases, and the nodes of the document as it
+// reads with every alias replaced by what it names.
+inline constexpr std::size_t max_yaml_aliases = 1000;
+inline constexpr std::uint64_t max_yaml_expanded_nodes = 1'000'000;
 
 // Why a scalar is not the integer or number asked for.
 enum class ScalarFault { none, not_scalar, quoted, malformed, out_of_range };
@@ -59,7 +68,8 @@ public:
 
     // The one document of `text` (nullopt: the text holds none). Refused, located: text that is
     // not UTF-8 (it passed `plan` and later killed `run` when written as JSON), YAML syntax
-    // errors, and a second document.
+    // errors, a second document, and aliases beyond the limits above (at the alias that crossed
+    // one).
     std::optional<YAML::Node> document(const std::string& text) const;
 
     // A mapping's entries in file order; each key a plain name, given at most once. `in` ends

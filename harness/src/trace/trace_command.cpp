@@ -10,6 +10,7 @@
 #include "pinbench/interrupt.hpp"
 #include "pinbench/nvml.hpp"
 #include "pinbench/subprocess.hpp"
+#include "pinbench/temp_directory.hpp"
 #include "pinbench/units.hpp"
 #include "platform/random_token.hpp"
 #include "run/environment.hpp"
@@ -24,7 +25,8 @@ namespace {
 class ScratchFile {
 public:
     explicit ScratchFile(const std::string& stem)
-        : path_((std::filesystem::temp_directory_path() / (stem + "-" + random_hex() + ".jsonl")).string()) {}
+        : path_((std::filesystem::path(temp_directory()) / (stem + "-" + random_hex() + ".jsonl")).string()) {
+    }
     ~ScratchFile() {
         std::error_code ignored;
         std::filesystem::remove(path_, ignored);
