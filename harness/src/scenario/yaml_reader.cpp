@@ -40,9 +40,10 @@ ParsedScalar<T> parse_plain(const YAML::Node& node) {
     return out;
 }
 
-// Counts, event by event, the aliases and the nodes of the expanded document (an alias counts as
-// every node of what it names), and stops the parse at the first alias over a limit. Memory: one
-// number per anchor and per open collection; the text is never expanded.
+// Counts, event by event, the aliases and the size of the expanded document (an alias counts as
+// all of what it names): its nodes, and the bytes of its scalars (keys included). Stops the parse
+// at the first event over a limit. Memory: one size per anchor and per open collection; the text
+// is never expanded.
 class AliasBudget : public YAML::EventHandler {
 public:
     struct Exceeded {
@@ -52,10 +53,10 @@ public:
 
     void OnDocumentStart(const YAML::Mark&) override {}
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 0); }
     void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
-                  const std::string&) override {
-        leaf(mark, anchor);
+                  const std::string& value) override {
+        leaf(mark, anchor, value.size());
     }
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
         if (++aliases_ > max_yaml_aliases) {
@@ -64,7 +65,7 @@ public:
                                      std::to_string(max_yaml_aliases)};
         }
         const auto it = sizes_.find(anchor);
-        add(mark, it == sizes_.end() ? 1 : it->second);
+        add(mark, it == sizes_.end() ? Size{1, 0} : it->second);
     }
     void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                          YAML::EmitterStyle::value) override {
@@ -78,34 +79,48 @@ public:
     void OnMapEnd() override { close(); }
 
 private:
-    void add(const YAML::Mark& mark, std::uint64_t nodes) {
-        nodes_ += nodes;  // each addition is at most the count so far: no overflow
-        if (nodes_ > max_yaml_expanded_nodes) {
+    struct Size {
+        std::uint64_t nodes = 0;
+        std::uint64_t bytes = 0;
+    };
+
+    void add(const YAML::Mark& mark, Size more) {
+        // Each addition is at most the size so far (or one scalar's bytes): no overflow.
+        size_.nodes += more.nodes;
+        size_.bytes += more.bytes;
+        if (size_.nodes > max_yaml_expanded_nodes) {
             throw Exceeded{mark,
                            "the document expands to more than " + std::to_string(max_yaml_expanded_nodes) +
                                " nodes (each alias counts as all of what it names); a document may hold "
                                "at most " +
                                std::to_string(max_yaml_expanded_nodes)};
         }
+        if (size_.bytes > max_yaml_expanded_bytes) {
+            throw Exceeded{mark, "the document expands to more than " +
+                                     std::to_string(max_yaml_expanded_bytes) +
+                                     " bytes of text (each alias counts as all of what it names); a document "
+                                     "may expand to at most the size a file may have"};
+        }
     }
-    void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
-        add(mark, 1);
-        if (anchor != YAML::NullAnchor) sizes_[anchor] = 1;
+    void leaf(const YAML::Mark& mark, YAML::anchor_t anchor, std::size_t bytes) {
+        add(mark, {1, bytes});
+        if (anchor != YAML::NullAnchor) sizes_[anchor] = {1, bytes};
     }
     void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
-        open_.push_back({nodes_, anchor});
-        add(mark, 1);
+        open_.push_back({size_, anchor});
+        add(mark, {1, 0});
     }
     void close() {
         const auto [before, anchor] = open_.back();
         open_.pop_back();
-        if (anchor != YAML::NullAnchor) sizes_[anchor] = nodes_ - before;
+        if (anchor != YAML::NullAnchor)
+            sizes_[anchor] = {size_.nodes - before.nodes, size_.bytes - before.bytes};
     }
 
     std::size_t aliases_ = 0;
-    std::uint64_t nodes_ = 0;
-    std::unordered_map<YAML::anchor_t, std::uint64_t> sizes_;     // expanded size of each anchored node
-    std::vector<std::pair<std::uint64_t, YAML::anchor_t>> open_;  // open collections: count at start, anchor
+    Size size_;
+    std::unordered_map<YAML::anchor_t, Size> sizes_;     // expanded size of each anchored node
+    std::vector<std::pair<Size, YAML::anchor_t>> open_;  // open collections: size at start, anchor
 };
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pinbench/atomic_file.hpp"
+
 namespace pinbench {
 
 // One mapping entry. An empty value ("key:" and nothing) is located at its key: yaml-cpp marks
@@ -26,11 +28,13 @@ struct YamlField {
 
 // What a document's aliases may make of it (docs/scenario-format.md, "Limits"): yaml-cpp shares an
 // anchored node among its aliases, but every reader that walks the tree walks each alias in
-// full, so a 1 MiB file of nested aliases ("billion laughs") reached gigabytes. Counted while
-// the text is parsed, before any tree is built: the aliases, and the nodes of the document as it
-// reads with every alias replaced by what it names.
+// full, so 9,000 aliases of one 100 kB string (a 136 kB file) took 2.6 GB, and nested aliases
+// ("billion laughs") more. Counted while the text is parsed, before any tree is built: the
+// aliases, and the document as it reads with every alias replaced by what it names, in nodes and
+// in bytes of text (no more than a scenario file may hold: input_limit::text).
 inline constexpr std::size_t max_yaml_aliases = 1000;
 inline constexpr std::uint64_t max_yaml_expanded_nodes = 1'000'000;
+inline constexpr std::uint64_t max_yaml_expanded_bytes = input_limit::text;
 
 // Why a scalar is not the integer or number asked for.
 enum class ScalarFault { none, not_scalar, quoted, malformed, out_of_range };

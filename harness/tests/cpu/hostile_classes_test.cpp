@@ -114,6 +114,14 @@ TEST(HostileAmplification, TheLimitsHoldExactly) {
     };
     EXPECT_NO_THROW(reader.document(aliased(998)));
     EXPECT_THROW(reader.document(aliased(999)), InputError);
+    // 16 MiB of text once expanded: one 1 MiB scalar and 15 aliases of it is the limit, 16 pass it.
+    const auto strings = [](int n) {
+        std::string text = "k: &k " + std::string((std::size_t{1} << 20) - 2, 'x') + "\ny: [";
+        for (int i = 0; i < n; ++i) text += i ? ", *k" : "*k";
+        return text + "]\n";
+    };
+    EXPECT_NO_THROW(reader.document(strings(15)));
+    EXPECT_THROW(reader.document(strings(16)), InputError);
     try {
         reader.document(laughs(""));
         FAIL() << "accepted";
@@ -123,8 +131,34 @@ TEST(HostileAmplification, TheLimitsHoldExactly) {
     }
 }
 
+// A command kind's argv: 900 aliases of one 100 kB string, 90 MB once expanded, in a 104 kB file
+// (9,000 such aliases took 2.6 GB and 13 s before, and were accepted).
+std::string long_strings(int aliases) {
+    std::string text =
+        "schema_version: 2\nscenarios:\n  - name: a\n    kind: command\n    api: pageable\n"
+        "    size: 1MiB\n    params:\n      command: [&s " +
+        std::string(100000, 'x');
+    for (int i = 0; i < aliases; ++i) text += ", *s";
+    return text + "]\n";
+}
+
+// docs/scenario-format.md's "Limits" table states the limits yaml_reader.hpp defines.
+TEST(HostileAmplification, TheDocsStateTheLimits) {
+    std::ifstream in(std::string(PINBENCH_SOURCE_DIR) + "/docs/scenario-format.md");
+    const std::string docs{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_TRUE(contains(docs, "| YAML aliases (`*name`) | " + std::to_string(max_yaml_aliases) + " |"));
+    EXPECT_EQ(max_yaml_expanded_nodes, 1'000'000u);
+    EXPECT_EQ(max_yaml_expanded_bytes, std::uint64_t{16} << 20);
+    EXPECT_TRUE(contains(docs, "| 1,000,000 nodes and 16 MiB of text"));
+}
+
 TEST(HostileAmplification, PlanRunAndReplayScriptsRefuseAnExpandingDocument) {
     TempDir dir("pinbench_hostile41");
+    const std::string strings = dir.file("strings.yaml");
+    write(strings, long_strings(900));
+    expect_refused(run_cli({"plan", strings}), strings + ":8:");
+    expect_refused(run_cli({"plan", strings}), "expands to more than 16777216 bytes of text");
+    expect_refused(run_cli({"run", strings, "-o", dir.file("out.json")}), "bytes of text");
     const std::string scenario = dir.file("laughs.yaml");
     write(scenario, laughs("schema_version: 2\n"));
     const std::string aliases = dir.file("aliases.yaml");
