@@ -221,6 +221,10 @@ void check_environment(const JsonAt& at) {
 void check_replay_block(const JsonAt& at) {
     at.require_object();
     for (const char* key : {"source", "source_backend", "script", "note"}) at.field(key).string();
+    // The note is what no reader may miss: exactly the words the writer puts there (the schema's const).
+    if (const JsonAt note = at.field("note"); note.string() != replay_note) {
+        note.fail("must be \"" + std::string(replay_note) + "\"");
+    }
 }
 
 }  // namespace

