@@ -113,8 +113,9 @@ private:
     void close() {
         const auto [before, anchor] = open_.back();
         open_.pop_back();
-        if (anchor != YAML::NullAnchor)
+        if (anchor != YAML::NullAnchor) {
             sizes_[anchor] = {size_.nodes - before.nodes, size_.bytes - before.bytes};
+        }
     }
 
     std::size_t aliases_ = 0;

@@ -706,8 +706,9 @@ void walk_namespace(const fs::path& root, const fs::path& dir, bool replay, bool
     };
     std::error_code ec;
     std::vector<fs::path> children;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         children.push_back(it->path());
+    }
     if (ec) {
         StoredEntry entry = entry_at(dir);
         entry.problem = "a directory that cannot be read (" + ec.message() + ")";

@@ -415,6 +415,13 @@ TEST(HostileTerminal, NoCommandPrintsControlCharactersFromItsInput) {
     EXPECT_EQ(list.exit_code, exit_code::bad_input) << list.output;
     EXPECT_TRUE(contains(list.output, "\\x1b[2K\\rFORGED")) << list.output;
     expect_inert(list.output);
+    // trace: the tracing message quotes what the traced program's processes wrote to the events
+    // file (here a forged start event of its own).
+    const auto trace = run_cli({"trace", "-o", dir.file("t.json"), "--", "sh", "-c",
+                                "printf '{\"event\":\"start\",\"pid\":1,\"t_ns\":0,\"error\":"
+                                "\"x\\\\u001b[2K\\\\rFORGED\"}\\n' >> \"$PINBENCH_TRACE_EVENTS\""});
+    EXPECT_TRUE(contains(trace.output, "x\\x1b[2K\\rFORGED")) << trace.output;
+    expect_inert(trace.output);
     // An unknown word on the command line.
     const auto word = run_cli({forged});
     expect_refused(word, "unknown command 'x\\x1b[2K\\rFORGED");
