@@ -28,8 +28,9 @@ void print_environment(const nlohmann::json& env, std::ostream& out) {
 void print_control(const std::string& name, const nlohmann::json& c, std::ostream& out) {
     // Every string here may come from the driver or a child's output: escaped (terminal_text).
     out << "  " << terminal_text(name) << ": " << terminal_text(c.value("verdict", "?"));
-    if (c.contains("error"))
+    if (c.contains("error")) {
         out << " (" << terminal_text(c["error"].get<std::string>().substr(0, 300)) << ")";
+    }
     if (c.contains("why")) out << " (" << terminal_text(c["why"].get<std::string>()) << ")";
     out << "\n";
     const auto print_keys = [&](const nlohmann::json& keys) {
