@@ -231,6 +231,12 @@ TEST(HostileStore, AFileWhereAFolderBelongsIsNamed) {
 TEST(HostileStore, AnEmptyStorePathIsOneLineOfBadInput) {
     expect_refused(run_cli({"store", "add", kBase, "--store", ""}), "the store directory is an empty path");
     expect_refused(run_cli({"store", "list", "--store", ""}), "the store directory is an empty path");
+    // run --store: refused before anything is measured (it ran and stored nothing, exit 0).
+    TempDir dir("pinbench_hostile41");
+    expect_refused(run_cli({"run", "--backend", "replay", "--from", kBase, "-o", dir.file("r.json"),
+                            "--store", "", "--no-summary"}),
+                   "the store directory is an empty path");
+    EXPECT_FALSE(fs::exists(dir.file("r.json")));
 }
 
 TEST(HostileStore, AReusedMeasurementIdWithOtherDataIsAConflict) {
@@ -332,6 +338,11 @@ TEST(HostileEnvironment, ABadTmpdirIsNamedInOneLine) {
     TempDir dir("pinbench_hostile41");
     const std::string file = dir.file("a-file");
     write(file, "x");
+    // A value with control characters is named escaped, as every outside text (class 8).
+    const auto forged = run_cli({"doctor", "--bundle", dir.file("bundle.json")},
+                                {{"TMPDIR", dir.file("missing\x1b[2K\rFORGED")}});
+    expect_refused(forged, "missing\\x1b[2K\\rFORGED'");
+    EXPECT_EQ(forged.output.find('\x1b'), std::string::npos) << forged.output;
     for (const std::string& tmpdir : {dir.file("missing"), file}) {
         SCOPED_TRACE(tmpdir);
         const std::map<std::string, std::string> env{{"TMPDIR", tmpdir}};
