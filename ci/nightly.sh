@@ -12,6 +12,7 @@
 #                 [--package PATH]   # a packaged pinbench (the Windows zip): no build, no benchmarks
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
 #                 [--resume]   # continue the cancelled night in --out (its results.json)
+#                 [--fuzz-seconds N]   # after the night: ci/fuzz.sh N (default 600; 0: none)
 #
 # Exit code (highest wins, as in pinreport): 0 no regression; 1 a REGRESSION or VIOLATION;
 # 2 bad input (scenario, script, options); 3 infrastructure (build, doctor, a failed run or
@@ -21,7 +22,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '7,15p' "$0"; exit 0; }
+usage() { sed -n '7,16p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -40,6 +41,7 @@ pinreport=""
 replay_from=""
 replay_script=""
 resume=0
+fuzz_seconds=600
 
 while (($#)); do
   case $1 in
@@ -69,6 +71,7 @@ while (($#)); do
     --replay-from) replay_from=${2:?}; shift ;;
     --replay-script) replay_script=${2:?}; shift ;;
     --resume) resume=1 ;;
+    --fuzz-seconds) fuzz_seconds=${2:?}; shift ;;
     -h | --help) usage ;;
     *) die_usage "unknown option '$1' (see ci/README.md)" ;;
   esac
@@ -81,6 +84,7 @@ done
 [[ -n $replay_from || -z $replay_script ]] || die_usage "--replay-script needs --replay-from"
 replay=0
 [[ -n $replay_from ]] && replay=1
+[[ $fuzz_seconds =~ ^[0-9]+$ ]] || die_usage "--fuzz-seconds takes a number of seconds"
 
 # Windows runs the package CI built (ci/package_windows.py), never a build of its own.
 case "$(uname -s)" in
@@ -332,6 +336,20 @@ if [[ -n $store_branch ]] && ((run_status == 0)); then
     ((pushed == 0)) && note "store branch $store_branch: pushed (attempt $attempt)"
     record "store push $store_branch" $((pushed ? 3 : 0))
   fi
+fi
+
+# --- fuzz: the harness's readers under libFuzzer (docs/fuzzing.md), longer than CI's minute -----
+# After the night, so it never delays a measurement; not with a package (no clang build there).
+# A finding is a bug in a tool (4): its input is in build/fuzz/findings/, the log in $out.
+if ((fuzz_seconds > 0 && !skip_build)); then
+  "$root/ci/fuzz.sh" "$fuzz_seconds" >"$out/fuzz.log" 2>&1
+  rc=$?
+  grep '^fuzz:' "$out/fuzz.log" | while read -r line; do note "$line"; done
+  case $rc in
+    0) record fuzz 0 ;;
+    1) record fuzz 4 ;;
+    *) record fuzz 3 ;;
+  esac
 fi
 
 finish

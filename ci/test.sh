@@ -66,6 +66,9 @@ step build with_ccache cmake --build --preset ci-nogpu -j"$PINBENCH_JOBS"
 # A hang fails after 5 minutes instead of CTest's 25 (the slowest test, ReplayKindsWhole, takes
 # one replay of the nightly, about 12 CPU-seconds, and took 90 s on a very busy machine).
 step ctest ctest --preset ci-nogpu -j"$PINBENCH_JOBS" --timeout 300
+# The libFuzzer targets (ci/fuzz.sh, docs/fuzzing.md): their own clang + AddressSanitizer build,
+# then 60 s of fuzzing in all over the scenario, results and trace readers; a finding fails it.
+step fuzz with_ccache ci/fuzz.sh 60
 # The kernels' committed PTX is what harness/src/cuda/kernels.cu gives (skipped without nvcc), and
 # pinbench builds with nvcc off the PATH, linking no CUDA library (docs/driver-api.md).
 step kernels-ptx ci/kernels_ptx.sh check

@@ -11,6 +11,7 @@
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/utf8.hpp"
+#include "pinbench/terminal_text.hpp"
 
 namespace pinbench {
 namespace {
@@ -46,7 +47,7 @@ void print_statuses(const std::string& results_path, std::ostream& out) {
     try {
         for (const auto& r : load_results(results_path).runs) ++counts[to_string(r.status)];
     } catch (const std::exception& e) {
-        out << "pinbench: " << e.what() << "\n";
+        out << "pinbench: " << terminal_text(e.what()) << "\n";
         return;
     }
     out << "runs:";
@@ -82,11 +83,12 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
         // 0..3 are verdicts (as `pinreport compare`); anything else means no summary was given.
         if (outcome->kind == ProcessOutcome::Kind::exited && outcome->exit_code <= 3) return;
         print_statuses(results_path, out);
-        out << "pinbench: " << pinreport << " summary gave no answer; " << how << "\n";
+        out << "pinbench: " << terminal_text(pinreport) << " summary gave no answer; " << terminal_text(how)
+            << "\n";
         return;
     }
     print_statuses(results_path, out);
-    out << "pinbench: pinreport not found (" << tried << "); " << how << "\n";
+    out << "pinbench: pinreport not found (" << terminal_text(tried) << "); " << terminal_text(how) << "\n";
 }
 
 }  // namespace pinbench

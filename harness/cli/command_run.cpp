@@ -20,6 +20,7 @@
 #include "pinbench/replay_script.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/scenario.hpp"
+#include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
 #include "run/plan_runner.hpp"
@@ -61,6 +62,9 @@ public:
     }
 
     int run() override {
+        // "--store ''" names no store (it was taken as no --store, exit 0): refused as `store add`
+        // refuses it, before anything is measured.
+        if (app_->count("--store") > 0 && store_dir_.empty()) (void)Store::open(store_dir_);
         RunOptions options = run_options();
         std::optional<ResultsDocument> partial;
         if (!resume_path_.empty()) {

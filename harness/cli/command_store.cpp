@@ -8,6 +8,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/store.hpp"
 #include "validators.hpp"
+#include "pinbench/terminal_text.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -18,11 +19,13 @@ int list_store(const std::string& dir) {
     for (const auto& e : store.list()) {
         if (!e.problem.empty()) {
             // One line per file; the reader's messages already start with the path.
-            std::cerr << (e.problem.rfind(e.path, 0) == 0 ? "" : e.path + ": ") << e.problem << "\n";
+            // Paths and problems quote the store's own names: escaped (terminal_text).
+            std::cerr << terminal_text((e.problem.rfind(e.path, 0) == 0 ? "" : e.path + ": ") + e.problem)
+                      << "\n";
             code = exit_code::bad_input;
             continue;
         }
-        std::cout << e.relative_path << (e.replay ? "  (replay)" : "") << "\n";
+        std::cout << terminal_text(e.relative_path) << (e.replay ? "  (replay)" : "") << "\n";
     }
     return code;
 }
@@ -69,13 +72,15 @@ int add_to_store(const std::string& dir, const std::vector<std::string>& files, 
     for (const auto& f : files) {
         try {
             const StoredEntry e = store.add(f, options);
-            std::cout << (e.already_stored ? "already stored: " : "stored: ") << e.relative_path
+            std::cout << (e.already_stored ? "already stored: " : "stored: ")
+                      << terminal_text(e.relative_path)
                       << (e.replay ? "  (REPLAYED DATA: replay namespace, never a baseline)" : "") << "\n";
             for (const std::string& partial : e.replaced) {
-                std::cout << "replaced the partial " << partial << " (the same measurement, resumed)\n";
+                std::cout << "replaced the partial " << terminal_text(partial)
+                          << " (the same measurement, resumed)\n";
             }
         } catch (const InputError& e) {
-            std::cerr << e.what() << "\n";
+            std::cerr << terminal_text(e.what()) << "\n";
             code = exit_code::bad_input;
         }
     }

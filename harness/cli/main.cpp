@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,39 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/process_info.hpp"
 #include "pinbench/standard_streams.hpp"
+#include "pinbench/terminal_text.hpp"
+#include "scenario/did_you_mean.hpp"
 
 namespace {
 
 using namespace pinbench;
+
+// A word where a command belongs that names none ("pinbench foo", "pinbench store lst"): the
+// word and the nearest command, before CLI11 parses (it said only "A subcommand is required",
+// and "pinbench foo --help" printed the main help with exit 0). Hidden commands are not offered.
+std::optional<std::string> unknown_command(CLI::App& app, const std::vector<std::string>& arguments) {
+    CLI::App* at = &app;
+    std::string path = "pinbench";
+    for (std::size_t i = 1; i < arguments.size(); ++i) {
+        const std::string& word = arguments[i];
+        if (word.empty() || word[0] == '-') return std::nullopt;
+        const std::vector<CLI::App*> subs = at->get_subcommands([](CLI::App*) { return true; });
+        if (subs.empty()) return std::nullopt;
+        CLI::App* next = nullptr;
+        std::vector<std::string> known;
+        for (CLI::App* sub : subs) {
+            if (sub->check_name(word)) next = sub;
+            if (!sub->get_group().empty()) known.push_back(sub->get_name());
+        }
+        if (next == nullptr) {
+            return path + ": unknown command " + in_quotes(terminal_text(word)) +
+                   suggestion(word, known, "commands");
+        }
+        at = next;
+        path += " " + word;
+    }
+    return std::nullopt;
+}
 
 int pinbench_main(const std::vector<std::string>& arguments) {
     CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
@@ -39,6 +69,10 @@ int pinbench_main(const std::vector<std::string>& arguments) {
     cli::add_budget_command(app, commands);
     cli::add_internal_commands(app, commands);
 
+    if (const auto unknown = unknown_command(app, arguments)) {
+        std::cerr << *unknown << "\n";
+        return exit_code::bad_input;
+    }
     std::vector<const char*> argv;
     argv.reserve(arguments.size());
     for (const auto& a : arguments) argv.push_back(a.c_str());
@@ -58,10 +92,10 @@ int pinbench_main(const std::vector<std::string>& arguments) {
             if (command->chosen()) return command->run();
         }
     } catch (const InputError& e) {
-        std::cerr << e.what() << "\n";
+        std::cerr << terminal_text(e.what()) << "\n";  // a message may quote its input
         return exit_code::bad_input;
     } catch (const std::exception& e) {
-        std::cerr << "pinbench: " << e.what() << "\n";
+        std::cerr << "pinbench: " << terminal_text(e.what()) << "\n";
         return exit_code::infrastructure;
     }
     return exit_code::ok;
@@ -85,7 +119,7 @@ int main(int argc, char** argv) {
     try {
         code = pinbench_main(program_arguments(argc, argv));
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "pinbench: %s\n", e.what());
+        std::fprintf(stderr, "pinbench: %s\n", terminal_text(e.what()).c_str());
     } catch (...) {
         std::fprintf(stderr, "pinbench: an unknown exception\n");
     }

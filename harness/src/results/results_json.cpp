@@ -188,9 +188,43 @@ json replay_block(const ResultsDocument& doc) {
     return replay;
 }
 
+// A string, or {"unavailable": "<why>"} (environment facts the probes could not read).
+void check_string_or_unavailable(const JsonAt& at) {
+    if (at.json().is_string()) return;
+    if (!at.json().is_object()) at.fail("expected a string or {\"unavailable\": ...}, found " + at.type());
+    at.field("unavailable").string();
+}
+
+// The environment record's members that the store files by and the reports group by, checked as
+// the results schema checks them (reports/pinreport/data/results.schema.json, $defs/environment):
+// what `store add` accepts, pinreport reads. The rest of the record is free-form.
+void check_environment(const JsonAt& at) {
+    at.require_object();
+    if (const auto driver = at.find("driver")) {
+        driver->require_object();
+        if (const auto release = driver->find("release")) check_string_or_unavailable(*release);
+    }
+    if (const auto devices = at.find("devices")) {
+        devices->for_each_element([](const JsonAt& device) {
+            device.require_object();
+            const auto model = device.find("driver_model");
+            if (!model) return;
+            model->require_object();
+            for (const char* key : {"current", "pending"}) {
+                if (const auto value = model->find(key)) check_string_or_unavailable(*value);
+            }
+        });
+    }
+    if (const auto replayed = at.find("replayed")) replayed->boolean();
+}
+
 void check_replay_block(const JsonAt& at) {
     at.require_object();
     for (const char* key : {"source", "source_backend", "script", "note"}) at.field(key).string();
+    // The note is what no reader may miss: exactly the words the writer puts there (the schema's const).
+    if (const JsonAt note = at.field("note"); note.string() != replay_note) {
+        note.fail("must be \"" + std::string(replay_note) + "\"");
+    }
 }
 
 }  // namespace
@@ -376,14 +410,20 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
     doc.started_at = root.field("started_at").string();
     doc.finished_at = root.field("finished_at").string();
     doc.complete = root.field("complete").boolean();
-    if (version >= 3) {
-        doc.measurement_id = root.field("measurement_id").string();
+    // Required from version 3; where an older file has them, of the same types.
+    if (version >= 3 || root.has("measurement_id")) {
+        const std::string id = root.field("measurement_id").string();
+        if (version >= 3) doc.measurement_id = id;
+    }
+    if (version >= 3 || root.has("interrupted")) {
         const JsonAt interrupted = root.field("interrupted");
         if (!interrupted.json().is_null()) interrupted.require_object();
-        doc.interrupted = interrupted.json();
+        if (version >= 3) doc.interrupted = interrupted.json();
+    }
+    if (version >= 3 || root.has("resumed")) {
         const JsonAt resumed = root.field("resumed");
         resumed.for_each_element([](const JsonAt& part) { part.require_object(); });
-        doc.resumed = resumed.json();
+        if (version >= 3) doc.resumed = resumed.json();
     }
     for (const auto& [name, target] :
          {std::pair{"environment", &doc.environment}, std::pair{"controls", &doc.controls},
@@ -392,6 +432,7 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
         at.require_object();
         *target = at.json();
     }
+    check_environment(root.field("environment"));
 
     std::set<std::string> ids;
     root.field("runs").for_each_element([&](const JsonAt& at) {

@@ -11,6 +11,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "pinbench/temp_directory.hpp"
 #include "pinbench/utf8.hpp"
 #include "run/protocol.hpp"
 
@@ -64,12 +65,12 @@ std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir,
 }
 
 ChildLauncher::ChildLauncher(std::string executable) : executable_(std::move(executable)) {
-    const fs::path temp = fs::temp_directory_path();
+    const fs::path temp = path_from_utf8(temp_directory());
     // What runs killed outright (SIGKILL, a cancelled job) left: their requests and responses.
     remove_abandoned_work_dirs(utf8_of(temp));
     const fs::path dir = temp / path_from_utf8(kWorkDirPrefix + std::to_string(current_process_id()) + "-" +
                                                make_nonce().substr(0, 8));
-    fs::create_directories(dir);
+    create_temp_folder(utf8_of(dir));
     work_dir_ = utf8_of(dir);
     claim_.emplace(utf8_of(dir / kClaimFile));
 }

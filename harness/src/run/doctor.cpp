@@ -5,6 +5,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "pinbench/terminal_text.hpp"
 #include "pinbench/units.hpp"
 #include "run/child_launcher.hpp"
 #include "run/device_watch.hpp"
@@ -19,36 +20,41 @@ namespace {
 void print_environment(const nlohmann::json& env, std::ostream& out) {
     out << "environment\n";
     for (const auto& [label, text] : environment_summary(env)) {
-        out << "  " << label << std::string(label.size() < 20 ? 20 - label.size() : 1, ' ') << text << "\n";
+        out << "  " << label << std::string(label.size() < 20 ? 20 - label.size() : 1, ' ')
+            << terminal_text(text) << "\n";
     }
 }
 
 void print_control(const std::string& name, const nlohmann::json& c, std::ostream& out) {
-    out << "  " << name << ": " << c.value("verdict", "?");
-    if (c.contains("error")) out << " (" << c["error"].get<std::string>().substr(0, 300) << ")";
-    if (c.contains("why")) out << " (" << c["why"].get<std::string>() << ")";
+    // Every string here may come from the driver or a child's output: escaped (terminal_text).
+    out << "  " << terminal_text(name) << ": " << terminal_text(c.value("verdict", "?"));
+    if (c.contains("error")) {
+        out << " (" << terminal_text(c["error"].get<std::string>().substr(0, 300)) << ")";
+    }
+    if (c.contains("why")) out << " (" << terminal_text(c["why"].get<std::string>()) << ")";
     out << "\n";
     const auto print_keys = [&](const nlohmann::json& keys) {
         for (const auto& [key, k] : keys.items()) {
-            out << "      " << key << ": ";
+            out << "      " << terminal_text(key) << ": ";
             if (k.contains("delta")) {
                 out << "moved " << format_bytes_signed(k["delta"].get<std::int64_t>());
                 if (k.contains("error")) {
                     out << " (off by " << format_bytes_signed(k["error"].get<std::int64_t>()) << ")";
                 }
-                out << " " << k.value("verdict", "");
+                out << " " << terminal_text(k.value("verdict", ""));
             } else if (k.contains("noise")) {
                 out << "noise " << format_bytes(k["noise"].get<std::uint64_t>()) << " over " << k["n"]
                     << " reads";
             } else {
-                out << k.value("verdict", "") << " " << k.value("why", k.value("unavailable", std::string()));
+                out << terminal_text(k.value("verdict", "")) << " "
+                    << terminal_text(k.value("why", k.value("unavailable", std::string())));
             }
             out << "\n";
         }
     };
     if (c.contains("disturbance")) {
         for (const auto& e : c["disturbance"].value("evidence", nlohmann::json::array())) {
-            out << "      seen: " << e.value("text", std::string()) << "\n";
+            out << "      seen: " << terminal_text(e.value("text", std::string())) << "\n";
         }
     }
     if (c.contains("keys")) print_keys(c["keys"]);
@@ -114,16 +120,16 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         return exit_code_for_signal(sig);
     }
     if (!env.response) {
-        out << "pinbench doctor: the environment child failed: " << env.problem << "\n"
-            << env.outcome.output << "\n";
+        out << "pinbench doctor: the environment child failed: " << terminal_text(env.problem) << "\n"
+            << terminal_text(env.outcome.output) << "\n";
         return exit_code::infrastructure;
     }
     bundle["environment"] = env.response->at("data");
     print_environment(bundle["environment"], out);
-    for (const std::string& note : wsl_notes(bundle["environment"])) out << note << "\n";
+    for (const std::string& note : wsl_notes(bundle["environment"])) out << terminal_text(note) << "\n";
     int code = exit_code::ok;
     if (cuda_device_count_of(bundle["environment"]).value_or(0) == 0) {
-        out << "no CUDA device: " << cuda_device_count_why_of(bundle["environment"]) << "\n";
+        out << "no CUDA device: " << terminal_text(cuda_device_count_why_of(bundle["environment"])) << "\n";
         code = exit_code::infrastructure;
     } else {
         std::string why;
@@ -131,14 +137,15 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         if (nvml) {
             bundle["watch"] = watch_level(*nvml, bundle["environment"]);
             if (bundle["watch"]["level"] == "device") {
-                out << "watch: device level only (" << bundle["watch"]["why"].get<std::string>()
+                out << "watch: device level only ("
+                    << terminal_text(bundle["watch"]["why"].get<std::string>())
                     << "): a neighbour is seen by when device usage moves, never by who; runs need repeats "
                        "that "
                        "agree (docs/disturbance.md)\n";
             }
             const std::string left = leftovers_on_gpu(*nvml, bundle["environment"]);
             if (!left.empty() && !options.allow_busy_gpu) {
-                out << "FAIL: " << left << leftover_advice << "\n";
+                out << "FAIL: " << terminal_text(left) << leftover_advice << "\n";
                 return exit_code::infrastructure;
             }
         }
@@ -156,7 +163,7 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         for (const auto& [name, c] : bundle["controls"].items()) print_control(name, c, out);
         std::string failures;
         if (!controls_passed(bundle["controls"], &failures)) {
-            out << "FAIL: " << failures << "\n";
+            out << "FAIL: " << terminal_text(failures) << "\n";
             code = exit_code::infrastructure;
         } else {
             out << "PASS: every control passed\n";
@@ -164,7 +171,7 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     }
     bundle["exit_code"] = code;
     write_file_atomically(options.bundle_path, bundle.dump(1) + "\n");
-    out << "bundle: " << options.bundle_path << "\n";
+    out << "bundle: " << terminal_text(options.bundle_path) << "\n";
     return code;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pinbench/terminal_text.hpp"
+
 namespace pinbench {
 namespace {
 
@@ -22,8 +24,9 @@ void Progress::repeat_done(std::size_t run_index, std::size_t runs, const std::s
     if (!out_) return;
     const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start_).count();
     const double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
-    *out_ << "[" << run_index + 1 << "/" << runs << "] " << id << " repeat " << repeat + 1 << "/" << repeats
-          << " " << status << "  elapsed " << clock_text(elapsed) << "  eta " << clock_text(eta) << "\n"
+    *out_ << "[" << run_index + 1 << "/" << runs << "] " << terminal_text(id) << " repeat " << repeat + 1
+          << "/" << repeats << " " << terminal_text(status) << "  elapsed " << clock_text(elapsed) << "  eta "
+          << clock_text(eta) << "\n"
           << std::flush;
 }
 
@@ -33,7 +36,8 @@ void Progress::run_note(std::size_t run_index, std::size_t runs, const std::stri
 }
 
 void Progress::note(const std::string& line) {
-    if (out_) *out_ << line << "\n" << std::flush;
+    // A run id or a reason may come from a replayed results file: escaped (terminal_text).
+    if (out_) *out_ << terminal_text(line) << "\n" << std::flush;
 }
 
 }  // namespace pinbench

@@ -10,6 +10,7 @@
 
 #include "json/json_reader.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/terminal_text.hpp"
 #include "pinbench/units.hpp"
 #include "scenario/kind_table.hpp"
 
@@ -114,7 +115,7 @@ Plan expand(const ScenarioFile& file) {
 std::string describe(const Plan& plan) {
     std::size_t width = 0;
     for (const PlannedRun& r : plan.runs) {
-        width = std::max(width, r.id.size());
+        width = std::max(width, terminal_text(r.id).size());
     }
     std::ostringstream out;
     long long repeats = 0;
@@ -127,8 +128,11 @@ std::string describe(const Plan& plan) {
             models = "any";
         }
         // "repeats" right after the id: ci/tests/test_workflows.py reads the lines that way.
-        out << r.id << std::string(width - r.id.size() + 2, ' ') << "repeats " << r.repeats << "  timeout "
-            << format_seconds(r.timeout_s) << " s  kind " << r.kind << "  driver models " << models << '\n';
+        // Names from the scenario file: escaped, so that a file cannot forge a line (terminal_text).
+        const std::string id = terminal_text(r.id);
+        out << id << std::string(width - id.size() + 2, ' ') << "repeats " << r.repeats << "  timeout "
+            << format_seconds(r.timeout_s) << " s  kind " << terminal_text(r.kind) << "  driver models "
+            << terminal_text(models) << '\n';
         repeats += r.repeats;
     }
     out << plan.runs.size() << (plan.runs.size() == 1 ? " run, " : " runs, ") << repeats

@@ -1,10 +1,15 @@
 // The YAML reading shared by scenario files and replay scripts (yaml_reader.hpp).
 #include "scenario/yaml_reader.hpp"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <system_error>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "json/json_reader.hpp"
@@ -34,6 +39,90 @@ ParsedScalar<T> parse_plain(const YAML::Node& node) {
     }
     return out;
 }
+
+// Counts, event by event, the aliases and the size of the expanded document (an alias counts as
+// all of what it names): its nodes, and the bytes of its scalars (keys included). Stops the parse
+// at the first event over a limit. Memory: one size per anchor and per open collection; the text
+// is never expanded.
+class AliasBudget : public YAML::EventHandler {
+public:
+    struct Exceeded {
+        YAML::Mark mark;
+        std::string message;
+    };
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 0); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  const std::string& value) override {
+        leaf(mark, anchor, value.size());
+    }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+        if (++aliases_ > max_yaml_aliases) {
+            throw Exceeded{mark, "more than " + std::to_string(max_yaml_aliases) +
+                                     " aliases; a document may hold at most " +
+                                     std::to_string(max_yaml_aliases)};
+        }
+        const auto it = sizes_.find(anchor);
+        add(mark, it == sizes_.end() ? Size{1, 0} : it->second);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override {
+        open(mark, anchor);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override {
+        open(mark, anchor);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    struct Size {
+        std::uint64_t nodes = 0;
+        std::uint64_t bytes = 0;
+    };
+
+    void add(const YAML::Mark& mark, Size more) {
+        // Each addition is at most the size so far (or one scalar's bytes): no overflow.
+        size_.nodes += more.nodes;
+        size_.bytes += more.bytes;
+        if (size_.nodes > max_yaml_expanded_nodes) {
+            throw Exceeded{mark,
+                           "the document expands to more than " + std::to_string(max_yaml_expanded_nodes) +
+                               " nodes (each alias counts as all of what it names); a document may hold "
+                               "at most " +
+                               std::to_string(max_yaml_expanded_nodes)};
+        }
+        if (size_.bytes > max_yaml_expanded_bytes) {
+            throw Exceeded{mark, "the document expands to more than " +
+                                     std::to_string(max_yaml_expanded_bytes) +
+                                     " bytes of text (each alias counts as all of what it names); a document "
+                                     "may expand to at most the size a file may have"};
+        }
+    }
+    void leaf(const YAML::Mark& mark, YAML::anchor_t anchor, std::size_t bytes) {
+        add(mark, {1, bytes});
+        if (anchor != YAML::NullAnchor) sizes_[anchor] = {1, bytes};
+    }
+    void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+        open_.push_back({size_, anchor});
+        add(mark, {1, 0});
+    }
+    void close() {
+        const auto [before, anchor] = open_.back();
+        open_.pop_back();
+        if (anchor != YAML::NullAnchor) {
+            sizes_[anchor] = {size_.nodes - before.nodes, size_.bytes - before.bytes};
+        }
+    }
+
+    std::size_t aliases_ = 0;
+    Size size_;
+    std::unordered_map<YAML::anchor_t, Size> sizes_;     // expanded size of each anchored node
+    std::vector<std::pair<Size, YAML::anchor_t>> open_;  // open collections: size at start, anchor
+};
 
 }  // namespace
 
@@ -83,7 +172,14 @@ std::optional<YAML::Node> YamlReader::document(const std::string& text) const {
     }
     std::vector<YAML::Node> docs;
     try {
+        std::istringstream stream(text);
+        YAML::Parser parser(stream);
+        AliasBudget budget;
+        while (parser.HandleNextDocument(budget)) {
+        }
         docs = YAML::LoadAll(text);
+    } catch (const AliasBudget::Exceeded& e) {
+        fail(e.mark, e.message);
     } catch (const YAML::Exception& e) {
         fail(e.mark, "YAML syntax error: " + e.msg);
     }

@@ -7,10 +7,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "pinbench/atomic_file.hpp"
 
 namespace pinbench {
 
@@ -22,6 +25,16 @@ struct YamlField {
     YAML::Node value;
     YAML::Mark value_mark() const { return value.IsNull() ? key_node.Mark() : value.Mark(); }
 };
+
+// What a document's aliases may make of it (docs/scenario-format.md, "Limits"): yaml-cpp shares an
+// anchored node among its aliases, but every reader that walks the tree walks each alias in
+// full, so 9,000 aliases of one 100 kB string (a 136 kB file) took 2.6 GB, and nested aliases
+// ("billion laughs") more. Counted while the text is parsed, before any tree is built: the
+// aliases, and the document as it reads with every alias replaced by what it names, in nodes and
+// in bytes of text (no more than a scenario file may hold: input_limit::text).
+inline constexpr std::size_t max_yaml_aliases = 1000;
+inline constexpr std::uint64_t max_yaml_expanded_nodes = 1'000'000;
+inline constexpr std::uint64_t max_yaml_expanded_bytes = input_limit::text;
 
 // Why a scalar is not the integer or number asked for.
 enum class ScalarFault { none, not_scalar, quoted, malformed, out_of_range };
@@ -59,7 +72,8 @@ public:
 
     // The one document of `text` (nullopt: the text holds none). Refused, located: text that is
     // not UTF-8 (it passed `plan` and later killed `run` when written as JSON), YAML syntax
-    // errors, and a second document.
+    // errors, a second document, and aliases beyond the limits above (at the alias that crossed
+    // one).
     std::optional<YAML::Node> document(const std::string& text) const;
 
     // A mapping's entries in file order; each key a plain name, given at most once. `in` ends

@@ -184,6 +184,8 @@ std::string kind_of(fs::file_type type) {
             return "a block device";
         case fs::file_type::directory:
             return "a directory";
+        case fs::file_type::regular:
+            return "a regular file";
         default:
             return "not a regular file";
     }
@@ -213,8 +215,41 @@ std::string read_stored_bytes(const std::string& path) {
     }
 }
 
+// The folders of a stored file's place (relative to the store), as add() is about to create and
+// write them: each one there already is a directory, never a link (a store never follows one out
+// of itself: docs/store.md) nor a file. Throws InputError naming the first that is not.
+void check_store_folders(const fs::path& root, const fs::path& relative_dir) {
+    fs::path at = root;
+    for (const fs::path& part : relative_dir) {
+        at /= part;
+        std::error_code ec;
+        const fs::file_type type = fs::symlink_status(at, ec).type();
+        if (type == fs::file_type::not_found) return;  // created by add()
+        if (ec) throw SystemError("cannot look at '" + utf8_of(at) + "': " + ec.message());
+        if (type != fs::file_type::directory) {
+            throw InputError(utf8_of(at) + ": " + kind_of(type) +
+                             " where the store has a folder (a store never follows a link out of "
+                             "itself: docs/store.md); nothing was written");
+        }
+    }
+}
+
+// An error of creating a store's folder that says the store may not be written there (read-only,
+// another owner's, a file in the way): refused before anything was written, exit 2. Anything
+// else is a failed write (exit 3).
+[[noreturn]] void throw_cannot_create(const std::string& what, const std::error_code& ec) {
+    const std::string message = "cannot create " + what + ": " + ec.message();
+    if (ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted ||
+        ec == std::errc::read_only_file_system || ec == std::errc::not_a_directory ||
+        ec == std::errc::file_exists) {
+        throw InputError(message + "; nothing was written");
+    }
+    throw SystemError(message);
+}
+
 struct LoadedResults {
     std::string bytes;
+    json parsed;  // the document as parsed: equal for two formattings of the same data
     ResultsDocument doc;
     std::string measurement_id;  // "" when the file has none (results schema 1 and 2)
     std::string identity;        // measurement_identity()
@@ -261,6 +296,7 @@ LoadedResults parse_loaded(std::string bytes, const std::string& path) {
     } catch (const json::exception& e) {
         throw InputError(path + ": " + one_line(e.what()));
     }
+    loaded.parsed = std::move(j);
     return loaded;
 }
 
@@ -459,7 +495,18 @@ std::string measurement_identity(const json& results) {
     return "derived-" + hex16(XXH3_64bits(text.data(), text.size()));
 }
 
+namespace {
+
+// "--store ''" names no directory (it read as the current one's parent on some paths, and ended
+// in a raw filesystem error, exit 3).
+void check_store_dir_named(const std::string& dir) {
+    if (dir.empty()) throw InputError("the store directory is an empty path; name a directory (--store DIR)");
+}
+
+}  // namespace
+
 Store Store::open(const std::string& dir) {
+    check_store_dir_named(dir);
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
     const fs::file_status status = fs::status(root, ec);
@@ -485,6 +532,7 @@ Store Store::open(const std::string& dir) {
 }
 
 Store Store::open_existing(const std::string& dir) {
+    check_store_dir_named(dir);
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
     const fs::file_status status = fs::status(root, ec);
@@ -510,7 +558,7 @@ void create_if_absent(const std::string& dir) {
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
     fs::create_directories(root, ec);
-    if (ec) throw SystemError("cannot create store directory '" + dir + "': " + ec.message());
+    if (ec) throw_cannot_create("store directory '" + dir + "'", ec);
     const std::string store_file = utf8_of(root / "store.json");
     if (fs::exists(root / "store.json", ec)) return;
     bool foreign = false;
@@ -562,8 +610,9 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     const std::string store_file = utf8_of(root / "store.json");
     if (check_store_file(store_file) < store_schema_version) write_store_file(store_file);
     std::error_code ec;
+    check_store_folders(root, relative.parent_path());
     fs::create_directories(target.parent_path(), ec);
-    if (ec) throw SystemError("cannot create '" + utf8_of(target.parent_path()) + "': " + ec.message());
+    if (ec) throw_cannot_create("'" + utf8_of(target.parent_path()) + "'", ec);
     if (fs::exists(target, ec)) {
         // Same name, same bytes: this file is stored already. Different bytes: refuse, never replace.
         std::string stored;
@@ -585,7 +634,7 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     // the identity starts with started_at) whose names start with the same time.
     const std::string& identity = loaded.identity;
     const std::string& id = loaded.measurement_id;
-    std::vector<std::pair<fs::path, ResultsDocument>> same;
+    std::vector<std::pair<fs::path, LoadedResults>> same;
     for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
         std::error_code type_ec;
         const std::string name = utf8_of(e.path().filename());
@@ -599,15 +648,23 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
             std::string bytes = read_stored_bytes(utf8_of(e.path()));
             if (!id.empty() && bytes.find(id) == std::string::npos) continue;
             LoadedResults other = parse_loaded(std::move(bytes), utf8_of(e.path()));
-            if (other.identity == identity) same.emplace_back(e.path(), std::move(other.doc));
+            if (other.identity == identity) same.emplace_back(e.path(), std::move(other));
         } catch (const InputError&) {
             // An unreadable stored file is list()'s to report; it is no copy of this one.
         } catch (const SystemError&) {
         }
     }
     if (ec) throw SystemError("cannot list '" + utf8_of(target.parent_path()) + "': " + ec.message());
-    for (const auto& [path, doc] : same) {
-        if (!more_finished(loaded.doc, doc)) {  // stored already, as far or further
+    // One measurement, one set of data: two complete files with its id that differ in their data
+    // (not merely in formatting) are a conflict, refused naming both, never "already stored".
+    for (const auto& [path, other] : same) {
+        if (loaded.doc.complete && other.doc.complete && loaded.parsed != other.parsed) {
+            throw InputError(results_path + ": measurement " + one_line(identity) + " is stored already as " +
+                             utf8_of(path) + " with other data (a conflict); not stored");
+        }
+    }
+    for (const auto& [path, other] : same) {
+        if (!more_finished(loaded.doc, other.doc)) {  // stored already, as far or further
             entry.already_stored = true;
             entry.relative_path = generic_utf8_of(path.lexically_relative(root));
             entry.path = utf8_of(path);
@@ -618,7 +675,7 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     // never two). Written first, then the partials go: a crash in between leaves both, and
     // readers keep the one that finished more.
     write_file_atomically(entry.path, store_detail::gzip_compress(loaded.bytes));
-    for (const auto& [path, doc] : same) {
+    for (const auto& [path, other] : same) {
         std::error_code rm_ec;
         fs::remove(path, rm_ec);
         if (rm_ec) {
@@ -630,6 +687,63 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     return entry;
 }
 
+namespace {
+
+// One directory of a namespace and everything below it, in list()'s order of rules. Every entry
+// is looked at without following links (symlink_status) and reported unless it is a directory of
+// the layout or a regular file: a FIFO, a socket, a device, a link (a loop included) or a
+// directory where a stored file belongs is a problem, never opened. A directory that cannot be
+// read (permission denied) is named as its own problem and the walk goes on: one bad entry never
+// fails the listing.
+void walk_namespace(const fs::path& root, const fs::path& dir, bool replay, bool real_only,
+                    std::vector<StoredEntry>& entries) {
+    const auto entry_at = [&](const fs::path& path) {
+        StoredEntry entry;
+        entry.replay = replay;
+        entry.path = utf8_of(path);
+        entry.relative_path = generic_utf8_of(path.lexically_relative(root));
+        return entry;
+    };
+    std::error_code ec;
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        children.push_back(it->path());
+    }
+    if (ec) {
+        StoredEntry entry = entry_at(dir);
+        entry.problem = "a directory that cannot be read (" + ec.message() + ")";
+        entries.push_back(std::move(entry));
+        return;
+    }
+    for (const fs::path& path : children) {
+        std::error_code type_ec;
+        const fs::file_type type = fs::symlink_status(path, type_ec).type();
+        if (type_ec) continue;  // removed since the listing
+        const std::string name = utf8_of(path.filename());
+        const fs::path relative = path.lexically_relative(root);
+        const auto depth = static_cast<std::size_t>(std::distance(relative.begin(), relative.end()));
+        StoredEntry entry = entry_at(path);
+        if (type == fs::file_type::directory) {
+            // A directory of the layout (ns/platform/model/gpu/<n>gpu/release) is walked; one
+            // named like a stored file, or deeper than the layout, is reported, not entered.
+            if (depth < 7 && !ends_with(name, plain_suffix) && !ends_with(name, compressed_suffix)) {
+                walk_namespace(root, path, replay, real_only, entries);
+                continue;
+            }
+            entry.problem = "a directory, not a stored file";
+        } else if (type != fs::file_type::regular) {
+            entry.problem = kind_of(type) + ", not a stored file (never opened)";
+        } else if (name.find(".tmp.") != std::string::npos) {
+            continue;  // write_file_atomically's leftovers from a killed writer: never read
+        } else if (entry_from_place(relative, entry)) {
+            check_entry(entry);
+        }
+        if (!(real_only && entry.replay)) entries.push_back(std::move(entry));
+    }
+}
+
+}  // namespace
+
 std::vector<StoredEntry> Store::list(bool real_only) const {
     const fs::path root = path_from_utf8(dir_);
     std::vector<StoredEntry> entries;
@@ -637,42 +751,21 @@ std::vector<StoredEntry> Store::list(bool real_only) const {
         const bool replay = ns == replay_namespace;
         if (replay && real_only) continue;
         std::error_code ec;
-        if (!fs::exists(root / ns, ec)) continue;
-        // Every entry is looked at without following links (symlink_status) and reported unless
-        // it is a directory of the layout or a regular file: a FIFO, a socket, a device, a link
-        // (a loop included) or a directory where a stored file belongs is a problem, never opened.
-        fs::recursive_directory_iterator it(root / ns, ec), end;
-        for (; !ec && it != end; it.increment(ec)) {
-            std::error_code type_ec;
-            const fs::file_type type = it->symlink_status(type_ec).type();
-            if (type_ec) continue;  // removed since the listing
-            const std::string name = utf8_of(it->path().filename());
-            const fs::path relative = it->path().lexically_relative(root);
-            const auto depth = static_cast<std::size_t>(std::distance(relative.begin(), relative.end()));
+        // The namespace itself is looked at as every entry is: a link is never followed (a
+        // `real` linked to /usr/share listed every file there), a file is no namespace.
+        const fs::file_type ns_type = fs::symlink_status(root / ns, ec).type();
+        if (ns_type == fs::file_type::not_found) continue;
+        if (ns_type != fs::file_type::directory) {
             StoredEntry entry;
             entry.replay = replay;
-            entry.path = utf8_of(it->path());
-            entry.relative_path = generic_utf8_of(relative);
-            if (type == fs::file_type::directory) {
-                // A directory of the layout (ns/platform/model/gpu/<n>gpu/release) is walked; one
-                // named like a stored file, or deeper than the layout, is reported, not entered.
-                if (depth < 7 && !ends_with(name, plain_suffix) && !ends_with(name, compressed_suffix)) {
-                    continue;
-                }
-                it.disable_recursion_pending();
-                entry.problem = "a directory, not a stored file";
-            } else if (type != fs::file_type::regular) {
-                entry.problem = kind_of(type) + ", not a stored file (never opened)";
-            } else if (name.find(".tmp.") != std::string::npos) {
-                continue;  // write_file_atomically's leftovers from a killed writer: never read
-            } else if (entry_from_place(relative, entry)) {
-                check_entry(entry);
-            }
-            if (!(real_only && entry.replay)) entries.push_back(std::move(entry));
+            entry.path = utf8_of(root / ns);
+            entry.relative_path = ns;
+            entry.problem = kind_of(ns_type) + " where the store's " + std::string(ns) +
+                            "/ directory belongs (never followed)";
+            entries.push_back(std::move(entry));
+            continue;
         }
-        if (ec) {
-            throw SystemError("cannot list store directory '" + utf8_of(root / ns) + "': " + ec.message());
-        }
+        walk_namespace(root, root / ns, replay, real_only, entries);
     }
     std::sort(entries.begin(), entries.end(),
               [](const StoredEntry& a, const StoredEntry& b) { return a.relative_path < b.relative_path; });

@@ -20,8 +20,15 @@ using posix::UniqueFd;
 bool create_exclusive(const std::string& path, const std::string& contents) {
     UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (!fd.valid()) {
-        if (errno == EEXIST) return false;
-        throw SystemError("cannot create lock file '" + path + "': " + errno_text(errno));
+        const int error = errno;
+        if (error == EEXIST) return false;
+        // A store that may not be written (read-only, another owner's): refused before anything
+        // was written, bad input (README.md, "Exit codes"), not a write that failed midway.
+        if (error == EACCES || error == EPERM || error == EROFS) {
+            throw InputError("cannot write the store: cannot create lock file '" + path +
+                             "': " + errno_text(error) + "; nothing was written");
+        }
+        throw SystemError("cannot create lock file '" + path + "': " + errno_text(error));
     }
     auto fail = [&](const char* step) {
         const int error = errno;

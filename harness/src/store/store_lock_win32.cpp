@@ -22,6 +22,11 @@ bool create_exclusive(const std::string& path, const std::string& contents) {
     if (!file.valid()) {
         const DWORD error = ::GetLastError();
         if (error == ERROR_FILE_EXISTS || error == ERROR_ALREADY_EXISTS) return false;
+        // A store that may not be written: refused before anything was written (exit 2).
+        if (error == ERROR_ACCESS_DENIED || error == ERROR_WRITE_PROTECT) {
+            throw InputError("cannot write the store: cannot create lock file '" + path +
+                             "': " + win32::error_text(error) + "; nothing was written");
+        }
         throw SystemError("cannot create lock file '" + path + "': " + win32::error_text(error));
     }
     auto fail = [&](const char* step) {

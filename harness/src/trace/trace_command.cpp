@@ -10,6 +10,8 @@
 #include "pinbench/interrupt.hpp"
 #include "pinbench/nvml.hpp"
 #include "pinbench/subprocess.hpp"
+#include "pinbench/temp_directory.hpp"
+#include "pinbench/terminal_text.hpp"
 #include "pinbench/units.hpp"
 #include "pinbench/utf8.hpp"
 #include "platform/random_token.hpp"
@@ -25,8 +27,7 @@ namespace {
 class ScratchFile {
 public:
     explicit ScratchFile(const std::string& stem)
-        : path_(utf8_of(std::filesystem::temp_directory_path() /
-                        path_from_utf8(stem + "-" + random_hex() + ".jsonl"))) {}
+        : path_(utf8_of(path_from_utf8(temp_directory()) / path_from_utf8(stem + "-" + random_hex() + ".jsonl"))) {}
     ~ScratchFile() {
         std::error_code ignored;
         std::filesystem::remove(path_from_utf8(path_), ignored);
@@ -172,12 +173,13 @@ int trace_main(const TraceOptions& options, const std::string& out_path, std::os
                 << " B";
         }
     }
-    err << "; trace written to " << out_path << "\n";
+    err << "; trace written to " << terminal_text(out_path) << "\n";
     if (tracing["state"] != "on") {
-        err << "pinbench trace: tracing " << tracing["state"].get<std::string>() << ": "
-            << tracing["message"].get<std::string>() << "\n";
+        // The message may quote what the traced program's processes wrote (their events file).
+        err << "pinbench trace: tracing " << terminal_text(tracing["state"].get<std::string>()) << ": "
+            << terminal_text(tracing["message"].get<std::string>()) << "\n";
     }
-    if (!status.message.empty()) err << "pinbench trace: " << status.message << "\n";
+    if (!status.message.empty()) err << "pinbench trace: " << terminal_text(status.message) << "\n";
     return pass_through_exit_code(status);
 }
 
