@@ -159,7 +159,7 @@ def sample_costs(trace: TraceFile, nvml_index: int = 0) -> list[tuple[float, int
     device: the figure whose change from the baseline is the cost (docs/trace.md)."""
     traced = traced_pids(trace)
     out = []
-    for s in trace.doc["device"].get("samples", []):
+    for s in (trace.doc.get("device") or {}).get("samples", []):  # optional: no NVML, no samples
         if s.get("consistent") is False:
             continue
         for d in s["devices"]:
