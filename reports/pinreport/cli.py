@@ -351,8 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         code = _run(args)
-    except SystemExit as e:  # argparse: --help (0) or a usage error (2), already said
-        code = e.code if isinstance(e.code, int) else EXIT_BAD_INPUT
+    except SystemExit:  # argparse: --help (0) or a usage error (2), already said
+        if finish() is not None:  # --help to a full or closed stdout
+            raise SystemExit(EXIT_INFRASTRUCTURE) from None
+        raise
     except KeyboardInterrupt:
         # Ctrl-C: one line, no traceback; a file being written is left as it was (atomic_write.py).
         err(f"pinreport: interrupted (exit {EXIT_INTERRUPTED}); no output file was written or changed")

@@ -11,6 +11,7 @@ and every Unicode bidirectional override or line separator is shown as its escap
 """
 
 import re
+from collections.abc import Iterable
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -29,3 +30,10 @@ def terminal_safe(text: object, keep: str = "") -> str:
     if not keep:
         return _UNSAFE.sub(_escape, s)
     return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), s)
+
+
+def terminal_lines(lines: Iterable[object]) -> str:
+    """A formatter's lines as one text: each line made terminal-safe whole, so that a line break
+    inside a value (a release, a reason, a file name) is shown as `\\n` and never starts a line
+    of its own, then each ended by a line break."""
+    return "".join(terminal_safe(line) + "\n" for line in lines)

@@ -28,6 +28,7 @@ from pinreport.errors import BadInputError
 from pinreport.input_file import TRACE_LIMIT, read_bounded
 from pinreport.result.load import json_path, parse_json
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
+from pinreport.text import terminal_lines
 from pinreport.units import format_bytes as size_label
 
 TRACE_SCHEMA = "pinbench-trace"
@@ -339,7 +340,7 @@ def format_trace(j: TraceJudgement) -> str:
         lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")
     for n in j.notes:
         lines.append(f"  note: {n}")
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines)
 
 
 def exit_code(j: TraceJudgement) -> int:
