@@ -16,10 +16,8 @@ from hypothesis import strategies as st
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
 
 # Keys drawn for additionalProperties: short text, with the characters a terminal must not see.
-_KEY = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=8)
-_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12) | st.sampled_from(
-    ["\x1b[2K\rFORGED", "a\nb", "\x07\x00", "580.65.06", ""]
-)
+_KEY = st.text(min_size=1, max_size=8)  # (text() draws no lone surrogate: JSON cannot carry one)
+_TEXT = st.text(max_size=12) | st.sampled_from(["\x1b[2K\rFORGED", "a\nb", "\x07\x00", "580.65.06", ""])
 _SKIPPED = {"$schema", "$id", "title", "description", "$comment"}
 _UNDERSTOOD = {
     "type", "const", "enum", "properties", "required", "additionalProperties", "propertyNames", "items",

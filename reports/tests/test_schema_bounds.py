@@ -32,7 +32,7 @@ _SCENARIO = "harness/include/pinbench/scenario.hpp"
 
 # schema path -> (C++ file, the text there that applies the bound, the bound), the maximum.
 MAXIMA = {
-    ("plan", "size_bytes"): (_PLAN, r'"size_bytes"\)\.unsigned_in\(1, std::numeric_limits<std::uint64_t>::max', UINT64_MAX),
+    ("plan", "size_bytes"): (_PLAN, r'"size_bytes"\)\.unsigned_in\(1, std::numeric_limits<std::uint64_t>', UINT64_MAX),
     ("plan", "count"): (_PLAN, r'"count"\)\.unsigned_in\(1, int_max\)', INT_MAX),
     ("plan", "gpus"): (_PLAN, r'"gpus"\)\.unsigned_in\(1, int_max\)', INT_MAX),
     ("plan", "repeats"): (_PLAN, r'"repeats"\)\.unsigned_in\(1, int_max\)', INT_MAX),

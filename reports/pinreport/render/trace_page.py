@@ -56,8 +56,9 @@ def trace_context(j: TraceJudgement) -> dict[str, Any]:
         "title": f"pinbench trace: {' '.join(t.get('command', []))}",
         "verdict": str(j.verdict),
         "path": j.trace.path,
-        "status": t["status"],
-        "tracing": t["tracing"],
+        # Every field the template reads, whichever the trace has (the schema requires none).
+        "status": {"kind": "unknown", "exit_code": None, "message": None, **t["status"]},
+        "tracing": {"state": "unknown", "message": None, **t["tracing"]},
         "summary": t["pinned"].get("summary", ""),
         "rounding": rounding_note(j.trace),
         "sizes": [(format_bytes(b), n) for b, n in asked_sizes(j.trace)[:8]],
