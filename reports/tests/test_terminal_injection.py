@@ -109,3 +109,15 @@ def test_a_replayed_label_cannot_be_erased(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "\r" not in out
     assert all(line.startswith("[REPLAYED]") for line in out.splitlines()[:3]), out
+
+
+def test_the_junit_file_stays_xml(tmp_path, capsys, hostile):
+    """Not a terminal, but the same text: ElementTree wrote ESC as it was, and the file was no
+    longer XML (`not well-formed (invalid token)`)."""
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "verdicts.xml"
+    main([a.format(**hostile) for a in COMMANDS["compare"]] + ["--junit", str(out)])
+    capsys.readouterr()
+    text = ET.tostring(ET.parse(out).getroot(), encoding="unicode")
+    assert "\\x1b[2K\\rFORGED" in text
