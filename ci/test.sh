@@ -93,13 +93,17 @@ step tidy-windows ci/check_tidy.sh build/mingw
 # binary some of them drive through the replay backend.
 step pytest env PATH="$PWD/.venv/bin:$PATH" PINBENCH_EXE="$PWD/build/ci-nogpu/harness/pinbench" \
   .venv/bin/python -m pytest -q reports/tests benchmarks/test_summarize.py ci/tests
+# pinreport's suite again in a venv of every dependency at its declared lower bound (from PyPI):
+# the bounds in reports/pyproject.toml are tested, not hoped for (about 3 minutes).
+step lower-bounds env PYTHONPATH= PINBENCH_EXE="$PWD/build/ci-nogpu/harness/pinbench" \
+  .venv/bin/python ci/check_lower_bounds.py
 wine_wait() {
   local status=0
   step_start=$wine_start  # its time is from its start, beside the two steps above
   wait "$wine_pid" || status=$?
   wine_pid=""
   cat "$wine_log"
-  step_note="  (beside tidy-windows and pytest)"
+  step_note="  (beside tidy-windows, pytest and lower-bounds)"
   return "$status"
 }
 step windows-tests wine_wait

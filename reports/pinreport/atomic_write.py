@@ -1,9 +1,13 @@
 """The one writer of every file pinreport writes (HTML pages, JUnit XML; the store's files are
 the harness's): nothing at the path is damaged, whatever happens.
 
-- The output path is checked first: a directory, device (/dev/full, /dev/null), FIFO or socket
-  there is refused (OutputRefusedError, exit 2) and never replaced; so is a path whose folder is
-  missing or cannot take a new file. A symbolic link at the path is replaced by the new file and
+- The output path is checked first (output_path(), the one rule every command's output follows):
+  a directory, device (/dev/full, /dev/null), FIFO or socket there is refused (OutputRefusedError,
+  exit 2) and never replaced; so is a path that is the same file as one of the command's inputs
+  (by identity: a hard link or a symbolic link to the input is refused too, whatever its name),
+  and a folder that cannot take a new file. A path ending in a separator (`-o out/`) names a
+  folder: the command's default file name is written inside it. Missing folders are created,
+  as pinbench creates them. A symbolic link at the path is replaced by the new file and
   what it pointed to is left as it was, as the harness's writer does (README, "Files pinbench
   reads and writes"): a link planted at an output path never redirects the write.
 - The bytes go to a temporary file in the same folder (`NAME.tmp.PID.RANDOM`), which is flushed,
@@ -19,6 +23,7 @@ import os
 import secrets
 import stat
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from pinreport.errors import OutputRefusedError, WriteFailedError
@@ -32,12 +37,40 @@ def _target(path: str | Path) -> Path:
     return Path(path)
 
 
+_SEPARATORS = ("/", os.sep, os.altsep or "/")
+
+
+def output_path(path: str | Path, default_name: str, inputs: Iterable[str | Path] = ()) -> Path:
+    """The file a command writes for the output path it was given (module docstring): `path`
+    itself, or `default_name` inside it where it ends in a separator; its missing folders
+    created. OutputRefusedError (exit 2) when it must not be written, before anything is
+    analysed; whatever is at the path is left as it was."""
+    name = str(path)
+    if name == "":
+        raise OutputRefusedError(name, "an empty output path")
+    target = Path(name) / default_name if name.endswith(_SEPARATORS) else Path(name)
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = "a file of that name is in the way" if isinstance(e, FileExistsError | NotADirectoryError) else e.strerror
+        raise OutputRefusedError(name, f"cannot create its folder {str(folder)!r}: {why}") from None
+    target = check_output_path(target)
+    for given in inputs:
+        with contextlib.suppress(OSError):
+            if os.path.samefile(target, given):
+                raise OutputRefusedError(name, f"is the same file as the input {str(given)!r}; refusing to replace it")
+    return target
+
+
 def check_output_path(path: str | Path) -> Path:
     """The file `path` names, or OutputRefusedError when it must not be written (module
     docstring). Nothing is created."""
     name = str(path)
     if name == "":
         raise OutputRefusedError(name, "an empty output path")
+    if name.endswith(_SEPARATORS):  # a folder: output_path() chooses the file in it
+        raise OutputRefusedError(name, "names a folder, not a file")
     target = _target(path)
     try:
         st = os.lstat(target)

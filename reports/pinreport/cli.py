@@ -15,12 +15,15 @@ Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATIO
 timed-out runs, a failed control, missing probes, an interrupted run); 4 an internal error (a
 bug in pinreport: the traceback goes to stderr, no verdict is given). The highest applies.
 Writing: an output path refused before anything is written (a directory, device, FIFO, socket,
-a missing folder) is exit 2; a write that fails midway (a full disk, a closed pipe or standard
-output) is exit 3; each is one line on stderr, never a traceback (atomic_write.py).
+the same file as an input) is exit 2; a write that fails midway (a full disk, a closed pipe or
+standard output) is exit 3; each is one line on stderr, never a traceback. An output path ending
+in a separator is a folder, created where missing, and gets the command's default file name
+(atomic_write.output_path). Ctrl-C is exit 130 (128 + SIGINT, as pinbench), one line, no file
+left half written. Every line goes out through streams.py, each untrusted character escaped
+(text.py).
 """
 
 import argparse
-import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -46,7 +49,7 @@ from pinreport.analysis.stats import (
     DEFAULT_TIME_FLOOR,
     load_libraries,
 )
-from pinreport.atomic_write import check_output_path
+from pinreport.atomic_write import output_path
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.formats.console import format_compare, format_reserve
 from pinreport.formats.junit import write_junit
@@ -55,8 +58,10 @@ from pinreport.render.page import write_html
 from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.files import REAL, REPLAY
 from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases, read_release
+from pinreport.streams import err, finish, out, prepare
 from pinreport.units import parse_size
 
+EXIT_INTERRUPTED = 128 + 2  # Ctrl-C (SIGINT), as pinbench: 128 + the signal's number
 MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
 
 
@@ -145,35 +150,13 @@ def _verdict_options(args: argparse.Namespace) -> CompareOptions:
     )
 
 
-def _out(text: str) -> None:
-    """Writes to standard output; WriteFailedError (exit 3) when that fails: a closed pipe, a
-    full device, standard output closed."""
-    if sys.stdout is None:
-        raise WriteFailedError("(standard output)", "cannot write: standard output is closed")
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except OSError as e:
-        raise WriteFailedError("(standard output)", f"cannot write: {e.strerror or e}") from None
-
-
-def _silence_stdout() -> None:
-    """After a failed write to standard output: point it at the null device, so that the
-    interpreter's own flush at exit fails no more (one line was said already)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, AttributeError, ValueError):
-        pass
-
-
 def _missing_store(path: str) -> int | None:
     """A --store that is not a directory is a typo, not an empty history: exit 2 before anything
     is analysed (an existing directory without store.json is named by read_store instead)."""
     if Path(path).is_dir():
         return None
     what = "does not exist" if not Path(path).exists() else "is not a directory"
-    print(f"error: {path}: --store {what} (give the baseline store directory)", file=sys.stderr)
+    err(f"error: {path}: --store {what} (give the baseline store directory)")
     return EXIT_BAD_INPUT
 
 
@@ -186,7 +169,7 @@ def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreCont
     try:
         current = load_results(args.current)
     except BadInputError as e:
-        print(f"error: {e}", file=sys.stderr)
+        err(f"error: {e}")
         return EXIT_BAD_INPUT
     # scipy's import (about a second) while worker processes check the store's files.
     return current, read(args.store, current.doc, meanwhile=load_libraries)
@@ -245,22 +228,22 @@ def _run_aa(args: argparse.Namespace) -> int:
             problems.append(e)
     if problems:
         for e in problems:
-            print(f"error: {e}", file=sys.stderr)
+            err(f"error: {e}")
         return EXIT_BAD_INPUT
-    _out(false_alarms.format_aa(results, options))
+    out(false_alarms.format_aa(results, options))
     return EXIT_REGRESSION if any(r.false_alarms for r in results) else EXIT_OK
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     options = _verdict_options(args)  # bad options are reported before any file is read
-    if args.junit:
-        check_output_path(args.junit)  # refused before anything is analysed
+    if args.junit:  # refused before anything is analysed
+        args.junit = str(output_path(args.junit, "verdicts.xml", [args.current]))
     inputs = _load_inputs(args, read_for_compare)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
     report = compare(current, store, options)
-    _out(format_compare(report))
+    out(format_compare(report))
     if args.junit:
         write_junit(report, args.junit)
     return report.exit_code()
@@ -269,7 +252,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
     options = _verdict_options(args)
-    check_output_path(args.output)  # refused before anything is analysed
+    args.output = str(output_path(args.output, "report.html", [args.current, *args.bench]))  # before the analysis
     # Many nights of history: from the summary index (store/summary_index.py), each file checked once.
     inputs = _load_inputs(args, read_for_html)
     if isinstance(inputs, int):
@@ -278,8 +261,8 @@ def _run_html(args: argparse.Namespace) -> int:
     context = build_report(current, store, args.bench, options)
     write_html(context, args.output)
     for problem in context["bad_input"]:
-        print(f"error: {problem}", file=sys.stderr)
-    _out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
+        err(f"error: {problem}")
+    out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
     code = context["exit_code"]
     return max(code, EXIT_BAD_INPUT) if context["bad_input"] and code < EXIT_BAD_INPUT else code
 
@@ -293,14 +276,14 @@ def _run_reserve(args: argparse.Namespace) -> int:
         return missing
     store = read_newest_releases(args.store, REPLAY if args.replay else REAL, args.driver)
     for problem in store.problems:
-        print(f"error: {problem}", file=sys.stderr)
+        err(f"error: {problem}")
     chosen = {e.key.group: e.key.release for e in store.entries}
     fits = fit_all(((e.key, e.doc) for e in store.entries), args.confidence)
     recs = recommend(fits, size, args.gpus, chosen)
-    _out(format_reserve(recs, size, args.gpus, replayed=args.replay))
+    out(format_reserve(recs, size, args.gpus, replayed=args.replay))
     if not recs:
         what = f"driver {args.driver}" if args.driver else "any driver"
-        print(f"error: {args.store}: no stored results of {what} allow a fit", file=sys.stderr)
+        err(f"error: {args.store}: no stored results of {what} allow a fit")
         return EXIT_BAD_INPUT
     return EXIT_BAD_INPUT if store.problems else EXIT_OK
 
@@ -312,6 +295,8 @@ def _run_summary(args: argparse.Namespace) -> int:
     from pinreport.formats.markdown import write_summary_markdown
 
     options = _verdict_options(args)
+    if args.markdown:  # refused before anything is analysed
+        args.markdown = str(output_path(args.markdown, "summary.md", [args.current]))
     if args.store:
         inputs = _load_inputs(args, read_for_compare)
         if isinstance(inputs, int):
@@ -321,60 +306,63 @@ def _run_summary(args: argparse.Namespace) -> int:
         try:
             current = load_results(args.current)
         except BadInputError as e:
-            print(f"error: {e}", file=sys.stderr)
+            err(f"error: {e}")
             return EXIT_BAD_INPUT
         store = StoreContents(root="")
     report = compare(current, store, options)
     answer = build_answer(current.path, current.doc, report, stored=bool(args.store))
-    sys.stdout.write(format_summary(answer))
+    out(format_summary(answer))
     for problem in report.bad_input:
-        print(f"error: {problem}", file=sys.stderr)
+        err(f"error: {problem}")
     if args.markdown:
-        try:
-            write_summary_markdown(answer, args.markdown)
-        except OSError as e:
-            print(f"error: {args.markdown}: cannot write the summary: {e.strerror}", file=sys.stderr)
-            return max(report.exit_code(), EXIT_BAD_INPUT)
+        write_summary_markdown(answer, args.markdown)  # its path was checked before the analysis
     return report.exit_code()
 
 
 def _run_trace(args: argparse.Namespace) -> int:
     from pinreport.analysis import trace
 
-    if args.html:
-        check_output_path(args.html)  # refused before anything is read
+    if args.html:  # refused before anything is read
+        args.html = str(output_path(args.html, "trace.html", [args.trace]))
     missing = _missing_store(args.store)
     if missing is not None:
         return missing
     try:
         tf = trace.load_trace(args.trace)
     except BadInputError as e:
-        print(f"error: {e}", file=sys.stderr)
+        err(f"error: {e}")
         return EXIT_BAD_INPUT
     store = read_release(args.store, tf.key.group, tf.key.release)  # the fits judge_trace uses
     for problem in store.problems:
-        print(f"error: {problem}", file=sys.stderr)
+        err(f"error: {problem}")
     judgement = trace.judge_trace(tf, ((e.key, e.doc) for e in store.entries))
-    _out(trace.format_trace(judgement))
+    out(trace.format_trace(judgement))
     if args.html:
         from pinreport.render.trace_page import write_trace_html
 
         write_trace_html(judgement, args.html)
-        _out(f"{args.html}: {judgement.verdict}\n")
+        out(f"{args.html}: {judgement.verdict}\n")
     code = trace.exit_code(judgement)
     return max(code, EXIT_BAD_INPUT) if store.problems and code < EXIT_BAD_INPUT else code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    code = _run(args)
-    if sys.stdout is not None:
-        try:
-            sys.stdout.flush()
-        except OSError as e:
-            print(f"error: (standard output): cannot write: {e.strerror or e}", file=sys.stderr)
-            code = max(code, EXIT_INFRASTRUCTURE)
-            _silence_stdout()
+    prepare()
+    try:
+        args = _parser().parse_args(argv)
+        code = _run(args)
+    except SystemExit:  # argparse: --help (0) or a usage error (2), already said
+        if finish() is not None:  # --help to a full or closed stdout
+            raise SystemExit(EXIT_INFRASTRUCTURE) from None
+        raise
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, no traceback; a file being written is left as it was (atomic_write.py).
+        err(f"pinreport: interrupted (exit {EXIT_INTERRUPTED}); no output file was written or changed")
+        code = EXIT_INTERRUPTED
+    failed = finish()
+    if failed is not None:
+        err(f"error: (standard output): {failed}")
+        code = max(code, EXIT_INFRASTRUCTURE)
     return code
 
 
@@ -392,19 +380,15 @@ def _run(args: argparse.Namespace) -> int:
             return _run_summary(args)
         return _run_reserve(args)
     except (UsageError, OutputRefusedError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        err(f"error: {e}")
         return EXIT_BAD_INPUT
     except WriteFailedError as e:
-        print(f"error: {e}", file=sys.stderr)
-        if e.path == "(standard output)":
-            _silence_stdout()
+        err(f"error: {e}")
         return EXIT_INFRASTRUCTURE
     except Exception as e:  # noqa: BLE001 - a bug must not read as a verdict (exit 1)
-        traceback.print_exc(file=sys.stderr)
-        print(
-            f"pinreport: internal error (exit {EXIT_INTERNAL}, no verdict given): {type(e).__name__}: {e}",
-            file=sys.stderr,
-        )
+        for line in traceback.format_exc().splitlines():
+            err(line)
+        err(f"pinreport: internal error (exit {EXIT_INTERNAL}, no verdict given): {type(e).__name__}: {e}")
         return EXIT_INTERNAL
 
 

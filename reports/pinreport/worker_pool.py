@@ -10,6 +10,7 @@ MIN_ITEMS_PER_WORKER items a worker costs more to start than it saves, and the w
 import concurrent.futures
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
@@ -42,6 +43,12 @@ def jobs() -> int:
     return min(int(given), MAX_WORKERS)
 
 
+def _ignore_interrupt() -> None:
+    """In a worker: Ctrl-C reaches the whole process group, and only the parent answers it
+    (cli.py: one line, exit 130), never a traceback per worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _context():
     # fork where there is one: a worker starts with pinreport already imported (spawn imports
     # it again, about a second). Nothing here runs threads, so forking is safe.
@@ -61,7 +68,9 @@ def map_in_processes(
     workers = min(jobs(), len(items) // MIN_ITEMS_PER_WORKER)
     if workers >= 2:
         try:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+            with concurrent.futures.ProcessPoolExecutor(
+                max_workers=workers, mp_context=_context(), initializer=_ignore_interrupt
+            ) as pool:
                 # map() hands out every item before it returns: the workers start on them now.
                 results = pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4)))
                 if meanwhile is not None:

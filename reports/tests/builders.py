@@ -523,6 +523,23 @@ def disturb_metrics(run: dict[str, Any], names: list[str], texts: list[str]) -> 
     return run
 
 
+def disturb_probe_in_ok_repeats(run: dict[str, Any], probe: str, texts: list[str]) -> dict[str, Any]:
+    """An ok run as pinbench writes one whose probe a neighbour moved while the run was judged on
+    per-process probes (harness/src/results/run_metrics.cpp): every metric of the probe marked
+    disturbed, each ok repeat carrying its own evidence, no disturbed attempt (run disturbance
+    null). Issue 40, item 8: what the test double gave."""
+    for name, m in run["metrics"].items():
+        if name.endswith("." + probe):
+            m["disturbed"] = True
+    for i, r in enumerate(run["repeats"]):
+        r["disturbance"] = {
+            "probes": [probe],
+            "evidence": [{"what": "neighbour", "text": f"{t} (repeat {i})"} for t in texts],
+        }
+    run["disturbance"] = None
+    return run
+
+
 # --- max pinnable against free VRAM (sweep mode max_pinnable with free_target, issue 20) --------
 
 _PINNABLE_RATIOS = ("sweep.capped", "sweep.max_pinnable_over_host_ram", "sweep.small_after_failure_ok")

@@ -224,8 +224,10 @@ def test_missing_probe_is_infrastructure(tmp_path):
 
 def test_interrupted_run_is_infrastructure():
     doc = _night("580.65.06", "2025-06-01T10:00:00Z", complete=False)
+    doc["interrupted"] = {"signal": "SIGTERM", "at": "2025-06-01T10:05:00Z", "run_id": None, "repeat": None}
     report = compare(_current(doc), read_store("/nonexistent-store"))
-    assert "interrupted" in report.infrastructure[0]
+    assert "interrupted by SIGTERM" in report.infrastructure[0]
+    assert report.exit_code() == EXIT_INFRASTRUCTURE  # (without `interrupted`: test_incomplete.py)
 
 
 def test_waived_run_is_noted_not_failed(tmp_path):

@@ -2,7 +2,18 @@
 
 import math
 
-from builders import GiB, MiB, add_to_store, disturb_metrics, disturb_run, make_store, results_doc, run_doc, write_json
+from builders import (
+    GiB,
+    MiB,
+    add_to_store,
+    disturb_metrics,
+    disturb_probe_in_ok_repeats,
+    disturb_run,
+    make_store,
+    results_doc,
+    run_doc,
+    write_json,
+)
 from pinreport.analysis.compare import compare
 from pinreport.analysis.disturbance import disturbed_metrics, negative_beyond_noise
 from pinreport.analysis.rule import Band, RuleVerdict, rule_results
@@ -168,3 +179,20 @@ def test_brief_claims_take_no_evidence_from_a_disturbed_run():
     assert len(ok_runs(results_doc(runs), "workers")) == 2
     disturb_metrics(runs[1], ["workers.context_per_worker.cuda.free"], [EVIDENCE])
     assert [r["id"] for r in ok_runs(results_doc(runs), "workers")] == [runs[0]["id"]]
+
+
+def test_an_ok_run_whose_repeats_carry_the_evidence_shows_it(tmp_path, capsys):
+    """Issue 40, item 8: under the test double, `summary` said `disturbed ... no evidence
+    recorded` of two ok runs whose every repeat carried evidence: the evidence of a probe moved
+    in an ok repeat is on the repeat (the run's disturbance is null: no attempt was disturbed)."""
+    run = run_doc(costs={"cuda.free": [2 * MiB] * 7, "nvml.0.used": [2 * MiB] * 7})
+    disturb_probe_in_ok_repeats(run, "nvml.0.used", [EVIDENCE])
+    why = disturbed_metrics(run)
+    assert set(why) == {m for m in run["metrics"] if m.endswith(".nvml.0.used")}
+    assert all(EVIDENCE + " (repeat 0)" in w and "no evidence recorded" not in w for w in why.values()), why
+    assert all("(and 4 more)" in w for w in why.values()), "3 of the 7 repeats' texts, the rest counted"
+    cur = write_json(tmp_path / "c.json", results_doc([run], started_at="2025-06-02T10:00:00Z"))
+    main(["summary", str(cur)])
+    out = capsys.readouterr().out
+    assert "no evidence recorded" not in out
+    assert f"pinbench marked this probe disturbed: {EVIDENCE} (repeat 0)" in out, out

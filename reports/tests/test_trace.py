@@ -121,3 +121,35 @@ def test_the_cli_judges_a_trace_against_a_store(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "AGREES" in r.stdout
     assert "call site libtorch_cuda.so" in r.stdout
+
+
+def _variant(tmp_path, name, change):
+    doc = json.loads((TRACES / name).read_text())
+    change(doc)
+    path = tmp_path / f"variant-{name}"
+    path.write_text(json.dumps(doc))
+    return load_trace(path)
+
+
+def test_a_trace_without_device_samples_is_judged_against_the_fit(tmp_path, store_docs):
+    """`device` is optional in the schema (no NVML sampling); with a fit to compare, judging it
+    raised KeyError: 'device' (issue 41, class 6)."""
+    t = _variant(tmp_path, "trace-dataloader-w4.json", lambda d: d.pop("device"))
+    j = judge_trace(t, store_docs)
+    assert j.fits_used, "a fit is available, so the step of the samples is asked for"
+    assert j.verdict == TraceVerdict.AGREES, format_trace(j)
+    assert "GPU 0: AGREES" in format_trace(j)
+
+
+def test_a_device_without_nvml_index_is_gpu_0_on_the_page(tmp_path, store_docs):
+    """`nvml_index` is optional in cost_at_peak's devices: judge_trace reads it as 0, the page
+    raised KeyError: 'nvml_index' (issue 41, class 6)."""
+
+    def drop(d):
+        for dev in d["cost_at_peak"]["devices"]:
+            dev.pop("nvml_index")
+
+    j = judge_trace(_variant(tmp_path, "trace-dataloader-w4.json", drop), store_docs)
+    out = tmp_path / "t.html"
+    write_trace_html(j, out)
+    assert "GPU 0 cost x100 (MiB)" in out.read_text()

@@ -340,7 +340,7 @@ def _infrastructure(current: ResultsFile) -> list[str]:
     doc = current.doc
     out = []
     if not doc.get("complete", False):
-        out.append(f"{current.path}: the run was interrupted (complete is false)")
+        out.append(f"{current.path}: {_why_incomplete(doc)} (complete is false)")
     for name, control in sorted((doc.get("controls") or {}).items()):
         if isinstance(control, dict) and control.get("verdict") == "FAIL":
             out.append(f"control {name} FAILED: {control.get('error', 'no reason given')}")
@@ -351,6 +351,22 @@ def _infrastructure(current: ResultsFile) -> list[str]:
         elif status == "ok" and not _measured_something(run):
             out.append(f"run {run['id']}: no probe reported a reading in every repeat (probes missing)")
     return out
+
+
+def _why_incomplete(doc: dict[str, Any]) -> str:
+    """What pinbench wrote about a file that is not complete: stopped by a signal (`interrupted`
+    names it, schema 3 on), nothing measured (`controls.skipped`: no CUDA device, every run
+    failed with the reason), or neither recorded (an older file, a crash)."""
+    interrupted = doc.get("interrupted")
+    if isinstance(interrupted, dict):
+        signal = interrupted.get("signal")
+        by = f" by {signal}" if isinstance(signal, str) and signal else ""
+        return f"the run was interrupted{by}; pinbench run --resume continues it"
+    controls = doc.get("controls")
+    skipped = controls.get("skipped") if isinstance(controls, dict) else None
+    if isinstance(skipped, str) and skipped:
+        return f"nothing was measured: {skipped}"
+    return "the run did not finish (no interruption recorded)"
 
 
 def _measured_something(run: dict[str, Any]) -> bool:

@@ -24,6 +24,7 @@ from pinreport.units import as_number, format_bytes
 DISTURBED = "disturbed"
 # The slack below zero when a metric's granule is unknown: pinbench's default --tolerance.
 UNKNOWN_GRANULE_SLACK = 2 * 1024**2
+MAX_SHOWN = 3  # evidence texts shown per disturbed metric (each repeat may carry its own)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,20 @@ def _texts(run: dict[str, Any]) -> list[str]:
         text = e.get("text") if isinstance(e, dict) else e
         if isinstance(text, str) and text:
             out.append(text)
+    return out
+
+
+def _repeat_texts(run: dict[str, Any]) -> dict[str, list[str]]:
+    """probe key -> the evidence texts of the ok repeats whose disturbance names that probe."""
+    out: dict[str, list[str]] = {}
+    for r in run.get("repeats") or []:
+        d = r.get("disturbance") if isinstance(r, dict) and r.get("status", "ok") == "ok" else None
+        if not isinstance(d, dict):
+            continue
+        texts = _texts({"disturbance": d})
+        for probe in d.get("probes") or []:
+            if isinstance(probe, str):
+                out.setdefault(probe, []).extend(texts)
     return out
 
 
@@ -88,16 +103,23 @@ def disturbed_metrics(run: dict[str, Any]) -> dict[str, str]:
     is negative beyond noise (module docstring)."""
     metrics = run.get("metrics") or {}
     out: dict[str, str] = {}
-    evidence = _texts(run)
-    marked = "; ".join(evidence) if evidence else "no evidence recorded"
     # run["disturbance"] of an ok run summarises attempts that were retried and superseded: its
-    # metrics come from the clean attempts, so only a metric's own flag marks it.
+    # metrics come from the clean attempts, so only a metric's own flag marks it. The flag's
+    # evidence is on the ok repeats that set it (their disturbance names the probes, as
+    # summarize_run_metrics() in harness/src/results/run_metrics.cpp reads them); the run's
+    # own evidence stands in only where no repeat has any (files written before repeats did).
+    by_probe = _repeat_texts(run)
+    evidence = _texts(run)
     bad_keys: dict[str, str] = {}
     for name, m in metrics.items():
         if not isinstance(m, dict):
             continue
         if m.get("disturbed") is True:
-            out[name] = f"pinbench marked this probe disturbed: {marked}"
+            own = [t for probe, texts in by_probe.items() if name.endswith("." + probe) for t in texts]
+            texts = list(dict.fromkeys(own)) or evidence
+            shown = "; ".join(texts[:MAX_SHOWN])
+            more = f" (and {len(texts) - MAX_SHOWN} more)" if len(texts) > MAX_SHOWN else ""
+            out[name] = f"pinbench marked this probe disturbed: {shown or 'no evidence recorded'}{more}"
         parts = split_metric(name)
         why = negative_beyond_noise(m) if parts is not None else None
         if why is not None and parts[1] not in bad_keys:

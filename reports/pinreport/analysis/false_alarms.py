@@ -28,6 +28,7 @@ from pinreport.probe_keys import describe_key, split_metric
 from pinreport.result.load import ResultsFile
 from pinreport.store.files import REAL, StoreEntry
 from pinreport.store.reading import StoreContents
+from pinreport.text import terminal_lines
 
 TIME_UNITS = ("ms", "ratio")
 JUDGED = (Verdict.SAME, Verdict.REGRESSION, Verdict.IMPROVEMENT)
@@ -207,4 +208,4 @@ def format_aa(results: Sequence[NightResult], options: CompareOptions) -> str:
         f"time shifts detected {_rate(sum(r.time_detected for r in results), sum(r.time_injected for r in results))}; "
         f"byte shifts detected {_rate(sum(r.bytes_detected for r in results), sum(r.bytes_injected for r in results))}"
     )
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines)

@@ -28,6 +28,7 @@ from pinreport.errors import BadInputError
 from pinreport.input_file import TRACE_LIMIT, read_bounded
 from pinreport.result.load import json_path, parse_json
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
+from pinreport.text import terminal_lines
 from pinreport.units import format_bytes as size_label
 
 TRACE_SCHEMA = "pinbench-trace"
@@ -159,7 +160,7 @@ def sample_costs(trace: TraceFile, nvml_index: int = 0) -> list[tuple[float, int
     device: the figure whose change from the baseline is the cost (docs/trace.md)."""
     traced = traced_pids(trace)
     out = []
-    for s in trace.doc["device"].get("samples", []):
+    for s in (trace.doc.get("device") or {}).get("samples", []):  # optional: no NVML, no samples
         if s.get("consistent") is False:
             continue
         for d in s["devices"]:
@@ -339,7 +340,7 @@ def format_trace(j: TraceJudgement) -> str:
         lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")
     for n in j.notes:
         lines.append(f"  note: {n}")
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines)
 
 
 def exit_code(j: TraceJudgement) -> int:

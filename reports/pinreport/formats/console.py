@@ -11,6 +11,7 @@ from pinreport.analysis.rule import RuleResult, RuleVerdict
 from pinreport.analysis.stats import Comparison, Verdict
 from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
 from pinreport.render.labels import probe_label, size_label
+from pinreport.text import terminal_lines
 from pinreport.units import format_bytes, format_delta, format_value
 
 REPLAYED_TAG = "[REPLAYED] "
@@ -130,7 +131,7 @@ def format_compare(report: CompareReport) -> str:
         + (", ".join(f"{n} {v}" for v, n in sorted(claim_counts.items())) or "none tested")
         + f"; exit code {report.exit_code()}"
     )
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines)
 
 
 def format_reserve(recs: Sequence[Recommendation], size: int, gpus: int, replayed: bool) -> str:
@@ -154,7 +155,7 @@ def format_reserve(recs: Sequence[Recommendation], size: int, gpus: int, replaye
         lines.extend(f"{tag}  note: {n}" for n in r.notes)
     if not recs:
         lines.append(f"{tag}no usable fit for this selection")
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines)
 
 
 def _percent(x: float) -> str:
@@ -235,7 +236,7 @@ def format_summary(answer: Answer) -> str:
     else:
         lines.append(f"{tag}Nothing failed, was waived or was disturbed.")
     lines.append(f"{tag}Exit code {answer.exit_code} (as pinreport compare).")
-    return "\n".join(lines) + "\n"
+    return terminal_lines(lines)
 
 
 def _change_counts(c: Changes) -> str:

@@ -17,6 +17,7 @@ from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.rule import RuleVerdict
 from pinreport.analysis.stats import Verdict
 from pinreport.atomic_write import write_file
+from pinreport.text import terminal_safe
 
 
 def _case(suite: ET.Element, classname: str, name: str, lines: list[str]) -> ET.Element:
@@ -97,8 +98,22 @@ def build_junit(report: CompareReport) -> ET.ElementTree:
     suite.set("tests", str(len(cases)))
     for tag, attr in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
         suite.set(attr, str(sum(1 for c in cases if c.find(tag) is not None)))
+    _xml_safe(root)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _xml_safe(root: ET.Element) -> None:
+    """Text from a file may hold characters XML 1.0 cannot carry (ESC, NUL, ...): ElementTree
+    writes them as they are, and the file is then not XML (a CI's JUnit reader refuses it).
+    They are shown as their escapes (text.terminal_safe), line breaks and tabs kept."""
+    for e in root.iter():
+        if e.text:
+            e.text = terminal_safe(e.text, keep="\n\t")
+        if e.tail:
+            e.tail = terminal_safe(e.tail, keep="\n\t")
+        for k, v in e.attrib.items():
+            e.set(k, terminal_safe(v))
 
 
 def write_junit(report: CompareReport, path: str | Path) -> None:

@@ -31,13 +31,13 @@ def _timeline_chart(j: TraceJudgement):
     series = [Series("pinned bytes held (MiB)", held)]
     baseline = t["cost_at_peak"].get("baseline_t_ms")
     if baseline is not None:
-        for d in t["cost_at_peak"].get("devices", []):
-            costs = sample_costs(j.trace, d["nvml_index"])
+        for d in j.devices:  # each with its index (judge_trace's reading of cost_at_peak)
+            costs = sample_costs(j.trace, d.nvml_index)
             base = next((c for t_ms, c in costs if abs(t_ms - float(baseline)) < 1e-6), None)
             if base is None:
                 continue
             points = [(t_ms / 1000, (c - base) / MIB * 100) for t_ms, c in costs if t_ms >= float(baseline)]
-            series.append(Series(f"GPU {d['nvml_index']} cost x100 (MiB)", points))
+            series.append(Series(f"GPU {d.nvml_index} cost x100 (MiB)", points))
     return line_chart(
         "trace-timeline",
         "Pinned bytes held, and the device cost the NVML samples show (x100 to share the axis)",
@@ -56,8 +56,9 @@ def trace_context(j: TraceJudgement) -> dict[str, Any]:
         "title": f"pinbench trace: {' '.join(t.get('command', []))}",
         "verdict": str(j.verdict),
         "path": j.trace.path,
-        "status": t["status"],
-        "tracing": t["tracing"],
+        # Every field the template reads, whichever the trace has (the schema requires none).
+        "status": {"kind": "unknown", "exit_code": None, "message": None, **t["status"]},
+        "tracing": {"state": "unknown", "message": None, **t["tracing"]},
         "summary": t["pinned"].get("summary", ""),
         "rounding": rounding_note(j.trace),
         "sizes": [(format_bytes(b), n) for b, n in asked_sizes(j.trace)[:8]],

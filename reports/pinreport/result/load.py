@@ -24,7 +24,6 @@ import math
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -35,6 +34,7 @@ import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import best_match
 
+from pinreport.child import ChildFailed, run_bounded
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, read_bounded
 from pinreport.result import upgrade_cache
@@ -159,18 +159,35 @@ def pinbench_executable() -> str | None:
     return os.environ.get("PINBENCH_EXE") or shutil.which("pinbench")
 
 
+# `pinbench results upgrade -` of a real nightly file takes about 80 ms; a harness that has not
+# answered in this long is stuck (a program that sleeps, a FIFO), and one that writes more than
+# a results file may hold is not the harness (child.py).
+UPGRADE_TIMEOUT_S = 60.0
+
+
 def _upgraded_bytes(data: bytes, exe: str) -> tuple[int, bytes, str]:
     """(exit code, stdout, stderr) of `pinbench results upgrade -` on the document's bytes. A
     successful output is kept in the derived upgrade cache (pinreport.result.upgrade_cache: keyed by
-    these bytes and the harness's own), since a store's nights are read again on every run."""
+    these bytes and the harness's own), since a store's nights are read again on every run.
+    ChildFailed when the harness cannot be run, is stuck or writes too much: then not again in
+    this process (every older night of a store would wait as long)."""
+    if exe in _failed_harness:
+        raise ChildFailed(_failed_harness[exe])
     kept_at = upgrade_cache.entry_path(exe, data)
     kept = upgrade_cache.lookup(kept_at)
     if kept is not None:
         return 0, kept, ""
-    proc = subprocess.run([exe, "results", "upgrade", "-"], input=data, capture_output=True, check=False)
-    if proc.returncode == 0:
-        upgrade_cache.keep(kept_at, proc.stdout)
-    return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
+    try:
+        done = run_bounded([exe, "results", "upgrade", "-"], data, RESULTS_LIMIT, UPGRADE_TIMEOUT_S)
+    except ChildFailed as e:
+        _failed_harness[exe] = str(e)
+        raise
+    if done.code == 0:
+        upgrade_cache.keep(kept_at, done.stdout)
+    return done.code, done.stdout, done.stderr
+
+
+_failed_harness: dict[str, str] = {}  # exe -> why it failed, for the rest of this process
 
 
 def upgrade(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[str, Any]:
@@ -188,8 +205,8 @@ def upgrade(doc: dict[str, Any], path: str, data: bytes | None = None) -> dict[s
         )
     try:
         code, out, err = _upgraded_bytes(data if data is not None else json.dumps(doc).encode("utf-8"), exe)
-    except OSError as e:
-        raise BadInputError(path, f"cannot run {exe} results upgrade: {e.strerror or e}") from None
+    except ChildFailed as e:
+        raise BadInputError(path, f"{exe} results upgrade (PINBENCH_EXE or PATH): {e}") from None
     if code != 0:
         # The harness names its input "(stdin)"; the reader of this message knows the file.
         why = err.strip().replace("(stdin): ", "", 1) or f"exit code {code}"

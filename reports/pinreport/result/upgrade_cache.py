@@ -24,7 +24,7 @@ import xxhash
 
 from pinreport.atomic_write import write_file
 from pinreport.errors import PinreportError
-from pinreport.input_file import RESULTS_LIMIT
+from pinreport.input_file import RESULTS_LIMIT, read_bounded
 
 SUBDIR = "results-upgrade"
 _LEVEL = 1  # about 120 KB an entry for a real nightly file, 4 ms (level 6: 80 KB, 8 to 15 ms)
@@ -41,12 +41,13 @@ def cache_root() -> Path:
 
 @cache
 def _harness_id(exe: str, size: int, mtime_ns: int) -> str:
-    with open(exe, "rb") as f:
-        return xxhash.xxh3_64_hexdigest(f.read())
+    # Bounded like any input: PINBENCH_EXE=/dev/zero or a FIFO is refused, not read forever.
+    return xxhash.xxh3_64_hexdigest(read_bounded(exe, RESULTS_LIMIT))
 
 
 def harness_id(exe: str) -> str | None:
-    """The executable's content hash (cached per path, size and mtime); None when it cannot be read."""
+    """The executable's content hash (cached per path, size and mtime); None when it cannot be
+    read (then nothing is kept: the harness is run each time, or named when it cannot be)."""
     try:
         st = os.stat(exe)
         return _harness_id(exe, st.st_size, st.st_mtime_ns)
@@ -66,8 +67,7 @@ def lookup(path: Path | None) -> bytes | None:
     if path is None:
         return None
     try:
-        with open(path, "rb") as f:
-            packed = f.read(RESULTS_LIMIT + 1)
+        packed = read_bounded(path, RESULTS_LIMIT)  # a FIFO or device planted there is refused
         d = zlib.decompressobj(31)
         out = d.decompress(packed, RESULTS_LIMIT + 1)
     except (OSError, zlib.error):
