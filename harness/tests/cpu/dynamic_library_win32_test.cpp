@@ -54,7 +54,8 @@ TEST(DynamicLibraryWin32, ALibraryPlantedInTheCurrentFolderIsNeverLoadedByName) 
 
 TEST(DynamicLibraryWin32, ARelativePathIsRefusedWithTheReason) {
     PlantedFolder planted;
-    for (const std::string name : {std::string(".\\") + PlantedFolder::kName, std::string("./") + PlantedFolder::kName}) {
+    for (const std::string name :
+         {std::string(".\\") + PlantedFolder::kName, std::string("./") + PlantedFolder::kName}) {
         std::string why;
         EXPECT_EQ(DynamicLibrary::open({name}, &why), nullptr) << name;
         EXPECT_NE(why.find("never relative to the current folder"), std::string::npos) << why;
