@@ -33,6 +33,7 @@ PUBLIC_HEADERS = {
     "process_info": "platform",
     "shared_memory": "platform",
     "standard_streams": "platform",
+    "utf8": "platform",
     "subprocess": "platform",
     "api_variant": "vocabulary",
     "errors": "vocabulary",

@@ -33,7 +33,9 @@ fi
 # The Windows check (ci/check_windows.sh): Wine runs the mingw-w64 build; GoogleTest's sources
 # and yaml-cpp's Debian source package are built with mingw into .deps/mingw. Wine without its
 # recommends (no fonts, no audio, no X): the programs are console programs, run headless.
-windows_packages=(wine64 wine googletest dpkg-dev libz-mingw-w64-dev)  # libz-mingw-w64-dev: the store's gzip
+# libz-mingw-w64-dev: the store's gzip; locales: the ja_JP definition ci/wine_unicode.sh compiles
+# (Wine's code page 932).
+windows_packages=(wine64 wine googletest dpkg-dev libz-mingw-w64-dev locales)
 ((test_tools)) || windows_packages=()
 missing=()
 for p in "${windows_packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -13,10 +13,12 @@
 #   6. pinbench.exe trace of a small program (harness/tests/doubles/traced_program.cpp): the
 #      double loads the injection DLL at cuInit and calls the CUPTI double's subscriber around its
 #      pinning calls; the trace must pass pinreport's strict reader and hold the calls the program
-#      notes it made. every_kind's command kind (3.) traces the same program;
-#   7. doctor from a folder holding planted copies of nvml.dll and nvcuda.dll: System32's are
+#      notes it made. every_kind's command kind (3.) traces the same program.
+#   7. pinbench.exe budget against a pin limit whose failure poisons the process (docs/budget.md),
+#      its document read by pinreport's strict reader.
+#   8. doctor from a folder holding planted copies of nvml.dll and nvcuda.dll: System32's are
 #      named, and with System32's gone none is loaded and the reason is printed;
-#   8. the Windows zip (ci/package.py) unzipped afresh and its README's commands run as written
+#   9. the Windows zip (ci/package.py) unzipped afresh and its README's commands run as written
 #      (ci/package_readme.py).
 # Every results file is read back by pinbench.exe's strict reader (`results upgrade`) and its
 # statuses checked here. Prints "wine_double: N passed, N failed" and exits 1 when a check failed.
@@ -300,7 +302,35 @@ EOF
 }
 check "pinbench trace of a small program" trace_program
 
-# --- 7. DLLs planted in the working folder are never loaded ----------------------------------------
+# --- 7. pinbench budget: a 40 MiB limit whose failure poisons the process (docs/budget.md) -----------
+script budget "$priced
+pin_limit = 40MiB
+poison_after_failure = on" >/dev/null
+say "pinbench.exe budget against a poisoning limit"
+budget_poisons() {
+  with_double budget budget -o budget.json --chunk 8MiB --cap 1GiB --time-limit 60 || { tail -20 budget.log; return 1; }
+  local python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"
+  PYTHONPATH="$root/reports" "$python" - budget.json <<'EOF'
+import sys
+
+from pinreport.result.budget import load_budget
+
+b = load_budget(sys.argv[1])  # the strict reader: bounded, strict JSON, budget.schema.json
+problems = []
+for f in b.families:
+    got = (f.status, f.held_at_once, f.largest_single, f.failure, f.safe_budget)
+    if got != ("ok", 40 << 20, 32 << 20, "poisons", 32 << 20):
+        problems.append(f"{f.family}: {got}")
+if b.doc["host"].get("windows_graphics_limit") is None:
+    problems.append("no Windows graphics limit beside the measured total")
+for p in problems:
+    print(f"wine_double: budget.json: {p}")
+sys.exit(1 if problems else 0)
+EOF
+}
+check "pinbench budget against a poisoning limit" budget_poisons
+
+# --- 8. DLLs planted in the working folder are never loaded ----------------------------------------
 # Copies of the double's nvml.dll and nvcuda.dll in the folder pinbench runs from: doctor names
 # System32's NVML; with System32's copy gone it loads none and says why, never the planted one.
 script planted "$(grep -v '^pin_cost_per_gib.cuMemHostAlloc =' <<<"$priced")" >/dev/null
@@ -331,7 +361,7 @@ planted_dlls() {
 }
 check "nvml.dll / nvcuda.dll planted in the working folder never loaded" planted_dlls
 
-# --- 8. The zip's README, command by command, from a fresh unzip ------------------------------------
+# --- 9. The zip's README, command by command, from a fresh unzip ------------------------------------
 script readme 'devices = 1
 total_memory = 2GiB
 reserved_memory = 32MiB

@@ -1,7 +1,6 @@
 #include "answer.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -11,7 +10,7 @@
 
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
-#include "store/store_support.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench {
 namespace {
@@ -23,7 +22,7 @@ constexpr auto kSummaryTimeout = std::chrono::minutes(5);
 // The checkout's .venv: upward from this executable (build/<preset>/harness/pinbench).
 std::optional<fs::path> in_checkout_venv() {
     std::error_code ec;
-    fs::path dir = fs::path(current_executable_path()).parent_path();
+    fs::path dir = path_from_utf8(current_executable_path()).parent_path();
     for (int up = 0; up < 6 && !dir.empty(); ++up, dir = dir.parent_path()) {
         for (const auto& rel : {fs::path(".venv/bin/pinreport"), fs::path(".venv/Scripts/pinreport.exe")}) {
             if (fs::is_regular_file(dir / rel, ec)) return dir / rel;
@@ -36,9 +35,9 @@ std::optional<fs::path> in_checkout_venv() {
 // Where pinreport may be, in order: $PINREPORT, `pinreport` as the OS finds it on the PATH
 // (posix_spawnp, CreateProcess), the checkout's .venv.
 std::vector<std::string> pinreport_candidates() {
-    if (const char* env = std::getenv("PINREPORT"); env != nullptr && *env != '\0') return {env};
+    if (auto env = environment_variable("PINREPORT"); env && !env->empty()) return {*env};
     std::vector<std::string> out{"pinreport"};
-    if (auto venv = in_checkout_venv()) out.push_back(venv->string());
+    if (auto venv = in_checkout_venv()) out.push_back(utf8_of(*venv));
     return out;
 }
 
@@ -59,16 +58,14 @@ void print_statuses(const std::string& results_path, std::ostream& out) {
 // the tarball, docs/package-*.md), else from the checkout's reports/.
 std::string install_hint() {
     std::error_code ec;
-    const fs::path dir = store_detail::path_from_utf8(current_executable_path()).parent_path();
+    const fs::path dir = path_from_utf8(current_executable_path()).parent_path();
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = store_detail::utf8_of(it->path().filename());
+        const std::string name = utf8_of(it->path().filename());
         if (name.rfind("pinreport-", 0) == 0 && name.ends_with(".whl")) {
 #ifdef _WIN32
-            return "py -3 -m pip install \"" + store_detail::utf8_of(it->path()) +
-                   "\" (README.md, \"pinreport\")";
+            return "py -3 -m pip install \"" + utf8_of(it->path()) + "\" (README.md, \"pinreport\")";
 #else
-            return "python3 -m pip install '" + store_detail::utf8_of(it->path()) +
-                   "' (README.md, \"pinreport\")";
+            return "python3 -m pip install '" + utf8_of(it->path()) + "' (README.md, \"pinreport\")";
 #endif
         }
     }
@@ -81,14 +78,14 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
     const std::string how =
         "the answer (cost per pinned GiB, the 10-20% rule, the reserve): " + install_hint() +
         ", then pinreport summary " + results_path;
-    fs::path markdown = results_path;
+    fs::path markdown = path_from_utf8(results_path);
     markdown.replace_extension(".summary.md");
     out.flush();
     std::string tried;
     for (const auto& pinreport : pinreport_candidates()) {
         std::vector<std::string> argv{pinreport, "summary", results_path};
         if (!store_dir.empty()) argv.insert(argv.end(), {"--store", store_dir});
-        argv.insert(argv.end(), {"--markdown", markdown.string()});
+        argv.insert(argv.end(), {"--markdown", utf8_of(markdown)});
         std::optional<ProcessOutcome> outcome;
         try {
             SubprocessOptions options;

@@ -11,7 +11,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/units.hpp"
-#include "store/store_support.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -37,10 +37,8 @@ int upgrade_results(const std::string& in, std::string out) {
     const bool to_stdout = out.empty() || out == "-";
     // A folder (`-o dir/`) gets the input's file name.
     if (!to_stdout) {
-        out = prepare_output(out,
-                             in == "-" ? "pinbench-results.json"
-                                       : store_detail::utf8_of(store_detail::path_from_utf8(in).filename()),
-                             {in});
+        out = prepare_output(
+            out, in == "-" ? "pinbench-results.json" : utf8_of(path_from_utf8(in).filename()), {in});
     }
     ResultsDocument doc;
     if (in == "-") {

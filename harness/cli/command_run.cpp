@@ -103,9 +103,9 @@ private:
             ->check(CLI::IsMember({"cuda", "replay"}))
             ->capture_default_str();
         app_->add_option("--from", replay_from_, "Replay: the real results file to replay")
-            ->check(CLI::ExistingFile);
+            ->check(ExistingFile());
         app_->add_option("--script", replay_script_, "Replay: the transformation script (YAML)")
-            ->check(CLI::ExistingFile);
+            ->check(ExistingFile());
         app_->add_option("--only", only_, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
         app_->add_option("--repeat-timeout", repeat_timeout_,
                          "Seconds per repeat, overriding the scenario's timeout_s")
@@ -138,7 +138,7 @@ private:
         app_->add_option("--resume", resume_path_,
                          "Continue an interrupted results file: keep its finished runs, measure the rest "
                          "(written to the same file unless -o is given)")
-            ->check(CLI::ExistingFile);
+            ->check(ExistingFile());
         app_->add_flag(
             "--allow-busy-gpu", allow_busy_gpu_,
             "Measure even beside a leftover pinbench process on the GPU (recorded in the results)");

@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/store.hpp"
+#include "validators.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -31,7 +32,7 @@ public:
     explicit StoreAddCommand(CLI::App& store)
         : Command(
               store.add_subcommand("add", "File results under their platform/model/GPU/count/release key")) {
-        app_->add_option("RESULTS", files_, "Results files")->required()->check(CLI::ExistingFile);
+        app_->add_option("RESULTS", files_, "Results files")->required()->check(ExistingFile());
         app_->add_option("--store", dir_, "Store directory (created when absent)")->required();
         app_->add_flag("--allow-incomplete", allow_incomplete_, "Also store results of an interrupted run");
     }

@@ -12,16 +12,18 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "pinbench/errors.hpp"
+#include "pinbench/process_info.hpp"
 #include "pinbench/standard_streams.hpp"
 
 namespace {
 
 using namespace pinbench;
 
-int pinbench_main(int argc, char** argv) {
+int pinbench_main(const std::vector<std::string>& arguments) {
     CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "pinbench " PINBENCH_VERSION);
@@ -29,15 +31,19 @@ int pinbench_main(int argc, char** argv) {
     cli::Commands commands;
     cli::add_metrics_command(app, commands);
     cli::add_plan_command(app, commands);
-    cli::add_run_command(app, commands, {argv, argv + argc});
+    cli::add_run_command(app, commands, arguments);
     cli::add_store_commands(app, commands);
     cli::add_results_commands(app, commands);
     cli::add_doctor_command(app, commands);
     cli::add_trace_command(app, commands);
+    cli::add_budget_command(app, commands);
     cli::add_internal_commands(app, commands);
 
+    std::vector<const char*> argv;
+    argv.reserve(arguments.size());
+    for (const auto& a : arguments) argv.push_back(a.c_str());
     try {
-        app.parse(argc, argv);
+        app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
@@ -63,6 +69,12 @@ int pinbench_main(int argc, char** argv) {
 
 }  // namespace
 
+// The entry point. Every string inside pinbench is UTF-8 (pinbench/utf8.hpp), so the arguments
+// are taken in UTF-8, once, here: on Windows not from argv (the ANSI code page, which cannot hold
+// José Müller 田中 together and is not UTF-8) but from the UTF-16 command line
+// (program_arguments: GetCommandLineW + CommandLineToArgvW). Not the manifest's UTF-8 active code
+// page: this program links msvcrt.dll, whose locale functions know no UTF-8 code page, and that
+// setting needs Windows 10 1903 or later (docs/windows.md, "Text is UTF-8").
 // Nothing escapes: an exception thrown while the command line is being set up (before
 // pinbench_main's own handlers) is one line and the infrastructure exit code too. Whatever a
 // command printed must have reached standard output: a write that failed (a full
@@ -71,7 +83,7 @@ int main(int argc, char** argv) {
     guard_standard_streams();
     int code = exit_code::infrastructure;
     try {
-        code = pinbench_main(argc, argv);
+        code = pinbench_main(program_arguments(argc, argv));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "pinbench: %s\n", e.what());
     } catch (...) {

@@ -6,14 +6,12 @@
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
-#include "store/store_support.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using store_detail::path_from_utf8;
-using store_detail::utf8_of;
 
 bool ends_with_separator(const std::string& path) {
     if (path.empty()) return false;

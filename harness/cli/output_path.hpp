@@ -1,5 +1,5 @@
 // The one rule for the output paths a user names (`run -o`, `results upgrade -o`, `trace -o`,
-// `doctor --bundle`), in this file and nowhere else (README.md, "Files pinbench reads and
+// `budget -o`, `doctor --bundle`), in this file and nowhere else (README.md, "Files pinbench reads and
 // writes"):
 // - a trailing separator (`-o out/`, on Windows also `out\`) names a folder: the file is written
 //   inside it under the command's default name;

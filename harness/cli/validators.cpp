@@ -4,9 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "pinbench/units.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench::cli {
 
@@ -19,6 +22,37 @@ SizeValidator::SizeValidator() {
         } catch (const std::exception& e) {
             return e.what();
         }
+    };
+}
+
+SizeValidator::SizeValidator(std::uint64_t min, std::uint64_t max) {
+    name_ = "SIZE";
+    const std::string range = size_label(min) + " to " + size_label(max);
+    description("a size from " + range);
+    func_ = [=](std::string& s) -> std::string {
+        try {
+            const std::uint64_t v = parse_size(s);
+            if (v < min || v > max) return "'" + s + "' is out of range (expected " + range + ")";
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    };
+}
+
+ExistingFile::ExistingFile() {
+    name_ = "FILE";
+    func_ = [](std::string& name) -> std::string {
+        std::error_code ec;
+        std::filesystem::file_status status;
+        try {
+            status = std::filesystem::status(path_from_utf8(name), ec);
+        } catch (const std::exception& e) {  // not UTF-8 (Windows): says so
+            return e.what();
+        }
+        if (ec || !std::filesystem::exists(status)) return "File does not exist: " + name;
+        if (std::filesystem::is_directory(status)) return "File is actually a directory: " + name;
+        return {};
     };
 }
 

@@ -2,12 +2,22 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 
 namespace pinbench::cli {
 
 // Sizes with units ("256MiB").
 struct SizeValidator : CLI::Validator {
     SizeValidator();
+    // ... from `min` to `max` bytes.
+    SizeValidator(std::uint64_t min, std::uint64_t max);
+};
+
+// An existing file that is not a directory, as CLI::ExistingFile with its messages, but the name
+// read as UTF-8 (pinbench/utf8.hpp): CLI11's reads it in the ANSI code page on Windows, where a
+// file under C:\Users\José was then "File does not exist".
+struct ExistingFile : CLI::Validator {
+    ExistingFile();
 };
 
 // Every floating-point option: a finite number from `min` to `max` (above `min` when

@@ -21,6 +21,11 @@ STORE_SCHEMA_NAME = "pinbench.store"
 STORE_SCHEMA_VERSION = 3
 STORE_SCHEMA_OLDEST_VERSION = 1
 
+# `pinbench budget`'s document (docs/budget.md); equal to harness/src/run/budget.hpp's kBudgetSchema
+# and kBudgetVersion (tests/test_budget.py reads that header).
+BUDGET_SCHEMA_NAME = "pinbench.budget"
+BUDGET_SCHEMA_VERSION = 1
+
 # What the test-double driver's device name and driver release carry (docs/test-double.md); its
 # results are never a baseline. Equal to harness/include/pinbench/test_double.hpp's marker.
 TEST_DOUBLE_MARKER = "test-double"
@@ -39,3 +44,9 @@ def results_json_schema_text() -> str:
     """The JSON Schema of results files: a copy of docs/results.schema.json shipped with the
     package (a test checks the copy equals the original)."""
     return resources.files("pinreport").joinpath("data/results.schema.json").read_text(encoding="utf-8")
+
+
+def budget_json_schema_text() -> str:
+    """The JSON Schema of `pinbench budget` documents: a copy of docs/budget.schema.json shipped
+    with the package (tests/test_budget.py checks the copy equals the original)."""
+    return resources.files("pinreport").joinpath("data/budget.schema.json").read_text(encoding="utf-8")

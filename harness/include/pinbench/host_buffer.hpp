@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 #include "pinbench/api_variant.hpp"
 
@@ -46,6 +47,13 @@ protected:
 // the reason; such a variant is never silently replaced by another. Requires a current device
 // for mapped, VMM and pool variants.
 std::unique_ptr<HostBuffer> allocate_host_buffer(ApiVariant api, std::size_t bytes);
+
+// Empty when the driver knows the buffer's memory as page-locked host memory (its first, middle
+// and last byte: cuPointerGetAttribute MEMORY_TYPE HOST; cuMemHostGetFlags too for the
+// cuMemHostAlloc families), else what the driver answered: a pinning call that reported success
+// and left the memory pageable (a silent fallback) says so here. Throws UnsupportedError where
+// the driver lacks the entry points (src/cuda/pin_check.cpp).
+std::string not_pinned_reason(const HostBuffer& buffer);
 
 // The page size used for alignment and touching (sysconf / GetSystemInfo).
 std::size_t host_page_size();

@@ -1,4 +1,5 @@
-// The host memory limits the sweep kind's max_pinnable reads or sets (docs/kinds.md).
+// The host memory limits the sweep kind's max_pinnable (docs/kinds.md) and `pinbench budget`
+// (docs/budget.md) read or set.
 // Implemented in harness/src/platform/host_memory_{posix,win32}.cpp.
 #pragma once
 
@@ -11,6 +12,11 @@ namespace pinbench {
 // The physical memory the OS reports, for the "max pinnable over host RAM" ratio only: never
 // used to size a search (the GPU machine is a VM whose memory appears as it is used).
 std::optional<std::uint64_t> host_ram_total();
+
+// The host memory available now for a new allocation without swapping: Linux MemAvailable
+// (/proc/meminfo), Windows GlobalMemoryStatusEx's ullAvailPhys. What `pinbench budget` sizes
+// every request against (docs/budget.md), read again before each one. Nothing where unreadable.
+std::optional<std::uint64_t> host_ram_available();
 
 // Limits this process's address space to what it maps now plus `extra` bytes (POSIX
 // RLIMIT_AS), so that an allocation above the limit fails in the API that asks for it: a pin

@@ -12,7 +12,9 @@ namespace pinbench {
 // wrong way round, so no file pinbench opens lands on it and every write to it still fails; and
 // SIGPIPE gets a handler that does nothing, so a write to a closed pipe fails with EPIPE instead
 // of killing the process (a handler, unlike SIG_IGN, is reset by exec: the programs pinbench
-// starts get the default). Windows: nothing to do (a closed pipe is an error there).
+// starts get the default). Windows: a closed pipe is an error there already; when standard output
+// or error is a console, its output code page is set to UTF-8 until the program exits, so the
+// UTF-8 pinbench writes shows as the letters it is (standard_streams_win32.cpp says why).
 void guard_standard_streams();
 
 // Flushes standard output; "" when everything written so far reached it, else why not.

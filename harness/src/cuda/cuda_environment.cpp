@@ -7,6 +7,7 @@
 
 #include "cuda/driver_api.hpp"
 #include "pinbench/device.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench {
 namespace {
@@ -89,9 +90,9 @@ Maybe<CudaDeviceProperties> properties(const cuda::DriverApi& d, CUdevice device
 
 CudaFacts cuda_facts() {
     CudaFacts f;
-    const char* loading = std::getenv("CUDA_MODULE_LOADING");
+    const std::optional<std::string> loading = environment_variable("CUDA_MODULE_LOADING");
     f.module_loading =
-        loading ? Maybe<std::string>::of(loading) : Maybe<std::string>::none("not set (driver default)");
+        loading ? Maybe<std::string>::of(*loading) : Maybe<std::string>::none("not set (driver default)");
     f.runtime_version = Maybe<int>::none(kNoRuntime);
     f.runtime_built = Maybe<int>::of(CUDA_VERSION);  // of the cuda.h this build read its types from
     std::string why;

@@ -52,6 +52,8 @@
     X(mem_host_register, "cuMemHostRegister_v2", PFN_cuMemHostRegister_v6050)                           \
     X(mem_host_unregister, "cuMemHostUnregister", PFN_cuMemHostUnregister_v4000)                        \
     X(mem_host_get_device_pointer, "cuMemHostGetDevicePointer_v2", PFN_cuMemHostGetDevicePointer_v3020) \
+    X(mem_host_get_flags, "cuMemHostGetFlags", PFN_cuMemHostGetFlags_v2030)                             \
+    X(pointer_get_attribute, "cuPointerGetAttribute", PFN_cuPointerGetAttribute_v4000)                  \
     /* virtual memory management (host-located VMM) */                                                  \
     X(mem_get_allocation_granularity, "cuMemGetAllocationGranularity",                                  \
       PFN_cuMemGetAllocationGranularity_v10020)                                                         \

@@ -27,6 +27,7 @@
 #include "cuda/pin_event.hpp"
 #include "cuda/traced_apis.hpp"
 #include "pinbench/dynamic_library.hpp"
+#include "pinbench/utf8.hpp"
 #include "platform/injection_platform.hpp"
 
 #if defined(_WIN32)
@@ -50,8 +51,8 @@ std::int64_t now_ns() {
 }
 
 int env_int(const char* name, int fallback) {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+    const std::optional<std::string> v = environment_variable(name);
+    return v && !v->empty() ? std::atoi(v->c_str()) : fallback;
 }
 
 std::string location_name(const CUmemLocation& l) {
@@ -281,10 +282,12 @@ std::string cupti_error(ResultStringFn result_string, CUptiResult r) {
 }
 
 int initialize() {
-    const char* events = std::getenv("PINBENCH_TRACE_EVENTS");
-    if (events == nullptr || *events == '\0') return 1;  // loaded outside pinbench trace: stay out of the way
+    // A path in UTF-8 (pinbench/utf8.hpp): on Windows from the wide environment, so a temporary
+    // folder under C:\Users\José or 田中 is found as it is.
+    const std::optional<std::string> events = environment_variable("PINBENCH_TRACE_EVENTS");
+    if (!events || events->empty()) return 1;  // loaded outside pinbench trace: stay out of the way
     // Deliberately never freed: CUPTI may call back until the process ends.
-    auto* tracer = new Tracer(events, env_int("PINBENCH_TRACE_STACK", 0));
+    auto* tracer = new Tracer(*events, env_int("PINBENCH_TRACE_STACK", 0));
     InjectionStart start{current_process_id(), now_ns(), {}, {}};
     if (!tracer->file_ok()) return 1;
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <string>
 
 namespace pinbench {
 
@@ -13,6 +14,17 @@ std::optional<std::uint64_t> host_ram_total() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0) return std::nullopt;
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+std::optional<std::uint64_t> host_ram_available() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    std::uint64_t value = 0;
+    while (meminfo >> key >> value) {
+        std::getline(meminfo, unit);
+        if (key == "MemAvailable:") return value * 1024;  // kB
+    }
+    return std::nullopt;
 }
 
 std::optional<std::uint64_t> limit_address_space(std::uint64_t extra, std::string* why) {

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "pinbench/utf8.hpp"
 #include "platform/fd_posix.hpp"
 
 namespace pinbench::trace {
@@ -81,8 +82,9 @@ std::vector<std::string> native_stack(int depth) {
 
 std::vector<std::string> cupti_candidates() {
     std::vector<std::string> names;
-    if (const char* explicit_path = std::getenv("PINBENCH_CUPTI_LIBRARY"); explicit_path && *explicit_path) {
-        names.emplace_back(explicit_path);
+    if (auto explicit_path = environment_variable("PINBENCH_CUPTI_LIBRARY");
+        explicit_path && !explicit_path->empty()) {
+        names.push_back(*explicit_path);
     }
 #ifdef PINBENCH_CUPTI_BUILD_PATH
     names.emplace_back(PINBENCH_CUPTI_BUILD_PATH);

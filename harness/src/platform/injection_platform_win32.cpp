@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "pinbench/utf8.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench::trace {
@@ -30,13 +31,6 @@ std::string narrow(const std::wstring& w) {
     std::string s(static_cast<std::size_t>(n), '\0');
     ::WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), s.data(), n, nullptr, nullptr);
     return s;
-}
-
-std::string environment(const wchar_t* name) {
-    wchar_t buffer[4096];
-    const DWORD n = ::GetEnvironmentVariableW(name, buffer, 4096);
-    if (n == 0 || n >= 4096) return {};
-    return narrow(std::wstring(buffer, n));
 }
 
 }  // namespace
@@ -96,7 +90,8 @@ std::vector<std::string> native_stack(int depth) {
 
 std::vector<std::string> cupti_candidates() {
     std::vector<std::string> names;
-    if (const std::string explicit_path = environment(L"PINBENCH_CUPTI_LIBRARY"); !explicit_path.empty()) {
+    if (const std::string explicit_path = environment_variable("PINBENCH_CUPTI_LIBRARY").value_or("");
+        !explicit_path.empty()) {
         names.push_back(explicit_path);
     }
 #ifdef PINBENCH_CUPTI_BUILD_PATH
@@ -104,7 +99,7 @@ std::vector<std::string> cupti_candidates() {
 #endif
     // The toolkit's CUPTI DLL carries its release in the name (cupti64_2025.3.0.dll): take
     // whichever the CUDA_PATH toolkit has.
-    if (const std::string cuda = environment(L"CUDA_PATH"); !cuda.empty()) {
+    if (const std::string cuda = environment_variable("CUDA_PATH").value_or(""); !cuda.empty()) {
         const std::wstring dir = widen(cuda) + L"\\extras\\CUPTI\\lib64\\";
         WIN32_FIND_DATAW found{};
         HANDLE search = ::FindFirstFileW((dir + L"cupti64_*.dll").c_str(), &found);

@@ -11,4 +11,6 @@ std::string process_name(std::uint32_t pid) {
     return name;
 }
 
+std::vector<std::string> program_arguments(int argc, char** argv) { return {argv, argv + argc}; }
+
 }  // namespace pinbench

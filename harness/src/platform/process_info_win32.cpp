@@ -1,7 +1,10 @@
 #include "pinbench/process_info.hpp"
 
 #include <windows.h>
+// after windows.h, which it needs
+#include <shellapi.h>
 
+#include <memory>
 #include <string>
 
 #include "platform/handles_win32.hpp"
@@ -26,6 +29,19 @@ std::string process_name(std::uint32_t pid) {
                             nullptr);
     }
     return out;
+}
+
+std::vector<std::string> program_arguments(int /*argc*/, char** /*argv*/) {
+    struct LocalFreeDeleter {
+        void operator()(wchar_t** p) const { ::LocalFree(static_cast<HLOCAL>(p)); }
+    };
+    int n = 0;
+    const std::unique_ptr<wchar_t*, LocalFreeDeleter> wide(::CommandLineToArgvW(::GetCommandLineW(), &n));
+    if (!wide) throw SystemError("CommandLineToArgvW: " + win32::error_text(::GetLastError()));
+    std::vector<std::string> arguments;
+    arguments.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) arguments.push_back(win32::narrow(wide.get()[i]));
+    return arguments;
 }
 
 }  // namespace pinbench

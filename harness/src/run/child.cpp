@@ -18,6 +18,7 @@
 #include "pinbench/plan.hpp"
 #include "pinbench/platform_probes.hpp"
 #include "pinbench/results.hpp"
+#include "run/budget_child.hpp"
 #include "run/environment.hpp"
 #include "run/measuring_devices.hpp"
 #include "run/measuring_probes.hpp"
@@ -164,6 +165,8 @@ int child_main(const std::string& request_path) {
                 outcome = run_positive(request, nvml.get(), mode == child_mode::positive_device);
             } else if (mode == child_mode::hold_device) {
                 outcome = run_hold(request, nvml.get());
+            } else if (mode == child_mode::budget) {
+                outcome.data = budget_phase(request, nvml.get());
             } else {
                 std::cerr << "pinbench __child: unknown mode '" << mode << "'\n";
                 return exit_code::bad_input;

@@ -11,6 +11,7 @@
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "pinbench/utf8.hpp"
 #include "run/protocol.hpp"
 
 namespace pinbench {
@@ -45,17 +46,18 @@ std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir,
     std::vector<std::string> removed;
     // increment(walk), not a range-for (whose ++ throws): a sweep that fails must not fail the run.
     std::error_code walk;
-    for (fs::directory_iterator it(temp_dir, walk), end; !walk && it != end; it.increment(walk)) {
+    for (fs::directory_iterator it(path_from_utf8(temp_dir), walk), end; !walk && it != end;
+         it.increment(walk)) {
         const fs::directory_entry& entry = *it;
         std::error_code ec;  // this entry's: another user's directory fails here, the walk goes on
-        const std::string name = entry.path().filename().string();
+        const std::string name = utf8_of(entry.path().filename());
         if (!is_work_dir_name(name) || !entry.is_directory(ec)) continue;
-        const ClaimState state = claim_state((entry.path() / kClaimFile).string());
+        const ClaimState state = claim_state(utf8_of(entry.path() / kClaimFile));
         const bool abandoned = state == ClaimState::abandoned ||
                                (state == ClaimState::absent &&
                                 fs::last_write_time(entry.path(), ec) < now - kUnclaimedAge && !ec);
         if (abandoned && fs::remove_all(entry.path(), ec) > 0 && !ec) {
-            removed.push_back(entry.path().string());
+            removed.push_back(utf8_of(entry.path()));
         }
     }
     return removed;
@@ -64,18 +66,18 @@ std::vector<std::string> remove_abandoned_work_dirs(const std::string& temp_dir,
 ChildLauncher::ChildLauncher(std::string executable) : executable_(std::move(executable)) {
     const fs::path temp = fs::temp_directory_path();
     // What runs killed outright (SIGKILL, a cancelled job) left: their requests and responses.
-    remove_abandoned_work_dirs(temp.string());
-    const fs::path dir =
-        temp / (kWorkDirPrefix + std::to_string(current_process_id()) + "-" + make_nonce().substr(0, 8));
+    remove_abandoned_work_dirs(utf8_of(temp));
+    const fs::path dir = temp / path_from_utf8(kWorkDirPrefix + std::to_string(current_process_id()) + "-" +
+                                               make_nonce().substr(0, 8));
     fs::create_directories(dir);
-    work_dir_ = dir.string();
-    claim_.emplace((dir / kClaimFile).string());
+    work_dir_ = utf8_of(dir);
+    claim_.emplace(utf8_of(dir / kClaimFile));
 }
 
 ChildLauncher::~ChildLauncher() {
     claim_.reset();  // Windows removes no file that is open
     std::error_code ignored;
-    fs::remove_all(work_dir_, ignored);
+    fs::remove_all(path_from_utf8(work_dir_), ignored);
 }
 
 std::unique_ptr<Subprocess> ChildLauncher::start(nlohmann::json& request) {
@@ -85,14 +87,15 @@ std::unique_ptr<Subprocess> ChildLauncher::start(nlohmann::json& request) {
     request["parent_pid"] = current_process_id();  // the child dies with this process
     if (!request.contains("run_id")) request["run_id"] = "";
     if (!request.contains("repeat")) request["repeat"] = -1;
-    const fs::path req = fs::path(work_dir_) / ("request-" + std::to_string(n) + ".json");
-    const fs::path resp = fs::path(work_dir_) / ("response-" + std::to_string(n) + ".json");
+    const fs::path req = path_from_utf8(work_dir_) / path_from_utf8("request-" + std::to_string(n) + ".json");
+    const fs::path resp =
+        path_from_utf8(work_dir_) / path_from_utf8("response-" + std::to_string(n) + ".json");
     std::error_code ignored;
     fs::remove(resp, ignored);
-    request["response_path"] = resp.string();
-    write_file_atomically(req.string(), request.dump());
+    request["response_path"] = utf8_of(resp);
+    write_file_atomically(utf8_of(req), request.dump());
     return std::make_unique<Subprocess>(
-        std::vector<std::string>{executable_, "__child", "--request", req.string()}, child_environment());
+        std::vector<std::string>{executable_, "__child", "--request", utf8_of(req)}, child_environment());
 }
 
 ChildLauncher::Result ChildLauncher::collect(const nlohmann::json& request, ProcessOutcome outcome) {
@@ -114,7 +117,7 @@ ChildLauncher::Result ChildLauncher::collect(const nlohmann::json& request, Proc
     }
     const std::string resp_path = request.at("response_path").get<std::string>();
     std::error_code ec;
-    if (!fs::exists(resp_path, ec)) {
+    if (!fs::exists(path_from_utf8(resp_path), ec)) {
         result.problem = "child exited with code " + std::to_string(o.exit_code) + " without a response";
         return result;
     }

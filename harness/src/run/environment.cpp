@@ -8,14 +8,15 @@
 
 #include "pinbench/device.hpp"
 #include "pinbench/platform_probes.hpp"
+#include "pinbench/utf8.hpp"
 #include "run/measuring_probes.hpp"
 
 namespace pinbench {
 namespace {
 
 Maybe<std::string> env_var(const char* name) {
-    const char* v = std::getenv(name);
-    return v ? Maybe<std::string>::of(v) : Maybe<std::string>::none("not set");
+    const std::optional<std::string> v = environment_variable(name);
+    return v ? Maybe<std::string>::of(*v) : Maybe<std::string>::none("not set");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ inline constexpr const char* positive_device = "positive_device";  // cudaMalloc
 inline constexpr const char* positive_host = "positive_host";      // pin S bytes (DXGI NON_LOCAL)
 inline constexpr const char* hold_device = "hold_device";          // cross-check: allocate S, hold until told
 inline constexpr const char* replay = "replay";                    // re-emit a recorded repeat
+inline constexpr const char* budget = "budget";                    // one phase of `pinbench budget`
 }  // namespace child_mode
 
 // A fresh random token (hex) for one request.

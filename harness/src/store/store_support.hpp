@@ -1,4 +1,4 @@
-// Small helpers shared by the store's files: UTF-8 paths and UTC timestamps.
+// Small helpers shared by the store's files: UTF-8 paths (pinbench/utf8.hpp) and UTC timestamps.
 #pragma once
 
 #include <chrono>
@@ -7,21 +7,14 @@
 #include <optional>
 #include <string>
 
+#include "pinbench/utf8.hpp"
+
 namespace pinbench::store_detail {
 
-// Our strings are UTF-8; std::filesystem::path(std::string) would read them in the Windows
-// ANSI code page, so paths cross through char8_t.
-inline std::filesystem::path path_from_utf8(const std::string& utf8) {
-    return std::filesystem::path(std::u8string(utf8.begin(), utf8.end()));
-}
-inline std::string utf8_of(const std::filesystem::path& path) {
-    const std::u8string text = path.u8string();
-    return std::string(text.begin(), text.end());
-}
-inline std::string generic_utf8_of(const std::filesystem::path& path) {
-    const std::u8string text = path.generic_u8string();
-    return std::string(text.begin(), text.end());
-}
+// UTF-8 paths: the one definition is pinbench/utf8.hpp's.
+using ::pinbench::generic_utf8_of;
+using ::pinbench::path_from_utf8;
+using ::pinbench::utf8_of;
 
 // "2025-06-01T10:00:00Z", also with fractional seconds ("...:00.123Z"); nullopt otherwise.
 inline std::optional<std::chrono::sys_seconds> parse_utc_timestamp(const std::string& text) {

@@ -11,6 +11,7 @@
 #include "pinbench/nvml.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
+#include "pinbench/utf8.hpp"
 #include "platform/random_token.hpp"
 #include "run/environment.hpp"
 #include "run/settle.hpp"
@@ -24,16 +25,20 @@ namespace {
 class ScratchFile {
 public:
     explicit ScratchFile(const std::string& stem)
-        : path_((std::filesystem::temp_directory_path() / (stem + "-" + random_hex() + ".jsonl")).string()) {}
+        : path_(utf8_of(std::filesystem::temp_directory_path() /
+                        path_from_utf8(stem + "-" + random_hex() + ".jsonl"))) {}
     ~ScratchFile() {
         std::error_code ignored;
-        std::filesystem::remove(path_, ignored);
+        std::filesystem::remove(path_from_utf8(path_), ignored);
     }
     ScratchFile(const ScratchFile&) = delete;
     ScratchFile& operator=(const ScratchFile&) = delete;
     const std::string& path() const { return path_; }
     // Empty when nothing was written (the program never made the file).
-    std::string read() const { return std::filesystem::exists(path_) ? read_file(path_) : std::string(); }
+    std::string read() const {
+        std::error_code ignored;
+        return std::filesystem::exists(path_from_utf8(path_), ignored) ? read_file(path_) : std::string();
+    }
 
 private:
     std::string path_;
@@ -80,9 +85,7 @@ int pass_through_exit_code(const TraceStatus& s) {
 
 std::string default_injection_library() {
 #ifdef PINBENCH_TRACE_INJECTION_NAME
-    const auto beside =
-        std::filesystem::path(current_executable_path()).parent_path() / PINBENCH_TRACE_INJECTION_NAME;
-    return beside.string();
+    return utf8_of(path_from_utf8(current_executable_path()).parent_path() / PINBENCH_TRACE_INJECTION_NAME);
 #else
     return {};
 #endif
@@ -104,7 +107,7 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
         g.injection_why =
             "this pinbench has no injection library (it was built without the CUPTI headers: "
             "ci/setup-debian.sh fetches them, docs/trace.md)";
-    } else if (!std::filesystem::exists(g.injection)) {
+    } else if (std::error_code ignored; !std::filesystem::exists(path_from_utf8(g.injection), ignored)) {
         g.injection_why = g.injection + " does not exist";
         g.injection.clear();
     }
@@ -115,7 +118,9 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
     env["PINBENCH_TRACE_EVENTS"] = events.path();
     env["PINBENCH_TRACE_NOTES"] = notes.path();
     env["PINBENCH_TRACE_STACK"] = std::to_string(options.stack_depth);
-    if (!g.injection.empty()) env["CUDA_INJECTION64_PATH"] = std::filesystem::absolute(g.injection).string();
+    if (!g.injection.empty()) {
+        env["CUDA_INJECTION64_PATH"] = utf8_of(std::filesystem::absolute(path_from_utf8(g.injection)));
+    }
 
     std::unique_ptr<DeviceSampler> sampler;
     g.sampled = nvml != nullptr;

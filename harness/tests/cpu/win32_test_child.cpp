@@ -13,6 +13,8 @@
 //   flood N                print N lines "abcdefghij", then "done"
 //   flood-then-read N      print N lines "0123456789", then read a line and print "got LINE"
 //   env NAME...            print the variables' values joined by '|'
+//   utf8-env NAME...       the same, read by pinbench::environment_variable (UTF-8)
+//   arguments ARGS...      print pinbench::program_arguments() after the mode, joined by '|'
 //   partial                print "partial" without a newline, sleep 30 s
 //   hold-lock DIR          take the store lock of DIR, print "locked", wait until killed
 //   take-lock-and-exit DIR take it and end the process without releasing it
@@ -31,12 +33,15 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/directory_claim.hpp"
+#include "pinbench/process_info.hpp"
 #include "pinbench/shared_memory.hpp"
 #include "pinbench/store.hpp"
 #include "pinbench/subprocess.hpp"
+#include "pinbench/utf8.hpp"
 #include "store/store_lock.hpp"
 
 namespace {
@@ -134,6 +139,20 @@ int run(int argc, char** argv) {
         if (!std::getline(std::cin, line)) return 66;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         say("got " + line);
+        return 0;
+    }
+    if (mode == "utf8-env") {
+        std::string out;
+        for (int i = 2; i < argc; ++i)
+            out += (i > 2 ? "|" : "") + pinbench::environment_variable(argv[i]).value_or("");
+        std::cout << out << std::flush;
+        return 0;
+    }
+    if (mode == "arguments") {
+        const std::vector<std::string> arguments = pinbench::program_arguments(argc, argv);
+        std::string out;
+        for (std::size_t i = 2; i < arguments.size(); ++i) out += (i > 2 ? "|" : "") + arguments[i];
+        std::cout << out << std::flush;
         return 0;
     }
     if (mode == "env") {

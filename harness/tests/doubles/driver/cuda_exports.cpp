@@ -88,8 +88,10 @@ bool reachable(CUdeviceptr p, std::size_t bytes) {
     return d.range_of(static_cast<std::uintptr_t>(p), bytes) != nullptr;
 }
 
-// Allocates `bytes` of host memory costing `cost` device bytes, as a range of `kind`.
-CUresult allocate(void** out, std::size_t bytes, std::uint64_t cost, RangeKind kind) {
+// Allocates `bytes` of host memory costing `cost` device bytes, as a range of `kind` (pinned or,
+// a scripted silent fallback, not; with the pinning call's flags).
+CUresult allocate(void** out, std::size_t bytes, std::uint64_t cost, RangeKind kind, bool pinned = true,
+                  unsigned flags = 0) {
     int device = 0;
     if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
     if (out == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -100,7 +102,10 @@ CUresult allocate(void** out, std::size_t bytes, std::uint64_t cost, RangeKind k
         d.state.release(device, cost);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    d.add_range(address(p), Range{bytes, device, cost, kind});
+    Range range{bytes, device, cost, kind};
+    range.pinned = pinned;
+    range.flags = flags;
+    d.add_range(address(p), range);
     *out = p;
     return CUDA_SUCCESS;
 }
@@ -116,9 +121,10 @@ CUresult free_range(void* p, RangeKind kind) {
 
 CUresult pinned_alloc(void** out, std::size_t bytes, const char* api, unsigned flags) {
     if (const CUresult r = initialized(); r != CUDA_SUCCESS) return r;
-    if (const CUresult r = driver().scripted(api, bytes); r != CUDA_SUCCESS) return r;
-    const std::uint64_t cost = driver().script.pin_cost(api, flags).of(bytes);
-    return allocate(out, bytes, cost, RangeKind::pinned_host);
+    bool pinned = true;
+    if (const CUresult r = driver().scripted_pin(api, bytes, &pinned); r != CUDA_SUCCESS) return r;
+    const std::uint64_t cost = pinned ? driver().script.pin_cost(api, flags).of(bytes) : 0;
+    return allocate(out, bytes, cost, RangeKind::pinned_host, pinned, flags);
 }
 
 CUresult copy(void* dst, const void* src, std::size_t bytes) {
@@ -190,7 +196,11 @@ CUresult host_register(void* p, size_t bytesize, unsigned int Flags) {
     int device = 0;
     if (const CUresult r = with_context(&device); r != CUDA_SUCCESS) return r;
     if (p == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (const CUresult r = driver().scripted("cuMemHostRegister_v2", bytesize); r != CUDA_SUCCESS) return r;
+    bool pinned = true;
+    if (const CUresult r = driver().scripted_pin("cuMemHostRegister_v2", bytesize, &pinned);
+        r != CUDA_SUCCESS) {
+        return r;
+    }
     Driver& d = driver();
     {
         const std::lock_guard lock(d.mutex);
@@ -200,9 +210,12 @@ CUresult host_register(void* p, size_t bytesize, unsigned int Flags) {
             }
         }
     }
-    const std::uint64_t cost = d.script.pin_cost("cuMemHostRegister_v2", Flags).of(bytesize);
+    const std::uint64_t cost = pinned ? d.script.pin_cost("cuMemHostRegister_v2", Flags).of(bytesize) : 0;
     if (!d.charge(device, cost)) return CUDA_ERROR_OUT_OF_MEMORY;
-    d.add_range(address(p), Range{bytesize, device, cost, RangeKind::registered_host});
+    Range range{bytesize, device, cost, RangeKind::registered_host};
+    range.pinned = pinned;
+    range.flags = Flags;
+    d.add_range(address(p), range);
     return CUDA_SUCCESS;
 }
 
@@ -502,6 +515,33 @@ CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr* pdptr, void* p, unsig
     const Range* range = d.range_of(address(p), 1);
     if (range == nullptr || range->kind == RangeKind::device) return CUDA_ERROR_INVALID_VALUE;
     *pdptr = static_cast<CUdeviceptr>(address(p));
+    return CUDA_SUCCESS;
+}
+
+// What the driver knows of a pointer: only the memory type, and only of memory it allocated or
+// registered; memory a silent fallback left pageable is unknown to it (CUDA_ERROR_INVALID_VALUE,
+// as a driver answers for pageable memory).
+CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+    if (const CUresult r = initialized(); r != CUDA_SUCCESS) return r;
+    if (data == nullptr || attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return CUDA_ERROR_INVALID_VALUE;
+    Driver& d = driver();
+    const std::lock_guard lock(d.mutex);
+    const Range* range = d.range_of(static_cast<std::uintptr_t>(ptr), 1);
+    if (range == nullptr || !range->pinned) return CUDA_ERROR_INVALID_VALUE;
+    const bool host = range->kind == RangeKind::pinned_host || range->kind == RangeKind::registered_host;
+    *static_cast<unsigned int*>(data) = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int* pFlags, void* p) {
+    if (const CUresult r = initialized(); r != CUDA_SUCCESS) return r;
+    if (pFlags == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    Driver& d = driver();
+    const std::lock_guard lock(d.mutex);
+    const Range* range = d.range_of(address(p), 1);
+    if (range == nullptr || !range->pinned || range->kind != RangeKind::pinned_host)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pFlags = range->flags;
     return CUDA_SUCCESS;
 }
 

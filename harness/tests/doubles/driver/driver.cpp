@@ -1,5 +1,8 @@
 #include "driver.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "api_callbacks.hpp"
 
 namespace pinbench::driver_double {
@@ -18,6 +21,39 @@ CUresult Driver::scripted(const char* entry, std::uint64_t bytes) {
     if (f.above_bytes && bytes > *f.above_bytes) return static_cast<CUresult>(f.error);
     if (const auto index = script.counted_index(entry)) {
         if (state.count_call(*index) == *f.nth_call) return static_cast<CUresult>(f.error);
+    }
+    return CUDA_SUCCESS;
+}
+
+std::uint64_t Driver::pinned_bytes() const {
+    std::uint64_t total = 0;
+    for (const auto& [start, range] : ranges) {
+        if ((range.kind == RangeKind::pinned_host || range.kind == RangeKind::registered_host) &&
+            range.pinned) {
+            total += range.bytes;
+        }
+    }
+    return total;
+}
+
+CUresult Driver::scripted_pin(const char* entry, std::uint64_t bytes, bool* pinned) {
+    *pinned = true;
+    if (script.pin_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(script.pin_delay_ms));
+    if (poisoned) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult r = scripted(entry, bytes);
+    std::uint64_t held = 0;
+    {
+        const std::lock_guard lock(mutex);
+        held = pinned_bytes();
+    }
+    if (r == CUDA_SUCCESS && script.pin_limit && held + bytes > *script.pin_limit)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (r != CUDA_SUCCESS) {
+        poisoned = script.poison_after_failure;
+        return r;
+    }
+    if (const auto it = script.fallback_above.find(entry); it != script.fallback_above.end()) {
+        *pinned = held + bytes <= it->second;
     }
     return CUDA_SUCCESS;
 }

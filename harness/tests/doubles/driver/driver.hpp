@@ -28,6 +28,8 @@ struct Range {
     std::uint64_t charged = 0;  // device memory it costs, given back when it goes
     RangeKind kind = RangeKind::device;
     void* owner = nullptr;  // the pool a pool allocation came from
+    unsigned flags = 0;     // the pinning call's flags (cuMemHostGetFlags)
+    bool pinned = true;     // false: a scripted silent fallback (fallback_above)
 };
 
 struct Context {
@@ -75,6 +77,12 @@ struct Driver {
 
     // CUDA_SUCCESS, or the error the script gives this call of `entry` (asking `bytes`).
     CUresult scripted(const char* entry, std::uint64_t bytes = 0);
+    // A host-pinning call of `entry` asking `bytes`: the script's failures, pin_limit and
+    // poison_after_failure; *pinned false when fallback_above makes it a silent fallback.
+    CUresult scripted_pin(const char* entry, std::uint64_t bytes, bool* pinned);
+    // Host bytes this process holds pinned (ranges of the pinned and registered kinds, pinned).
+    std::uint64_t pinned_bytes() const;
+    bool poisoned = false;  // a pinning call failed under poison_after_failure
     // CUDA_INJECTION64_PATH, loaded and initialised at the first cuInit only (load_injection).
     CUresult inject();
     // Attaches the CUPTI double's subscriber; false when another is attached. A null dispatch

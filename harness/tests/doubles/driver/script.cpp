@@ -90,6 +90,20 @@ void apply(Script& s, const std::string& key, const std::string& value) {
         s.failures[failing_entry_point(rest)].above_bytes = size_of(value);
     } else if (head == "fail_error" && !rest.empty()) {
         s.failures[failing_entry_point(rest)].error = int_of(value);
+    } else if (key == "pin_limit") {
+        s.pin_limit = size_of(value);
+    } else if (key == "poison_after_failure") {
+        if (value != "on" && value != "off") throw std::invalid_argument("poison_after_failure is on or off");
+        s.poison_after_failure = value == "on";
+    } else if (head == "fallback_above" && !rest.empty()) {
+        if (rest != "cuMemHostAlloc" && rest != "cuMemAllocHost_v2" && rest != "cuMemHostRegister_v2") {
+            throw std::invalid_argument("fallback_above takes a host-pinning entry point, not '" + rest +
+                                        "'");
+        }
+        s.fallback_above[rest] = size_of(value);
+    } else if (key == "pin_delay_ms") {
+        s.pin_delay_ms = int_of(value);
+        if (s.pin_delay_ms < 0) throw std::invalid_argument("pin_delay_ms must be >= 0");
     } else if (key == "blind") {
         std::stringstream list(value);
         for (std::string probe; std::getline(list, probe, ',');) {

@@ -45,6 +45,15 @@ struct Script {
     std::map<std::string, PinCost> pin_costs;
     std::map<std::string, Failure> failures;  // keyed by entry point
     std::set<std::string> blind;              // probes that do not move: "cuMemGetInfo", "nvml"
+    // Host pinning (cuMemHostAlloc, cuMemAllocHost_v2, cuMemHostRegister_v2) in one process:
+    // a call that would hold more than pin_limit fails (CUDA_ERROR_OUT_OF_MEMORY); after one
+    // failed pinning call, with poison_after_failure, every later one fails too; a call through
+    // an entry point of fallback_above that would hold more than its size succeeds without
+    // pinning (the driver's queries then do not see the memory as pinned).
+    std::optional<std::uint64_t> pin_limit;
+    bool poison_after_failure = false;
+    std::map<std::string, std::uint64_t> fallback_above;  // keyed by entry point
+    int pin_delay_ms = 0;                                 // each pinning call sleeps this long
     bool nvml_process_memory_not_available = false;
     std::string state_path;  // the device state shared by every process of the test
 

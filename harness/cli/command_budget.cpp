@@ -1,0 +1,97 @@
+// `pinbench budget [-o BUDGET.json]`: how much host memory one process can pin here, now, per API
+// family, and the safe budget to give a framework (docs/budget.md). Every pin is made in a child
+// process; a signal ends the child and leaves nothing pinned.
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "command.hpp"
+#include "output_path.hpp"
+#include "pinbench/atomic_file.hpp"
+#include "pinbench/errors.hpp"
+#include "pinbench/interrupt.hpp"
+#include "pinbench/subprocess.hpp"
+#include "pinbench/units.hpp"
+#include "run/budget.hpp"
+#include "run/budget_console.hpp"
+#include "validators.hpp"
+
+namespace pinbench::cli {
+namespace {
+
+// Above any host's memory today: a larger cap or keep-free is a typo, refused.
+constexpr std::uint64_t kLargestSize = std::uint64_t{64} << 40;  // 64 TiB
+constexpr double kLongestSeconds = 3600;
+
+class BudgetCommand : public Command {
+public:
+    explicit BudgetCommand(CLI::App& app)
+        : Command(app.add_subcommand("budget",
+                                     "How much host memory can be pinned here now, per API family: "
+                                     "the safe budget, whether a failure poisons, what it costs in VRAM")) {
+        app_->add_option("-o,--out", out_, "Write the budget document (docs/budget.schema.json) here");
+        // The values are checked in run(), not by CLI11, so that a bad one is refused in one line.
+        app_->add_option("--cap", cap_, "Never pin more than this, per search (2MiB to 64TiB)")
+            ->capture_default_str();
+        app_->add_option("--chunk", chunk_,
+                         "Pin size of the held-at-once search and the bisection's step (2MiB to the cap)")
+            ->capture_default_str();
+        app_->add_option("--keep-free", keep_free_,
+                         "Host memory never asked for (default: the larger of 4GiB and 10% of what is "
+                         "available at the start)");
+        app_->add_option("--time-limit", time_limit_,
+                         "Seconds for all the searches together (above 0, up to 3600)")
+            ->capture_default_str();
+    }
+
+    int run() override {
+        const SizeValidator size(kSmallestChunk, kLargestSize);
+        const FiniteNumber seconds(0.0, kLongestSeconds, true);
+        checked(size, "--cap", cap_);
+        checked(size, "--chunk", chunk_);
+        if (!keep_free_.empty()) checked(size, "--keep-free", keep_free_);
+        checked(seconds, "--time-limit", time_limit_);
+        BudgetOptions options;
+        options.executable = current_executable_path();
+        options.cap = parse_size(cap_);
+        options.chunk = parse_size(chunk_);
+        if (options.chunk > options.cap) {
+            throw InputError("pinbench budget: --chunk " + chunk_ + " is larger than --cap " + cap_);
+        }
+        if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
+        options.time_limit_s = std::stod(time_limit_);
+        if (!out_.empty())
+            out_ = prepare_output(out_, "pinbench-budget.json", {});  // before anything is pinned
+        const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
+        const nlohmann::json document = measure_budget(options, std::cerr);
+        print_budget(document, std::cout);
+        if (!out_.empty()) {
+            write_file_atomically(out_, document.dump(2) + "\n");
+            std::cout << "written: " << out_ << "\n";
+        }
+        return budget_exit_code(document);
+    }
+
+private:
+    // InputError (exit 2, one line) naming the option unless `validator` accepts `value`.
+    static void checked(const CLI::Validator& validator, const char* option, std::string value) {
+        if (const std::string why = validator(value); !why.empty()) {
+            throw InputError("pinbench budget: " + std::string(option) + ": " + why);
+        }
+    }
+
+    static constexpr std::uint64_t kSmallestChunk = std::uint64_t{2} << 20;
+    std::string out_;
+    std::string cap_ = "16GiB";
+    std::string chunk_ = "256MiB";
+    std::string keep_free_;
+    std::string time_limit_ = "60";
+};
+
+}  // namespace
+
+void add_budget_command(CLI::App& app, Commands& commands) {
+    commands.push_back(std::make_unique<BudgetCommand>(app));
+}
+
+}  // namespace pinbench::cli

@@ -1,0 +1,223 @@
+#include "run/budget.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "pinbench/environment_record.hpp"
+#include "pinbench/host_memory.hpp"
+#include "pinbench/interrupt.hpp"
+#include "pinbench/units.hpp"
+#include "run/budget_child.hpp"
+#include "run/budget_rule.hpp"
+#include "run/child_launcher.hpp"
+#include "run/measuring_devices.hpp"
+#include "run/protocol.hpp"
+#include "run/timestamp.hpp"
+
+namespace pinbench {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr const char* kPhases[] = {"single", "held"};
+
+// A child's phase record, or why there is none: {"status": ok|waived|failed, "error", "data"}.
+json run_phase(ChildLauncher& launcher, json request, std::chrono::milliseconds timeout) {
+    ChildLauncher::Result r = launcher.run(std::move(request), timeout);
+    if (!r.response) return {{"status", "failed"}, {"error", r.problem}};
+    const json& record = (*r.response)["record"];
+    const std::string status = record.value("status", "failed");
+    if (status != "ok") return {{"status", status}, {"error", record.value("error", "")}};
+    return {{"status", "ok"}, {"data", (*r.response)["data"]}};
+}
+
+json reading_or_null(const json& readings, const char* key) {
+    const auto it = readings.find(key);
+    return it != readings.end() && it->is_number() ? *it : json(nullptr);
+}
+
+// The verdict of the failure checks of both phases: "poisons" when one poisoned, "clean" when
+// one was clean, "not_seen" when no call failed.
+std::string failure_verdict(const json& single, const json& held) {
+    std::string verdict = "not_seen";
+    for (const json* phase : {&single, &held}) {
+        if (!phase->contains("failure_check")) continue;
+        std::string v = (*phase)["failure_check"].value("verdict", "");
+        if (v == "poisons") return v;
+        verdict = std::move(v);
+    }
+    return verdict;
+}
+
+bool saw_silent_fallback(const json& single, const json& held) {
+    for (const json* phase : {&single, &held}) {
+        if (phase->value("stopped_by", "") == budget_stop::silent_fallback) return true;
+        for (const char* list : {"tried", "chunks"}) {
+            if (!phase->contains(list)) continue;
+            for (const json& p : (*phase)[list]) {
+                if (p.contains("not_pinned")) return true;
+            }
+        }
+    }
+    return false;
+}
+
+// Seconds per GiB over the chunks that pinned: the call's time (`field` pin_ms), and the first
+// touch of registered memory (touch_ms), which the caller pays before the driver sees it.
+json seconds_per_gib(const json& held, const char* field) {
+    double ms = 0, bytes = 0;
+    for (const json& c : held.value("chunks", json::array())) {
+        if (!c.value("ok", false)) continue;
+        ms += c.value(field, 0.0);
+        bytes += c.value("bytes", 0.0);
+    }
+    if (bytes <= 0 || (ms <= 0 && std::string(field) != "pin_ms")) return nullptr;
+    return ms / 1000.0 / (bytes / static_cast<double>(1ull << 30));
+}
+
+// One family's answer from its two phases (docs/budget.md, "The document").
+json family_answer(const std::string& family, const json& single_phase, const json& held_phase,
+                   std::uint64_t chunk) {
+    json f = {{"family", family}};
+    f["phases"] = {{"single", single_phase}, {"held", held_phase}};
+    for (const json* p : {&single_phase, &held_phase}) {
+        if ((*p)["status"] != "ok") {
+            f["status"] = (*p)["status"];
+            f["error"] = (*p).value("error", "");
+            return f;
+        }
+    }
+    f["status"] = "ok";
+    const json& single = single_phase["data"];
+    const json& held = held_phase["data"];
+    const std::uint64_t largest = single.value("largest", std::uint64_t{0});
+    const std::uint64_t total = held.value("held", std::uint64_t{0});
+    f["largest_single"] = {
+        {"bytes", largest},
+        {"stopped_by", single.value("stopped_by", "")},
+        {"words", stop_words(single.value("stopped_by", ""), largest,
+                             single.value("smallest_failed", std::uint64_t{0}), single.value("reason", ""))}};
+    const std::uint64_t held_failed_at = held.value("stopped_by", "") == budget_stop::driver ||
+                                                 held.value("stopped_by", "") == budget_stop::silent_fallback
+                                             ? total + chunk
+                                             : 0;
+    f["held_at_once"] = {
+        {"bytes", total},
+        {"chunk", chunk},
+        {"stopped_by", held.value("stopped_by", "")},
+        {"words", stop_words(held.value("stopped_by", ""), total, held_failed_at, held.value("reason", ""))}};
+    f["failure"] = failure_verdict(single, held);
+    f["silent_fallback"] = saw_silent_fallback(single, held);
+    f["pin_s_per_gib"] = seconds_per_gib(held, "pin_ms");
+    f["touch_s_per_gib"] = seconds_per_gib(held, "touch_ms");
+    const json before = held.value("probes_before", json::object());
+    const json at_total = held.value("probes_at_total", json::object());
+    const auto room = shared_room(before);
+    f["shared"] = {{"nonlocal_budget", reading_or_null(before, "dxgi.nonlocal.budget")},
+                   {"nonlocal_usage_before", reading_or_null(before, "dxgi.nonlocal.usage")},
+                   {"nonlocal_usage_at_total", reading_or_null(at_total, "dxgi.nonlocal.usage")},
+                   {"room", room ? json(*room) : json(nullptr)}};
+    const std::uint64_t safe = safe_budget(total, chunk, room);
+    f["safe_budget"] = safe;
+    f["limit_found"] = stopped_by_driver(held.value("stopped_by", ""));
+    const auto cost = vram_cost_at(held, safe);
+    f["vram_cost_at_budget"] = cost ? json(*cost) : json(nullptr);
+    if (held.contains("device_free_before") && held.contains("device_free_after_release")) {
+        f["device_free_residual"] = held["device_free_before"].get<std::int64_t>() -
+                                    held["device_free_after_release"].get<std::int64_t>();
+    }
+    return f;
+}
+
+}  // namespace
+
+json measure_budget(const BudgetOptions& options, std::ostream& progress) {
+    const auto start = SteadyClock::now();
+    json doc = {{"schema", kBudgetSchema}, {"version", kBudgetVersion}};
+    doc["pinbench_version"] = PINBENCH_VERSION;
+    doc["started_at"] = utc_now();
+    const auto available = host_ram_available();
+    const std::uint64_t keep_free =
+        options.keep_free ? *options.keep_free : default_keep_free(available.value_or(0));
+    doc["options"] = {{"cap", options.cap},
+                      {"chunk", options.chunk},
+                      {"keep_free", keep_free},
+                      {"keep_free_default", !options.keep_free.has_value()},
+                      {"time_limit_s", options.time_limit_s}};
+    doc["rule"] = {{"keep_share", kBudgetKeepShare}, {"small_pin", kBudgetSmallPin}};
+    const auto ram = host_ram_total();
+    doc["host"] = {{"available_at_start", available ? json(*available) : json(nullptr)},
+                   {"ram_total", ram ? json(*ram) : json(nullptr)}};
+
+    ChildLauncher launcher(options.executable);
+    json env_request = {{"mode", child_mode::environment}, {"gpus", 1}};
+    progress << "pinbench budget: the environment" << std::endl;
+    const json env = run_phase(launcher, env_request, 120s);
+    doc["environment"] = env["status"] == "ok" ? env["data"] : json{{"unavailable", env.value("error", "")}};
+    const json& environment = doc["environment"];
+    if (platform_of(environment) == "windows" && ram) {
+        doc["host"]["windows_graphics_limit"] = windows_graphics_limit(*ram);
+    }
+    if (const auto wsl = wsl_version_of(environment)) doc["host"]["wsl"] = *wsl;
+
+    const auto limit_ms = static_cast<std::int64_t>(options.time_limit_s * 1000);
+    // A pin call is not interrupted at the deadline: the parent waits this long beyond it.
+    const auto grace = 30s + std::chrono::seconds(options.cap >> 30);
+    int phases_left = static_cast<int>(std::size(kBudgetFamilies) * std::size(kPhases));
+    doc["families"] = json::array();
+    for (const char* family : kBudgetFamilies) {
+        json phases = json::object();
+        for (const char* phase : kPhases) {
+            if (stop_signal() != 0) break;
+            const std::int64_t left = std::max<std::int64_t>(
+                0, limit_ms - static_cast<std::int64_t>(ms_between(start, SteadyClock::now())));
+            const std::int64_t share = left / phases_left--;
+            progress << "pinbench budget: " << family << ", "
+                     << (std::string(phase) == "single" ? "largest single pin" : "held at once in chunks")
+                     << " (up to " << format_bytes(options.cap) << ", " << static_cast<double>(share) / 1000.0
+                     << " s)" << std::endl;
+            json request = {{"mode", child_mode::budget},
+                            {"family", family},
+                            {"phase", phase},
+                            {"cap", options.cap},
+                            {"chunk", options.chunk},
+                            {"keep_free", keep_free},
+                            {"small_bytes", kBudgetSmallPin},
+                            {"time_limit_ms", share}};
+            phases[phase] = run_phase(launcher, request, std::chrono::milliseconds(share) + grace);
+        }
+        if (stop_signal() != 0) break;
+        doc["families"].push_back(family_answer(family, phases["single"], phases["held"], options.chunk));
+    }
+    if (const int signal = stop_signal(); signal != 0) {
+        doc["complete"] = false;
+        doc["interrupted"] = {{"signal", stop_signal_name(signal)}, {"code", signal}};
+    } else {
+        doc["complete"] = true;
+    }
+    json best = nullptr;
+    for (const json& f : doc["families"]) {
+        if (f["status"] != "ok") continue;
+        if (best.is_null() || f["safe_budget"].get<std::uint64_t>() < best["bytes"].get<std::uint64_t>()) {
+            best = {{"bytes", f["safe_budget"]}, {"family", f["family"]}, {"limit_found", f["limit_found"]}};
+        }
+    }
+    doc["safe_budget"] = best;
+    doc["elapsed_s"] = ms_between(start, SteadyClock::now()) / 1000.0;
+    return doc;
+}
+
+int budget_exit_code(const json& document) {
+    if (document.contains("interrupted")) return 128 + document["interrupted"].value("code", 0);
+    bool answered = false;
+    for (const json& f : document.value("families", json::array())) {
+        if (f.value("status", "") == "failed") return 3;
+        answered = answered || f.value("status", "") == "ok";
+    }
+    return answered ? 0 : 3;
+}
+
+}  // namespace pinbench

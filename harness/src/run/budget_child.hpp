@@ -1,0 +1,36 @@
+// The child side of `pinbench budget` (docs/budget.md): one phase of one API family's search in
+// a process of its own, so that a failure that poisons the process never reaches the caller or
+// the next phase. Started by run/budget.cpp through child.cpp's mode `budget`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "pinbench/nvml.hpp"
+
+namespace pinbench {
+
+// What ended a phase's search ("stopped_by"): the first two are the driver's limit, the others
+// left the real limit above what was found.
+namespace budget_stop {
+inline constexpr const char* driver = "driver";                    // a pin call failed
+inline constexpr const char* silent_fallback = "silent_fallback";  // it succeeded, memory not pinned
+inline constexpr const char* cap = "cap";                          // --cap reached
+inline constexpr const char* time_limit = "time_limit";            // --time-limit reached
+inline constexpr const char* host_available = "host_available";    // available host memory - keep-free
+}  // namespace budget_stop
+
+// The phases, named in the request's "phase":
+//   "single"  the largest single pin: doubling from the chunk up to the cap, then bisection in
+//             chunks between the last pin that worked and the first that did not; each pin held
+//             only while it is checked (the driver's view: not_pinned_reason) and used by the GPU
+//   "held"    the total held at once: chunk after chunk, kept, until one fails; the device's free
+//             memory after each chunk and the probes before and at the total
+// Both stop at the cap, at the phase's time limit, and before asking for more than the host has
+// available now minus keep_free (read again before every request); after the first failed call
+// both release what they hold and pin `small_bytes` again in the same process: it works (the
+// failure was clean) or not (it poisons).
+// Request: family (an API variant's spelling), phase, cap, chunk, keep_free, small_bytes,
+// time_limit_ms. Returns the phase's record (docs/budget.md, "The document").
+nlohmann::json budget_phase(const nlohmann::json& request, const Nvml* nvml);
+
+}  // namespace pinbench

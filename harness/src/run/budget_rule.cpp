@@ -1,0 +1,76 @@
+#include "run/budget_rule.hpp"
+
+#include <algorithm>
+
+#include "pinbench/units.hpp"
+#include "run/budget_child.hpp"
+
+namespace pinbench {
+
+std::uint64_t default_keep_free(std::uint64_t available) {
+    return std::max(kKeepFreeFloor,
+                    static_cast<std::uint64_t>(static_cast<double>(available) * kKeepFreeShare));
+}
+
+std::uint64_t safe_budget(std::uint64_t held, std::uint64_t chunk, std::optional<std::uint64_t> room) {
+    if (chunk == 0) return 0;
+    std::uint64_t keep = static_cast<std::uint64_t>(static_cast<double>(held) * kBudgetKeepShare);
+    if (room) keep = std::min(keep, *room);
+    return keep / chunk * chunk;
+}
+
+std::optional<std::int64_t> vram_cost_at(const nlohmann::json& held_phase, std::uint64_t budget) {
+    if (budget == 0) return 0;
+    const auto before = held_phase.find("device_free_before");
+    const auto chunks = held_phase.find("chunks");
+    if (before == held_phase.end() || !before->is_number() || chunks == held_phase.end()) return std::nullopt;
+    std::uint64_t total = 0;
+    for (const auto& c : *chunks) {
+        if (!c.value("ok", false)) break;
+        total += c.value("bytes", std::uint64_t{0});
+        if (total >= budget) {
+            if (!c.contains("device_free")) return std::nullopt;
+            return before->get<std::int64_t>() - c["device_free"].get<std::int64_t>();
+        }
+    }
+    return std::nullopt;
+}
+
+std::uint64_t windows_graphics_limit(std::uint64_t ram_total) {
+    constexpr std::uint64_t floor = 64ull * 1000 * 1000;  // "64MB"
+    return std::max(ram_total / 2, floor);
+}
+
+std::optional<std::uint64_t> shared_room(const nlohmann::json& readings) {
+    const auto budget = readings.find("dxgi.nonlocal.budget");
+    const auto usage = readings.find("dxgi.nonlocal.usage");
+    if (budget == readings.end() || usage == readings.end() || !budget->is_number() || !usage->is_number()) {
+        return std::nullopt;
+    }
+    const std::int64_t b = budget->get<std::int64_t>(), u = usage->get<std::int64_t>();
+    return b > u ? static_cast<std::uint64_t>(b - u) : 0;
+}
+
+bool stopped_by_driver(const std::string& stopped_by) {
+    return stopped_by == budget_stop::driver || stopped_by == budget_stop::silent_fallback;
+}
+
+std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uint64_t failed_at,
+                       const std::string& reason) {
+    const std::string failed = failed_at > 0 ? " at " + format_bytes(failed_at) : "";
+    if (stopped_by == budget_stop::driver) return "a pin failed" + failed + ": " + reason;
+    if (stopped_by == budget_stop::silent_fallback) {
+        return "a pin" + failed + " reported success but is not pinned (" + reason + ")";
+    }
+    if (stopped_by == budget_stop::cap) return "capped at " + format_bytes(at) + ", the real limit is higher";
+    if (stopped_by == budget_stop::time_limit) {
+        return "the time limit stopped it at " + format_bytes(at) + ", the real limit is higher";
+    }
+    if (stopped_by == budget_stop::host_available) {
+        return "available host memory minus --keep-free stopped it at " + format_bytes(at) +
+               ", the real limit is higher";
+    }
+    return stopped_by.empty() ? "not measured" : stopped_by;
+}
+
+}  // namespace pinbench

@@ -1,0 +1,67 @@
+// The arithmetic of `pinbench budget` (run/budget_rule.hpp) against hand-computed values.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "run/budget_rule.hpp"
+
+namespace pinbench {
+namespace {
+
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20, GiB = std::uint64_t{1} << 30;
+
+TEST(BudgetRule, KeepsEightyPercentInWholeChunks) {
+    EXPECT_EQ(safe_budget(10 * GiB, 256 * MiB, std::nullopt), 8 * GiB);
+    // 80% of 88 MiB is 70.4 MiB: 64 MiB in 8 MiB chunks, never rounded up.
+    EXPECT_EQ(safe_budget(88 * MiB, 8 * MiB, std::nullopt), 64 * MiB);
+    EXPECT_EQ(safe_budget(0, 8 * MiB, std::nullopt), 0u);
+    EXPECT_EQ(safe_budget(8 * MiB, 8 * MiB, std::nullopt), 0u) << "80% of one chunk is no chunk";
+}
+
+TEST(BudgetRule, TheSharedRoomBoundsIt) {
+    // DXGI says 3 GiB are left of the non-local budget: 80% of 10 GiB is more.
+    EXPECT_EQ(safe_budget(10 * GiB, 256 * MiB, 3 * GiB + 100 * MiB), 3 * GiB);
+    EXPECT_EQ(safe_budget(1 * GiB, 256 * MiB, 3 * GiB), 768 * MiB);
+    EXPECT_EQ(shared_room({{"dxgi.nonlocal.budget", 8 * GiB}, {"dxgi.nonlocal.usage", 1 * GiB}}), 7 * GiB);
+    EXPECT_EQ(shared_room({{"dxgi.nonlocal.budget", 1 * GiB}, {"dxgi.nonlocal.usage", 2 * GiB}}), 0u);
+    EXPECT_FALSE(shared_room({{"dxgi.nonlocal.budget", 8 * GiB}}));
+    EXPECT_FALSE(
+        shared_room({{"dxgi.nonlocal.budget", {{"unavailable", "no DXGI"}}}, {"dxgi.nonlocal.usage", 0}}));
+}
+
+TEST(BudgetRule, KeepFreeIsTheLargerOfFourGibAndATenth) {
+    EXPECT_EQ(default_keep_free(0), 4 * GiB);
+    EXPECT_EQ(default_keep_free(16 * GiB), 4 * GiB);
+    EXPECT_EQ(default_keep_free(100 * GiB), 10 * GiB);
+}
+
+TEST(BudgetRule, WindowsGraphicsLimitIsHalfOfRamAtLeast64MB) {
+    EXPECT_EQ(windows_graphics_limit(64 * GiB), 32 * GiB);
+    EXPECT_EQ(windows_graphics_limit(100 * MiB), 64'000'000u);
+}
+
+TEST(BudgetRule, VramCostIsReadAtTheChunkThatReachesTheBudget) {
+    const nlohmann::json held = {{"device_free_before", 1000 * MiB},
+                                 {"chunks",
+                                  {{{"bytes", 8 * MiB}, {"ok", true}, {"device_free", 999 * MiB}},
+                                   {{"bytes", 8 * MiB}, {"ok", true}, {"device_free", 997 * MiB}},
+                                   {{"bytes", 8 * MiB}, {"ok", false}}}}};
+    EXPECT_EQ(vram_cost_at(held, 8 * MiB), static_cast<std::int64_t>(1 * MiB));
+    EXPECT_EQ(vram_cost_at(held, 16 * MiB), static_cast<std::int64_t>(3 * MiB));
+    EXPECT_FALSE(vram_cost_at(held, 24 * MiB)) << "no chunk held 24 MiB";
+    EXPECT_EQ(vram_cost_at(held, 0), 0);
+}
+
+TEST(BudgetRule, OnlyTheDriverFindsTheLimit) {
+    EXPECT_TRUE(stopped_by_driver("driver"));
+    EXPECT_TRUE(stopped_by_driver("silent_fallback"));
+    for (const char* other : {"cap", "time_limit", "host_available", ""})
+        EXPECT_FALSE(stopped_by_driver(other));
+    EXPECT_EQ(stop_words("cap", 16 * GiB, 0, ""), "capped at 16 GiB, the real limit is higher");
+    EXPECT_EQ(stop_words("driver", 88 * MiB, 96 * MiB, "cuMemHostAlloc failed: X"),
+              "a pin failed at 96 MiB: cuMemHostAlloc failed: X");
+}
+
+}  // namespace
+}  // namespace pinbench

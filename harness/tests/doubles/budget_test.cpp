@@ -1,0 +1,270 @@
+// `pinbench budget` end to end against the test-double driver (docs/budget.md,
+// docs/test-double.md): each way a search can end (the driver's limit, the cap, the time limit,
+// the host's available memory), a failure that poisons the process, a silent fallback, and the
+// document's numbers computed from the script's prices. POSIX (LD_LIBRARY_PATH).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pinbench/subprocess.hpp"
+#include "temp_dir.hpp"
+#include "test_paths.hpp"
+
+namespace pinbench {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+
+constexpr const char* skip_reason = PINBENCH_DOUBLE_END_TO_END_SKIP;
+
+// Prices of the scripts below.
+constexpr std::uint64_t malloc_host_per_gib = 2 * MiB;  // cuMemHostAlloc
+constexpr std::uint64_t register_per_gib = 1 * MiB;     // cuMemHostRegister_v2
+constexpr std::uint64_t chunk = 8 * MiB;
+
+std::string priced(const std::string& extra) {
+    return "total_memory = 1GiB\ncontext_cost = 16MiB\npin_cost_per_gib.cuMemHostAlloc = " +
+           std::to_string(malloc_host_per_gib) +
+           "\npin_cost_per_gib.cuMemHostRegister_v2 = " + std::to_string(register_per_gib) + "\n" + extra;
+}
+
+class DoubleBudget : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (*skip_reason != '\0') GTEST_SKIP() << skip_reason;
+    }
+
+    struct Outcome {
+        ProcessOutcome process;
+        json doc;
+        const json& family(const std::string& name) const {
+            for (const json& f : doc["families"]) {
+                if (f["family"] == name) return f;
+            }
+            throw std::runtime_error("no family " + name);
+        }
+    };
+
+    // `pinbench budget` with `args` against the double scripted by `script`; the document it wrote.
+    Outcome budget(const std::string& script, std::vector<std::string> args) {
+        const std::string conf = dir_.file("double-" + std::to_string(n_) + ".conf");
+        const std::string out = dir_.file("budget-" + std::to_string(n_++) + ".json");
+        std::ofstream(conf) << script;
+        const char* old = std::getenv("LD_LIBRARY_PATH");
+        std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/current";
+        if (old != nullptr && *old != '\0') libs += std::string(":") + old;
+        args.insert(args.begin(), {PINBENCH_EXE, "budget", "-o", out, "--chunk", "8MiB"});
+        Subprocess p(args, {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", conf}});
+        Outcome o;
+        o.process = p.wait(50s);
+        std::ifstream in(out);
+        if (in) {
+            std::stringstream text;
+            text << in.rdbuf();
+            o.doc = json::parse(text.str());
+        }
+        return o;
+    }
+
+    testing_support::TempDir dir_{"pinbench_double_budget"};
+    int n_ = 0;
+};
+
+bool has(const std::string& output, const std::string& needle) {
+    return output.find(needle) != std::string::npos;
+}
+
+// A limit of 90 MiB pinned at once: 11 chunks of 8 MiB hold 88 MiB and the 12th fails; the
+// largest single pin is bisected to 88 MiB (from a cap of 100 MiB, no whole number of chunks);
+// the safe budget is 80% of 88 MiB in whole chunks.
+TEST_F(DoubleBudget, TheDriversLimitGivesTheBudgetAndItsVramCost) {
+    const Outcome o = budget(priced("pin_limit = 90MiB\n"), {"--cap", "100MiB"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    EXPECT_EQ(o.doc["schema"], "pinbench.budget");
+    EXPECT_EQ(o.doc["version"], 1);
+    EXPECT_EQ(o.doc["complete"], true);
+    for (const auto& [name, per_gib] : std::map<std::string, std::uint64_t>{
+             {"cudaMallocHost", malloc_host_per_gib}, {"cudaHostRegister", register_per_gib}}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        EXPECT_EQ(f["held_at_once"]["bytes"], 88 * MiB);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "driver");
+        EXPECT_EQ(f["largest_single"]["bytes"], 88 * MiB);
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "driver");
+        EXPECT_FALSE(f["phases"]["single"]["data"].contains("bisection_stopped_by"))
+            << "the bisection ended by itself, not on the time limit";
+        EXPECT_EQ(f["failure"], "clean");
+        EXPECT_EQ(f["silent_fallback"], false);
+        EXPECT_EQ(f["limit_found"], true);
+        const std::uint64_t safe = 88 * MiB * 8 / 10 / chunk * chunk;  // 64 MiB
+        EXPECT_EQ(f["safe_budget"], safe);
+        EXPECT_EQ(f["vram_cost_at_budget"],
+                  safe / (1024 * MiB) * per_gib + safe % (1024 * MiB) * per_gib / (1024 * MiB));
+        EXPECT_EQ(f["device_free_residual"], 0) << "everything pinned was given back";
+    }
+    EXPECT_EQ(o.doc["safe_budget"]["bytes"], 64 * MiB);
+    EXPECT_TRUE(has(o.process.output, "safe budget: 64 MiB")) << o.process.output;
+    EXPECT_TRUE(has(o.process.output, "a pin failed at 96 MiB")) << o.process.output;
+    EXPECT_FALSE(has(o.process.output, "the real limit is higher")) << o.process.output;
+}
+
+TEST_F(DoubleBudget, ACapThatStopsTheSearchSaysTheRealLimitIsHigher) {
+    const Outcome o = budget(priced(""), {"--cap", "64MiB"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        const json& f = o.family(name);
+        EXPECT_EQ(f["held_at_once"]["bytes"], 64 * MiB);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "cap");
+        EXPECT_EQ(f["largest_single"]["bytes"], 64 * MiB);
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "cap");
+        EXPECT_EQ(f["limit_found"], false);
+        EXPECT_EQ(f["failure"], "not_seen");
+        EXPECT_EQ(f["safe_budget"], 48 * MiB);
+    }
+    EXPECT_TRUE(has(o.process.output, "capped at 64 MiB, the real limit is higher")) << o.process.output;
+    EXPECT_TRUE(has(o.process.output, "at least")) << o.process.output;
+}
+
+// Every pinning call takes 400 ms and the four phases share 1 s: each stops on its time limit.
+TEST_F(DoubleBudget, TheTimeLimitStopsTheSearchAndSaysSo) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Outcome o = budget(priced("pin_delay_ms = 400\n"), {"--cap", "1GiB", "--time-limit", "1"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        const json& f = o.family(name);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "time_limit") << f.dump();
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "time_limit") << f.dump();
+        EXPECT_LT(f["held_at_once"]["bytes"].get<std::uint64_t>(), 64 * MiB);
+        EXPECT_EQ(f["limit_found"], false);
+    }
+    EXPECT_TRUE(has(o.process.output, "the time limit stopped it at")) << o.process.output;
+    EXPECT_TRUE(has(o.process.output, "the real limit is higher")) << o.process.output;
+}
+
+// After one failed pin every later one fails: both phases see it, and the bisection that would
+// only fail again is not run.
+TEST_F(DoubleBudget, AFailureThatPoisonsTheProcessIsNamed) {
+    const Outcome o = budget(priced("pin_limit = 90MiB\npoison_after_failure = on\n"), {"--cap", "1GiB"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        EXPECT_EQ(f["failure"], "poisons");
+        EXPECT_EQ(f["largest_single"]["bytes"], 64 * MiB) << "doubling only: 128 MiB failed and poisoned";
+        EXPECT_EQ(f["phases"]["single"]["data"]["bisection_skipped"], "the failure poisoned this process");
+        EXPECT_EQ(f["phases"]["single"]["data"]["failure_check"]["ok"], false);
+        EXPECT_EQ(f["phases"]["held"]["data"]["failure_check"]["verdict"], "poisons");
+        EXPECT_EQ(f["held_at_once"]["bytes"], 88 * MiB);
+    }
+    EXPECT_TRUE(has(o.process.output, "POISONS")) << o.process.output;
+}
+
+// cuMemHostAlloc "succeeds" above 40 MiB held without pinning: the driver's own queries show it,
+// the budget stops below it; cudaHostRegister is untouched and reaches the cap.
+TEST_F(DoubleBudget, ASilentFallbackIsCaughtThroughTheDriver) {
+    const Outcome o = budget(priced("fallback_above.cuMemHostAlloc = 40MiB\n"), {"--cap", "64MiB"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    const json& f = o.family("cudaMallocHost");
+    EXPECT_EQ(f["silent_fallback"], true);
+    EXPECT_EQ(f["held_at_once"]["stopped_by"], "silent_fallback");
+    EXPECT_EQ(f["held_at_once"]["bytes"], 40 * MiB);
+    EXPECT_EQ(f["largest_single"]["stopped_by"], "silent_fallback");
+    EXPECT_EQ(f["largest_single"]["bytes"], 40 * MiB);
+    EXPECT_TRUE(has(f["held_at_once"]["words"].get<std::string>(), "cuPointerGetAttribute")) << f.dump();
+    EXPECT_EQ(f["failure"], "not_seen") << "no call failed";
+    const json& r = o.family("cudaHostRegister");
+    EXPECT_EQ(r["silent_fallback"], false);
+    EXPECT_EQ(r["held_at_once"]["stopped_by"], "cap");
+    EXPECT_TRUE(has(o.process.output, "SILENT FALLBACK")) << o.process.output;
+}
+
+// More kept free than the host has: nothing is asked for, and the answer says why.
+TEST_F(DoubleBudget, LowAvailableHostMemoryStopsBeforeAskingForIt) {
+    const Outcome o = budget(priced(""), {"--cap", "1GiB", "--keep-free", "60TiB"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        const json& f = o.family(name);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "host_available");
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "host_available");
+        EXPECT_EQ(f["held_at_once"]["bytes"], 0);
+        EXPECT_EQ(f["largest_single"]["bytes"], 0);
+        EXPECT_TRUE(f["phases"]["single"]["data"]["tried"].empty()) << "nothing was asked for";
+        EXPECT_EQ(f["safe_budget"], 0);
+    }
+    EXPECT_TRUE(has(o.process.output, "available host memory minus --keep-free")) << o.process.output;
+}
+
+// SIGTERM while a child holds pins: the child is ended with everything it pinned, the parent
+// writes what it has, marked incomplete, and exits 128+15.
+TEST_F(DoubleBudget, ASignalEndsTheChildAndLeavesAnIncompleteDocument) {
+    const std::string conf = dir_.file("slow.conf"), out = dir_.file("interrupted.json");
+    std::ofstream(conf) << priced("pin_delay_ms = 200\n");
+    const char* old = std::getenv("LD_LIBRARY_PATH");
+    std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/current";
+    if (old != nullptr && *old != '\0') libs += std::string(":") + old;
+    Subprocess p(
+        {PINBENCH_EXE, "budget", "-o", out, "--chunk", "8MiB", "--cap", "1GiB", "--time-limit", "40"},
+        {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", conf}});
+    std::this_thread::sleep_for(2s);  // the first family's phases are pinning
+    ASSERT_EQ(::kill(static_cast<pid_t>(p.pid()), SIGTERM), 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const ProcessOutcome o = p.wait(30s);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s) << "it stopped at once";
+    EXPECT_EQ(o.exit_code, 128 + SIGTERM) << o.output;
+    std::ifstream in(out);
+    ASSERT_TRUE(in) << o.output;
+    std::stringstream text;
+    text << in.rdbuf();
+    const json doc = json::parse(text.str());
+    EXPECT_EQ(doc["complete"], false);
+    EXPECT_EQ(doc["interrupted"]["signal"], "SIGTERM");
+    EXPECT_TRUE(has(o.output, "interrupted (SIGTERM)")) << o.output;
+}
+
+TEST_F(DoubleBudget, BadOptionsAreRefusedBeforeAnythingIsPinned) {
+    const std::vector<std::vector<std::string>> cases = {
+        {"--cap", "-1GiB"},
+        {"--cap", "0GiB"},
+        {"--cap", "100TiB"},
+        {"--cap", "lots"},
+        {"--chunk", "1MiB"},
+        {"--keep-free", "1PiB"},
+        {"--time-limit", "nan"},
+        {"--time-limit", "-5"},
+        {"--time-limit", "0"},
+        {"--time-limit", "1e400"},
+        {"--cap", "512MiB", "--chunk", "1GiB"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c[0] + " " + c[1]);
+        std::vector<std::string> args{PINBENCH_EXE, "budget"};
+        args.insert(args.end(), c.begin(), c.end());
+        // The real driver path, no double: a refusal must come before any of it.
+        Subprocess p(args, {{"PINBENCH_DRIVER_DOUBLE", dir_.file("absent.conf")}});
+        const ProcessOutcome out = p.wait(30s);
+        EXPECT_EQ(out.exit_code, 2) << out.output;
+        std::istringstream lines(out.output);
+        std::string first;
+        std::getline(lines, first);
+        EXPECT_TRUE(has(first, c[c.size() - 2])) << "the first line names the option\n" << out.output;
+        EXPECT_EQ(out.output, first + "\n") << "one line";
+        EXPECT_FALSE(has(out.output, "pinbench budget: the environment")) << "nothing started\n"
+                                                                          << out.output;
+    }
+}
+
+}  // namespace
+}  // namespace pinbench

@@ -1,0 +1,88 @@
+"""`pinbench budget` documents (docs/budget.md): read as results files are (load.py): bounded,
+strict JSON, then docs/budget.schema.json; BadInputError "FILE: FIELD PATH: message" on any problem.
+The harness computed every value; this reader derives nothing."""
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from pinreport.errors import BadInputError
+from pinreport.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.result.load import json_path, parse_json
+from pinreport.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(budget_json_schema_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+@dataclass(frozen=True)
+class FamilyBudget:
+    family: str
+    status: str
+    safe_budget: int | None  # None unless status is "ok"
+    limit_found: bool  # False: the cap, time or host memory stopped it (the budget is a lower bound)
+    failure: str | None  # "clean", "poisons", "not_seen"
+    silent_fallback: bool
+    held_at_once: int | None
+    largest_single: int | None
+    vram_cost_at_budget: int | None
+
+    @staticmethod
+    def from_json(f: dict[str, Any]) -> "FamilyBudget":
+        ok = f["status"] == "ok"
+        return FamilyBudget(
+            family=f["family"],
+            status=f["status"],
+            safe_budget=f["safe_budget"] if ok else None,
+            limit_found=bool(f.get("limit_found", False)),
+            failure=f.get("failure"),
+            silent_fallback=bool(f.get("silent_fallback", False)),
+            held_at_once=f["held_at_once"]["bytes"] if ok else None,
+            largest_single=f["largest_single"]["bytes"] if ok else None,
+            vram_cost_at_budget=f.get("vram_cost_at_budget"),
+        )
+
+
+@dataclass(frozen=True)
+class BudgetDocument:
+    path: str
+    complete: bool
+    safe_budget: int | None
+    families: tuple[FamilyBudget, ...]
+    doc: dict[str, Any]
+
+
+def load_budget(path: str | Path) -> BudgetDocument:
+    p = str(path)
+    try:
+        data = read_bounded(path, RESULTS_LIMIT)
+    except OSError as e:
+        raise BadInputError(p, f"cannot read: {e.strerror or e}") from None
+    doc = parse_json(data, p)
+    if not isinstance(doc, dict) or doc.get("schema") != BUDGET_SCHEMA_NAME:
+        raise BadInputError(p, f"not a pinbench budget (schema is not {BUDGET_SCHEMA_NAME!r})")
+    version = doc.get("version")
+    if isinstance(version, bool) or version != BUDGET_SCHEMA_VERSION:
+        raise BadInputError(
+            p, f"budget version {version!r} is not understood (this pinreport reads {BUDGET_SCHEMA_VERSION})"
+        )
+    error = best_match(_validator().iter_errors(doc))
+    if error is not None:
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise BadInputError(p, f"{json_path(error.absolute_path)}: {message}")
+    best = doc["safe_budget"]
+    return BudgetDocument(
+        path=p,
+        complete=doc["complete"],
+        safe_budget=best["bytes"] if best is not None else None,
+        families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
+        doc=doc,
+    )
