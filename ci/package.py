@@ -5,9 +5,14 @@
     ci/package.py linux   [--build build/release] [--out build/package]
 
 Takes the programs a build made (pinbench, and the trace injection library where the build has
-it), the scenario files and the platform's short README (docs/package-windows.md or
-docs/package-linux.md, as README.md), and writes pinbench-VERSION-PLATFORM-x64.zip (Windows) or
-.tar.gz (Linux), then the pinreport wheel beside it. Before packing, every program's dynamic
+it), the scenario files that can run from the package (one that runs a program of the
+repository's, a `command` kind, is left out and named), the platform's short README
+(docs/package-windows.md or docs/package-linux.md, as README.md), a committed results file and
+replay script so that the README's replay command runs without a GPU (REPLAY_EXAMPLE), the
+docs/*.md that pinbench's own messages and --help cite (read from the sources, so a new citation
+ships its document), and the pinreport wheel, and writes pinbench-VERSION-PLATFORM-x64.zip
+(Windows) or .tar.gz (Linux), with the wheel inside (the README installs it from there after its
+`cd`) and beside it. Before packing, every program's dynamic
 imports are read (objdump -p / readelf -d) and must be the operating system's own libraries only:
 CUDA, NVML and CUPTI are loaded at run time, and on Windows the C++ runtime is linked statically,
 so a user needs nothing but the NVIDIA driver. An import of a CUDA, MSVC runtime or mingw
@@ -63,7 +68,7 @@ WINDOWS = Platform(
     name="windows",
     default_build="build/mingw",
     program="pinbench.exe",
-    library_glob="*.dll",
+    library_glob="pinbench_trace_inject.dll",
     readme="docs/package-windows.md",
     tool=("x86_64-w64-mingw32-objdump", "-p"),
     imported=re.compile(r"^\s*DLL Name: (\S+)", flags=re.M),
@@ -112,6 +117,43 @@ LINUX = Platform(
     ),
 )
 PLATFORMS = {p.name: p for p in (WINDOWS, LINUX)}
+
+# The README's replay example: a committed H200 results file and a replay script, as the package
+# holds them (source in the repository, name in the package).
+REPLAY_EXAMPLE = (
+    ("results/h200-smoke/results.json", "results/h200-smoke.json"),
+    ("scenarios/replay/relabel-demo.yaml", "scenarios/replay/relabel-demo.yaml"),
+)
+# A scenario with a `command` kind runs a program of its own (a script of the repository's).
+COMMAND_KIND = re.compile(r"^\s*kind:\s*command\b", flags=re.M)
+# A docs/ file named in a C++ string literal: a message or --help text that cites it.
+STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+CITED_DOC = re.compile(r"docs/[A-Za-z0-9_.-]+\.md")
+
+
+def cited_docs() -> list[str]:
+    """The docs/*.md that pinbench's messages and help cite, from harness/src and harness/cli."""
+    found = set()
+    for folder in ("harness/src", "harness/cli"):
+        for source in sorted((ROOT / folder).rglob("*.[ch]pp")):
+            for line in source.read_text(encoding="utf-8").splitlines():
+                if line.lstrip().startswith("//"):
+                    continue
+                for literal in STRING_LITERAL.findall(line):
+                    found.update(CITED_DOC.findall(literal))
+    return sorted(found)
+
+
+def scenario_members() -> tuple[list[tuple[Path, str]], list[str]]:
+    """The scenario files the package can run, and one line per file left out, with why."""
+    members, left_out = [], []
+    for p in sorted((ROOT / "scenarios").glob("*.yaml")):
+        if COMMAND_KIND.search(p.read_text(encoding="utf-8")):
+            left_out.append(f"scenarios/{p.name}: a command kind runs a program the package does not hold")
+            continue
+        members.append((p, f"scenarios/{p.name}"))
+    members.append((ROOT / "scenarios" / "schema.json", "scenarios/schema.json"))
+    return members, left_out
 
 
 def forbidden_imports(platform: Platform, libraries: list[str]) -> list[str]:
@@ -216,14 +258,18 @@ def main(argv: list[str] | None = None) -> int:
     archive = args.out / (top + (".zip" if platform.name == "windows" else ".tar.gz"))
     members = [(p, p.name) for p in programs]
     members.append((ROOT / platform.readme, "README.md"))
-    members += [(p, f"scenarios/{p.name}") for p in sorted((ROOT / "scenarios").glob("*.yaml"))]
-    members.append((ROOT / "scenarios" / "schema.json", "scenarios/schema.json"))
-    pack(platform, archive, top, members)
-    print(f"package: {archive} ({archive.stat().st_size} bytes, {len(members)} files)")
-
+    scenarios, left_out = scenario_members()
+    members += scenarios
+    for line in left_out:
+        print(f"package: left out {line}")
+    members += [(ROOT / source, name) for source, name in REPLAY_EXAMPLE]
+    members += [(ROOT / doc, doc) for doc in cited_docs()]
     if not args.no_wheel:
         wheel = build_wheel(args.out)
         print(f"package: {wheel} ({wheel.stat().st_size} bytes)")
+        members.append((wheel, wheel.name))
+    pack(platform, archive, top, members)
+    print(f"package: {archive} ({archive.stat().st_size} bytes, {len(members)} files)")
     return 0
 
 

@@ -16,6 +16,10 @@
 #      notes it made. every_kind's command kind (3.) traces the same program.
 #   7. pinbench.exe budget against a pin limit whose failure poisons the process (docs/budget.md),
 #      its document read by pinreport's strict reader.
+#   8. doctor from a folder holding planted copies of nvml.dll and nvcuda.dll: System32's are
+#      named, and with System32's gone none is loaded and the reason is printed;
+#   9. the Windows zip (ci/package.py) unzipped afresh and its README's commands run as written
+#      (ci/package_readme.py).
 # Every results file is read back by pinbench.exe's strict reader (`results upgrade`) and its
 # statuses checked here. Prints "wine_double: N passed, N failed" and exits 1 when a check failed.
 #
@@ -58,7 +62,7 @@ windows_path() { printf 'Z:%s' "${1//\//\\}"; }
 # pinbench trace's parts: the injection DLL beside pinbench.exe, the CUPTI double it loads through
 # PINBENCH_CUPTI_LIBRARY, the program to trace (in a folder of its own: it loads nvcuda.dll from
 # System32, as the injection does). All need the CUPTI and crt headers at build time.
-injection="$build/harness/libpinbench_trace_inject.dll"
+injection="$build/harness/pinbench_trace_inject.dll"
 cupti="$build/harness/tests/doubles/driver/cupti/cupti64_test_double.dll"
 traced_program="$build/harness/tests/doubles/driver/program/traced_program.exe"
 export PINBENCH_CUPTI_LIBRARY
@@ -325,6 +329,53 @@ sys.exit(1 if problems else 0)
 EOF
 }
 check "pinbench budget against a poisoning limit" budget_poisons
+
+# --- 8. DLLs planted in the working folder are never loaded ----------------------------------------
+# Copies of the double's nvml.dll and nvcuda.dll in the folder pinbench runs from: doctor names
+# System32's NVML; with System32's copy gone it loads none and says why, never the planted one.
+script planted "$(grep -v '^pin_cost_per_gib.cuMemHostAlloc =' <<<"$priced")" >/dev/null
+say "nvml.dll and nvcuda.dll planted in the working folder"
+planted_dlls() {
+  local dir="$work/planted" sys32="$WINEPREFIX/drive_c/windows/system32" status=0 line
+  mkdir -p "$dir"
+  cp "$double/nvml.dll" "$double/nvcuda.dll" "$dir/"
+  planted_doctor() {  # LOG: doctor from the planted folder; the "nvml library" line on stdout
+    (cd "$dir" && PINBENCH_DRIVER_DOUBLE="$(windows_path "$work/planted.conf")" "${pinbench[@]}" doctor \
+      --bundle bundle.json --control-size 128MiB >"$work/$1" 2>&1) || true
+    grep -a 'nvml library' "$work/$1" || echo "(no nvml library line)"
+  }
+  line="$(planted_doctor planted-system32.log)"
+  [[ ${line,,} == *'\system32\nvml.dll'* ]] || { echo "System32 has NVML: doctor says '$line'"; status=1; }
+  mv "$sys32/nvml.dll" "$sys32/nvml.dll.away"
+  line="$(planted_doctor planted-no-nvml.log)"
+  mv "$sys32/nvml.dll.away" "$sys32/nvml.dll"
+  [[ $line == *'not loaded'*'nvml.dll (System32 only)'* ]] ||
+    { echo "no NVML in System32: doctor says '$line', not that it loaded none and why"; status=1; }
+  mv "$sys32/nvcuda.dll" "$sys32/nvcuda.dll.away"
+  planted_doctor planted-no-nvcuda.log >/dev/null
+  mv "$sys32/nvcuda.dll.away" "$sys32/nvcuda.dll"
+  grep -aq 'nvcuda.dll not found: nvcuda.dll (System32 only)' "$work/planted-no-nvcuda.log" ||
+    { echo "no nvcuda.dll in System32: doctor did not say so"; tail -5 "$work/planted-no-nvcuda.log"; status=1; }
+  ((status == 0)) && echo "wine_double: planted DLLs: System32's NVML named; none loaded from the working folder"
+  return "$status"
+}
+check "nvml.dll / nvcuda.dll planted in the working folder never loaded" planted_dlls
+
+# --- 9. The zip's README, command by command, from a fresh unzip ------------------------------------
+script readme 'devices = 1
+total_memory = 2GiB
+reserved_memory = 32MiB
+context_cost = 16MiB' >/dev/null
+say "the Windows zip's README, run as written (ci/package_readme.py)"
+readme_commands() {
+  local python="${PINBENCH_PYTHON:-$root/.venv/bin/python}" zip
+  rm -rf "$work/package"
+  "$python" "$root/ci/package.py" windows --build "$build" --out "$work/package" >package.log 2>&1 ||
+    { tail -20 package.log; return 1; }
+  zip="$(ls "$work"/package/pinbench-*-windows-x64.zip)"
+  "$python" "$root/ci/package_readme.py" --wine "$wine" --archive "$zip" --double "$(windows_path "$work/readme.conf")"
+}
+check "the zip's README commands, verbatim" readme_commands
 
 wineserver -k 2>/dev/null || true
 say "wine_double: $passed passed, $failed failed"

@@ -63,7 +63,7 @@ pinreport="$(dirname "$python")/pinreport"
 double="$build/harness/tests/doubles/driver/current"
 cupti="$build/harness/tests/doubles/driver/cupti/cupti64_test_double.dll"
 traced_program="$build/harness/tests/doubles/driver/program/traced_program.exe"
-injection="$build/harness/libpinbench_trace_inject.dll"
+injection="$build/harness/pinbench_trace_inject.dll"
 for f in "$build/harness/pinbench.exe" "$double/nvcuda.dll" "$double/nvml.dll" "$cupti" "$traced_program" "$injection"; do
   [[ -f $f ]] || { echo "wine_unicode: $f was not built" >&2; exit 2; }
 done

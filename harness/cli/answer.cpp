@@ -55,13 +55,30 @@ void print_statuses(const std::string& results_path, std::ostream& out) {
     out << "\n";
 }
 
+// How to install pinreport, as this copy of pinbench can: from the wheel beside it (the zip or
+// the tarball, docs/package-*.md), else from the checkout's reports/.
+std::string install_hint() {
+    std::error_code ec;
+    const fs::path dir = path_from_utf8(current_executable_path()).parent_path();
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = utf8_of(it->path().filename());
+        if (name.rfind("pinreport-", 0) == 0 && name.ends_with(".whl")) {
+#ifdef _WIN32
+            return "py -3 -m pip install \"" + utf8_of(it->path()) + "\" (README.md, \"pinreport\")";
+#else
+            return "python3 -m pip install '" + utf8_of(it->path()) + "' (README.md, \"pinreport\")";
+#endif
+        }
+    }
+    return "pip install -e reports (in the checkout; README.md)";
+}
+
 }  // namespace
 
 void print_answer(const std::string& results_path, const std::string& store_dir, std::ostream& out) {
     const std::string how =
-        "the answer (cost per pinned GiB, the 10-20% rule, the reserve): pip install -e reports, then "
-        "pinreport summary " +
-        results_path;
+        "the answer (cost per pinned GiB, the 10-20% rule, the reserve): " + install_hint() +
+        ", then pinreport summary " + results_path;
     fs::path markdown = path_from_utf8(results_path);
     markdown.replace_extension(".summary.md");
     out.flush();

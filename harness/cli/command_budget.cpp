@@ -6,6 +6,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "output_path.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
@@ -59,7 +60,8 @@ public:
         }
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
         options.time_limit_s = std::stod(time_limit_);
-        if (!out_.empty()) check_output_path(out_);  // before anything is pinned
+        if (!out_.empty())
+            out_ = prepare_output(out_, "pinbench-budget.json", {});  // before anything is pinned
         const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
         const nlohmann::json document = measure_budget(options, std::cerr);
         print_budget(document, std::cout);

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "pinbench/atomic_file.hpp"
+#include "output_path.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/units.hpp"
@@ -33,8 +33,7 @@ public:
     int run() override {
         DoctorOptions options;
         options.executable = current_executable_path();
-        options.bundle_path = bundle_;
-        check_output_path(bundle_);
+        options.bundle_path = prepare_output(bundle_, kDefaultBundle, {});
         options.controls.positive_bytes = parse_size(size_);
         options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance_));
         options.allow_busy_gpu = allow_busy_gpu_;
@@ -43,7 +42,8 @@ public:
     }
 
 private:
-    std::string bundle_ = "pinbench-doctor.json";
+    static constexpr const char* kDefaultBundle = "pinbench-doctor.json";
+    std::string bundle_ = kDefaultBundle;
     std::string size_ = "1GiB";
     bool allow_busy_gpu_ = false;
     std::string tolerance_ = "2MiB";

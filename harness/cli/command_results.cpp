@@ -6,10 +6,12 @@
 
 #include "command.hpp"
 #include "json/json_reader.hpp"
+#include "output_path.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
 #include "pinbench/units.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -31,9 +33,13 @@ std::string read_standard_input(std::uint64_t max_bytes) {
 
 // The file as this build reads it (results_upgrade.hpp), written in the current version; IN "-"
 // reads standard input (what pinreport pipes), no -o (or -o -) writes stdout.
-int upgrade_results(const std::string& in, const std::string& out) {
+int upgrade_results(const std::string& in, std::string out) {
     const bool to_stdout = out.empty() || out == "-";
-    if (!to_stdout) check_output_path(out);
+    // A folder (`-o dir/`) gets the input's file name.
+    if (!to_stdout) {
+        out = prepare_output(
+            out, in == "-" ? "pinbench-results.json" : utf8_of(path_from_utf8(in).filename()), {in});
+    }
     ResultsDocument doc;
     if (in == "-") {
         const std::string text = read_standard_input(input_limit::data);

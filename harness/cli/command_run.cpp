@@ -12,7 +12,7 @@
 
 #include "answer.hpp"
 #include "command.hpp"
-#include "pinbench/atomic_file.hpp"
+#include "output_path.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/interrupt.hpp"
 #include "pinbench/metric_catalog.hpp"
@@ -71,7 +71,9 @@ public:
             partial = load_results(resume_path_);
             take_from_partial(*partial, options);
         }
-        check_output_path(options.results_path);  // before anything is measured
+        // Before anything is measured; the resumed file is this run's own, not an input.
+        options.results_path = prepare_output(options.results_path, kDefaultResults,
+                                              {scenario_path_, replay_from_, replay_script_});
         // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
         // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
         const StopOnSignals stop;
@@ -205,7 +207,8 @@ private:
 
     std::vector<std::string> command_line_;
     std::string scenario_path_;
-    std::string results_path_ = "pinbench-results.json";
+    static constexpr const char* kDefaultResults = "pinbench-results.json";
+    std::string results_path_ = kDefaultResults;
     std::string backend_ = "cuda";
     std::string replay_from_, replay_script_;
     std::string positive_ = "256MiB", tolerance_ = "2MiB";

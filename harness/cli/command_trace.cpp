@@ -4,7 +4,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "pinbench/atomic_file.hpp"
+#include "output_path.hpp"
 #include "pinbench/scenario.hpp"
 #include "trace/trace_command.hpp"
 #include "validators.hpp"
@@ -38,13 +38,17 @@ public:
     int run() override {
         options_.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
         options_.interval = std::chrono::milliseconds(interval_ms_);
-        check_output_path(out_);  // before the program runs, not after
-        return trace::trace_main(options_, out_, std::cerr);
+        // Before the program runs, not after; never over the program or the injection library.
+        const std::string out =
+            prepare_output(out_, kDefaultTrace,
+                           {options_.command.empty() ? "" : options_.command.front(), options_.injection});
+        return trace::trace_main(options_, out, std::cerr);
     }
 
 private:
     trace::TraceOptions options_;
-    std::string out_ = "pinbench-trace.json";
+    static constexpr const char* kDefaultTrace = "pinbench-trace.json";
+    std::string out_ = kDefaultTrace;
     double timeout_s_ = 0;
     int interval_ms_ = 20;
 };

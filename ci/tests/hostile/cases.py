@@ -282,7 +282,16 @@ case(
     setup=both(OK_SCRIPT, char_device("full")),
     needs=("mknod",),
 )
-case("replay-output-missing-folder", PB, (*REPLAY_RUN, "-o", "{w}/no/such/out.json"), 2, setup=OK_SCRIPT)
+# A missing folder is created (harness/cli/output_path.hpp); a file where it must be is refused.
+case(
+    "replay-output-folder-is-a-file",
+    PB,
+    (*REPLAY_RUN, "-o", "{w}/no/such/out.json"),
+    2,
+    setup=both(OK_SCRIPT, text("no", "a file, not a folder\n")),
+)
+# The output is the run's own replay script (issue 41, class 2): refused, the script kept.
+case("replay-output-is-its-script", PB, (*REPLAY_RUN, "-o", "{w}/./r.yaml"), 2, setup=OK_SCRIPT)
 case(
     "replay-ok",
     PB,

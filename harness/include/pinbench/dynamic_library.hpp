@@ -11,6 +11,8 @@ namespace pinbench {
 class DynamicLibrary {
 public:
     // Tries each name in turn; nullptr with *why listing every failure when none loads.
+    // Windows: a bare name is loaded from System32 only, an absolute path as given; a relative
+    // path is refused. Never the current folder, the application's folder or PATH.
     static std::unique_ptr<DynamicLibrary> open(const std::vector<std::string>& names, std::string* why);
     // A library of the operating system or the driver: POSIX dlopen by name (the loader's
     // search, LD_LIBRARY_PATH included); Windows System32 only, never the application's or the
@@ -22,6 +24,8 @@ public:
 
     // nullptr when the symbol is absent (an older driver): callers report "not available".
     void* symbol(const char* name) const;
+    // The library as loaded: on Windows the file the loader mapped (GetModuleFileNameW), so a
+    // message or a test can say which file it was; on POSIX the name dlopen was given.
     const std::string& loaded_name() const { return name_; }
 
 private:

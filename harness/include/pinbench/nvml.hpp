@@ -38,6 +38,8 @@ public:
     Nvml(const Nvml&) = delete;
     Nvml& operator=(const Nvml&) = delete;
 
+    // The library loaded (Windows: its file, System32's nvml.dll or the NVSMI folder's).
+    const std::string& library() const;
     Maybe<std::string> driver_version() const;  // nvmlSystemGetDriverVersion, e.g. "580.159.04"
     Maybe<int> cuda_driver_version() const;     // nvmlSystemGetCudaDriverVersion_v2, e.g. 13000
     unsigned device_count() const;              // 0 when unavailable

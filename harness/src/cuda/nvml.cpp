@@ -139,7 +139,8 @@ Maybe<B> then(const Maybe<A>& a, F f) {
 }
 
 // Linux: the driver's soname (the unversioned link exists only with dev packages). Windows:
-// newer drivers put nvml.dll in System32, older ones only in the NVSMI folder.
+// newer drivers put nvml.dll in System32, older ones only in the NVSMI folder; the loader takes
+// the bare name from System32 only and never looks in the current folder (dynamic_library.hpp).
 std::vector<std::string> library_names() {
 #ifdef _WIN32
     return {"nvml.dll", "C:\\Program Files\\NVIDIA Corporation\\NVSMI\\nvml.dll"};
@@ -321,6 +322,8 @@ std::unique_ptr<Nvml> Nvml::open(std::string* why) {
 }
 
 Nvml::Nvml(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+const std::string& Nvml::library() const { return impl_->lib->loaded_name(); }
 
 Nvml::~Nvml() {
     if (impl_ && impl_->shutdown.fn) impl_->shutdown.fn();

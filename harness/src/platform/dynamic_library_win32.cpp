@@ -1,4 +1,7 @@
-// DynamicLibrary on Windows: LoadLibraryExW restricted to safe directories, then LoadLibraryW.
+// DynamicLibrary on Windows: a library is loaded from System32 (a bare name) or from the absolute
+// path given (and its dependencies from its own folder and System32); never from the current
+// folder, the application's folder or PATH, so a DLL planted where pinbench runs is never loaded
+// in the driver's place (docs/windows.md, "Which DLLs pinbench loads").
 #include "pinbench/dynamic_library.hpp"
 
 #include <windows.h>
@@ -20,6 +23,64 @@ private:
     DWORD old_ = 0;
 };
 
+// "C:\..." or "C:/..." (a drive and a root) or "\\server\share\..." (UNC, \\?\ included).
+bool is_absolute(const std::wstring& path) {
+    const auto separator = [](wchar_t c) { return c == L'\\' || c == L'/'; };
+    if (path.size() >= 3 && path[1] == L':' && separator(path[2])) return true;
+    return path.size() >= 2 && separator(path[0]) && separator(path[1]);
+}
+
+// A name with a folder in it that is not absolute ("sub\x.dll", "C:x.dll", "\x.dll"): the
+// loader would resolve it against the current folder or drive.
+bool names_a_folder(const std::wstring& name) { return name.find_first_of(L"\\/:") != std::wstring::npos; }
+
+// The one load this file makes: a bare name from System32 only; an absolute path as given, its
+// dependencies from its folder and System32. Anything else is refused with why.
+HMODULE load(const std::string& name, std::string& why) {
+    std::wstring wide;
+    try {
+        wide = win32::widen(name);
+    } catch (const SystemError& e) {
+        why = name + ": " + e.what();
+        return nullptr;
+    }
+    if (is_absolute(wide)) {
+        HMODULE module = ::LoadLibraryExW(wide.c_str(), nullptr,
+                                          LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+        if (module == nullptr) why = name + ": " + win32::error_text(::GetLastError());
+        return module;
+    }
+    if (names_a_folder(wide)) {
+        why = name +
+              ": not loaded: a library is loaded from System32 by name or from an absolute path, "
+              "never relative to the current folder";
+        return nullptr;
+    }
+    HMODULE module = ::LoadLibraryExW(wide.c_str(), nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
+    if (module == nullptr) why = name + " (System32 only): " + win32::error_text(::GetLastError());
+    return module;
+}
+
+// The file the loader mapped for `module`, as the OS names it.
+std::string module_file(HMODULE module, const std::string& fallback) {
+    std::wstring buffer(MAX_PATH, L'\0');
+    for (;;) {
+        const DWORD n = ::GetModuleFileNameW(module, buffer.data(), static_cast<DWORD>(buffer.size()));
+        if (n == 0) return fallback;
+        if (n < buffer.size()) {
+            buffer.resize(n);
+            break;
+        }
+        if (buffer.size() >= 32768) return fallback;
+        buffer.resize(buffer.size() * 2);
+    }
+    try {
+        return win32::narrow(buffer);
+    } catch (const SystemError&) {
+        return fallback;
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& names,
@@ -27,29 +88,12 @@ std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::stri
     QuietLoaderErrors quiet;
     std::string failures;
     for (const auto& name : names) {
-        std::wstring wide;
-        try {
-            wide = win32::widen(name);
-        } catch (const SystemError& e) {
-            if (!failures.empty()) failures += "; ";
-            failures += name + ": " + e.what();
-            continue;
+        std::string failure;
+        if (HMODULE module = load(name, failure); module != nullptr) {
+            return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(module, module_file(module, name)));
         }
-        // System32 and the application directory only, so a planted DLL in the current
-        // directory is never picked up (nvml.dll lives in System32 on current drivers). The
-        // plain LoadLibraryW covers names found elsewhere on PATH and systems without
-        // LOAD_LIBRARY_SEARCH_* support.
-        HMODULE module = ::LoadLibraryExW(wide.c_str(), nullptr,
-                                          LOAD_LIBRARY_SEARCH_SYSTEM32 | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
-        const DWORD restricted_error = module == nullptr ? ::GetLastError() : ERROR_SUCCESS;
-        if (module == nullptr) module = ::LoadLibraryW(wide.c_str());
-        if (module != nullptr) return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(module, name));
-        const DWORD error = ::GetLastError();
         if (!failures.empty()) failures += "; ";
-        failures += name + ": " + win32::error_text(error);
-        if (restricted_error != error) {
-            failures += " (restricted search: " + win32::error_text(restricted_error) + ")";
-        }
+        failures += failure;
     }
     if (why != nullptr) *why = names.empty() ? std::string("no library names to try") : failures;
     return nullptr;
@@ -64,11 +108,15 @@ std::unique_ptr<DynamicLibrary> DynamicLibrary::open_system(const std::string& n
         if (why != nullptr) *why = name + ": " + e.what();
         return nullptr;
     }
-    // System32 alone: a DLL of the same name planted beside the program or in the current
-    // folder is never loaded in the driver's place.
-    HMODULE module = ::LoadLibraryExW(wide.c_str(), nullptr, LOAD_LIBRARY_SEARCH_SYSTEM32);
-    if (module != nullptr) return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(module, name));
-    if (why != nullptr) *why = name + " (System32): " + win32::error_text(::GetLastError());
+    if (names_a_folder(wide)) {
+        if (why != nullptr) *why = name + ": a system library is named without a folder";
+        return nullptr;
+    }
+    std::string failure;
+    if (HMODULE module = load(name, failure); module != nullptr) {
+        return std::unique_ptr<DynamicLibrary>(new DynamicLibrary(module, module_file(module, name)));
+    }
+    if (why != nullptr) *why = failure;
     return nullptr;
 }
 

@@ -134,6 +134,7 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     } else {
         std::string why;
         const auto nvml = Nvml::open(&why);
+        out << "  nvml library        " << (nvml ? nvml->library() : "not loaded: " + why) << "\n";
         if (nvml) {
             bundle["watch"] = watch_level(*nvml, bundle["environment"]);
             if (bundle["watch"]["level"] == "device") {

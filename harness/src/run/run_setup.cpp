@@ -34,8 +34,9 @@ nlohmann::json environment_from_child(ChildLauncher& launcher, Progress& progres
 void fail_every_run(ResultsDocument& doc, const Plan& plan, const std::string& results_path,
                     Progress& progress) {
     const std::string why = cuda_device_count_why_of(doc.environment);
-    progress.note("pinbench: no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
-                  "); nothing to measure. Try the replay backend: see README.md");
+    progress.note(
+        "pinbench: no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
+        "); nothing to measure. The replay backend needs no GPU: README.md, \"The replay backend\"");
     doc.finished_at = utc_now();
     doc.controls = {{"skipped", "no CUDA device"}};
     for (const auto& run : plan.runs) {

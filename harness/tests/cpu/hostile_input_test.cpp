@@ -83,12 +83,15 @@ TEST(HostileOutput, ADirectoryAtAnOutputPathIsRefusedAndKept) {
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.json"}) << "no temporary file is left";
 }
 
-TEST(HostileOutput, AMissingFolderIsBadInputNotAFailedWrite) {
+// A missing folder is created (cli/output_path.hpp); one that cannot be, a file in its place, is
+// bad input.
+TEST(HostileOutput, AFolderThatCannotBeCreatedIsBadInputNotAFailedWrite) {
     TempDir dir("pinbench_hostile");
-    const std::string out = dir.file("no-such-folder/out.json");
-    expect_refused(run_cli({"results", "upgrade", kSource, "-o", out}), "does not exist");
-    expect_refused(run_cli({"doctor", "--bundle", out}), "does not exist");
-    EXPECT_TRUE(dir.entries().empty());
+    write_file_atomically(dir.file("a-file"), "x");
+    const std::string out = dir.file("a-file/out.json");
+    expect_refused(run_cli({"results", "upgrade", kSource, "-o", out}), "cannot create the folder");
+    expect_refused(run_cli({"doctor", "--bundle", out}), "cannot create the folder");
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"a-file"});
 }
 
 #ifndef _WIN32

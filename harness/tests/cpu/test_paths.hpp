@@ -10,7 +10,8 @@ const char* exe();           // the pinbench program
 const char* source_dir();    // the repository
 const char* fixtures_dir();  // harness/tests/fixtures
 #ifdef _WIN32
-const char* test_child();  // pinbench_win32_test_child.exe (win32_test_child.cpp)
+const char* test_child();       // pinbench_win32_test_child.exe (win32_test_child.cpp)
+const char* planted_library();  // pinbench_planted_library.dll (planted_library_win32.cpp)
 #endif
 
 }  // namespace pinbench::test_paths
@@ -20,4 +21,5 @@ const char* test_child();  // pinbench_win32_test_child.exe (win32_test_child.cp
 #define PINBENCH_FIXTURES (::pinbench::test_paths::fixtures_dir())
 #ifdef _WIN32
 #define PINBENCH_TEST_CHILD (::pinbench::test_paths::test_child())
+#define PINBENCH_PLANTED_LIBRARY (::pinbench::test_paths::planted_library())
 #endif
