@@ -10,8 +10,8 @@
 
 #include "pinbench/results.hpp"
 #include "pinbench/subprocess.hpp"
-#include "pinbench/utf8.hpp"
 #include "pinbench/terminal_text.hpp"
+#include "pinbench/utf8.hpp"
 
 namespace pinbench {
 namespace {

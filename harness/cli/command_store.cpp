@@ -7,8 +7,8 @@
 #include "command.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/store.hpp"
-#include "validators.hpp"
 #include "pinbench/terminal_text.hpp"
+#include "validators.hpp"
 
 namespace pinbench::cli {
 namespace {

@@ -27,7 +27,8 @@ namespace {
 class ScratchFile {
 public:
     explicit ScratchFile(const std::string& stem)
-        : path_(utf8_of(path_from_utf8(temp_directory()) / path_from_utf8(stem + "-" + random_hex() + ".jsonl"))) {}
+        : path_(utf8_of(path_from_utf8(temp_directory()) /
+                        path_from_utf8(stem + "-" + random_hex() + ".jsonl"))) {}
     ~ScratchFile() {
         std::error_code ignored;
         std::filesystem::remove(path_from_utf8(path_), ignored);
