@@ -12,9 +12,13 @@
 #include "run/budget_child.hpp"
 #include "run/budget_rule.hpp"
 #include "run/child_launcher.hpp"
+#include "run/device_watch.hpp"
+#include "run/disturbance.hpp"
 #include "run/measuring_devices.hpp"
 #include "run/protocol.hpp"
+#include "run/settle.hpp"
 #include "run/timestamp.hpp"
+#include "run/watched_attempt.hpp"
 
 namespace pinbench {
 namespace {
@@ -25,13 +29,56 @@ using namespace std::chrono_literals;
 constexpr const char* kPhases[] = {"single", "held"};
 
 // A child's phase record, or why there is none: {"status": ok|waived|failed, "error", "data"}.
-json run_phase(ChildLauncher& launcher, json request, std::chrono::milliseconds timeout) {
-    ChildLauncher::Result r = launcher.run(std::move(request), timeout);
+json phase_record(const ChildLauncher::Result& r) {
     if (!r.response) return {{"status", "failed"}, {"error", r.problem}};
     const json& record = (*r.response)["record"];
     const std::string status = record.value("status", "failed");
     if (status != "ok") return {{"status", status}, {"error", record.value("error", "")}};
     return {{"status", "ok"}, {"data", (*r.response)["data"]}};
+}
+
+json run_phase(ChildLauncher& launcher, json request, std::chrono::milliseconds timeout) {
+    return phase_record(launcher.run(std::move(request), timeout));
+}
+
+// A move of another process's device memory larger than this is a disturbance: half of one
+// 2 MiB step of the driver's cost, as the repeats' watch judges (run/watched_attempt.cpp).
+constexpr std::int64_t kWatchTolerance = std::int64_t{1} << 20;
+
+// The held phase under the parent's NVML watch (the parent holds no CUDA context, so the watch
+// moves nothing it sees): the phase record, with "disturbed" (the evidence, a line each) when
+// another process appeared, left or moved device memory while the child held its pins, and
+// "watch" saying why nothing was watched when NVML or the device list is missing.
+json run_watched_phase(ChildLauncher& launcher, const Nvml* nvml, const json& environment, json request,
+                       std::chrono::milliseconds timeout) {
+    std::unique_ptr<DeviceWatch> watch;
+    if (nvml != nullptr) {
+        const WatchPlan plan = watch_plan_for(environment, 1, kWatchTolerance);
+        if (!plan.devices.empty()) watch = std::make_unique<DeviceWatch>(*nvml, plan.devices, 10ms);
+    }
+    AttemptWindow window;
+    window.begin_ns = steady_ns(SteadyClock::now());
+    ChildLauncher::Result r = launcher.run(std::move(request), timeout);
+    json phase = phase_record(r);
+    if (!watch) {
+        phase["watch"] =
+            nvml == nullptr ? "not watched: NVML could not be opened" : "not watched: no NVML device";
+        return phase;
+    }
+    const WatchTrace trace = watch->finish();
+    window.end_ns = steady_ns(SteadyClock::now());
+    if (r.response) {
+        const auto pid = (*r.response)["record"].value("pid", std::int64_t{0});
+        if (pid > 0) window.own_pids.insert(static_cast<std::uint32_t>(pid));
+    }
+    const Disturbance d = judge_attempt(trace, window, kWatchTolerance);
+    if (d.any()) {
+        json lines = json::array();
+        for (const Evidence& e : d.evidence) lines.push_back(e.text);
+        phase["disturbed"] = lines;
+    }
+    if (!trace.no_process_list.empty()) phase["watch"] = "device usage only: " + trace.no_process_list;
+    return phase;
 }
 
 json reading_or_null(const json& readings, const char* key) {
@@ -123,8 +170,9 @@ json family_answer(const std::string& family, const json& single_phase, const js
     const std::uint64_t safe = safe_budget(total, chunk, room);
     f["safe_budget"] = safe;
     f["limit_found"] = stopped_by_driver(held.value("stopped_by", ""));
-    const auto cost = vram_cost_at(held, safe);
-    f["vram_cost_at_budget"] = cost ? json(*cost) : json(nullptr);
+    const json vram = vram_answer(held_phase, safe);
+    f["vram_cost_at_budget"] = vram["cost"];
+    if (vram.contains("disturbed")) f["vram_disturbed"] = vram["disturbed"];
     if (held.contains("device_free_before") && held.contains("device_free_after_release")) {
         f["device_free_residual"] = held["device_free_before"].get<std::int64_t>() -
                                     held["device_free_after_release"].get<std::int64_t>();
@@ -163,6 +211,10 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
     }
     if (const auto wsl = wsl_version_of(environment)) doc["host"]["wsl"] = *wsl;
 
+    // The parent's NVML, for the watch over each held phase (run_watched_phase).
+    std::string nvml_why;
+    const std::unique_ptr<Nvml> nvml = Nvml::open(&nvml_why);
+
     const auto limit_ms = static_cast<std::int64_t>(options.time_limit_s * 1000);
     // A pin call is not interrupted at the deadline: the parent waits this long beyond it.
     const auto grace = 30s + std::chrono::seconds(options.cap >> 30);
@@ -187,7 +239,10 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
                             {"keep_free", keep_free},
                             {"small_bytes", kBudgetSmallPin},
                             {"time_limit_ms", share}};
-            phases[phase] = run_phase(launcher, request, std::chrono::milliseconds(share) + grace);
+            const auto timeout = std::chrono::milliseconds(share) + grace;
+            phases[phase] = std::string(phase) == "held"
+                                ? run_watched_phase(launcher, nvml.get(), environment, request, timeout)
+                                : run_phase(launcher, request, timeout);
         }
         if (stop_signal() != 0) break;
         doc["families"].push_back(family_answer(family, phases["single"], phases["held"], options.chunk));
@@ -215,6 +270,7 @@ int budget_exit_code(const json& document) {
     bool answered = false;
     for (const json& f : document.value("families", json::array())) {
         if (f.value("status", "") == "failed") return 3;
+        if (f.contains("vram_disturbed")) return 3;  // a neighbour moved the VRAM figure: no figure
         answered = answered || f.value("status", "") == "ok";
     }
     return answered ? 0 : 3;

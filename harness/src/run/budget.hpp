@@ -35,7 +35,8 @@ struct BudgetOptions {
 // "complete": false and "interrupted", when this process is asked to stop (StopOnSignals).
 nlohmann::json measure_budget(const BudgetOptions& options, std::ostream& progress);
 
-// 0: answered (whatever bounded it); 3: a family has no answer (its child failed, or no GPU);
+// 0: answered (whatever bounded it); 3: a family has no answer (its child failed, or no GPU),
+// or another process moved device memory while its held phase measured (vram_disturbed);
 // 128+N: interrupted by signal N.
 int budget_exit_code(const nlohmann::json& document);
 

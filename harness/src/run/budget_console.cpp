@@ -5,6 +5,7 @@
 #include <string>
 
 #include "pinbench/environment_record.hpp"
+#include "pinbench/terminal_text.hpp"
 #include "pinbench/units.hpp"
 
 namespace pinbench {
@@ -57,6 +58,10 @@ void print_budget(const json& doc, std::ostream& out) {
             << (f["limit_found"].get<bool>() ? ""
                                              : " (at least: the search did not reach the driver's limit)")
             << ", VRAM it costs " << bytes_or(f["vram_cost_at_budget"]) << "\n";
+        if (f.contains("vram_disturbed")) {
+            out << "  VRAM: not measured cleanly, another process moved device memory meanwhile: "
+                << terminal_text(f["vram_disturbed"].front().get<std::string>()) << "\n";
+        }
         out << "  held at once " << bytes_or(held["bytes"]) << " in " << bytes_or(held["chunk"])
             << " chunks: " << held["words"].get<std::string>() << "\n";
         out << "  largest single pin " << bytes_or(f["largest_single"]["bytes"]) << ": "

@@ -19,6 +19,14 @@ std::uint64_t safe_budget(std::uint64_t held, std::uint64_t chunk, std::optional
     return keep / chunk * chunk;
 }
 
+nlohmann::json vram_answer(const nlohmann::json& held_phase, std::uint64_t budget) {
+    if (const auto d = held_phase.find("disturbed"); d != held_phase.end() && d->is_array() && !d->empty()) {
+        return {{"cost", nullptr}, {"disturbed", *d}};
+    }
+    const auto cost = vram_cost_at(held_phase.value("data", nlohmann::json::object()), budget);
+    return {{"cost", cost ? nlohmann::json(*cost) : nlohmann::json(nullptr)}};
+}
+
 std::optional<std::int64_t> vram_cost_at(const nlohmann::json& held_phase, std::uint64_t budget) {
     if (budget == 0) return 0;
     const auto before = held_phase.find("device_free_before");

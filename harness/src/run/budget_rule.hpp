@@ -27,6 +27,14 @@ std::uint64_t safe_budget(std::uint64_t held, std::uint64_t chunk, std::optional
 // Nothing when no chunk reached it (a budget of 0 costs 0) or the readings are missing.
 std::optional<std::int64_t> vram_cost_at(const nlohmann::json& held_phase, std::uint64_t budget);
 
+// The VRAM figure of one family, {"cost": bytes or null} or, when the parent's NVML watch saw
+// another process move device memory while the held phase held its pins (`held_phase`'s
+// "disturbed": the evidence, one line each), {"cost": null, "disturbed": [...]}: the device's
+// free memory then moved with the neighbour too, so the figure would be someone else's (beside a
+// device-burst neighbour on the H100: 922 MiB where the quiet figure is 12 MiB; results/h100-budget).
+// `held_phase` is the phase record ({"status", "data", "disturbed"?}).
+nlohmann::json vram_answer(const nlohmann::json& held_phase, std::uint64_t budget);
+
 // Windows' limit on the system memory graphics may use, Microsoft's "Calculating graphics
 // memory": TotalSystemMemoryAvailableForGraphics = MAX(TotalSystemMemory / 2, 64 MB).
 std::uint64_t windows_graphics_limit(std::uint64_t ram_total);

@@ -63,5 +63,26 @@ TEST(BudgetRule, OnlyTheDriverFindsTheLimit) {
               "a pin failed at 96 MiB: cuMemHostAlloc failed: X");
 }
 
+// A neighbour that moved device memory while the held phase measured: no VRAM figure, the
+// evidence instead; a quiet phase keeps its figure (the device's free memory before pinning
+// minus the free reading at the chunk that reached the budget).
+TEST(BudgetRule, ADisturbedHeldPhaseGivesNoVramFigure) {
+    const nlohmann::json data = {
+        {"device_free_before", 80 * GiB},
+        {"chunks",
+         {{{"ok", true}, {"bytes", 256 * MiB}, {"device_free", 80 * GiB - 2 * MiB}},
+          {{"ok", true}, {"bytes", 256 * MiB}, {"device_free", 80 * GiB - 922 * MiB}}}}};
+    const nlohmann::json quiet = {{"status", "ok"}, {"data", data}};
+    EXPECT_EQ(vram_answer(quiet, 512 * MiB), (nlohmann::json{{"cost", 922 * MiB}}));
+    EXPECT_EQ(vram_answer(quiet, 256 * MiB), (nlohmann::json{{"cost", 2 * MiB}}));
+    nlohmann::json disturbed = quiet;
+    disturbed["disturbed"] = {"pid 1578 (pinbench_neighbour) on GPU 0: +920 MiB"};
+    const nlohmann::json answer = vram_answer(disturbed, 512 * MiB);
+    EXPECT_TRUE(answer["cost"].is_null());
+    EXPECT_EQ(answer["disturbed"], disturbed["disturbed"]);
+    disturbed["disturbed"] = nlohmann::json::array();  // an empty list is no evidence
+    EXPECT_EQ(vram_answer(disturbed, 512 * MiB), (nlohmann::json{{"cost", 922 * MiB}}));
+}
+
 }  // namespace
 }  // namespace pinbench
