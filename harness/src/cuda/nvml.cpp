@@ -274,7 +274,11 @@ struct Nvml::Impl {
         nvmlDriverModel_t current{}, pending{};
         const nvmlReturn_t rc = driver_model.fn(*dev.value, &current, &pending);
         // NVML answers NOT_SUPPORTED exactly when the platform is not Windows.
-        if (rc == NVML_ERROR_NOT_SUPPORTED) return Maybe<Pair>::none("driver model is a Windows concept");
+        if (rc == NVML_ERROR_NOT_SUPPORTED)
+            return Maybe<Pair>::none(
+                "NVML reports no driver model for this device (not supported: it reports WDDM, TCC or MCDM "
+                "under "
+                "Windows drivers only)");
         if (rc != NVML_SUCCESS) return Maybe<Pair>::none(failed(driver_model.name, rc));
         return Maybe<Pair>::of({driver_model_name(current), driver_model_name(pending)});
     }

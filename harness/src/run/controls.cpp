@@ -231,7 +231,14 @@ nlohmann::json positive_host_verdict(const std::vector<Snapshot>& snaps, std::ui
         out["error"] = "a shared-memory probe did not move by about the pinned size";
     } else if (passed == 0) {
         out["verdict"] = "NOT APPLICABLE";
-        out["why"] = "no shared-memory probe on this platform (DXGI NON_LOCAL exists on Windows only)";
+        // Where no shared-memory probe is read at all, say which and why (on Linux: no DXGI; on
+        // Windows: the probe's own reason), not that the platform lacks one.
+        std::string why = "no shared-memory probe could be read here";
+        if (!shared.empty()) {
+            const auto first = shared.begin();
+            why += " (" + first.key() + ": " + first.value().value("why", std::string("not available")) + ")";
+        }
+        out["why"] = why;
     } else {
         out["verdict"] = "PASS";
     }

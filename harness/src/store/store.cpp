@@ -20,6 +20,7 @@
 #include "pinbench/environment_record.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/results.hpp"
+#include "pinbench/terminal_text.hpp"
 #include "store/gzip.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
@@ -573,15 +574,30 @@ void create_if_absent(const std::string& dir) {
     write_store_file(store_file);
 }
 
+// Why a file says complete: false, as the file records it: a signal (interrupted), no device
+// (controls.skipped: nothing was measured), or neither, when it is still being written or its
+// run was killed outright (SIGKILL leaves no record).
+std::string why_incomplete(const ResultsDocument& doc) {
+    if (doc.interrupted.is_object()) {
+        return "the run was interrupted by " +
+               terminal_text(doc.interrupted.value("signal", std::string("a signal"))) +
+               "; pinbench run --resume continues it";
+    }
+    if (doc.controls.is_object() && doc.controls.contains("skipped") && doc.controls["skipped"].is_string()) {
+        return "nothing was measured: " + terminal_text(doc.controls["skipped"].get<std::string>());
+    }
+    if (doc.finished_at.empty())
+        return "the run is still being written, or was killed before it could record why";
+    return "the run did not finish, and records no interruption";
+}
+
 }  // namespace
 
 StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& options) const {
     const LoadedResults loaded = load_results_bytes(results_path);
     if (!loaded.doc.complete && !options.allow_incomplete) {
-        throw InputError(
-            results_path +
-            ": incomplete results (complete is false: the run was interrupted or is still running); "
-            "not stored");
+        throw InputError(results_path + ": incomplete results (" + why_incomplete(loaded.doc) +
+                         "); not stored");
     }
     // Like a replay, the test double measured nothing; unlike a replay, nothing keeps its results.
     if (produced_by_test_double(loaded.doc.environment)) {

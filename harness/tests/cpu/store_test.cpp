@@ -668,6 +668,39 @@ TEST(Store, IncompleteResultsAreRefusedUnlessAllowed) {
     EXPECT_EQ(store.list().size(), 1u);
 }
 
+// The refusal says what the file records (issue: a run with no driver was called
+// "interrupted"): the signal, the device that was missing, or neither.
+TEST(Store, AnIncompleteFileIsRefusedForWhatItRecords) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const auto refusal = [&](const ResultsDocument& doc, const std::string& name) {
+        const std::string source = write_results(tmp, name, doc);
+        try {
+            store.add(source);
+        } catch (const InputError& e) {
+            return std::string(e.what()).substr(source.size());
+        }
+        return std::string("stored");
+    };
+    ResultsDocument doc = results("2025-06-01T10:00:00Z");
+    doc.complete = false;
+    doc.interrupted = {{"signal", "SIGINT"}, {"at", "2025-06-01T10:01:00Z"}, {"run_id", "a"}, {"repeat", 0}};
+    doc.finished_at = "";
+    EXPECT_EQ(refusal(doc, "signal.json"),
+              ": incomplete results (the run was interrupted by SIGINT; pinbench run --resume continues it); "
+              "not stored");
+    doc.interrupted = nullptr;
+    doc.finished_at = "2025-06-01T10:00:01Z";
+    doc.controls = {{"skipped", "no CUDA device"}};
+    EXPECT_EQ(refusal(doc, "no-device.json"),
+              ": incomplete results (nothing was measured: no CUDA device); not stored");
+    doc.controls = nullptr;
+    doc.finished_at = "";
+    EXPECT_EQ(refusal(doc, "killed.json"),
+              ": incomplete results (the run is still being written, or was killed before it could record "
+              "why); not stored");
+}
+
 TEST(Store, InvalidResultsFilesAreNamed) {
     TempDir tmp;
     const Store store = Store::open(tmp.file("store"));
