@@ -31,25 +31,7 @@ wine="$1"
 build="$(cd "$2" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/ci/cache_dirs.sh"
-[[ -n ${WINEPREFIX:-} && -d $WINEPREFIX/drive_c/windows/system32 ]] ||
-  { echo "wine_double: WINEPREFIX is not a Wine prefix" >&2; exit 2; }
-[[ $WINEPREFIX != "$pinbench_cache"* ]] ||
-  { echo "wine_double: refusing to change the cached template prefix $WINEPREFIX" >&2; exit 2; }
-
-start=$SECONDS
-say() { printf 'wine_double: [%3ds] %s\n' "$((SECONDS - start))" "$*"; }
-passed=0
-failed=0
-check() {  # DESCRIPTION COMMAND...: one check, counted
-  local what="$1"
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    say "FAILED: $what"
-  fi
-}
+. "$root/ci/wine_checks.sh" wine_double
 
 double="$build/harness/tests/doubles/driver/current"
 cp "$double/nvcuda.dll" "$double/nvml.dll" "$WINEPREFIX/drive_c/windows/system32/"

@@ -34,28 +34,10 @@ wine="$1"
 build="$(cd "$2" && pwd)"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/ci/cache_dirs.sh"
-[[ -n ${WINEPREFIX:-} && -d $WINEPREFIX/drive_c/windows/system32 ]] ||
-  { echo "wine_unicode: WINEPREFIX is not a Wine prefix" >&2; exit 2; }
-[[ $WINEPREFIX != "$pinbench_cache"* ]] ||
-  { echo "wine_unicode: refusing to change the cached template prefix $WINEPREFIX" >&2; exit 2; }
+. "$root/ci/wine_checks.sh" wine_unicode
 command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "wine_unicode: x86_64-w64-mingw32-gcc not found" >&2; exit 2; }
 [[ -f /usr/share/i18n/locales/ja_JP ]] ||
   { echo "wine_unicode: /usr/share/i18n/locales/ja_JP not found (apt-get install locales: ci/setup-debian.sh --test)" >&2; exit 2; }
-
-start=$SECONDS
-say() { printf 'wine_unicode: [%3ds] %s\n' "$((SECONDS - start))" "$*"; }
-passed=0
-failed=0
-check() {  # DESCRIPTION COMMAND...: one check, counted
-  local what="$1"
-  shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    say "FAILED: $what"
-  fi
-}
 
 name='José Müller 田中'
 python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fixture_table.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/terminal_text.hpp"
@@ -297,14 +298,7 @@ TEST(HostileStore, AReadOnlyStoreAndAnUnreadableFolderAreBadInput) {
 // reports/tests/test_shared_hostile_corpus.py): every file refused by `store add`, `run --store`'s
 // reader and `results upgrade`, naming the file and the JSON path.
 std::vector<std::pair<std::string, std::string>> corpus() {
-    std::ifstream in(kCorpus + "cases.tsv");
-    std::vector<std::pair<std::string, std::string>> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto tab = line.find('\t');
-        if (tab != std::string::npos) out.emplace_back(line.substr(0, tab), line.substr(tab + 1));
-    }
-    return out;
+    return test::fixture_table(kCorpus + "cases.tsv");
 }
 
 TEST(HostileResultsCorpus, EveryFileIsACase) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "fixture_table.hpp"
 #include "pinbench/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
@@ -20,14 +21,7 @@ namespace {
 const std::string cases_dir = std::string(PINBENCH_FIXTURES) + "/results-validity/";
 
 std::vector<std::pair<std::string, std::string>> cases() {
-    std::ifstream in(cases_dir + "expected.tsv");
-    std::vector<std::pair<std::string, std::string>> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto tab = line.find('\t');
-        if (tab != std::string::npos) out.emplace_back(line.substr(0, tab), line.substr(tab + 1));
-    }
-    return out;
+    return test::fixture_table(cases_dir + "expected.tsv");
 }
 
 ProcessOutcome run_cli(std::vector<std::string> args) {

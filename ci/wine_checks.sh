@@ -1,0 +1,23 @@
+# Sourced by the Wine step scripts (ci/wine_double.sh, ci/wine_unicode.sh) after ci/cache_dirs.sh:
+# the prefix they may change (this run's copy, never the cached template) and their counted
+# checks. Usage: . ci/wine_checks.sh NAME   (NAME starts every line they print)
+wine_checks_name="$1"
+[[ -n ${WINEPREFIX:-} && -d $WINEPREFIX/drive_c/windows/system32 ]] ||
+  { echo "$wine_checks_name: WINEPREFIX is not a Wine prefix" >&2; exit 2; }
+[[ $WINEPREFIX != "$pinbench_cache"* ]] ||
+  { echo "$wine_checks_name: refusing to change the cached template prefix $WINEPREFIX" >&2; exit 2; }
+
+start=$SECONDS
+say() { printf '%s: [%3ds] %s\n' "$wine_checks_name" "$((SECONDS - start))" "$*"; }
+passed=0
+failed=0
+check() {  # DESCRIPTION COMMAND...: one check, counted
+  local what="$1"
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    say "FAILED: $what"
+  fi
+}
