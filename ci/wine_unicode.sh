@@ -16,7 +16,8 @@
 #      DLL beside pinbench.exe and the CUPTI double found through PINBENCH_CUPTI_LIBRARY, both under
 #      that name, its events file in the non-ASCII temporary folder (exit 0, the six calls
 #      traced);
-#   6. pinreport summary (Linux, .venv/bin/pinreport) of the results file (exit 0).
+#   6. pinreport summary (Linux, .venv/bin/pinreport) of the results file (exit 0), and pinreport
+#      html of it into a non-ASCII folder (`-o DIR/`: report.html inside).
 # ANSI code page 1252 cannot spell 田中 and 932 cannot spell é: a program that reads its
 # arguments, environment or paths in the ANSI code page fails one of them under each.
 # The locale must exist for Wine to read Unix file names as UTF-8 (without it they are ASCII and
@@ -214,6 +215,16 @@ if len(apis) != 6:
     grep -q "results $name.json" summary.log || { echo "the summary did not name the file"; head -5 summary.log; return 1; }
   }
   check "pinreport summary of the results ($code_page)" summary
+
+  html() {
+    [[ -x $pinreport ]] || { say "not run: pinreport html ($pinreport not found)"; return 0; }
+    [[ -f "results $name.json" ]] || { echo "no results file for the report"; return 1; }
+    "$pinreport" html --store "$home/Store $name" --current "$home/results $name.json" -o "$home/report $name/" \
+      >html.log 2>&1 ||
+      { echo "pinreport html exited $?"; tail -5 html.log; return 1; }
+    [[ -s "$home/report $name/report.html" ]] || { echo "no report.html in the report's folder"; ls "$home"; return 1; }
+  }
+  check "pinreport html of the results into a non-ASCII folder ($code_page)" html
 
   cd "$work"
   wineserver -k 2>/dev/null || true
