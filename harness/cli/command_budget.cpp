@@ -60,8 +60,9 @@ public:
         }
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
         options.time_limit_s = std::stod(time_limit_);
-        if (!out_.empty())
+        if (!out_.empty()) {
             out_ = prepare_output(out_, "pinbench-budget.json", {});  // before anything is pinned
+        }
         const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
         const nlohmann::json document = measure_budget(options, std::cerr);
         print_budget(document, std::cout);

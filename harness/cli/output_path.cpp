@@ -49,7 +49,7 @@ std::string prepare_output(const std::string& path, const std::string& default_n
         folder = out;
         out /= path_from_utf8(default_name);
     }
-    const std::string resolved = utf8_of(out);
+    std::string resolved = utf8_of(out);
     for (const auto& input : inputs) {
         if (input.empty() || input == "-") continue;
         std::error_code ec;
