@@ -320,7 +320,8 @@ def _run_summary(args: argparse.Namespace) -> int:
 
     options = _verdict_options(args)
     if args.markdown:  # refused before anything is analysed
-        args.markdown = str(output_path(args.markdown, "summary.md", [args.current]))
+        inputs_named = [args.current, *([args.budget] if args.budget else [])]
+        args.markdown = str(output_path(args.markdown, "summary.md", inputs_named))
     budget = _load_budget(args.budget)
     if isinstance(budget, int):
         return budget

@@ -168,3 +168,16 @@ def test_a_family_without_an_answer_is_not_comparable(tmp_path):
     verdicts = compare_budgets(load_budget(DOUBLE), load_budget(path))
     assert [v.verdict for v in verdicts] == [SAME, NOT_COMPARABLE]
     assert verdicts[1].why == "not comparable: no answer in the new (failed)"
+
+
+def test_an_output_over_the_budget_document_is_refused(capsys, tmp_path):
+    budget = tmp_path / "budget.json"
+    budget.write_bytes(DOUBLE.read_bytes())
+    for argv in (
+        ["summary", CURRENT, "--budget", budget, "--markdown", budget],
+        ["html", "--store", tmp_path, "--current", CURRENT, "--budget", budget, "-o", budget],
+    ):
+        code, _, err = _run(capsys, *argv)
+        assert code == 2, argv
+        assert err.startswith("error: ") and err.count("\n") == 1
+    assert budget.read_bytes() == DOUBLE.read_bytes()
