@@ -2,7 +2,8 @@
 # The main job on a Linux machine with an NVIDIA GPU: build, check the probes with the controls
 # (pinbench doctor), run scenarios/quick.yaml, then give the answer: `pinreport summary` (what
 # pinning costs per pinned GiB, the reservation rule's verdict, the reserve, what changed since
-# the previous driver release in out/store) and an HTML report. Everything goes to out/.
+# the previous driver release in out/store, the pin budget of `pinbench budget`) and an HTML
+# report. Everything goes to out/.
 # Without a GPU it gives the same answer from the replay backend on the committed H200 results,
 # labelled REPLAYED on every line (never a measurement).
 #   SKIP_SETUP=1      skip ci/setup-debian.sh (packages already there; a machine without apt)
@@ -68,13 +69,30 @@ else
   "$pinbench" store add "$out/quick.json" --store "$store" || echo "pinbench: store add failed: no history kept of this run"
 fi
 
+# The pin budget (docs/budget.md): how much one process can pin here now, one line in the answer.
+# Measured only on a GPU: the replay backend has no pin limit to find.
+budget=()
+if ((replay)); then
+  echo "pinbench: no pin budget: the replay backend replays costs, it has no driver whose pin limit could be searched"
+else
+  rc=0
+  "$pinbench" budget -o "$out/budget.json" >"$out/budget.out" 2>&1 || rc=$?
+  ((rc < 128)) || exit "$rc"
+  # exit 3 (a family without an answer, or a neighbour moved device memory) still has a document.
+  if [[ -s $out/budget.json ]]; then
+    budget=(--budget "$out/budget.json")
+  else
+    echo "pinbench: pinbench budget wrote no document (exit $rc, $out/budget.out): the answer has no budget line"
+  fi
+fi
+
 # The answer: exit codes as `pinreport compare` (1 a regression or a rule violation, 3 a failed or
 # disturbed run); the job still ends with the summary and the report's path.
 status=0
-"${pinreport[@]}" html --store "$store" --current "$out/quick.json" -o "$out/report.html" >/dev/null || status=$?
+"${pinreport[@]}" html --store "$store" --current "$out/quick.json" "${budget[@]}" -o "$out/report.html" >/dev/null || status=$?
 echo
 rc=0
-"${pinreport[@]}" summary "$out/quick.json" --store "$store" --markdown "$out/summary.md" || rc=$?
+"${pinreport[@]}" summary "$out/quick.json" --store "$store" "${budget[@]}" --markdown "$out/summary.md" || rc=$?
 ((rc <= status)) || status=$rc
 # Replayed: the regression is the one the script injected, not a finding; bad input (2), an
 # infrastructure failure (3) or a bug (4) still fail the job.

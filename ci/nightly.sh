@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The nightly job as a plain script (GitHub Actions, cron, Task Scheduler via ci/nightly.ps1,
-# Jenkins, GitLab): build, doctor, run the nightly scenario, run the benchmarks, add the results
-# to the baseline store, compare (JUnit), render the report, collect everything in --out.
+# Jenkins, GitLab): build, doctor, run the nightly scenario, measure the pin budget, run the
+# benchmarks, add the results to the baseline store, compare (JUnit), render the report, collect
+# everything in --out.
 # ci/README.md explains every option and exit code; the workflows only call this script.
 #
 #   ci/nightly.sh [--scenario FILE] [--only GLOB] [--out DIR]
 #                 (--store DIR | --store-branch BRANCH [--store-remote R] [--store-repo DIR]
 #                  | --store-home DIR-or-branch:BRANCH)
 #                 [--preset NAME] [--build-dir DIR] [--skip-build] [--skip-bench]
+#                 [--skip-budget] [--budget-baseline BUDGET]   # pinbench budget; its previous document
 #                 [--pinbench PATH] [--pinreport PATH]
 #                 [--package PATH]   # a packaged pinbench (the Windows zip): no build, no benchmarks
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
@@ -22,7 +24,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '7,16p' "$0"; exit 0; }
+usage() { sed -n '8,18p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -36,6 +38,8 @@ preset=""
 build_dir=""
 skip_build=0
 skip_bench=0
+skip_budget=0
+budget_baseline=""
 pinbench=""
 pinreport=""
 replay_from=""
@@ -63,6 +67,8 @@ while (($#)); do
     --build-dir) build_dir=${2:?}; shift ;;
     --skip-build) skip_build=1 ;;
     --skip-bench) skip_bench=1 ;;
+    --skip-budget) skip_budget=1 ;;
+    --budget-baseline) budget_baseline=${2:?}; shift ;;
     --pinbench) pinbench=${2:?}; shift ;;
     # The package's pinbench (ci/package_windows.py): nothing to build, and the benchmark
     # programs are not in it (they are CUDA runtime programs, built with nvcc).
@@ -245,6 +251,26 @@ if [[ ! -f $results ]]; then
   finish
 fi
 
+# --- the pin budget (real GPU only): how much one process can pin here now (docs/budget.md) ---
+# Its document stays in $out (budget.json, budget.txt); its line goes into the answer; with
+# --budget-baseline (an earlier release's budget.json) a budget that shrank is a REGRESSION.
+budget_args=()
+if ((replay)); then
+  note "budget: skipped (replay backend: it has no driver whose pin limit could be searched)"
+elif ((skip_budget)); then
+  note "budget: skipped (--skip-budget)"
+else
+  "$pinbench" budget -o "$out/budget.json" >"$out/budget.txt" 2>&1
+  record "budget" $?  # 3: a family without an answer, or a neighbour moved device memory
+  if [[ -s $out/budget.json ]]; then
+    budget_args=(--budget "$out/budget.json")
+    if [[ -n $budget_baseline ]]; then
+      "$pinreport" budget-compare "$budget_baseline" "$out/budget.json" >"$out/budget-compare.txt" 2>&1
+      record "pinreport budget-compare $budget_baseline" $?
+    fi
+  fi
+fi
+
 # --- benchmarks (real GPU only) --------------------------------------------------------
 bench_json=()
 if ((replay || skip_bench)); then
@@ -278,7 +304,7 @@ if [[ -f $store/store.json ]]; then
     "$out/compare.txt" | head -n 1)
   disturbed=${disturbed:-0}
   ((disturbed > 0)) && note "pinreport compare: $disturbed runs disturbed: no verdict on them"
-  "$pinreport" html --store "$store" --current "$results" "${bench_json[@]}" -o "$out/report.html" \
+  "$pinreport" html --store "$store" --current "$results" "${bench_json[@]}" "${budget_args[@]}" -o "$out/report.html" \
     >"$out/html.log" 2>&1
   rc=$?
   if ((rc != 0)) && ! "$pinreport" html --help >/dev/null 2>&1; then
@@ -288,7 +314,7 @@ if [[ -f $store/store.json ]]; then
   fi
   # The answer (cost per pinned GiB, the rule, the reserve, what changed) in the job summary;
   # its exit code is compare's, already recorded.
-  "$pinreport" summary "$results" --store "$store" --markdown "$out/answer.md" >"$out/answer.txt" 2>&1
+  "$pinreport" summary "$results" --store "$store" "${budget_args[@]}" --markdown "$out/answer.md" >"$out/answer.txt" 2>&1
   if [[ -s $out/answer.md ]]; then { echo; cat "$out/answer.md"; echo; } >>"$summary"; fi
 else
   record "store $store has no store.json" 3

@@ -97,3 +97,67 @@ def test_a_busy_gpu_is_one_line_of_the_summary(tmp_path):
     summary = (out / "summary.md").read_text()
     assert f"- {busy}; pinbench run stopped, the rest not measured" in summary.splitlines()
     assert "REGRESSION" not in summary
+
+
+def _gpu_night(tmp_path: Path, budget_exit: int, extra: list[str]) -> tuple[subprocess.CompletedProcess, Path, str]:
+    """A night on the GPU path (no --replay-from) with stand-ins that log every call."""
+    log = tmp_path / "calls.log"
+    fake = FAKE_PINBENCH.replace(
+        'out=""; store=""\n',
+        f'echo "pinbench $*" >>"{log}"; cmd=$1\nout=""; store=""\n',
+    ).replace("exit 0\n", f"[[ $cmd == budget ]] && exit {budget_exit}\nexit 0\n")
+    pinbench = _script(tmp_path / "pinbench", fake)
+    pinreport = _script(
+        tmp_path / "pinreport",
+        f'#!/usr/bin/env bash\necho "pinreport $*" >>"{log}"\n[[ $1 == budget-compare ]] && exit 1\nexit 0\n',
+    )
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    night = subprocess.run(
+        ["bash", str(NIGHTLY), "--store", str(tmp_path / "store"), "--out", str(out), "--skip-build",
+         "--skip-bench", "--fuzz-seconds", "0", "--pinbench", str(pinbench), "--pinreport", str(pinreport),
+         *extra],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    return night, out, log.read_text()
+
+
+def test_the_night_measures_the_budget_and_the_answer_shows_it(tmp_path):
+    night, out, calls = _gpu_night(tmp_path, 0, [])
+    assert night.returncode == 0, night.stderr
+    budget = out / "budget.json"
+    assert f"pinbench budget -o {budget}\n" in calls
+    assert budget.exists()
+    summary_call = next(x for x in calls.splitlines() if x.startswith("pinreport summary"))
+    html_call = next(x for x in calls.splitlines() if x.startswith("pinreport html"))
+    assert f"--budget {budget}" in summary_call and f"--budget {budget}" in html_call
+    assert "budget-compare" not in calls  # no --budget-baseline
+    assert "- budget: exit 0" in (out / "summary.md").read_text().splitlines()
+
+
+def test_a_shrunk_budget_against_the_baseline_is_a_regression(tmp_path):
+    old = tmp_path / "old-budget.json"
+    night, out, calls = _gpu_night(tmp_path, 0, ["--budget-baseline", str(old)])
+    assert night.returncode == 1
+    assert f"pinreport budget-compare {old} {out / 'budget.json'}\n" in calls
+    assert f"- pinreport budget-compare {old}: exit 1" in (out / "summary.md").read_text().splitlines()
+
+
+def test_a_budget_without_an_answer_is_infrastructure_and_skipping_is_said(tmp_path):
+    night, out, _ = _gpu_night(tmp_path, 3, [])
+    assert night.returncode == 3
+    assert "INFRASTRUCTURE FAILURE in: budget" in (out / "summary.md").read_text()
+    (tmp_path / "skip").mkdir()
+    night, out, calls = _gpu_night(tmp_path / "skip", 0, ["--skip-budget"])
+    assert night.returncode == 0
+    assert "pinbench budget" not in calls and "--budget" not in calls
+    assert "- budget: skipped (--skip-budget)" in (out / "summary.md").read_text().splitlines()
+
+
+def test_a_replayed_night_says_why_there_is_no_budget(tmp_path):
+    night, out = _night(tmp_path, "", 0)
+    assert night.returncode == 0
+    assert (
+        "- budget: skipped (replay backend: it has no driver whose pin limit could be searched)"
+        in (out / "summary.md").read_text().splitlines()
+    )

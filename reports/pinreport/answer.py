@@ -26,6 +26,8 @@ from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.environment import EnvironmentChange, StoreKey, driver_models, store_key
 from pinreport.result.bench_rows import BenchRows
+from pinreport.result.budget import BudgetDocument, FamilyBudget
+from pinreport.units import format_bytes
 
 GiB = 1024**3
 RESERVE_SIZES = (1 * GiB, 4 * GiB, 16 * GiB)  # the sizes a headline recommends a reserve for
@@ -93,6 +95,7 @@ class Answer:
     disturbed: tuple[str, ...]  # one line per disturbed run
     exit_code: int
     reserve_sizes: tuple[int, ...] = field(default=RESERVE_SIZES)
+    budget: str | None = None  # budget_line() of a `pinbench budget` document, when one was given
 
     @property
     def headlines(self) -> tuple[CostRow, ...]:
@@ -164,8 +167,48 @@ def _changes(report: CompareReport, stored: bool) -> Changes:
     return Changes(COMPARED, previous.release, counts, tuple(named[:TOP_CHANGES]), previous.changes, few)
 
 
-def build_answer(current_path: str, doc: dict[str, Any], report: CompareReport, stored: bool) -> Answer:
-    """The answer for one results file and its comparison (`stored`: a store was given)."""
+_FAILURE_WORDS = {
+    "clean": "a failure is clean",
+    "poisons": "a failure POISONS the process",
+    "not_seen": "no failure seen",
+}
+
+
+def _family_budget_text(f: FamilyBudget) -> str:
+    if f.status != "ok" or f.safe_budget is None:
+        return f"{f.family} no answer ({f.status})"
+    size = format_bytes(f.safe_budget)
+    budget = size if f.limit_found else f"at least {size} ({f.stopped_words or f.stopped_by})"
+    parts = [_FAILURE_WORDS.get(f.failure or "", f.failure or "failure unknown")]
+    if f.silent_fallback:
+        parts.append("SILENT FALLBACK seen")
+    parts.append(f"pin {f.pin_s_per_gib:.3g} s/GiB" if f.pin_s_per_gib is not None else "pin speed not measured")
+    if f.vram_disturbed:
+        parts.append("VRAM not measured: disturbed")
+    elif f.vram_cost_at_budget is not None:
+        parts.append(f"VRAM it costs {format_bytes(f.vram_cost_at_budget)}")
+    else:
+        parts.append("VRAM not measured")
+    return f"{f.family} {budget}, " + ", ".join(parts)
+
+
+def budget_line(b: BudgetDocument) -> str:
+    """The budget in one line (docs/budget.md, "The answer"): the safe budget per family ("at
+    least" where the cap, time or host stopped it), clean/poisons, pin speed, the VRAM it costs."""
+    incomplete = "" if b.complete else " (INCOMPLETE document)"
+    families = "; ".join(_family_budget_text(f) for f in b.families) or "no family measured"
+    return f"Pin budget ({b.machine}){incomplete}: {families}"
+
+
+def build_answer(
+    current_path: str,
+    doc: dict[str, Any],
+    report: CompareReport,
+    stored: bool,
+    budget: BudgetDocument | None = None,
+) -> Answer:
+    """The answer for one results file and its comparison (`stored`: a store was given; `budget`:
+    a `pinbench budget` document to give in one line)."""
     env = doc.get("environment") or {}
     key = store_key(env)
     clean, left_out = _clean_doc(doc)
@@ -190,6 +233,7 @@ def build_answer(current_path: str, doc: dict[str, Any], report: CompareReport, 
         changes=_changes(report, stored),
         claims=claims,
         left_out=tuple(left_out),
+        budget=budget_line(budget) if budget is not None else None,
         problems=problems,
         waived=waived,
         disturbed=tuple(d.describe() for d in report.disturbed),

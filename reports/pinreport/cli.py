@@ -5,10 +5,13 @@
                     [--scenario-floor NAME=F ...]
   pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
   pinreport aa      NIGHT.json NIGHT.json ... (the same verdict options as compare)
-  pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] -o report.html
+  pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] [--budget BUDGET] -o report.html
                     (the same verdict options as compare)
   pinreport trace   TRACE --store DIR [--html trace.html]   (a `pinbench trace` file, docs/trace.md)
-  pinreport summary RESULTS [--store DIR] [--markdown FILE]   (the answer in one screen, answer.py)
+  pinreport summary RESULTS [--store DIR] [--markdown FILE] [--budget BUDGET]
+                    (the answer in one screen, answer.py; BUDGET: a `pinbench budget -o` document)
+  pinreport budget-compare OLD NEW   (two `pinbench budget` documents, per family: a safe budget
+                    that shrank at the driver's limit is a REGRESSION; analysis/budget_compare.py)
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
@@ -55,6 +58,7 @@ from pinreport.formats.console import format_compare, format_reserve
 from pinreport.formats.junit import write_junit
 from pinreport.render.context import build_report
 from pinreport.render.page import write_html
+from pinreport.result.budget import BudgetDocument, load_budget
 from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.files import REAL, REPLAY
 from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases, read_release
@@ -175,6 +179,17 @@ def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreCont
     return current, read(args.store, current.doc, meanwhile=load_libraries)
 
 
+def _load_budget(path: str | None) -> BudgetDocument | None | int:
+    """A --budget document, None when none was given, or exit 2 (one line) when it is bad."""
+    if path is None:
+        return None
+    try:
+        return load_budget(path)
+    except BadInputError as e:
+        err(f"error: {e}")
+        return EXIT_BAD_INPUT
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule"
@@ -190,6 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--current", required=True, help="results file to report on")
     h.add_argument("--bench", action="append", default=[], help="Google Benchmark JSON file (repeatable)")
     h.add_argument("-o", "--output", required=True, help="HTML file to write")
+    h.add_argument("--budget", help="a `pinbench budget -o` document: its line on the first screen")
     _add_verdict_options(h)
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, help="baseline store directory")
@@ -206,7 +222,11 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("current", help="results file")
     s.add_argument("--store", help="baseline store directory (what changed since the previous release)")
     s.add_argument("--markdown", help="also write the summary as Markdown here")
+    s.add_argument("--budget", help="a `pinbench budget -o` document: the safe budget in one line")
     _add_verdict_options(s)
+    b = sub.add_parser("budget-compare", help="two `pinbench budget` documents: a shrunk safe budget is a REGRESSION")
+    b.add_argument("old", help="the budget document of the earlier driver release")
+    b.add_argument("new", help="the budget document to judge")
     a = sub.add_parser("aa", help="A/A check on real nights of one release: false alarms, judged metrics, detection")
     a.add_argument("nights", nargs="+", help="results files of one machine and release, one per night")
     _add_verdict_options(a)
@@ -252,13 +272,17 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
     options = _verdict_options(args)
-    args.output = str(output_path(args.output, "report.html", [args.current, *args.bench]))  # before the analysis
+    inputs_named = [args.current, *args.bench, *([args.budget] if args.budget else [])]
+    args.output = str(output_path(args.output, "report.html", inputs_named))  # before the analysis
+    budget = _load_budget(args.budget)
+    if isinstance(budget, int):
+        return budget
     # Many nights of history: from the summary index (store/summary_index.py), each file checked once.
     inputs = _load_inputs(args, read_for_html)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    context = build_report(current, store, args.bench, options)
+    context = build_report(current, store, args.bench, options, budget=budget)
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")
@@ -296,7 +320,11 @@ def _run_summary(args: argparse.Namespace) -> int:
 
     options = _verdict_options(args)
     if args.markdown:  # refused before anything is analysed
-        args.markdown = str(output_path(args.markdown, "summary.md", [args.current]))
+        inputs_named = [args.current, *([args.budget] if args.budget else [])]
+        args.markdown = str(output_path(args.markdown, "summary.md", inputs_named))
+    budget = _load_budget(args.budget)
+    if isinstance(budget, int):
+        return budget
     if args.store:
         inputs = _load_inputs(args, read_for_compare)
         if isinstance(inputs, int):
@@ -310,13 +338,33 @@ def _run_summary(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         store = StoreContents(root="")
     report = compare(current, store, options)
-    answer = build_answer(current.path, current.doc, report, stored=bool(args.store))
+    answer = build_answer(current.path, current.doc, report, stored=bool(args.store), budget=budget)
     out(format_summary(answer))
     for problem in report.bad_input:
         err(f"error: {problem}")
     if args.markdown:
         write_summary_markdown(answer, args.markdown)  # its path was checked before the analysis
     return report.exit_code()
+
+
+def _run_budget_compare(args: argparse.Namespace) -> int:
+    """Per family: REGRESSION (exit 1), IMPROVEMENT, SAME or not comparable (docs/budget.md)."""
+    from pinreport.analysis.budget_compare import REGRESSION, compare_budgets
+    from pinreport.formats.console import format_budget_compare
+
+    docs, code = [], EXIT_OK
+    for path in (args.old, args.new):
+        loaded = _load_budget(path)
+        if isinstance(loaded, int):
+            code = loaded  # every bad file is named before exiting
+        else:
+            docs.append(loaded)
+    if code != EXIT_OK:
+        return code
+    old, new = docs
+    verdicts = compare_budgets(old, new)
+    out(format_budget_compare(old, new, verdicts))
+    return EXIT_REGRESSION if any(v.verdict == REGRESSION for v in verdicts) else EXIT_OK
 
 
 def _run_trace(args: argparse.Namespace) -> int:
@@ -378,6 +426,8 @@ def _run(args: argparse.Namespace) -> int:
             return _run_trace(args)
         if args.command == "summary":
             return _run_summary(args)
+        if args.command == "budget-compare":
+            return _run_budget_compare(args)
         return _run_reserve(args)
     except (UsageError, OutputRefusedError) as e:
         err(f"error: {e}")

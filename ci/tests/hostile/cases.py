@@ -440,6 +440,20 @@ case(
     "trace-html-directory", PR, ("trace", "{trace}", "--store", "{store}", "--html", "{w}/out"), 2, setup=folder("out")
 )
 
+# pinbench budget documents (pinreport summary/html --budget, budget-compare).
+case("budget-compare-dev-zero", PR, ("budget-compare", "/dev/zero", "/dev/zero"), 2, timeout_s=15)
+case("budget-compare-fifo", PR, ("budget-compare", "{w}/b.json", "{w}/b.json"), 2, setup=fifo("b.json"), timeout_s=10)
+case("budget-compare-a-results-file", PR, ("budget-compare", "{base}", "{base}"), 2)
+case("summary-budget-dev-zero", PR, ("summary", "{base}", "--budget", "/dev/zero"), 2, timeout_s=15)
+case(
+    "html-budget-fifo",
+    PR,
+    ("html", "--store", "{store}", "--current", "{base}", "--budget", "{w}/b.json", "-o", "{w}/r.html"),
+    2,
+    setup=fifo("b.json"),
+    timeout_s=10,
+)
+
 # pinreport aa.
 case("aa-dev-zero", PR, ("aa", "/dev/zero", "{base}"), 2, timeout_s=15)
 case(

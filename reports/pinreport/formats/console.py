@@ -4,6 +4,8 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from pinreport.analysis.budget_compare import REGRESSION as BUDGET_REGRESSION
+from pinreport.analysis.budget_compare import BudgetVerdict
 from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.fit import Recommendation
@@ -11,6 +13,7 @@ from pinreport.analysis.rule import RuleResult, RuleVerdict
 from pinreport.analysis.stats import Comparison, Verdict
 from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
 from pinreport.render.labels import probe_label, size_label
+from pinreport.result.budget import BudgetDocument
 from pinreport.text import terminal_lines
 from pinreport.units import format_bytes, format_delta, format_value
 
@@ -134,6 +137,21 @@ def format_compare(report: CompareReport) -> str:
     return terminal_lines(lines)
 
 
+def format_budget_compare(old: BudgetDocument, new: BudgetDocument, verdicts: Sequence[BudgetVerdict]) -> str:
+    """`pinreport budget-compare`: one line per family, the verdict first."""
+    lines = [
+        f"pinreport budget-compare: {new.path} against {old.path}",
+        f"  old: {old.machine}",
+        f"  new: {new.machine}",
+    ]
+    for v in verdicts:
+        sizes = " -> ".join(format_bytes(x) if x is not None else "no answer" for x in (v.old, v.new))
+        lines.append(f"{v.verdict} {v.family}: safe budget {sizes}: {v.why}")
+    regressions = sum(v.verdict == BUDGET_REGRESSION for v in verdicts)
+    lines.append(f"{regressions} regression(s) among {len(verdicts)} families")
+    return terminal_lines(lines)
+
+
 def format_reserve(recs: Sequence[Recommendation], size: int, gpus: int, replayed: bool) -> str:
     tag = REPLAYED_TAG if replayed else ""
     lines = [f"{tag}pinreport reserve: {format_bytes(size)} pinned, used by {gpus} GPU(s)"]
@@ -196,6 +214,8 @@ def format_summary(answer: Answer) -> str:
     models = ", ".join(answer.driver_models) or "unknown"
     lines = [f"{tag}pinbench answer: {k.gpu} ({k.gpu_count}, {k.platform}, driver model {models}), driver {k.release}"]
     lines.append(f"{tag}  from {answer.path}")
+    if answer.budget:  # a measurement of its own (`pinbench budget`), never replayed
+        lines.append(answer.budget)
     if answer.replayed:
         lines.append(
             f"{tag}REPLAYED DATA: derived from a real results file by the replay backend; no headline, "

@@ -20,6 +20,8 @@ def format_summary_markdown(answer: Answer) -> str:
     models = ", ".join(answer.driver_models) or "unknown"
     out = [f"## pinbench answer: {_cell(k.gpu)} ({k.gpu_count}, {k.platform}, {models}), driver {k.release}", ""]
     out.append(f"From `{answer.path}`.")
+    if answer.budget:
+        out += ["", _cell(answer.budget)]
     if answer.replayed:
         out += [
             "",

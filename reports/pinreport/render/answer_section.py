@@ -72,6 +72,7 @@ def answer_section(answer: Answer) -> dict[str, Any]:
         "rows": rows,
         "notes": notes,
         "replayed": answer.replayed,
+        "budget": answer.budget,
         "sizes": [size_label(s) for s in answer.reserve_sizes],
         "band": answer.band,
         "changes": changes,

@@ -29,6 +29,7 @@ from pinreport.render.labels import size_label
 from pinreport.render.reserve_table import RESERVE_SIZES, reserve_rows
 from pinreport.render.verdict_table import verdict_rows
 from pinreport.result.bench_rows import read_bench
+from pinreport.result.budget import BudgetDocument
 from pinreport.result.load import ResultsFile
 from pinreport.store.reading import StoreContents
 
@@ -38,6 +39,7 @@ def build_report(
     store: StoreContents,
     bench_paths: list[str] | None = None,
     options: CompareOptions | None = None,
+    budget: BudgetDocument | None = None,
 ) -> dict[str, Any]:
     """Everything the template shows, as plain values."""
     report = compare(current, store, options)
@@ -81,7 +83,7 @@ def build_report(
         "notes": report.notes,
         "controls": controls,
         "granules": granules,
-        "answer": answer_section(build_answer(current.path, current.doc, report, stored=True)),
+        "answer": answer_section(build_answer(current.path, current.doc, report, stored=True, budget=budget)),
         "rows": rows,
         "flagged": sum(r["flag"] for r in rows),
         "few_nights": sum(r["few_nights"] for r in rows),

@@ -34,6 +34,11 @@ class FamilyBudget:
     held_at_once: int | None
     largest_single: int | None
     vram_cost_at_budget: int | None
+    vram_disturbed: tuple[str, ...]  # the NVML watch's evidence; vram_cost_at_budget is None then
+    stopped_by: str | None  # what stopped the held phase (the budget's search): driver, cap, ...
+    stopped_words: str | None  # the harness's words for it ("capped at 16 GiB, the real limit is higher")
+    chunk: int | None  # the held phase's chunk: the step a budget moves in
+    pin_s_per_gib: float | None
 
     @staticmethod
     def from_json(f: dict[str, Any]) -> "FamilyBudget":
@@ -48,6 +53,11 @@ class FamilyBudget:
             held_at_once=f["held_at_once"]["bytes"] if ok else None,
             largest_single=f["largest_single"]["bytes"] if ok else None,
             vram_cost_at_budget=f.get("vram_cost_at_budget"),
+            vram_disturbed=tuple(f.get("vram_disturbed", ())),
+            stopped_by=f["held_at_once"]["stopped_by"] if ok else None,
+            stopped_words=f["held_at_once"]["words"] if ok else None,
+            chunk=f["held_at_once"].get("chunk") if ok else None,
+            pin_s_per_gib=f.get("pin_s_per_gib"),
         )
 
 
@@ -58,6 +68,7 @@ class BudgetDocument:
     safe_budget: int | None
     families: tuple[FamilyBudget, ...]
     doc: dict[str, Any]
+    machine: str  # the first GPU's name, "driver R", the platform (the environment record)
 
 
 def load_budget(path: str | Path) -> BudgetDocument:
@@ -85,4 +96,16 @@ def load_budget(path: str | Path) -> BudgetDocument:
         safe_budget=best["bytes"] if best is not None else None,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
         doc=doc,
+        machine=_machine(doc.get("environment", {})),
+    )
+
+
+def _machine(env: dict[str, Any]) -> str:
+    devices = env.get("devices") if isinstance(env.get("devices"), list) else []
+    gpu = devices[0].get("name") if devices and isinstance(devices[0], dict) else None
+    driver = env.get("driver", {}).get("release") if isinstance(env.get("driver"), dict) else None
+    platform = env.get("platform")
+    return ", ".join(
+        [gpu if isinstance(gpu, str) else "unknown GPU", f"driver {driver if isinstance(driver, str) else 'unknown'}"]
+        + ([platform] if isinstance(platform, str) else [])
     )
