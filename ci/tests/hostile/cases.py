@@ -377,7 +377,10 @@ case("compare-junit-fifo", PR, (*CMP, "{base}", "--junit", "{w}/j.fifo"), 2, set
 case(
     "compare-junit-device", PR, (*CMP, "{base}", "--junit", "{w}/full"), 2, setup=char_device("full"), needs=("mknod",)
 )
-case("compare-junit-missing-folder", PR, (*CMP, "{base}", "--junit", "{w}/no/j.xml"), 2)
+# A missing folder is created (the output-path rule, reports/README.md); one that cannot be (a file
+# stands where it would go) is refused, nothing written.
+case("compare-junit-missing-folder", PR, (*CMP, "{base}", "--junit", "{w}/no/j.xml"), 0, writes=("no", "no/j.xml"))
+case("compare-junit-folder-is-a-file", PR, (*CMP, "{base}", "--junit", "{w}/f/j.xml"), 2, setup=text("f", "x"))
 case("compare-junit-ok", PR, (*CMP, "{base}", "--junit", "{w}/j.xml"), 0, writes=("j.xml",))
 case("compare-closed-stdout", PR, (*CMP, "{base}"), 3, stdout="closed")
 case("compare-full-stdout", PR, (*CMP, "{base}"), 3, stdout="full", needs=("dev_full",))
@@ -385,7 +388,8 @@ case("compare-epipe", PR, (*CMP, "{base}"), 3, stdout="epipe")
 HTML = ("html", "--store", "{store}", "--current", "{base}")
 case("html-output-directory", PR, (*HTML, "-o", "{w}/out"), 2, setup=folder("out"))
 case("html-output-fifo", PR, (*HTML, "-o", "{w}/out.html"), 2, setup=fifo("out.html"), timeout_s=10)
-case("html-output-missing-folder", PR, (*HTML, "-o", "{w}/no/out.html"), 2)
+case("html-output-missing-folder", PR, (*HTML, "-o", "{w}/no/out.html"), 0, writes=("no", "no/out.html"))
+case("html-output-folder-is-a-file", PR, (*HTML, "-o", "{w}/f/out.html"), 2, setup=text("f", "x"))
 case(
     "html-bench-dev-zero", PR, (*HTML, "--bench", "/dev/zero", "-o", "{w}/r.html"), 2, writes=("r.html",), timeout_s=15
 )
