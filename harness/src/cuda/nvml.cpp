@@ -273,12 +273,13 @@ struct Nvml::Impl {
         if (!dev.value) return Maybe<Pair>::none(dev.why);
         nvmlDriverModel_t current{}, pending{};
         const nvmlReturn_t rc = driver_model.fn(*dev.value, &current, &pending);
-        // NVML answers NOT_SUPPORTED exactly when the platform is not Windows.
-        if (rc == NVML_ERROR_NOT_SUPPORTED)
+        // NVML answers NOT_SUPPORTED where the platform is not Windows (and the test double
+        // does on Windows too): say that NVML reports none here, not why in general.
+        if (rc == NVML_ERROR_NOT_SUPPORTED) {
             return Maybe<Pair>::none(
-                "NVML reports no driver model for this device (not supported: it reports WDDM, TCC or MCDM "
-                "under "
-                "Windows drivers only)");
+                "NVML reports no driver model for this device (not supported: it reports WDDM, TCC or "
+                "MCDM under Windows drivers only)");
+        }
         if (rc != NVML_SUCCESS) return Maybe<Pair>::none(failed(driver_model.name, rc));
         return Maybe<Pair>::of({driver_model_name(current), driver_model_name(pending)});
     }

@@ -586,8 +586,9 @@ std::string why_incomplete(const ResultsDocument& doc) {
     if (doc.controls.is_object() && doc.controls.contains("skipped") && doc.controls["skipped"].is_string()) {
         return "nothing was measured: " + terminal_text(doc.controls["skipped"].get<std::string>());
     }
-    if (doc.finished_at.empty())
+    if (doc.finished_at.empty()) {
         return "the run is still being written, or was killed before it could record why";
+    }
     return "the run did not finish, and records no interruption";
 }
 
