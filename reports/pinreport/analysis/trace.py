@@ -18,15 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
 
 from pinreport import catalog
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.environment import StoreKey, driver_release, store_key
-from pinreport.errors import BadInputError
-from pinreport.input_file import TRACE_LIMIT, read_bounded
-from pinreport.result.load import json_path, parse_json
+from pinreport.input_file import TRACE_LIMIT
+from pinreport.result.load import read_versioned_document
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
 from pinreport.text import terminal_lines
 from pinreport.units import format_bytes as size_label
@@ -75,23 +73,10 @@ def _trace_validator() -> jsonschema.Draft202012Validator:
 def load_trace(path: str | Path) -> TraceFile:
     """Reads and validates a trace as results files are (load.py): bounded (TRACE_LIMIT), strict
     JSON, then the trace schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
-    p = str(path)
-    try:
-        data = read_bounded(path, TRACE_LIMIT)
-    except OSError as e:
-        raise BadInputError(p, f"cannot read: {e.strerror or e}") from None
-    doc = parse_json(data, p)
-    if not isinstance(doc, dict) or doc.get("schema") != TRACE_SCHEMA:
-        raise BadInputError(p, f"not a pinbench trace (schema is not {TRACE_SCHEMA!r})")
-    if doc.get("version") not in TRACE_VERSIONS or isinstance(doc.get("version"), bool):
-        raise BadInputError(
-            p, f"trace version {doc.get('version')!r} is not understood (this pinreport reads {TRACE_VERSIONS})"
-        )
-    error = best_match(_trace_validator().iter_errors(doc))
-    if error is not None:
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-        raise BadInputError(p, f"{json_path(error.absolute_path)}: {message}")
-    return TraceFile(p, doc)
+    doc = read_versioned_document(
+        path, TRACE_LIMIT, TRACE_SCHEMA, TRACE_VERSIONS, TRACE_VERSIONS, "trace", _trace_validator()
+    )
+    return TraceFile(str(path), doc)
 
 
 @dataclass(frozen=True)

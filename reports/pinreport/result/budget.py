@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from jsonschema.exceptions import best_match
 
-from pinreport.errors import BadInputError
-from pinreport.input_file import RESULTS_LIMIT, read_bounded
-from pinreport.result.load import json_path, parse_json
+from pinreport.input_file import RESULTS_LIMIT
+from pinreport.result.load import read_versioned_document
 from pinreport.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
 
 
@@ -73,22 +71,15 @@ class BudgetDocument:
 
 def load_budget(path: str | Path) -> BudgetDocument:
     p = str(path)
-    try:
-        data = read_bounded(path, RESULTS_LIMIT)
-    except OSError as e:
-        raise BadInputError(p, f"cannot read: {e.strerror or e}") from None
-    doc = parse_json(data, p)
-    if not isinstance(doc, dict) or doc.get("schema") != BUDGET_SCHEMA_NAME:
-        raise BadInputError(p, f"not a pinbench budget (schema is not {BUDGET_SCHEMA_NAME!r})")
-    version = doc.get("version")
-    if isinstance(version, bool) or version != BUDGET_SCHEMA_VERSION:
-        raise BadInputError(
-            p, f"budget version {version!r} is not understood (this pinreport reads {BUDGET_SCHEMA_VERSION})"
-        )
-    error = best_match(_validator().iter_errors(doc))
-    if error is not None:
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-        raise BadInputError(p, f"{json_path(error.absolute_path)}: {message}")
+    doc = read_versioned_document(
+        path,
+        RESULTS_LIMIT,
+        BUDGET_SCHEMA_NAME,
+        (BUDGET_SCHEMA_VERSION,),
+        BUDGET_SCHEMA_VERSION,
+        "budget",
+        _validator(),
+    )
     best = doc["safe_budget"]
     return BudgetDocument(
         path=p,
