@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fixture_table.hpp"
+#include "output_lines.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/subprocess.hpp"
 #include "pinbench/terminal_text.hpp"
@@ -41,20 +42,7 @@ ProcessOutcome run_cli(const std::vector<std::string>& args,
     return p.wait(60s);
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::string line;
-    for (const char c : text) {
-        if (c == '\n') {
-            if (!line.empty()) lines.push_back(line);
-            line.clear();
-        } else {
-            line += c;
-        }
-    }
-    if (!line.empty()) lines.push_back(line);
-    return lines;
-}
+using test::lines_of;
 
 bool contains(const std::string& text, const std::string& needle) {
     return text.find(needle) != std::string::npos;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "output_lines.hpp"
 #include "pinbench/atomic_file.hpp"
 #include "pinbench/errors.hpp"
 #include "pinbench/subprocess.hpp"
@@ -41,20 +42,7 @@ ProcessOutcome run_cli(const std::vector<std::string>& args, const std::string& 
     return p.wait(60s);
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::string line;
-    for (char c : text) {
-        if (c == '\n') {
-            if (!line.empty()) lines.push_back(line);
-            line.clear();
-        } else if (c != '\r') {
-            line += c;
-        }
-    }
-    if (!line.empty()) lines.push_back(line);
-    return lines;
-}
+using test::lines_of;
 
 // Exit code 2 and exactly one line of output that contains `needle`.
 void expect_refused(const ProcessOutcome& out, const std::string& needle) {
