@@ -8,7 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "pinbench/api_variant.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 namespace pinbench {
 

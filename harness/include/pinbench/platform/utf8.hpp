@@ -7,7 +7,7 @@
 //   non-ASCII letter becomes '?' or bytes that are not UTF-8;
 // - an environment variable is read only by environment_variable (on Windows the wide
 //   environment), never std::getenv (the ANSI copy of it);
-// - the program's arguments are read by program_arguments (pinbench/process_info.hpp).
+// - the program's arguments are read by program_arguments (pinbench/platform/process_info.hpp).
 // docs/windows.md, "Text is UTF-8". Platform code: harness/src/platform/utf8_{posix,win32}.cpp,
 // also built into the trace injection library.
 #pragma once

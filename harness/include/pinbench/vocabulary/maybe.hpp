@@ -1,5 +1,5 @@
 // A value or the reason it could not be read: what NVML, CUDA and the OS give the environment
-// record (pinbench/environment_record.hpp), which writes the reason as {"unavailable": why}.
+// record (pinbench/results/environment_record.hpp), which writes the reason as {"unavailable": why}.
 #pragma once
 
 #include <optional>

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/plan.hpp"
-#include "pinbench/snapshot.hpp"
-#include "pinbench/statistics.hpp"
+#include "pinbench/probes/snapshot.hpp"
+#include "pinbench/results/statistics.hpp"
+#include "pinbench/scenario/plan.hpp"
 
 namespace pinbench {
 

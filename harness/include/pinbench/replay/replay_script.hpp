@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

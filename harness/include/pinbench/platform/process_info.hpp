@@ -11,7 +11,7 @@ namespace pinbench {
 // The executable's name ("python3", "pinbench.exe"), or "" when the OS will not tell.
 std::string process_name(std::uint32_t pid);
 
-// This program's arguments, argv[0] first, each in UTF-8 (pinbench/utf8.hpp), for main to call
+// This program's arguments, argv[0] first, each in UTF-8 (pinbench/platform/utf8.hpp), for main to call
 // first. POSIX: argv as it is. Windows: main's argv is in the ANSI code page (1252, 932...),
 // which cannot hold most letters and is not UTF-8, so it is not used: the command line is read
 // again in UTF-16 (GetCommandLineW, split by CommandLineToArgvW, the rules

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/api_variant.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 namespace pinbench {
 
@@ -55,7 +55,7 @@ struct ScenarioFile {
 // Why a metric name of an `expect` claim is not one that any run writes (the message, naming the
 // closest one: "unknown metric 'M': no kind writes it; did you mean 'N'?"), or nullopt where some
 // kind writes it. The parser locates the message at the name. The caller hands in the metric
-// catalog's check (unknown_metric_reason, pinbench/metric_catalog.hpp): the catalog is a later
+// catalog's check (unknown_metric_reason, pinbench/results/metric_catalog.hpp): the catalog is a later
 // stage, which the scenario stage does not include.
 using MetricNameCheck = std::optional<std::string> (*)(std::string_view metric);
 

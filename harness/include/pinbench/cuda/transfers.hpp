@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "pinbench/api_variant.hpp"
-#include "pinbench/device.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 namespace pinbench {
 

@@ -12,7 +12,7 @@
 namespace pinbench {
 
 struct ProcessOutcome {
-    // interrupted: this process was asked to stop (pinbench/interrupt.hpp) while waiting; the
+    // interrupted: this process was asked to stop (pinbench/platform/interrupt.hpp) while waiting; the
     // child and its group / job were killed.
     enum class Kind { exited, signalled, timed_out, interrupted } kind = Kind::exited;
     int exit_code = 0;   // when exited

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/environment_facts.hpp"
-#include "pinbench/maybe.hpp"
-#include "pinbench/probe.hpp"
+#include "pinbench/probes/environment_facts.hpp"
+#include "pinbench/probes/probe.hpp"
+#include "pinbench/vocabulary/maybe.hpp"
 
 namespace pinbench {
 
@@ -45,7 +45,7 @@ public:
     unsigned device_count() const;              // 0 when unavailable
 
     // Per device, by NVML index. CUDA indices differ from these whenever CUDA_VISIBLE_DEVICES
-    // is set: map them by UUID (pinbench/device_map.hpp), never by position.
+    // is set: map them by UUID (pinbench/probes/device_map.hpp), never by position.
     NvmlDeviceMemory memory(unsigned index) const;
     Maybe<std::vector<NvmlProcess>> compute_processes(unsigned index) const;
     Maybe<std::vector<NvmlProcess>> graphics_processes(unsigned index) const;  // display/D3D/GL clients
@@ -71,7 +71,7 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The NVML facts of a device for the environment record (pinbench/environment_facts.hpp):
+// The NVML facts of a device for the environment record (pinbench/probes/environment_facts.hpp):
 // each value, or why it cannot be read.
 NvmlDeviceFacts nvml_device_facts(const Nvml& nvml, unsigned index);
 

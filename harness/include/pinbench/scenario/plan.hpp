@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/scenario.hpp"
+#include "pinbench/scenario/scenario.hpp"
 
 namespace pinbench {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
 
 namespace pinbench {
 

@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "pinbench/environment_facts.hpp"
-#include "pinbench/maybe.hpp"
+#include "pinbench/probes/environment_facts.hpp"
+#include "pinbench/vocabulary/maybe.hpp"
 
 namespace pinbench {
 
@@ -80,7 +80,7 @@ std::string device_name_of(const nlohmann::json& environment, std::size_t index)
 std::string device_luid_of(const nlohmann::json& environment, std::size_t index);
 // "WDDM", "TCC", "MCDM", "linux", or "unknown".
 std::string driver_model_of(const nlohmann::json& environment, std::size_t index = 0);
-// The test-double driver (pinbench/test_double.hpp) wrote this record: its driver release or a
+// The test-double driver (pinbench/vocabulary/test_double.hpp) wrote this record: its driver release or a
 // device name carries the marker. Such results are never a baseline.
 bool produced_by_test_double(const nlohmann::json& environment);
 // The device's NVML index; older records (before results schema 3) only have nvml.nvml_index.

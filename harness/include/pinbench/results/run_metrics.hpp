@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
-#include "pinbench/environment_facts.hpp"
-#include "pinbench/probe.hpp"
+#include "pinbench/probes/environment_facts.hpp"
+#include "pinbench/probes/probe.hpp"
 
 namespace pinbench {
 

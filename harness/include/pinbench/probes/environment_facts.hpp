@@ -1,4 +1,4 @@
-// The typed facts of the environment record (pinbench/environment_record.hpp): what the OS
+// The typed facts of the environment record (pinbench/results/environment_record.hpp): what the OS
 // probes (platform_probes.hpp, probes/wsl.cpp), the CUDA runtime (device.hpp) and NVML
 // (nvml.hpp) say about this machine. Plain data: only environment_record.cpp names their keys.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/maybe.hpp"
+#include "pinbench/vocabulary/maybe.hpp"
 
 namespace pinbench {
 

@@ -36,7 +36,7 @@ const MetricSpec* find_metric_spec(std::string_view kind, std::string_view metri
 // Why no kind writes `metric`, with the closest catalogued name ("unknown metric 'M': no kind
 // writes it; did you mean 'N'?"), or nullopt where some kind does: the check of an `expect`
 // claim's metric names that the CLI hands the scenario parser (MetricNameCheck,
-// pinbench/scenario.hpp). Defined in results/metric_names.cpp.
+// pinbench/scenario/scenario.hpp). Defined in results/metric_names.cpp.
 std::optional<std::string> unknown_metric_reason(std::string_view metric);
 
 // {"metric_catalog_version": 3,

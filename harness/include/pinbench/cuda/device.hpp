@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "pinbench/device_map.hpp"
-#include "pinbench/environment_facts.hpp"
-#include "pinbench/host_buffer.hpp"
-#include "pinbench/probe.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/probes/device_map.hpp"
+#include "pinbench/probes/environment_facts.hpp"
+#include "pinbench/probes/probe.hpp"
 
 namespace pinbench {
 
@@ -86,7 +86,7 @@ int cuda_device_count(std::string* why);
 CudaFacts cuda_facts();
 CudaDeviceFacts cuda_device_facts(int device);
 
-// The device's UUID and PCI bus id, for matching it with its NVML index (pinbench/device_map.hpp).
+// The device's UUID and PCI bus id, for matching it with its NVML index (pinbench/probes/device_map.hpp).
 DeviceIdentity device_identity(int device);
 
 // The device's LUID (Windows WDDM/MCDM); nullopt elsewhere.
