@@ -225,7 +225,9 @@ def over_allocation(ctx: Context, cost: Cost) -> Option:
             )
     if over <= 0:
         big = [b for b in cost.blocks if b >= 1024 * 1024]
-        if big and all(power_of_two(b) for b in big) and not how:
+        noted = ctx.notes.get("asked")
+        asked = {v for v in noted.values() if isinstance(v, int)} if isinstance(noted, dict) else set()
+        if big and all(power_of_two(b) for b in big) and not how and not set(big) <= asked:
             most = sum(b * n for b, n in cost.blocks.items() if power_of_two(b))
             why = (
                 f"every block held is a power of two ({', '.join(format_bytes(b) for b in big[:3])})"
