@@ -4,9 +4,12 @@ without a store, bad inputs named with exit 2."""
 
 import copy
 import json
+import os
+import subprocess
+import sys
 
 import pytest
-from advice_data import H100_BUDGET, H200_FILES, STAGING, TRACES, TRANSFER, _doc, no_samples, variant
+from advice_data import H100_BUDGET, H200_FILES, REPO, STAGING, TRACES, TRANSFER, _doc, no_samples, variant
 from builders import add_to_store, make_store
 from pinreport.cli import main
 from pinreport.schema import REPLAY_NOTE
@@ -115,3 +118,30 @@ def test_trace_with_a_store_judges_as_before_and_adds_the_advice_to_the_page(sto
     html = page.read_text()
     assert "Advice: what to change" in html and "nothing worth changing" in html
     assert "staging_bench.json" in html
+
+
+DOUBLE = REPO / "build/ci-nogpu/harness/tests/doubles/driver/program/traced_program"
+PINBENCH = REPO / "build/ci-nogpu/harness/pinbench"
+
+
+@pytest.mark.skipif(not (DOUBLE.exists() and PINBENCH.exists()), reason="needs the built pinbench and test double")
+def test_the_gpu_script_runs_end_to_end_against_the_test_double(store, tmp_path):
+    """results/advice/run_on_gpu.sh's dry run: every step, the advice JSON and the comparison."""
+    out = tmp_path / "out"
+    env = {**os.environ, "ADVICE_DRY_RUN": "double", "PYTHON": sys.executable}
+    done = subprocess.run(
+        ["bash", str(REPO / "results/advice/run_on_gpu.sh"), str(PINBENCH), store, str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = (out / "log.txt").read_text()
+    assert log.count("pinbench trace exit 0") == 10 and "pinreport advise exit 3" in log
+    advice = json.loads((out / "train_loop-advice.json").read_text())
+    assert advice["machine"]["gpu"] == "pinbench test-double GPU" and advice["exit_code"] == 3
+    comparison = json.loads((out / "comparison.json").read_text())
+    assert [p["program"] for p in comparison["programs"]] == ["train_loop", "staging_loop"]
+    assert comparison["programs"][1]["options"][3]["bytes_measured"] == 9 * 2**20
+    assert "| pageable (pageable) |" in (out / "comparison.md").read_text()

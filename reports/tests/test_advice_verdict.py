@@ -4,7 +4,7 @@ VRAM saved per percent of copy speed lost, on hand-made costs and options."""
 import math
 
 from pinreport.advice.cost import Cost, Observed
-from pinreport.advice.evidence import Missing
+from pinreport.advice.evidence import RUN_STORE, Missing
 from pinreport.advice.options import Option
 from pinreport.advice.verdict import CHANGE, NOTHING, UNKNOWN, judge, rank, score
 
@@ -76,9 +76,10 @@ def test_worth_changing_without_a_complete_option_names_what_to_run():
     assert v.kind == CHANGE and v.best is None and "run this" in v.words
 
 
-def test_no_figure_at_all_is_unknown():
-    v = judge(cost(), [option("p", None, None, (Missing("VRAM saved", "no store", "make a store"),))], 80 * GIB, STEP)
-    assert v.kind == UNKNOWN and "make a store" in v.words
+def test_no_figure_at_all_is_unknown_and_names_the_store_first():
+    speed = Missing("pageable copy speed", "no rows", "a benchmark")
+    v = judge(cost(), [option("p", None, None, (speed, Missing("VRAM saved", "no store", RUN_STORE)))], 80 * GIB, STEP)
+    assert v.kind == UNKNOWN and v.words.endswith(f"to get one: {RUN_STORE}")
 
 
 def test_the_observed_cost_is_weighed_where_there_is_no_fit():

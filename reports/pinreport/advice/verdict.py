@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from pinreport.advice.cost import Cost
+from pinreport.advice.evidence import RUN_STORE
 from pinreport.advice.options import Option
 from pinreport.units import format_bytes
 
@@ -52,7 +53,8 @@ def judge(cost: Cost, options: list[Option], gpu_memory: int | None, step: int, 
     )
     ranked = tuple(rank(options))
     if figure is None:
-        missing = sorted({m.run for o in options for m in o.missing})
+        # What would give a figure: the store (VRAM) first, then anything else missing.
+        missing = sorted({m.run for o in options for m in o.missing}, key=lambda r: (r != RUN_STORE, r))
         return Verdict(
             UNKNOWN,
             "cannot weigh it: no VRAM figure for this scope (no store fit, no cost observed)"
