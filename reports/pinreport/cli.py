@@ -441,7 +441,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "trace":
             return _run_trace(args)
         if args.command == "advise":
-            return run_advise(args)
+            return run_advise(args, out)
         if args.command == "summary":
             return _run_summary(args)
         if args.command == "budget-compare":

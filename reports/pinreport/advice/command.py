@@ -98,11 +98,11 @@ def evidence_advice(args: argparse.Namespace, trace: TraceFile) -> tuple[Advice,
     return advice, problems + list(advice.problems), runs
 
 
-def run_advise(args: argparse.Namespace) -> int:
+def run_advise(args: argparse.Namespace, out) -> int:
+    """`out`: cli.py's writer of standard output (streams.out)."""
     from pinreport.advice.json_doc import format_advice_json
     from pinreport.advice.text import format_advice
     from pinreport.analysis import trace as trace_module
-    from pinreport.streams import out
 
     try:
         tf = trace_module.load_trace(args.trace)

@@ -61,7 +61,7 @@ def main() -> int:
         unregister(source)
     gbps = timer.gbps()
     note(copy_gbps=gbps, loop_s=round(time.perf_counter() - t0, 3))
-    print(f"staging_loop {a.mode}: {a.iters} copies of {n} bytes, {gbps:.2f} GB/s host to device")
+    print(f"staging_loop {a.mode}: {a.iters} copies of {n} bytes, {gbps or 0:.2f} GB/s host to device")
     if a.mode == "exact":
         unregister(staging)
     return 0

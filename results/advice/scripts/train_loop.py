@@ -90,7 +90,9 @@ def main() -> int:
     time.sleep(a.hold_ms / 1000)  # the peak held long enough for several device samples
     gbps = timer.gbps()
     note(copy_gbps=gbps, loop_s=round(time.perf_counter() - t0, 3), batches_seen=len(timer.rates))
-    print(f"train_loop {a.mode}: {len(timer.rates)} batches of {batch_bytes} bytes, {gbps:.2f} GB/s host to device")
+    print(
+        f"train_loop {a.mode}: {len(timer.rates)} batches of {batch_bytes} bytes, {gbps or 0:.2f} GB/s host to device"
+    )
     return 0
 
 
