@@ -31,3 +31,25 @@ def test_missing_evidence_is_an_object_with_what_to_run():
     page = next(o for o in doc["program"]["options"] if o["name"] == "pageable")
     assert page["speed_ratio"] is None and page["complete"] is False
     assert page["missing"][0]["what"] == "pageable copy speed" and "transfer_bench" in page["missing"][0]["run"]
+
+
+def _keys(value, out: set) -> set:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not k.isdigit() and not k.startswith(("host_", "pool_", "vmm_")):  # by_family's keys are data
+                out.add(k)
+            _keys(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _keys(v, out)
+    return out
+
+
+def test_docs_advise_md_names_every_field_the_document_has():
+    from advice_data import REPO
+
+    text = (REPO / "docs/advise.md").read_text()
+    section = text[text.index("## --json") : text.index("## Limits")]
+    a = build_advice(trace("trace-pin-each-api.json"), h200_runs(), load_benches([str(TRANSFER), str(STAGING)]))
+    missing = sorted(k for k in _keys(advice_json(a), set()) if f"`{k}`" not in section)
+    assert not missing, f"docs/advise.md's --json section does not name {missing}"
