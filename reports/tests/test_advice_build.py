@@ -111,3 +111,16 @@ def test_a_traced_program_that_pinned_nothing_has_nothing_to_change(tmp_path):
 
     a = build_advice(variant(tmp_path, "trace-dataloader-w4.json", empty), h200_runs(), BENCHES, store_given=True)
     assert a.program.cost.held == 0 and a.program.verdict.kind == NOTHING and not a.sites
+
+
+def test_a_replayed_benchmark_file_labels_the_advice_and_its_option(tmp_path):
+    import json
+
+    doc = json.loads(TRANSFER.read_text())
+    doc["context"]["cuda.backend"] = "replay"
+    replayed = tmp_path / "transfer_bench.json"
+    replayed.write_text(json.dumps(doc))
+    a = build_advice(trace("trace-dataloader-w4.json"), h200_runs(), load_benches([str(replayed)]), store_given=True)
+    assert a.replayed and any(str(replayed) in n and "replay backend" in n for n in a.notes)
+    page = next(o for o in a.program.options if o.name == "pageable")
+    assert page.evidence[0].replayed

@@ -31,3 +31,9 @@ def test_an_untrusted_call_site_is_escaped(tmp_path):
 
     text = format_advice(build_advice(variant(tmp_path, "trace-dataloader-w4.json", hostile), h200_runs(), BENCHES))
     assert "\x1b" not in text and "call site evil" in text
+
+
+def test_nothing_worth_changing_still_names_the_best_trade():
+    text = format_advice(build_advice(trace("trace-dataloader-w4.json"), h200_runs(), BENCHES, store_given=True))
+    assert "verdict: nothing worth changing" in text
+    assert "best trade, if changed anyway: over_allocation: 4.17 MiB of VRAM for 0% of copy speed" in text

@@ -104,6 +104,10 @@ def build_advice(
         )
     if replayed:
         notes.append("REPLAYED DATA: the store's fits and runs are replayed files, not measurements")
+    for b in benches.files:
+        if b.replayed:
+            notes.append(f"REPLAYED DATA: {b.path} was written by the replay backend, not measured")
+    replayed = replayed or any(b.replayed for b in benches.files)
     if observed.bytes is None:
         notes.append(f"observed cost not used: {observed.why}")
     state = (trace.doc.get("tracing") or {}).get("state")

@@ -56,6 +56,12 @@ def scope_lines(s: ScopeAdvice, gpus: int, title: str) -> list[str]:
     for n in s.cost.notes:
         lines.append(f"  note: {n}")
     lines.append(f"  verdict: {s.verdict.words}")
+    if s.verdict.best is None and s.verdict.ranked:
+        o = s.verdict.ranked[0]
+        lines.append(
+            f"  best trade, if changed anyway: {o.name}: {format_bytes(round(o.vram_saved or 0))} of VRAM for"
+            f" {o.speed_lost_pct or 0:.0f}% of copy speed"
+        )
     lines.append(f"  threshold: {s.verdict.threshold}")
     if len(s.verdict.ranked) > 1:
         lines.append(
