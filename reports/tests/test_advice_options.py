@@ -133,3 +133,15 @@ def test_without_a_store_and_without_a_device_figure_vram_is_missing(tmp_path):
     page = _options(t, runs=[])[0][PAGEABLE]
     assert page.vram_saved is None and page.missing[-1].what == "VRAM saved"
     assert "no store was given" in page.missing[-1].why
+
+
+def test_the_needed_bytes_the_program_noted_count_for_the_program_and_its_one_site(tmp_path):
+    def needed(doc):
+        doc["notes"].pop("batch_bytes")
+        doc["notes"]["needed_bytes"] = 3000 * MIB
+
+    _, a = _options(variant(tmp_path, "trace-dataloader-w4.json", needed))
+    for scope in (a.program, a.sites[0]):
+        over = scope.options[0]
+        assert over.complete and over.bytes_saved == 5 * GIB - 3000 * MIB, scope.cost.scope
+        assert TORCH_SETTING in over.notes

@@ -198,7 +198,8 @@ def over_allocation(ctx: Context, cost: Cost) -> Option:
     batch = ctx.notes.get("batch_bytes")
     over, how, setting = 0, [], ""
     torch = _is_torch(ctx.trace, cost.scope)
-    if cost.scope == "program" and isinstance(needed_total, int) and needed_total > 0:
+    whole = cost.scope == "program" or cost.held == ctx.program_held  # the program, or its one site
+    if whole and isinstance(needed_total, int) and needed_total > 0:
         over = max(cost.held - needed_total, 0)
         how.append(f"held {format_bytes(cost.held)} against notes.needed_bytes {format_bytes(needed_total)}")
     elif isinstance(batch, int) and batch > 0:
@@ -211,7 +212,7 @@ def over_allocation(ctx: Context, cost: Cost) -> Option:
                 f" (notes.batch_bytes; {block / batch:.2f}x)"
             )
     pool = cost.by_family.get("pool_host", 0)
-    if pool:
+    if pool and not how:  # notes.needed_bytes already counts what the pool holds
         outstanding = _pool_outstanding(ctx.trace)
         if outstanding is not None and pool > outstanding:
             over += pool - outstanding
@@ -248,7 +249,7 @@ def over_allocation(ctx: Context, cost: Cost) -> Option:
             notes=("the trace shows no bytes held beyond what the program asked or noted",),
             **base,
         )
-    if torch and batch:
+    if torch and (batch or needed_total):
         setting = TORCH_SETTING
     after = dict(cost.by_family)
     # The saving comes off the family that over-allocates: the pool's, else the largest.
