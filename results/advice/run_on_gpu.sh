@@ -12,6 +12,7 @@
 #   Environment: PYTHON (python3), ADVICE_DEADLINE_S (175: no step starts after it; one lasts 45 s at most),
 #     BENCH_DIR (the transfer_bench / staging_bench folder; default: beside pinbench's build),
 #     BENCH_FILES (space-separated benchmark JSON to use where BENCH_DIR has no programs),
+#     ADVICE_BUDGET (a `pinbench budget -o` document of this machine, given to pinreport advise),
 #     ADVICE_ANALYSE_ONLY=1 (no tracing: advise and compare the traces already in OUT),
 #     ADVICE_DRY_RUN=double (no GPU: the test-double driver, its CUPTI and traced_program stand in
 #     for the GPU and both programs; checks the plumbing, measures nothing).
@@ -20,7 +21,7 @@
 # arguments, 1 when a step failed.
 set -uo pipefail
 if [[ $# -ne 3 ]]; then
-  sed -n '2,22p' "$0" >&2
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
   exit 2
 fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,11 +32,16 @@ mkdir -p "$OUT" || exit 2
 OUT=$(realpath "$OUT")
 PY=${PYTHON:-python3}
 DEADLINE=${ADVICE_DEADLINE_S:-175}
+HARD_LIMIT=225 # seconds: every step's timeout is cut to what is left of it, so the whole ends in time
 scripts="$root/results/advice/scripts"
 failed=0
 start=$SECONDS
 log() { echo "[$((SECONDS - start)) s] $*" | tee -a "$OUT/log.txt"; }
 late() { ((SECONDS - start > DEADLINE)); }
+limit() { # SECONDS -> the step's timeout: at most SECONDS, at most what is left of HARD_LIMIT
+  local left=$((HARD_LIMIT - (SECONDS - start)))
+  echo $((left < $1 ? (left > 1 ? left : 1) : $1))
+}
 
 # pinreport from the source tree (as ci/main.sh does without a .venv); carried wheels where the
 # machine's python lacks jsonschema (results/h200-main-answer/README.md).
@@ -75,8 +81,10 @@ trace_run() { # PROGRAM MODE [ENV=VALUE ...]: one traced run, at most 45 s
   shift 2
   [[ $# -gt 0 ]] && name=$program-hostreg probe=1 # a probe of PyTorch: its failure is a finding, logged
   if late; then log "$name: skipped (past the ${DEADLINE} s deadline)"; return; fi
+  local t
+  t=$(limit 45)
   # shellcheck disable=SC2046 # the command line is split on purpose
-  env "$@" timeout -k 5 45 "$PINBENCH" trace -o "$OUT/$name.trace.json" --stack 16 --timeout 40 -- \
+  env "$@" timeout -k 5 "$t" "$PINBENCH" trace -o "$OUT/$name.trace.json" --stack 16 --timeout $((t > 6 ? t - 5 : 1)) -- \
     $(program_cmd "$program" "$mode") >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
   local rc=$?
   log "$name: pinbench trace exit $rc ($(tail -1 "$OUT/$name.stdout" 2>/dev/null))"
@@ -88,7 +96,7 @@ bench_run() { # NAME FILTER
   local exe=$bench_dir/$1
   [[ -x $exe ]] || return 0
   if late; then log "$1: skipped (deadline)"; return; fi
-  timeout -k 5 40 "$exe" --benchmark_filter="$2" --benchmark_out="$OUT/$1.json" --benchmark_out_format=json \
+  timeout -k 5 "$(limit 40)" "$exe" --benchmark_filter="$2" --benchmark_out="$OUT/$1.json" --benchmark_out_format=json \
     >"$OUT/$1.log" 2>&1
   local rc=$?
   log "$1 (filter $2): exit $rc"
@@ -111,6 +119,7 @@ if [[ ${#bench_files[@]} -eq 0 && -n ${BENCH_FILES:-} ]]; then read -r -a bench_
 [[ ${#bench_files[@]} -eq 0 ]] && bench_files=("$OUT"/transfer_bench.json "$OUT"/staging_bench.json)
 bench_args=()
 for f in "${bench_files[@]}"; do [[ -f $f ]] && bench_args+=(--bench "$f"); done
+[[ -n ${ADVICE_BUDGET:-} ]] && bench_args+=(--budget "$ADVICE_BUDGET")
 
 # 3. The advice on each as-is trace, as text and as JSON (exit 0 nothing worth changing, 1 a
 #    change advised, 3 no cost figure: all are answers; 2 or 4 is a failure).
@@ -118,9 +127,10 @@ if "$PY" -c 'import pinreport.cli' 2>"$OUT/pinreport-import.txt"; then
   for program in train_loop staging_loop; do
     t=$OUT/$program-as_is.trace.json
     [[ -f $t ]] || { log "$program: no as-is trace, no advice"; failed=1; continue; }
-    timeout -k 5 60 "$PY" -m pinreport advise "$t" --store "$STORE" "${bench_args[@]}" >"$OUT/$program-advice.txt" 2>&1
+    if late; then log "$program: advice skipped (deadline)"; failed=1; continue; fi
+    timeout -k 5 "$(limit 30)" "$PY" -m pinreport advise "$t" --store "$STORE" "${bench_args[@]}" >"$OUT/$program-advice.txt" 2>&1
     rc_text=$?
-    timeout -k 5 60 "$PY" -m pinreport advise "$t" --store "$STORE" "${bench_args[@]}" --json >"$OUT/$program-advice.json" 2>"$OUT/$program-advice.stderr"
+    timeout -k 5 "$(limit 30)" "$PY" -m pinreport advise "$t" --store "$STORE" "${bench_args[@]}" --json >"$OUT/$program-advice.json" 2>"$OUT/$program-advice.stderr"
     rc=$?
     log "$program: pinreport advise exit $rc (text $rc_text): $(grep -m1 'verdict:' "$OUT/$program-advice.txt")"
     [[ $rc -eq 0 || $rc -eq 1 || $rc -eq 3 ]] || failed=1
@@ -143,6 +153,6 @@ if [[ ${ADVICE_ANALYSE_ONLY:-} != 1 ]]; then
 fi
 
 # 4. Predicted against measured.
-timeout -k 5 30 "$PY" "$scripts/compare.py" "$OUT" >"$OUT/compare.stdout" 2>&1 || { log "compare.py failed"; failed=1; }
+timeout -k 2 10 "$PY" "$scripts/compare.py" "$OUT" >"$OUT/compare.stdout" 2>&1 || { log "compare.py failed"; failed=1; }
 log "done in $((SECONDS - start)) s: $OUT/comparison.md"
 exit $failed
