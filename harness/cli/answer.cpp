@@ -113,7 +113,7 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
             Subprocess child(argv, {{"PINBENCH_EXE", current_executable_path()}}, options);
             outcome = child.wait(kSummaryTimeout);
         } catch (const std::exception& e) {
-            tried += (tried.empty() ? "" : "; ") + std::string(e.what());
+            tried += (tried.empty() ? "" : "; ") + pinreport + ": " + e.what();
             continue;  // not there: the next candidate
         }
         // 0..3 are verdicts (as `pinreport compare`); anything else means no summary was given.
