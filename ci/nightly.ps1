@@ -1,12 +1,13 @@
 # The nightly job on Windows (GitHub Actions, Task Scheduler, Jenkins, GitLab). Thin on purpose:
 # it finds Git for Windows' bash and runs ci/nightly.sh with every argument unchanged; ci/README.md
-# lists them and the exit codes (0, 1, 2, 3; 4 internal error). Windows measures with the package
-# CI built (ci/package_windows.py), so nothing is compiled here:
+# lists them and the exit codes (0, 1, 2, 3; 4 internal error). Windows measures with the pinbench
+# CI built, so nothing is compiled here: the pinbench wheel pip-installed into .venv (ci/wheel.py,
+# docs/pip-install.md; nightly-windows.yml), or the zip's pinbench.exe (ci/package.py):
 #
-#   pwsh -File ci\nightly.ps1 --package C:/pinbench/pinbench-0.1.0-windows-x64/pinbench.exe `
+#   pwsh -File ci\nightly.ps1 --package C:/pinbench/.venv/Scripts/pinbench.exe `
 #        --store-home D:/pinbench-store --out out/nightly
 #
-# Needs: Git for Windows, Python 3.11+ with the pinreport wheel installed (in .venv, or pinreport
+# Needs: Git for Windows, Python 3.11+ with pinreport installed (the wheel's, in .venv, or pinreport
 # on the PATH), the NVIDIA driver. Exit 3 (infrastructure) when bash is missing.
 $ErrorActionPreference = 'Stop'
 $root = Split-Path -Parent $PSScriptRoot

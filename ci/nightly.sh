@@ -11,7 +11,7 @@
 #                 [--preset NAME] [--build-dir DIR] [--skip-build] [--skip-bench]
 #                 [--skip-budget] [--budget-baseline BUDGET]   # pinbench budget; its previous document
 #                 [--pinbench PATH] [--pinreport PATH]
-#                 [--package PATH]   # a packaged pinbench (the Windows zip): no build, no benchmarks
+#                 [--package PATH]   # a packaged pinbench (a wheel's, the zip's): no build, no benchmarks
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
 #                 [--resume]   # continue the cancelled night in --out (its results.json)
 #                 [--fuzz-seconds N]   # after the night: ci/fuzz.sh N (default 600; 0: none)
@@ -70,7 +70,7 @@ while (($#)); do
     --skip-budget) skip_budget=1 ;;
     --budget-baseline) budget_baseline=${2:?}; shift ;;
     --pinbench) pinbench=${2:?}; shift ;;
-    # The package's pinbench (ci/package_windows.py): nothing to build, and the benchmark
+    # A package's pinbench (ci/wheel.py, ci/package.py): nothing to build, and the benchmark
     # programs are not in it (they are CUDA runtime programs, built with nvcc).
     --package) pinbench=${2:?}; skip_build=1; skip_bench=1; shift ;;
     --pinreport) pinreport=${2:?}; shift ;;

@@ -81,6 +81,11 @@ step windows-build with_ccache ci/check_windows.sh --build-only
 # The Windows zip users download, from that build: its size and import table are printed, and a
 # CUDA, MSVC runtime or mingw DLL import fails it (ci/README.md, "Packages").
 step package .venv/bin/python ci/package.py windows
+# The pinbench wheels (ci/wheel.py; docs/pip-install.md): the Linux one installed into a fresh
+# venv and run from an empty folder against the test-double driver, pip's refusals of an old
+# Python and of the Windows wheel, twine check; sizes and file lists printed. The Windows one's
+# contents run under Wine below (ci/wine_wheel.sh).
+step wheel ci/wheel_check.sh
 # ... and run under Wine: in the background (mostly waiting on Wine, its processes and the
 # tests' timeouts), while clang-tidy checks the Windows code and pytest runs.
 wine_log="build/mingw.check.log"

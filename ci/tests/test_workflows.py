@@ -100,13 +100,35 @@ def test_windows_runners_measure_with_the_package_ci_built_and_compile_nothing()
     build = wf["jobs"]["package"]
     assert "self-hosted" not in str(build["runs-on"])  # GitHub-hosted: no GPU runner time spent building
     build_runs = " ".join(s.get("run", "") for s in build["steps"])
-    assert "ci/check_windows.sh" in build_runs and "ci/package.py windows" in build_runs
+    assert "ci/check_windows.sh" in build_runs and "ci/wheel.py windows" in build_runs
     nightly = wf["jobs"]["nightly"]
     assert nightly["needs"] == "package"
     runs = " ".join(s.get("run", "") for s in nightly["steps"])
-    assert "--package" in runs
+    # pinbench from the wheel built above, pip-installed as users do (docs/pip-install.md).
+    assert "pip install" in runs and "-py3-none-win_amd64.whl" in runs and "Expand-Archive" not in runs
+    assert "(Resolve-Path .venv\\Scripts)" in runs and '--package "$scripts\\pinbench.exe"' in runs
     for compiler in ("cmake", "cl.exe", "nvcc", "vcpkg", "g++", "ninja", "Enter-VsDevShell"):
         assert compiler not in runs
     script = (ROOT / "ci" / "nightly.ps1").read_text()
     for compiler in ("cmake", "vswhere", "vcpkg", "Enter-VsDevShell"):
         assert compiler not in script
+
+
+def test_the_linux_nightly_installs_pinbench_from_the_wheel_ci_built_and_tested():
+    wf = _load(WORKFLOWS["linux"])
+    build = wf["jobs"]["wheel"]
+    assert "self-hosted" not in str(build["runs-on"])
+    assert "ci/wheel_check.sh" in " ".join(s.get("run", "") for s in build["steps"])
+    nightly = wf["jobs"]["nightly"]
+    assert nightly["needs"] == "wheel"
+    runs = " ".join(s.get("run", "") for s in nightly["steps"])
+    assert "pip install" in runs and "manylinux_*_x86_64.whl" in runs and "-e reports" not in runs
+    assert "--pinbench .venv/bin/pinbench" in runs and "--pinreport .venv/bin/pinreport" in runs
+
+
+def test_a_release_attaches_both_pinbench_wheels():
+    jobs = _load(ROOT / ".github" / "workflows" / "release.yml")["jobs"]
+    runs = {name: " ".join(s.get("run", "") for s in job["steps"]) for name, job in jobs.items()}
+    assert "ci/wheel.py windows --out out/package" in runs["windows"]
+    assert "ci/wheel_check.sh" in runs["linux"] and "manylinux_*_x86_64.whl out/package/" in runs["linux"]
+    assert "out/*.whl" in runs["publish"]

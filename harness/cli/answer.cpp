@@ -33,11 +33,25 @@ std::optional<fs::path> in_checkout_venv() {
     return std::nullopt;
 }
 
-// Where pinreport may be, in order: $PINREPORT, `pinreport` as the OS finds it on the PATH
-// (posix_spawnp, CreateProcess), the checkout's .venv.
+// The pinreport installed beside this executable: `pip install pinbench` puts both commands in
+// one scripts folder (bin/, Scripts\), docs/pip-install.md. The pinreport of the same wheel, so
+// of the same version, even where that folder is not on the PATH.
+std::optional<fs::path> beside_executable() {
+    std::error_code ec;
+    const fs::path dir = path_from_utf8(current_executable_path()).parent_path();
+    for (const char* name : {"pinreport", "pinreport.exe"}) {
+        if (fs::is_regular_file(dir / name, ec)) return dir / name;
+    }
+    return std::nullopt;
+}
+
+// Where pinreport may be, in order: $PINREPORT, beside this executable (the wheel), `pinreport`
+// as the OS finds it on the PATH (posix_spawnp, CreateProcess), the checkout's .venv.
 std::vector<std::string> pinreport_candidates() {
     if (auto env = environment_variable("PINREPORT"); env && !env->empty()) return {*env};
-    std::vector<std::string> out{"pinreport"};
+    std::vector<std::string> out;
+    if (auto beside = beside_executable()) out.push_back(utf8_of(*beside));
+    out.emplace_back("pinreport");
     if (auto venv = in_checkout_venv()) out.push_back(utf8_of(*venv));
     return out;
 }
@@ -56,10 +70,15 @@ void print_statuses(const std::string& results_path, std::ostream& out) {
 }
 
 // How to install pinreport, as this copy of pinbench can: from the wheel beside it (the zip or
-// the tarball, docs/package-*.md), else from the checkout's reports/.
+// the tarball, docs/package-*.md); for the pinbench of a wheel (its scenarios installed under
+// ../share/pinbench), pip again; else from the checkout's reports/.
 std::string install_hint() {
     std::error_code ec;
     const fs::path dir = path_from_utf8(current_executable_path()).parent_path();
+    if (fs::is_directory(dir.parent_path() / "share" / "pinbench", ec)) {
+        return "pip install --force-reinstall pinbench (it installs pinreport beside " + utf8_of(dir) +
+               "; docs/pip-install.md)";
+    }
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = utf8_of(it->path().filename());
         if (name.rfind("pinreport-", 0) == 0 && name.ends_with(".whl")) {
@@ -94,7 +113,7 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
             Subprocess child(argv, {{"PINBENCH_EXE", current_executable_path()}}, options);
             outcome = child.wait(kSummaryTimeout);
         } catch (const std::exception& e) {
-            tried += (tried.empty() ? "" : "; ") + std::string(e.what());
+            tried += (tried.empty() ? "" : "; ") + pinreport + ": " + e.what();
             continue;  // not there: the next candidate
         }
         // 0..3 are verdicts (as `pinreport compare`); anything else means no summary was given.

@@ -35,6 +35,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from pinreport import __version__
 from pinreport.advice.command import add_evidence_options, evidence_advice, run_advise
 from pinreport.advice.command import add_parser as add_advise_parser
 from pinreport.analysis import false_alarms
@@ -200,6 +201,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule"
     )
+    # The version of pinbench too: CMakeLists.txt reads it from pinreport/__init__.py.
+    p.add_argument("--version", action="version", version=f"pinreport {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="verdicts of a results file against the baseline store")
     c.add_argument("--store", required=True, help="baseline store directory")
