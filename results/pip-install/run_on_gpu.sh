@@ -71,6 +71,11 @@ install() {  # NAME VENV_ARGS...: a new venv at $venv, pinbench installed into i
         "$venv/bin/python" "$(ls "$carried"/wheels/pip-*.whl | head -1)/pip" install --no-index \
           --find-links "$carried/wheels" pip
     fi &&
+      if [[ -n ${pth_dirs:-} ]]; then
+        # The folders where this machine's python finds its numpy and scipy (a user site, which a
+        # venv never sees), named in a .pth file of the venv: pip counts what they hold.
+        "$venv/bin/python" -c 'import site, sys; open(site.getsitepackages()[0] + "/machine-packages.pth", "w").write(sys.argv[1])' "$pth_dirs"
+      fi &&
       env -u PYTHONPATH -u PIP_FIND_LINKS "$venv/bin/python" -m pip install --no-index \
         --find-links "$carried/wheels" "$wheel"
   } >"$out/$name.out" 2>&1 || rc=$?
@@ -82,7 +87,14 @@ if ! install pip-install; then
   # The carried wheels are for one Python version (prepare.sh): with another, the dependencies
   # this Python already has (torch brings numpy, jinja2) are used, the rest from the folder.
   say "the carried wheels do not fit $("$python" -V 2>&1): again with --system-site-packages"
-  install pip-install-system-site --system-site-packages || { say "pip install failed: $out/pip-install*.out"; exit 3; }
+  if ! install pip-install-system-site --system-site-packages; then
+    # A machine whose numpy and scipy sit in a user site (the GPU machine: torch's numpy in
+    # ~/.local), which no venv sees: those folders named in the venv, nothing else taken over.
+    pth_dirs=$("$python" -c 'import os, numpy, scipy; print("\n".join(sorted({os.path.dirname(os.path.dirname(m.__file__)) for m in (numpy, scipy)})))' 2>/dev/null)
+    say "numpy and scipy are in $(echo $pth_dirs): again with those folders named in the venv"
+    [[ -n $pth_dirs ]] && install pip-install-machine-packages --system-site-packages ||
+      { say "pip install failed: $out/pip-install*.out"; exit 3; }
+  fi
 fi
 
 # --- the installed commands, from the empty folder, no checkout anywhere ----------------------
