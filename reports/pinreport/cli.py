@@ -33,15 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pinreport.analysis import false_alarms
-from pinreport.analysis.compare import (
-    EXIT_BAD_INPUT,
-    EXIT_INFRASTRUCTURE,
-    EXIT_INTERNAL,
-    EXIT_OK,
-    EXIT_REGRESSION,
-    CompareOptions,
-    compare,
-)
+from pinreport.analysis.compare import CompareOptions, compare
 from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
 from pinreport.analysis.rule import Band
 from pinreport.analysis.stats import (
@@ -54,6 +46,15 @@ from pinreport.analysis.stats import (
 )
 from pinreport.atomic_write import output_path
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
+from pinreport.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_INFRASTRUCTURE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    with_bad_input,
+)
 from pinreport.formats.console import format_compare, format_reserve
 from pinreport.formats.junit import write_junit
 from pinreport.render.context import build_report
@@ -65,7 +66,6 @@ from pinreport.store.reading import StoreContents, read_for_compare, read_for_ht
 from pinreport.streams import err, finish, out, prepare
 from pinreport.units import parse_size
 
-EXIT_INTERRUPTED = 128 + 2  # Ctrl-C (SIGINT), as pinbench: 128 + the signal's number
 MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
 
 
@@ -287,8 +287,7 @@ def _run_html(args: argparse.Namespace) -> int:
     for problem in context["bad_input"]:
         err(f"error: {problem}")
     out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
-    code = context["exit_code"]
-    return max(code, EXIT_BAD_INPUT) if context["bad_input"] and code < EXIT_BAD_INPUT else code
+    return with_bad_input(context["exit_code"], bool(context["bad_input"]))
 
 
 def _run_reserve(args: argparse.Namespace) -> int:
@@ -390,8 +389,7 @@ def _run_trace(args: argparse.Namespace) -> int:
 
         write_trace_html(judgement, args.html)
         out(f"{args.html}: {judgement.verdict}\n")
-    code = trace.exit_code(judgement)
-    return max(code, EXIT_BAD_INPUT) if store.problems and code < EXIT_BAD_INPUT else code
+    return with_bad_input(trace.exit_code(judgement), bool(store.problems))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

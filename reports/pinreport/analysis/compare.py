@@ -45,6 +45,7 @@ from pinreport.analysis.stats import (
 )
 from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
 from pinreport.errors import BadInputError
+from pinreport.exit_codes import verdict_exit
 from pinreport.probe_keys import split_metric
 from pinreport.result.load import ResultsFile, metric_samples
 from pinreport.store.files import REAL, StoreEntry, measurement_id
@@ -53,10 +54,6 @@ from pinreport.versions import is_release, previous_release
 
 PREVIOUS = "previous"
 HISTORY = "history"
-
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
-# A bug in pinreport itself (an exception nobody raised on purpose): never 1, the REGRESSION code.
-EXIT_INTERNAL = 4
 
 # Which way is worse comes from the harness's metric catalog (catalog.py); bandwidths are the
 # benchmark programs' (Google Benchmark JSON, not a results metric), better when higher.
@@ -166,13 +163,11 @@ class CompareReport:
     def exit_code(self) -> int:
         """The highest that applies: 3 infrastructure or a disturbance that stopped a verdict
         (then no verdict can be trusted), 2 bad input, 1 a regression or a VIOLATION, else 0."""
-        if self.infrastructure or self.disturbed:
-            return EXIT_INFRASTRUCTURE
-        if self.bad_input:
-            return EXIT_BAD_INPUT
-        if self.regressions or self.violations:
-            return EXIT_REGRESSION
-        return EXIT_OK
+        return verdict_exit(
+            infrastructure=bool(self.infrastructure or self.disturbed),
+            bad_input=bool(self.bad_input),
+            regressed=bool(self.regressions or self.violations),
+        )
 
 
 def higher_is_worse(metric: str) -> bool:

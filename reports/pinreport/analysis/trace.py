@@ -23,6 +23,7 @@ from referencing import Registry, Resource
 from pinreport import catalog
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.environment import StoreKey, driver_release, store_key
+from pinreport.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
 from pinreport.input_file import TRACE_LIMIT
 from pinreport.result.load import read_versioned_document
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
@@ -333,7 +334,7 @@ def exit_code(j: TraceJudgement) -> int:
     measured or judged (DISTURBED, NOT_MEASURED, NO_FIT), as pinreport's infrastructure code."""
     v = j.verdict
     if v == TraceVerdict.DISAGREES:
-        return 1
+        return EXIT_REGRESSION
     if v in (TraceVerdict.AGREES, TraceVerdict.BELOW_RESOLUTION):
-        return 0
-    return 3
+        return EXIT_OK
+    return EXIT_INFRASTRUCTURE
