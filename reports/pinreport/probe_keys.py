@@ -22,6 +22,11 @@ _TARGETS = ("cost.after_alloc.", "cost.after_first_use.", "residual.after_free."
 _DEDICATED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
 
 
+# The capacity kind's metric: how much the largest cudaMalloc block shrank (the rule judges it
+# where a capacity run has no probe key of its own).
+CAPACITY_LOSS = "capacity.loss"
+
+
 def is_dedicated_key(key: str) -> bool:
     return bool(_DEDICATED.match(key))
 

@@ -8,10 +8,10 @@ from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, r
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.cli import main
+from pinreport.labels import size_label
 from pinreport.render.banner import INFRASTRUCTURE, PASS, REGRESSION, RULE_VIOLATION
 from pinreport.render.context import build_report
 from pinreport.render.environment_table import environment_rows
-from pinreport.render.labels import size_label
 from pinreport.render.page import render_html
 from pinreport.render.svg_charts import (
     BOTTOM,

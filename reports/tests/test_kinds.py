@@ -19,10 +19,11 @@ from builders import (
 )
 from pinreport.analysis import kind_results
 from pinreport.analysis.compare import compare, higher_is_worse
-from pinreport.analysis.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
+from pinreport.analysis.rule import Band, RuleVerdict, rule_results
 from pinreport.analysis.stats import Verdict
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
+from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.render.context import build_report
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows

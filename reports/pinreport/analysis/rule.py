@@ -38,7 +38,7 @@ from typing import Any
 from pinreport import catalog
 from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.errors import UsageError
-from pinreport.probe_keys import describe_key, is_dedicated_key, split_metric
+from pinreport.probe_keys import CAPACITY_LOSS, describe_key, is_dedicated_key, split_metric
 from pinreport.units import format_bytes
 
 # The kinds whose held costs the rule judges, and the stages it reads them at (catalog.py).
@@ -47,7 +47,6 @@ HELD_STAGES = catalog.HELD_STAGES
 CONTROL_API = "pageable"
 _NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
 NVML_SUM_KEY = "nvml.*.used (sum over devices)"
-CAPACITY_LOSS = "capacity.loss"
 # A capacity run's bisection step where its plan gives none: the kind's parameter table's.
 DEFAULT_RESOLUTION: int = catalog.kind_entry("capacity").param("resolution")["fallback"]
 

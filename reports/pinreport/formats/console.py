@@ -12,7 +12,7 @@ from pinreport.analysis.fit import Recommendation
 from pinreport.analysis.rule import RuleResult, RuleVerdict
 from pinreport.analysis.stats import Comparison, Verdict
 from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
-from pinreport.render.labels import probe_label, size_label
+from pinreport.labels import probe_label, size_label
 from pinreport.result.budget import BudgetDocument
 from pinreport.text import terminal_lines
 from pinreport.units import format_bytes, format_delta, format_value

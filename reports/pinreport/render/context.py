@@ -15,6 +15,7 @@ from pinreport.answer import build_answer
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
 from pinreport.environment import driver_release, store_key
+from pinreport.labels import size_label
 from pinreport.render.answer_section import answer_section
 from pinreport.render.banner import overall_verdict, platform_note
 from pinreport.render.charts.bandwidth import bandwidth_charts
@@ -25,7 +26,6 @@ from pinreport.render.controls_table import control_rows
 from pinreport.render.disturbed_table import disturbed_rows
 from pinreport.render.environment_table import environment_rows
 from pinreport.render.kind_sections import kind_sections, not_measured
-from pinreport.render.labels import size_label
 from pinreport.render.reserve_table import RESERVE_SIZES, reserve_rows
 from pinreport.render.verdict_table import verdict_rows
 from pinreport.result.bench_rows import read_bench

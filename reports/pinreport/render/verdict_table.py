@@ -7,7 +7,7 @@ from pinreport.analysis.compare import CompareReport
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.rule import RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.render.labels import anchor
+from pinreport.labels import anchor
 from pinreport.units import format_bytes, format_value
 
 # Verdicts that need no reading in the morning; folded below the others.
