@@ -340,31 +340,3 @@ def stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
         elif not stat.S_ISREG(mode) or (named and ".tmp." not in e.name):
             out.append(Path(e.path))
     return sorted(out)
-
-
-def write_atomically(path: Path, data: bytes, *, attempts: int = 20) -> bool:
-    """Writes `path` through a temporary file in its directory and os.replace, so a concurrent
-    reader sees the old file or the new one, never a mix. On Windows a reader holding the old
-    file open makes the replace fail for a moment: it is retried (attempts, growing waits); False
-    when it never succeeded (the temporary is removed)."""
-    import secrets
-    import time
-
-    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.{secrets.token_hex(8)}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        for i in range(attempts):
-            try:
-                os.replace(tmp, path)
-                return True
-            except PermissionError:
-                time.sleep(min(0.01 * (i + 1), 0.1))
-        return False
-    except OSError:
-        return False
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
