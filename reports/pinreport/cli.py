@@ -55,7 +55,7 @@ from pinreport.exit_codes import (
     EXIT_REGRESSION,
     with_bad_input,
 )
-from pinreport.formats.console import format_compare, format_reserve
+from pinreport.formats.console import format_aa, format_compare, format_reserve, format_trace
 from pinreport.formats.junit import write_junit
 from pinreport.render.context import build_report
 from pinreport.render.page import write_html
@@ -250,7 +250,7 @@ def _run_aa(args: argparse.Namespace) -> int:
         for e in problems:
             err(f"error: {e}")
         return EXIT_BAD_INPUT
-    out(false_alarms.format_aa(results, options))
+    out(format_aa(results, options))
     return EXIT_REGRESSION if any(r.false_alarms for r in results) else EXIT_OK
 
 
@@ -383,7 +383,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     for problem in store.problems:
         err(f"error: {problem}")
     judgement = trace.judge_trace(tf, ((e.key, e.doc) for e in store.entries))
-    out(trace.format_trace(judgement))
+    out(format_trace(judgement))
     if args.html:
         from pinreport.render.trace_page import write_trace_html
 

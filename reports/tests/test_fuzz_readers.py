@@ -22,12 +22,16 @@ from fuzz_values import mutated  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pinreport.analysis.compare import compare  # noqa: E402
-from pinreport.analysis.trace import format_trace, judge_trace, load_trace  # noqa: E402
+from pinreport.analysis.trace import judge_trace, load_trace  # noqa: E402
 from pinreport.answer import build_answer  # noqa: E402
 from pinreport.cli import main  # noqa: E402
 from pinreport.environment import store_key  # noqa: E402
 from pinreport.errors import BadInputError  # noqa: E402
-from pinreport.formats.console import format_compare, format_summary  # noqa: E402
+from pinreport.formats.console import (  # noqa: E402
+    format_compare,
+    format_summary,
+    format_trace,  # noqa: E402
+)
 from pinreport.formats.markdown import format_summary_markdown  # noqa: E402
 from pinreport.render.context import build_report  # noqa: E402
 from pinreport.render.page import render_html  # noqa: E402

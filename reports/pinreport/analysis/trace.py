@@ -27,7 +27,6 @@ from pinreport.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
 from pinreport.input_file import TRACE_LIMIT
 from pinreport.result.load import read_versioned_document
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
-from pinreport.text import terminal_lines
 from pinreport.units import format_bytes as size_label
 
 TRACE_SCHEMA = "pinbench-trace"
@@ -295,38 +294,6 @@ def rounding_note(trace: TraceFile) -> str:
         f"batches of {size_label(batch)} were pinned as {n} blocks of {size_label(size)}"
         f" ({size / batch:.2f}x the batch bytes)"
     )
-
-
-def format_trace(j: TraceJudgement) -> str:
-    t = j.trace
-    lines = [
-        f"{t.path}: {j.verdict}",
-        f"  program: {' '.join(t.doc.get('command', []))} -> {t.doc['status'].get('kind')}"
-        f" {t.doc['status'].get('exit_code')}",
-        f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
-        f"  {t.pinned.get('summary', '')}; peak {size_label(j.peak_bytes)} pinned",
-    ]
-    if note := rounding_note(t):
-        lines.append(f"  {note}")
-    for fam, b in sorted(j.by_family.items()):
-        used = j.fits_used.get(fam, "no fit")
-        lines.append(f"    {fam}: {size_label(b)} (store fit: {used})")
-    for where, b in sorted(pinning_processes(t).items()):
-        lines.append(f"    held by the {where}: {size_label(b)}")
-    sites = sorted((t.pinned.get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
-    for site, b in sites[:5]:
-        lines.append(f"    call site {site}: {size_label(int(b))}")
-    for api, v in sorted(calls_by_api(t).items()):
-        lines.append(
-            f"    {api}: {v.get('calls', 0)} calls, {v.get('failed', 0)} failed,"
-            f" asked {size_label(v.get('bytes_asked', 0))}"
-        )
-    for d in j.devices:
-        reserve = f"; reserve {size_label(round(d.reserve_per_gpu))} per GPU" if d.reserve_per_gpu is not None else ""
-        lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")
-    for n in j.notes:
-        lines.append(f"  note: {n}")
-    return terminal_lines(lines)
 
 
 def exit_code(j: TraceJudgement) -> int:
