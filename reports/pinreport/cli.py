@@ -1,4 +1,4 @@
-"""Command line: a thin layer over compare.py, fit.py and the formatters.
+"""Command line: a thin layer over the report pipeline (pipeline.py), fit.py and the formatters.
 
   pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
                     [--alpha A] [--floor F] [--time-floor F] [--min-repeats N]
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pinreport.analysis import false_alarms
-from pinreport.analysis.compare import CompareOptions, compare
+from pinreport.analysis.compare import CompareOptions
 from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
 from pinreport.analysis.rule import Band
 from pinreport.analysis.stats import (
@@ -57,7 +57,8 @@ from pinreport.exit_codes import (
 )
 from pinreport.formats.console import format_aa, format_compare, format_reserve, format_trace
 from pinreport.formats.junit import write_junit
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.result.budget import BudgetDocument, load_budget
 from pinreport.result.load import ResultsFile, load_results
@@ -262,11 +263,11 @@ def _run_compare(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    report = compare(current, store, options)
-    out(format_compare(report))
+    report = run_pipeline(current, store, options=options)
+    out(format_compare(report.compared))
     if args.junit:
-        write_junit(report, args.junit)
-    return report.exit_code()
+        write_junit(report.compared, args.junit)
+    return report.exit_code
 
 
 def _run_html(args: argparse.Namespace) -> int:
@@ -282,7 +283,7 @@ def _run_html(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    context = build_report(current, store, args.bench, options, budget=budget)
+    context = page_context(run_pipeline(current, store, args.bench, options, budget=budget))
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")
@@ -313,7 +314,6 @@ def _run_reserve(args: argparse.Namespace) -> int:
 
 def _run_summary(args: argparse.Namespace) -> int:
     """Prints the answer (and writes it as Markdown); exits as `compare` would."""
-    from pinreport.answer import build_answer
     from pinreport.formats.console import format_summary
     from pinreport.formats.markdown import write_summary_markdown
 
@@ -336,14 +336,13 @@ def _run_summary(args: argparse.Namespace) -> int:
             err(f"error: {e}")
             return EXIT_BAD_INPUT
         store = StoreContents(root="")
-    report = compare(current, store, options)
-    answer = build_answer(current.path, current.doc, report, stored=bool(args.store), budget=budget)
-    out(format_summary(answer))
-    for problem in report.bad_input:
+    report = run_pipeline(current, store, options=options, budget=budget, stored=bool(args.store))
+    out(format_summary(report.answer))
+    for problem in report.compared.bad_input:
         err(f"error: {problem}")
     if args.markdown:
-        write_summary_markdown(answer, args.markdown)  # its path was checked before the analysis
-    return report.exit_code()
+        write_summary_markdown(report.answer, args.markdown)  # its path was checked before the analysis
+    return report.exit_code
 
 
 def _run_budget_compare(args: argparse.Namespace) -> int:

@@ -21,7 +21,8 @@ from pinreport.analysis.stats import Verdict
 from pinreport.cli import main
 from pinreport.formats.console import format_compare
 from pinreport.formats.junit import build_junit
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.load import ResultsFile
 from pinreport.store.reading import StoreContents, read_store
@@ -140,7 +141,7 @@ def test_disturbed_baseline_samples_are_left_out(tmp_path):
 
 def test_html_shows_disturbed_runs_and_their_evidence(tmp_path):
     cur = disturb_run(run_doc(costs={"cuda.free": [300 * MiB] * 7}), [EVIDENCE])
-    context = build_report(_current([cur]), _store(tmp_path, [run_doc()]))
+    context = page_context(run_pipeline(_current([cur]), _store(tmp_path, [run_doc()])))
     assert context["verdict"] == "DISTURBED" and context["exit_code"] == 3
     html = render_html(context)
     assert 'id="disturbed"' in html and EVIDENCE.replace(">", "&gt;") in html
