@@ -5,7 +5,8 @@ import pytest
 from builders import kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport.errors import BadInputError
-from pinreport.result.load import json_path, load_results
+from pinreport.result.load import load_results
+from pinreport.result.validate import json_path
 
 HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
 

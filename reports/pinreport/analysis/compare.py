@@ -6,7 +6,7 @@ Each metric of each ok run is compared twice:
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
 on the per-repeat samples every results file carries (results schema 4; older files are
-upgraded by the harness, load.py), the generic metrics and the scenario kinds' own alike
+upgraded by the harness, result/upgrade.py), the generic metrics and the scenario kinds' own alike
 (docs/kinds.md): stats.compare_bytes for bytes, stats.compare_times_nights for ms and ratio (the
 night rule, judged against the spread between the stored nights, with the time floor). A metric
 of an older file that the upgrade could not rebuild per repeat is AMBIGUOUS, labelled "summary
@@ -246,7 +246,7 @@ def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: dict[str
 
 
 # What a metric of an older file that the harness could not rebuild per repeat gets
-# (load.py): its summary is shown, never judged, and the verdict says why.
+# (result/upgrade.py): its summary is shown, never judged, and the verdict says why.
 SUMMARY_ONLY = (
     "summary only: no per-repeat samples in {what} "
     "(an older results file; pinbench results upgrade could not rebuild them)"

@@ -29,7 +29,9 @@ import xxhash
 from pinreport.environment import StoreKey, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
-from pinreport.result.load import ResultsFile, parse_json, parse_results, results_from_bytes, upgraded_before
+from pinreport.result.load import ResultsFile, parse_results, results_from_bytes
+from pinreport.result.strict_json import parse_json
+from pinreport.result.upgrade import upgraded_before
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
 from pinreport.test_double import produced_by_test_double
 
