@@ -23,8 +23,9 @@ from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.environment import EnvironmentChange, StoreKey, driver_models, store_key
+from pinreport.environment import EnvironmentChange, StoreKey
 from pinreport.result.budget import BudgetDocument, FamilyBudget
+from pinreport.result.load import ResultsFile
 from pinreport.units import format_bytes
 
 GiB = 1024**3
@@ -199,8 +200,7 @@ def budget_line(b: BudgetDocument) -> str:
 
 
 def build_answer(
-    current_path: str,
-    doc: dict[str, Any],
+    current: ResultsFile,
     report: CompareReport,
     stored: bool,
     claims: tuple[dict[str, str], ...],
@@ -209,8 +209,7 @@ def build_answer(
     """The answer for one results file, its comparison and the brief's claims on it (`stored`: a
     store was given; `budget`: a `pinbench budget` document to give in one line). The report
     pipeline (pipeline.py) calls it, once."""
-    env = doc.get("environment") or {}
-    key = store_key(env)
+    doc, key = current.doc, current.environment.key
     clean, left_out = _clean_doc(doc)
     runs = doc.get("runs", [])
     by_reason: dict[str, list[str]] = {}
@@ -223,10 +222,10 @@ def build_answer(
     )
     problems = tuple(report.infrastructure) + tuple(str(p) for p in report.bad_input)
     return Answer(
-        path=current_path,
+        path=current.path,
         replayed=report.replayed,
         key=key,
-        driver_models=tuple(sorted(set(driver_models(env)))),
+        driver_models=tuple(sorted(set(current.environment.driver_models))),
         band=str(report.options.band),
         rows=_rows(clean, key, report),
         changes=_changes(report, stored),

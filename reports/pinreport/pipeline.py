@@ -18,7 +18,7 @@ disturbed (answer.py); the page's claims see the `--bench` rows, the answer's cl
 answer is the same with or without benchmark files), so with no benchmark file they are one.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from pinreport.analysis.compare import HISTORY, PREVIOUS, Baseline, CompareOptions, CompareReport, compare
@@ -27,7 +27,7 @@ from pinreport.analysis.history import Night, latest_per_release, nights
 from pinreport.answer import Answer, build_answer
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
-from pinreport.environment import StoreKey, store_key
+from pinreport.environment import StoreKey
 from pinreport.result.bench_rows import BenchRows, read_bench
 from pinreport.result.budget import BudgetDocument
 from pinreport.result.load import ResultsFile
@@ -44,10 +44,11 @@ class Report:
     stored: bool  # a store was given (`summary` without --store: nothing to compare with)
     bench_paths: tuple[str, ...] = ()
     budget: BudgetDocument | None = None
-    key: StoreKey = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "key", store_key(self.current.doc.get("environment") or {}))
+    @property
+    def key(self) -> StoreKey:
+        """Where the current file is filed: its machine, GPU and driver release."""
+        return self.current.environment.key
 
     @property
     def exit_code(self) -> int:
@@ -91,7 +92,7 @@ class Report:
             claims = self.claims
         else:
             claims = tuple(brief_rows(ClaimData(self.current.doc, self.compared, BenchRows())))
-        return build_answer(self.current.path, self.current.doc, self.compared, self.stored, claims, budget=self.budget)
+        return build_answer(self.current, self.compared, self.stored, claims, budget=self.budget)
 
     @cached_property
     def nights(self) -> list[Night]:

@@ -43,7 +43,7 @@ from pinreport.analysis.stats import (
     compare_bytes,
     compare_times_nights,
 )
-from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
+from pinreport.environment import EnvironmentChange, StoreKey, environment_changes
 from pinreport.errors import BadInputError
 from pinreport.exit_codes import verdict_exit
 from pinreport.probe_keys import split_metric
@@ -215,7 +215,7 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
     same_group = [
         e for e in store.entries if e.namespace == REAL and e.key.group == key.group and measurement_id(e.doc) != me
     ]
-    release = driver_release(current.doc.get("environment") or {})
+    release = current.environment.release
     previous = None
     if release and is_release(release):
         previous = previous_release(release, {e.key.release for e in same_group})
@@ -391,11 +391,10 @@ def _count_notes(run: dict[str, Any]) -> list[str]:
 def compare(current: ResultsFile, store: StoreContents, options: CompareOptions | None = None) -> CompareReport:
     """Compares `current` with the store; never raises for bad store files (they are listed)."""
     options = options or CompareOptions()
-    env = current.doc.get("environment") or {}
-    key = store_key(env)
+    key = current.environment.key
     report = CompareReport(current.path, current.replayed, key, options, bad_input=list(store.problems))
     report.infrastructure.extend(_infrastructure(current))
-    if driver_release(env) is None:
+    if current.environment.release is None:
         report.notes.append(
             "the driver release is unavailable in the current environment: no previous release can be chosen"
         )

@@ -22,7 +22,6 @@ from typing import Any
 
 from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
 from pinreport.analysis.stats import Verdict, floor_distance
-from pinreport.environment import driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.probe_keys import describe_key, split_metric
 from pinreport.result.load import ResultsFile
@@ -58,11 +57,7 @@ class NightResult:
 
 
 def _history_store(nights: Sequence[ResultsFile], skip: int) -> StoreContents:
-    entries = [
-        StoreEntry(n.path, REAL, n, store_key(n.doc.get("environment") or {}))
-        for i, n in enumerate(nights)
-        if i != skip
-    ]
+    entries = [StoreEntry(n.path, REAL, n, n.environment.key) for i, n in enumerate(nights) if i != skip]
     entries.sort(key=lambda e: (e.started_at, e.path))
     return StoreContents(root="(A/A: the other nights)", entries=entries)
 
@@ -162,13 +157,13 @@ def check(nights: Sequence[ResultsFile], options: CompareOptions) -> list[NightR
     if len(nights) < 2:
         raise BadInputError(nights[0].path if nights else "(none)", "the A/A check needs two nights or more")
     first = nights[0]
-    group = store_key(first.doc.get("environment") or {})
+    group = first.environment.key
     for n in nights:
-        key = store_key(n.doc.get("environment") or {})
+        key = n.environment.key
         if key != group:
             raise BadInputError(n.path, f"not the machine and release of {first.path} ({key} vs {group})")
         if n.replayed:
             raise BadInputError(n.path, "replayed data is never a night of an A/A check")
-        if driver_release(n.doc.get("environment") or {}) is None:
+        if n.environment.release is None:
             raise BadInputError(n.path, "no driver release recorded")
     return [check_night(nights, i, options) for i in range(len(nights))]

@@ -8,7 +8,6 @@ It computes no verdict, fit or claim of its own.
 
 from typing import Any
 
-from pinreport.environment import driver_release
 from pinreport.labels import size_label
 from pinreport.pipeline import Report
 from pinreport.render.answer_section import answer_section
@@ -45,9 +44,9 @@ def page_context(r: Report) -> dict[str, Any]:
         "verdict_also": also,
         "replayed": bool(replay_sources),
         "replay_sources": replay_sources,
-        "platform_note": platform_note(current.doc),
+        "platform_note": platform_note(current),
         "current_path": current.path,
-        "current_release": driver_release(current.doc.get("environment") or {}) or "unknown",
+        "current_release": current.environment.release or "unknown",
         "started_at": current.doc.get("started_at", ""),
         "baseline_desc": baseline.describe() if baseline and baseline.found else "no stored baseline",
         "baseline_files": [e.path for e in baseline.entries] if baseline else [],

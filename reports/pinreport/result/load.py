@@ -8,12 +8,14 @@ the JSON path of the first problem, in the style of the C++ reader (docs/results
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import best_match
 
+from pinreport.environment import Environment
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, read_bounded
 from pinreport.result.strict_json import parse_json
@@ -42,8 +44,12 @@ class ResultsFile:
     @property
     def replayed(self) -> bool:
         """Replayed data is never a measurement (docs/replay.md); callers label it REPLAYED."""
-        env = self.doc.get("environment") or {}
-        return self.doc.get("backend") == "replay" or env.get("replayed") is True
+        return self.doc.get("backend") == "replay" or self.environment.replayed
+
+    @cached_property
+    def environment(self) -> Environment:
+        """The environment record, read once."""
+        return Environment.from_json(self.doc.get("environment"))
 
     @property
     def runs(self) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import xxhash
 
-from pinreport.environment import StoreKey, store_key
+from pinreport.environment import StoreKey
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
 from pinreport.result.load import ResultsFile, parse_results, results_from_bytes
@@ -238,7 +238,7 @@ def check_stored_file(
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)
-    key = store_key(results.doc.get("environment") or {})
+    key = results.environment.key
     why = _path_problem(root, path, namespace, key, results.doc.get("started_at"))
     if why is None and m and verify_hash and not (named_xxh3 or legacy_content_hash(data) == m.group(2)):
         why = "its bytes do not match the hash in its name (edited after it was stored?)"
