@@ -2,10 +2,10 @@ import json
 import re
 
 import pytest
-from builders import kind_run, kinds_doc, results_doc, run_doc, write_json
+from builders import MiB, kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport.errors import BadInputError
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
 from pinreport.result.validate import json_path
 
 HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
@@ -192,3 +192,11 @@ def test_json_roundtrip_of_fixture_dir():
                 for name, m in raw_run["metrics"].items():
                     got = run["metrics"][name]
                     assert {k: got[k] for k in m} == m and len(got["samples"]) == m["n"]
+
+
+def test_a_run_is_found_by_its_id():
+    doc = results_doc([run_doc(size=1 * MiB), run_doc(size=2 * MiB)])
+    current = ResultsFile("r.json", doc)
+    first, second = doc["runs"]
+    assert current.run(second["id"]) is second and current.run(first["id"]) is first
+    assert current.run("no-such-run") is None

@@ -203,13 +203,6 @@ def _scenario_records(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {s["name"]: s for s in records if isinstance(s, dict) and isinstance(s.get("name"), str)}
 
 
-def _find_run(doc: dict[str, Any], run_id: str) -> dict[str, Any] | None:
-    for run in doc.get("runs", []):
-        if run.get("id") == run_id:
-            return run
-    return None
-
-
 def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dict[str, Baseline]:
     me = measurement_id(current.doc)
     same_group = [
@@ -231,7 +224,7 @@ def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[Any, dict[s
     """(stored entry, its run) for every stored file in which this run ended ok."""
     out = []
     for entry in baseline.entries:
-        brun = _find_run(entry.doc, run_id)
+        brun = entry.results.run(run_id)
         if brun is not None and brun.get("status") == "ok":
             out.append((entry, brun))
     return out
@@ -319,7 +312,7 @@ def _missing_probes(run: dict[str, Any], baselines: dict[str, Baseline]) -> list
     missing: dict[str, str] = {}
     for b in baselines.values():
         for entry in b.entries:
-            brun = _find_run(entry.doc, run["id"])
+            brun = entry.results.run(run["id"])
             if brun is None or brun.get("status") != "ok":
                 continue
             for metric in brun.get("metrics", {}):

@@ -55,6 +55,19 @@ class ResultsFile:
     def runs(self) -> list[dict[str, Any]]:
         return self.doc["runs"]
 
+    @cached_property
+    def _runs_by_id(self) -> dict[Any, dict[str, Any]]:
+        out: dict[Any, dict[str, Any]] = {}
+        for run in self.doc.get("runs", []):
+            out.setdefault(run.get("id"), run)
+        return out
+
+    def run(self, run_id: str) -> dict[str, Any] | None:
+        """The run with this id (the first, where a file breaks the rule of unique ids), or None:
+        looked up in an index built once, not by a scan of the runs (compare asks it for every run
+        of every baseline file)."""
+        return self._runs_by_id.get(run_id)
+
 
 def read_versioned_document(
     path: str | Path,
