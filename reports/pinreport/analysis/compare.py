@@ -47,7 +47,8 @@ from pinreport.environment import EnvironmentChange, StoreKey, environment_chang
 from pinreport.errors import BadInputError
 from pinreport.exit_codes import verdict_exit
 from pinreport.probe_keys import split_metric
-from pinreport.result.load import ResultsFile, metric_samples
+from pinreport.result.load import ResultsFile
+from pinreport.result.model import Plan, Run
 from pinreport.store.files import REAL, StoreEntry, measurement_id
 from pinreport.store.reading import StoreContents
 from pinreport.versions import is_release, previous_release
@@ -220,21 +221,21 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
     return out
 
 
-def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[Any, dict[str, Any]]]:
+def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[StoreEntry, Run]]:
     """(stored entry, its run) for every stored file in which this run ended ok."""
     out = []
     for entry in baseline.entries:
         brun = entry.results.run(run_id)
-        if brun is not None and brun.get("status") == "ok":
+        if brun is not None and brun.status == "ok":
             out.append((entry, brun))
     return out
 
 
-def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: dict[str, Any]) -> frozenset[str]:
+def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: Run) -> frozenset[str]:
     """The metrics of a stored run that are disturbed (left out of every baseline)."""
-    key = (entry.path, brun.get("id", ""))
+    key = (entry.path, brun.id)
     if key not in report._baseline_disturbed:
-        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun))
+        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun.record))
     return report._baseline_disturbed[key]
 
 
@@ -246,39 +247,38 @@ SUMMARY_ONLY = (
 )
 
 
-def _step(plan: dict[str, Any], metric: str) -> int | None:
+def _step(plan: Plan, metric: str) -> int | None:
     """A kind's own byte metric (not a probe key's cost) is quantised by its bisection step too."""
-    return bisection_resolution(plan, metric) if split_metric(metric) is None else None
+    return bisection_resolution(plan.record, metric) if split_metric(metric) is None else None
 
 
 def _compare_metric(
-    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
+    run: Run, metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
 ) -> Comparison:
     """One metric against one baseline, on the per-repeat samples the files carry: the byte
     rule for bytes, the night rule for ms and ratio (module docstring)."""
-    info = run["metrics"][metric]
-    unit = info.get("unit", "")
+    info = run.metrics[metric]
+    unit = info.unit
     if not baseline.found:
         return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
-    current = metric_samples(run, metric)
-    if current is None:
+    if info.samples is None:
         return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what="the current file"))
+    current = list(info.samples)
     nights: list[list[float]] = []  # one list per stored file (night), for the night rule
     summary_only = 0
-    steps = [info.get("granule"), _step(run["plan"], metric)]
-    ok_runs = report._ok_runs.get((baseline.kind, run["id"]))
+    steps = [info.granule, _step(run.plan, metric)]
+    ok_runs = report._ok_runs.get((baseline.kind, run.id))
     if ok_runs is None:
-        ok_runs = report._ok_runs[(baseline.kind, run["id"])] = _ok_baseline_runs(baseline, run["id"])
+        ok_runs = report._ok_runs[(baseline.kind, run.id)] = _ok_baseline_runs(baseline, run.id)
     for entry, brun in ok_runs:
-        m = brun.get("metrics", {}).get(metric)
-        if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):
+        m = brun.metrics.get(metric)
+        if m is None or m.unit != unit or metric in _baseline_disturbed(report, entry, brun):
             continue
-        samples = metric_samples(brun, metric)
-        if samples is None:
+        if m.samples is None:
             summary_only += 1
             continue
-        nights.append(samples)
-        steps.extend([m.get("granule"), _step(brun.get("plan", {}), metric)])
+        nights.append(list(m.samples))
+        steps.extend([m.granule, _step(brun.plan, metric)])
     if not nights:
         if summary_only:
             return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))
@@ -307,19 +307,19 @@ def _compare_metric(
     )
 
 
-def _missing_probes(run: dict[str, Any], baselines: dict[str, Baseline]) -> list[str]:
+def _missing_probes(run: Run, baselines: dict[str, Baseline]) -> list[str]:
     """Metrics a baseline measured for this run that the current run lacks: a probe went missing."""
     missing: dict[str, str] = {}
     for b in baselines.values():
         for entry in b.entries:
-            brun = entry.results.run(run["id"])
-            if brun is None or brun.get("status") != "ok":
+            brun = entry.results.run(run.id)
+            if brun is None or brun.status != "ok":
                 continue
-            for metric in brun.get("metrics", {}):
-                if metric not in run.get("metrics", {}) and split_metric(metric) is not None:
+            for metric in brun.metrics:
+                if metric not in run.metrics and split_metric(metric) is not None:
                     missing.setdefault(metric, entry.path)
     return [
-        f"run {run['id']}: {m} was measured in {p} but is missing now (a probe stopped reporting)"
+        f"run {run.id}: {m} was measured in {p} but is missing now (a probe stopped reporting)"
         for m, p in sorted(missing.items())
     ]
 
@@ -332,12 +332,12 @@ def _infrastructure(current: ResultsFile) -> list[str]:
     for name, control in sorted((doc.get("controls") or {}).items()):
         if isinstance(control, dict) and control.get("verdict") == "FAIL":
             out.append(f"control {name} FAILED: {control.get('error', 'no reason given')}")
-    for run in doc.get("runs", []):
-        status = run.get("status")
+    for run in current.runs:
+        status = run.status
         if status in ("failed", "timeout"):
-            out.append(f"run {run['id']} {status}: {run.get('reason') or 'no reason given'}")
+            out.append(f"run {run.id} {status}: {run.reason or 'no reason given'}")
         elif status == "ok" and not _measured_something(run):
-            out.append(f"run {run['id']}: no probe reported a reading in every repeat (probes missing)")
+            out.append(f"run {run.id}: no probe reported a reading in every repeat (probes missing)")
     return out
 
 
@@ -357,12 +357,12 @@ def _why_incomplete(doc: dict[str, Any]) -> str:
     return "the run did not finish (no interruption recorded)"
 
 
-def _measured_something(run: dict[str, Any]) -> bool:
+def _measured_something(run: Run) -> bool:
     """An ok run has a probe metric: cost.* / residual.* for overhead-like kinds; any metric
     but a timing for the other kinds (capacity.*, churn.*, ...). A workers run with 0 workers
     has no per-worker metric by definition (docs/kinds.md)."""
-    plan = run.get("plan", {})
-    metrics = run.get("metrics", {})
+    plan = run.plan.record
+    metrics = run.metrics
     if plan.get("kind", "overhead") in _ALLOCATION_COST_KINDS:
         return any(split_metric(m) for m in metrics)
     if plan.get("kind") == "workers" and (plan.get("params") or {}).get("workers") == 0:
@@ -370,12 +370,13 @@ def _measured_something(run: dict[str, Any]) -> bool:
     return any(not m.startswith("time.") for m in metrics)
 
 
-def _count_notes(run: dict[str, Any]) -> list[str]:
+def _count_notes(run: Run) -> list[str]:
     """Count metrics are not compared; one that says something went wrong is noted."""
-    m = run.get("metrics", {}).get("capacity.pin_failed")
+    pin_failed = run.metrics.get("capacity.pin_failed")
+    m = pin_failed.record if pin_failed is not None else None
     if isinstance(m, dict) and isinstance(m.get("max"), (int, float)) and m["max"] > 0:
         return [
-            f"run {run['id']}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
+            f"run {run.id}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
             "(largest_with not measured there)"
         ]
     return []
@@ -394,34 +395,33 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
     report.baselines = _baselines(current, key, store)
     scenarios = _scenario_records(current.doc)
     for run in current.runs:
-        status = run.get("status")
+        status = run.status
         if status == "waived":
-            report.notes.append(f"run {run['id']} waived: {run.get('reason', '')}")
-        disturbed = disturbance.of_run(run)
+            report.notes.append(f"run {run.id} waived: {run.reason}")
+        disturbed = disturbance.of_run(run.record)
         if disturbed is not None:
             report.disturbed.append(disturbed)
         if status not in ("ok", disturbance.DISTURBED):
             continue
-        scenario = run["plan"]["scenario"]
+        scenario = run.plan.scenario
         floor = options.floor_for(scenarios.get(scenario), scenario)
-        not_judged = disturbance.disturbed_metrics(run) if status == "ok" else {}
+        not_judged = disturbance.disturbed_metrics(run.record) if status == "ok" else {}
         if status == "ok":
             report.infrastructure.extend(_missing_probes(run, report.baselines))
             report.notes.extend(_count_notes(run))
-        for metric in sorted(run.get("metrics", {})):
-            info = run["metrics"][metric]
-            if not compared(info.get("unit", ""), metric):
+        for metric in sorted(run.metrics):
+            info = run.metrics[metric]
+            if not compared(info.unit, metric):
                 continue
-            median = info.get("median")
-            shown = float(median) if isinstance(median, (int, float)) and not isinstance(median, bool) else float("nan")
+            shown = info.median if info.median is not None else float("nan")
             for kind in (PREVIOUS, HISTORY):
                 if status != "ok" or metric in not_judged:
                     why = "; ".join(disturbed.evidence) if status != "ok" else not_judged[metric]
                     c = Comparison(Verdict.NOT_JUDGED, f"disturbed: {why}")
                 else:
                     c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
-                report.verdicts.append(MetricVerdict(run["id"], scenario, metric, info.get("unit", ""), kind, c, shown))
+                report.verdicts.append(MetricVerdict(run.id, scenario, metric, info.unit, kind, c, shown))
         if status == "ok":
-            report.rule.extend(rule_results(run, options.band))
+            report.rule.extend(rule_results(run.record, options.band))
     report.claims = check_expectations(current.doc)
     return report

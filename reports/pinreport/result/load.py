@@ -18,6 +18,7 @@ from jsonschema.exceptions import best_match
 from pinreport.environment import Environment
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.result.model import Run
 from pinreport.result.strict_json import parse_json
 from pinreport.result.upgrade import as_current_version, older_version_document, supported_version
 from pinreport.result.validate import check_results, json_path
@@ -51,18 +52,19 @@ class ResultsFile:
         """The environment record, read once."""
         return Environment.from_json(self.doc.get("environment"))
 
-    @property
-    def runs(self) -> list[dict[str, Any]]:
-        return self.doc["runs"]
+    @cached_property
+    def runs(self) -> tuple[Run, ...]:
+        """The runs, read once into typed values (model.py), in the file's order."""
+        return tuple(Run.from_json(r) for r in self.doc.get("runs", []))
 
     @cached_property
-    def _runs_by_id(self) -> dict[Any, dict[str, Any]]:
-        out: dict[Any, dict[str, Any]] = {}
-        for run in self.doc.get("runs", []):
-            out.setdefault(run.get("id"), run)
+    def _runs_by_id(self) -> dict[str, Run]:
+        out: dict[str, Run] = {}
+        for run in self.runs:
+            out.setdefault(run.id, run)
         return out
 
-    def run(self, run_id: str) -> dict[str, Any] | None:
+    def run(self, run_id: str) -> Run | None:
         """The run with this id (the first, where a file breaks the rule of unique ids), or None:
         looked up in an index built once, not by a scan of the runs (compare asks it for every run
         of every baseline file)."""
