@@ -48,7 +48,7 @@ from pinreport.errors import BadInputError
 from pinreport.exit_codes import verdict_exit
 from pinreport.probe_keys import split_metric
 from pinreport.result.load import ResultsFile
-from pinreport.result.model import Plan, Run
+from pinreport.result.model import Run
 from pinreport.store.files import REAL, StoreEntry, measurement_id
 from pinreport.store.reading import StoreContents
 from pinreport.versions import is_release, previous_release
@@ -247,9 +247,10 @@ SUMMARY_ONLY = (
 )
 
 
-def _step(plan: Plan, metric: str) -> int | None:
-    """A kind's own byte metric (not a probe key's cost) is quantised by its bisection step too."""
-    return bisection_resolution(plan.record, metric) if split_metric(metric) is None else None
+def _own_metric(metric: str) -> bool:
+    """A kind's own metric (capacity.*, fragmentation.*), not a probe key's cost or residual: a
+    byte metric of it is quantised by its run's bisection step too (bisection_resolution)."""
+    return split_metric(metric) is None
 
 
 def _compare_metric(
@@ -266,7 +267,8 @@ def _compare_metric(
     current = list(info.samples)
     nights: list[list[float]] = []  # one list per stored file (night), for the night rule
     summary_only = 0
-    steps = [info.granule, _step(run.plan, metric)]
+    own = _own_metric(metric)
+    steps = [info.granule, bisection_resolution(run.plan.record, metric) if own else None]
     ok_runs = report._ok_runs.get((baseline.kind, run.id))
     if ok_runs is None:
         ok_runs = report._ok_runs[(baseline.kind, run.id)] = _ok_baseline_runs(baseline, run.id)
@@ -278,7 +280,7 @@ def _compare_metric(
             summary_only += 1
             continue
         nights.append(list(m.samples))
-        steps.extend([m.granule, _step(brun.plan, metric)])
+        steps.extend([m.granule, bisection_resolution(brun.plan.record, metric) if own else None])
     if not nights:
         if summary_only:
             return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))

@@ -8,8 +8,9 @@ read it, and every value is built from a checked document (load.py), so the typi
 reading, not a second check: a field the document lacks is None here, as `.get` gave.
 """
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 def _int(value: Any) -> int | None:
@@ -20,10 +21,11 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-@dataclass(frozen=True)
-class Metric:
+class Metric(NamedTuple):
     """One metric of a run: its summary over the ok repeats and, from results schema 4 on, the
-    value in each (None: an older file's metric the harness could not rebuild, shown, never judged)."""
+    value in each (None: an older file's metric the harness could not rebuild, shown, never judged).
+    An immutable record like the other values here, a NamedTuple rather than a frozen dataclass
+    because it is the one read by the hundred thousand (a store's nights): a third of the cost."""
 
     name: str
     unit: str  # "" when the record has none
@@ -35,15 +37,41 @@ class Metric:
     @classmethod
     def from_json(cls, name: str, m: Any) -> "Metric":
         m = m if isinstance(m, dict) else {}
-        samples = m.get("samples")
+        unit, samples = m.get("unit", ""), m.get("samples")
         return cls(
-            name=name,
-            unit=m.get("unit", "") if isinstance(m.get("unit", ""), str) else "",
-            median=_number(m.get("median")),
-            granule=_int(m.get("granule")),
-            samples=tuple(float(v) for v in samples) if isinstance(samples, list) else None,
-            record=m,
+            name,
+            unit if isinstance(unit, str) else "",
+            _number(m.get("median")),
+            _int(m.get("granule")),
+            tuple(map(float, samples)) if isinstance(samples, list) else None,
+            m,
         )
+
+
+class Metrics(Mapping[str, Metric]):
+    """A run's metrics by name, in the file's order, each read into a Metric when it is asked
+    for. Not kept: compare asks a stored night once for each metric it judges, and a release of
+    nights holds 10^5 of them; kept, they would only outlive the comparison."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self._raw = raw
+
+    def __getitem__(self, name: str) -> Metric:
+        return Metric.from_json(name, self._raw[name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __eq__(self, other: object) -> bool:
+        return dict(self.items()) == dict(other.items()) if isinstance(other, Mapping) else NotImplemented
 
 
 @dataclass(frozen=True)
@@ -75,7 +103,7 @@ class Run:
     status: str | None  # "ok", "waived", "failed", "timeout", "disturbed"
     reason: str  # why it was waived, failed or disturbed ("" for an ok run)
     plan: Plan
-    metrics: dict[str, Metric]  # in the file's order
+    metrics: Metrics  # in the file's order
     record: dict[str, Any]  # the run as written
 
     @classmethod
@@ -88,6 +116,6 @@ class Run:
             status=status if isinstance(status, str) else None,
             reason=run.get("reason") if isinstance(run.get("reason"), str) else "",
             plan=Plan.from_json(run.get("plan")),
-            metrics={n: Metric.from_json(n, m) for n, m in metrics.items()} if isinstance(metrics, dict) else {},
+            metrics=Metrics(metrics if isinstance(metrics, dict) else {}),
             record=run,
         )
