@@ -425,5 +425,5 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
                 report.verdicts.append(MetricVerdict(run.id, scenario, metric, info.unit, kind, c, shown))
         if status == "ok":
             report.rule.extend(rule_results(run.record, options.band))
-    report.claims = check_expectations(current.doc)
+    report.claims = check_expectations(current)
     return report

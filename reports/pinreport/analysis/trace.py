@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from referencing import Registry, Resource
 
 from pinreport import catalog
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
-from pinreport.environment import StoreKey, driver_release, store_key
+from pinreport.environment import Environment, StoreKey
 from pinreport.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
 from pinreport.input_file import TRACE_LIMIT
 from pinreport.result.load import read_versioned_document
@@ -57,9 +57,14 @@ class TraceFile:
     def pinned(self) -> dict[str, Any]:
         return self.doc["pinned"]
 
+    @cached_property
+    def environment(self) -> Environment:
+        """The environment record the tracer wrote (as a results file's), read once."""
+        return Environment.from_json(self.doc.get("environment"))
+
     @property
     def key(self) -> StoreKey:
-        return store_key(self.doc.get("environment") or {})
+        return self.environment.key
 
 
 @cache
@@ -177,7 +182,7 @@ def cost_step(trace: TraceFile, nvml_index: int = 0) -> int | None:
 def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> TraceJudgement:
     """Pure over the trace and the store documents given (those of the trace's group)."""
     key = trace.key
-    release = driver_release(trace.doc.get("environment") or {}) or key.release
+    release = trace.environment.release or key.release
     docs = [(k, d) for k, d in store_docs if k.group == key.group and k.release == key.release]
     fits = fit_all(docs)
     peak = int(trace.pinned.get("peak_bytes") or 0)
