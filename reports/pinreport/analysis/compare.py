@@ -400,14 +400,15 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
         status = run.status
         if status == "waived":
             report.notes.append(f"run {run.id} waived: {run.reason}")
-        disturbed = disturbance.of_run(run.record)
+        # metric -> why, of an ok run: computed once, for its verdicts, its disturbance and the rule
+        not_judged = disturbance.disturbed_metrics(run.record) if status == "ok" else {}
+        disturbed = disturbance.of_run(run.record, not_judged if status == "ok" else None)
         if disturbed is not None:
             report.disturbed.append(disturbed)
         if status not in ("ok", disturbance.DISTURBED):
             continue
         scenario = run.plan.scenario
         floor = options.floor_for(scenarios.get(scenario), scenario)
-        not_judged = disturbance.disturbed_metrics(run.record) if status == "ok" else {}
         if status == "ok":
             report.infrastructure.extend(_missing_probes(run, report.baselines))
             report.notes.extend(_count_notes(run))
@@ -424,6 +425,6 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
                     c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
                 report.verdicts.append(MetricVerdict(run.id, scenario, metric, info.unit, kind, c, shown))
         if status == "ok":
-            report.rule.extend(rule_results(run.record, options.band))
+            report.rule.extend(rule_results(run.record, options.band, not_judged))
     report.claims = check_expectations(current)
     return report
