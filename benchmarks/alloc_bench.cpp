@@ -12,9 +12,9 @@
 
 #include "context.hpp"
 #include "os_memory.hpp"
-#include "pinbench/api_variant.hpp"
-#include "pinbench/host_buffer.hpp"
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/cuda/transfers.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 #include "topology.hpp"
 
 namespace pinbench::bench {

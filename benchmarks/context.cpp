@@ -6,8 +6,8 @@
 
 #include "numa.hpp"
 #include "os_memory.hpp"
-#include "pinbench/environment_record.hpp"
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/environment_record.hpp"
 #include "topology.hpp"
 
 namespace pinbench::bench {

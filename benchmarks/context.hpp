@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "pinbench/device.hpp"
+#include "pinbench/cuda/device.hpp"
 
 namespace pinbench::bench {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::bench {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::bench {
 

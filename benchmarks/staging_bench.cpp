@@ -13,9 +13,9 @@
 
 #include "context.hpp"
 #include "cuda/bench_timing.hpp"
-#include "pinbench/api_variant.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 #include "staging/staging_ring.hpp"
 #include "topology.hpp"
 

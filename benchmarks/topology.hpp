@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench::bench {
 

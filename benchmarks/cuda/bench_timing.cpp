@@ -5,7 +5,7 @@
 #include "cuda/bench_kernels.hpp"
 #include "pinbench/cuda/cuda_check.hpp"
 #include "pinbench/cuda/cuda_handles.hpp"
-#include "pinbench/device.hpp"
+#include "pinbench/cuda/device.hpp"
 
 namespace pinbench::bench {
 

@@ -12,7 +12,7 @@
 
 #include "pinbench/cuda/cuda_check.hpp"
 #include "pinbench/cuda/cuda_handles.hpp"
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
 #include "staging/copy_pool.hpp"
 #include "staging/slot_schedule.hpp"
 

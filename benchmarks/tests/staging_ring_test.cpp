@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gpu_available.hpp"  // harness/tests/gpu
-#include "pinbench/device.hpp"
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
 #include "staging/staging_ring.hpp"
 
 namespace pinbench {

@@ -48,13 +48,24 @@ def test_a_cpp_include_against_the_flow_fails(tree: Path):
     assert "1 arrow(s) against the layering" in result.stdout
 
 
-def test_a_public_header_the_table_does_not_place_fails(tree: Path):
+def test_a_public_header_outside_a_stage_folder_fails(tree: Path):
     (tree / "harness/include/pinbench/new_thing.hpp").write_text("#pragma once\n")
     user = tree / "harness/src/results/statistics.cpp"
     user.write_text('#include "pinbench/new_thing.hpp"\n' + user.read_text())
     result = _run(tree)
     assert result.returncode == 1
     assert "folder '?' has no row" in result.stdout
+
+
+def test_a_public_header_takes_its_stage_from_its_folder(tree: Path):
+    # The same include is allowed from run (rank 8) and refused from platform (rank 2).
+    (tree / "harness/include/pinbench/run/new_thing.hpp").parent.mkdir(exist_ok=True)
+    (tree / "harness/include/pinbench/run/new_thing.hpp").write_text("#pragma once\n")
+    low = tree / "harness/src/platform/random_token.cpp"
+    low.write_text('#include "pinbench/run/new_thing.hpp"\n' + low.read_text())
+    result = _run(tree)
+    assert result.returncode == 1
+    assert "includes harness/include/pinbench/run/new_thing.hpp: platform may not include run" in result.stdout
 
 
 def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Path):
@@ -78,9 +89,9 @@ def _with_exception(tree: Path, source: str, target: str) -> Path:
 def test_a_listed_exception_allows_its_arrow_and_a_cycle_it_makes_fails(tree: Path):
     # scenario -> results while results includes scenario: the last C++ folder cycle, ended.
     parser = tree / "harness/src/scenario/scenario_file.cpp"
-    parser.write_text('#include "pinbench/metric_catalog.hpp"\n' + parser.read_text())
+    parser.write_text('#include "pinbench/results/metric_catalog.hpp"\n' + parser.read_text())
     check = _with_exception(
-        tree, "harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/metric_catalog.hpp"
+        tree, "harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/results/metric_catalog.hpp"
     )
     result = _run(tree, check)
     assert result.returncode == 1
@@ -91,11 +102,11 @@ def test_a_listed_exception_allows_its_arrow_and_a_cycle_it_makes_fails(tree: Pa
 
 def test_an_exception_that_matches_no_arrow_fails(tree: Path):
     check = _with_exception(
-        tree, "harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/metric_catalog.hpp"
+        tree, "harness/src/scenario/scenario_file.cpp", "harness/include/pinbench/results/metric_catalog.hpp"
     )
     result = _run(tree, check)
     assert result.returncode == 1
-    assert "scenario_file.cpp -> harness/include/pinbench/metric_catalog.hpp matches no arrow" in result.stdout
+    assert "scenario_file.cpp -> harness/include/pinbench/results/metric_catalog.hpp matches no arrow" in result.stdout
 
 
 def test_a_table_row_that_allows_a_higher_rank_fails(tree: Path):

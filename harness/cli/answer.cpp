@@ -8,10 +8,10 @@
 #include <system_error>
 #include <vector>
 
-#include "pinbench/results.hpp"
-#include "pinbench/subprocess.hpp"
-#include "pinbench/terminal_text.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 
 namespace pinbench {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "command.hpp"
 #include "output_path.hpp"
-#include "pinbench/interrupt.hpp"
-#include "pinbench/subprocess.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "run/doctor.hpp"
 #include "validators.hpp"
 

@@ -7,10 +7,10 @@
 
 #include "command.hpp"
 #include "kinds/worker_group.hpp"
-#include "pinbench/api_variant.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/interrupt.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "run/child.hpp"
 
 namespace pinbench::cli {

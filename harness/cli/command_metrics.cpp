@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "command.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/metric_catalog.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::cli {
 namespace {

@@ -3,10 +3,10 @@
 #include <string>
 
 #include "command.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/plan.hpp"
-#include "pinbench/scenario.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/scenario/plan.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::cli {
 namespace {

@@ -7,16 +7,16 @@
 #include "command.hpp"
 #include "json/json_reader.hpp"
 #include "output_path.hpp"
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/units.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench::cli {
 namespace {
 
-// Standard input as one string, bounded as read_file bounds a file (pinbench/atomic_file.hpp).
+// Standard input as one string, bounded as read_file bounds a file (pinbench/platform/atomic_file.hpp).
 std::string read_standard_input(std::uint64_t max_bytes) {
     std::string text;
     char buffer[64 * 1024];

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "command.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/store.hpp"
-#include "pinbench/terminal_text.hpp"
+#include "pinbench/store/store.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "validators.hpp"
 
 namespace pinbench::cli {

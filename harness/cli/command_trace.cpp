@@ -5,7 +5,7 @@
 
 #include "command.hpp"
 #include "output_path.hpp"
-#include "pinbench/scenario.hpp"
+#include "pinbench/scenario/scenario.hpp"
 #include "trace/trace_command.hpp"
 #include "validators.hpp"
 

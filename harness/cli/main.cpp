@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "command.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/process_info.hpp"
-#include "pinbench/standard_streams.hpp"
-#include "pinbench/terminal_text.hpp"
+#include "pinbench/platform/process_info.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
+#include "platform/standard_streams.hpp"
 #include "scenario/did_you_mean.hpp"
 
 namespace {
@@ -103,7 +103,7 @@ int pinbench_main(const std::vector<std::string>& arguments) {
 
 }  // namespace
 
-// The entry point. Every string inside pinbench is UTF-8 (pinbench/utf8.hpp), so the arguments
+// The entry point. Every string inside pinbench is UTF-8 (pinbench/platform/utf8.hpp), so the arguments
 // are taken in UTF-8, once, here: on Windows not from argv (the ANSI code page, which cannot hold
 // José Müller 田中 together and is not UTF-8) but from the UTF-16 command line
 // (program_arguments: GetCommandLineW + CommandLineToArgvW). Not the manifest's UTF-8 active code

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::cli {
 namespace {

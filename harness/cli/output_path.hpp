@@ -7,7 +7,7 @@
 // - an output that is the same file as one of the command's inputs, by identity (the same name
 //   spelled otherwise, a hard link, a symbolic link to it), is refused (InputError, exit 2):
 //   `run --from s.json -o s.json` would destroy its own input;
-// - then the checks every write makes (pinbench/atomic_file.hpp): a directory, device, FIFO or
+// - then the checks every write makes (pinbench/platform/atomic_file.hpp): a directory, device, FIFO or
 //   socket is never replaced.
 #pragma once
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <system_error>
 
-#include "pinbench/units.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench::cli {
 

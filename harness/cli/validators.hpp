@@ -14,7 +14,7 @@ struct SizeValidator : CLI::Validator {
 };
 
 // An existing file that is not a directory, as CLI::ExistingFile with its messages, but the name
-// read as UTF-8 (pinbench/utf8.hpp): CLI11's reads it in the ANSI code page on Windows, where a
+// read as UTF-8 (pinbench/platform/utf8.hpp): CLI11's reads it in the ANSI code page on Windows, where a
 // file under C:\Users\José was then "File does not exist".
 struct ExistingFile : CLI::Validator {
     ExistingFile();

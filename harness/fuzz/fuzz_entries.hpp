@@ -10,11 +10,11 @@
 #include <string>
 
 #include "json/json_reader.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/plan.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/scenario.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/scenario/plan.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "trace/trace_document.hpp"
 
 namespace pinbench::fuzz {

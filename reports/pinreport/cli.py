@@ -7,7 +7,10 @@
   pinreport aa      NIGHT.json NIGHT.json ... (the same verdict options as compare)
   pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] [--budget BUDGET] -o report.html
                     (the same verdict options as compare)
-  pinreport trace   TRACE --store DIR [--html trace.html]   (a `pinbench trace` file, docs/trace.md)
+  pinreport trace   TRACE [--store DIR] [--html trace.html]   (a `pinbench trace` file, docs/trace.md;
+                    with the advice section, and advise's evidence options)
+  pinreport advise  TRACE [--store DIR] [--bench BENCH_JSON ...] [--budget BUDGET] [--json]
+                    (what to change, what it saves, what it costs in speed; docs/advise.md)
   pinreport summary RESULTS [--store DIR] [--markdown FILE] [--budget BUDGET]
                     (the answer in one screen, answer.py; BUDGET: a `pinbench budget -o` document)
   pinreport budget-compare OLD NEW   (two `pinbench budget` documents, per family: a safe budget
@@ -32,6 +35,8 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+from pinreport.advice.command import add_evidence_options, evidence_advice, run_advise
+from pinreport.advice.command import add_parser as add_advise_parser
 from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
 from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
@@ -45,6 +50,7 @@ from pinreport.analysis.stats import (
     load_libraries,
 )
 from pinreport.atomic_write import output_path
+from pinreport.environment import store_key
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.exit_codes import (
     EXIT_BAD_INPUT,
@@ -63,7 +69,7 @@ from pinreport.render.page import write_html
 from pinreport.result.budget import BudgetDocument, load_budget
 from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.files import REAL, REPLAY
-from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases, read_release
+from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases
 from pinreport.streams import err, finish, out, prepare
 from pinreport.units import parse_size
 
@@ -217,8 +223,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
     t = sub.add_parser("trace", help="a pinbench trace against the store's cost fit for its driver and GPU")
     t.add_argument("trace", help="trace file written by `pinbench trace`")
-    t.add_argument("--store", required=True, help="baseline store directory")
     t.add_argument("--html", help="also write one self-contained HTML page here")
+    add_evidence_options(t)
+    add_advise_parser(sub)
     s = sub.add_parser("summary", help="the answer in one screen: cost per pinned GiB, rule, reserve, changes")
     s.add_argument("current", help="results file")
     s.add_argument("--store", help="baseline store directory (what changed since the previous release)")
@@ -366,29 +373,39 @@ def _run_budget_compare(args: argparse.Namespace) -> int:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
+    from pinreport.advice.text import format_advice
     from pinreport.analysis import trace
 
     if args.html:  # refused before anything is read
         args.html = str(output_path(args.html, "trace.html", [args.trace]))
-    missing = _missing_store(args.store)
-    if missing is not None:
-        return missing
+    if args.store:
+        missing = _missing_store(args.store)
+        if missing is not None:
+            return missing
     try:
         tf = trace.load_trace(args.trace)
     except BadInputError as e:
         err(f"error: {e}")
         return EXIT_BAD_INPUT
-    store = read_release(args.store, tf.key.group, tf.key.release)  # the fits judge_trace uses
-    for problem in store.problems:
-        err(f"error: {problem}")
-    judgement = trace.judge_trace(tf, ((e.key, e.doc) for e in store.entries))
+    # The fits judge_trace uses, and the advice's evidence (advice/command.py); without --store,
+    # the trace's own figures.
+    got = evidence_advice(args, tf)
+    if isinstance(got, int):
+        return got
+    advice, problems, runs = got
+    judgement = trace.judge_trace(tf, ((store_key(r.doc["environment"]), r.doc) for r in runs))
     out(format_trace(judgement))
+    out(format_advice(advice))
+    for problem in problems:
+        err(f"error: {problem}")
     if args.html:
         from pinreport.render.trace_page import write_trace_html
 
-        write_trace_html(judgement, args.html)
+        write_trace_html(judgement, args.html, advice)
         out(f"{args.html}: {judgement.verdict}\n")
-    return with_bad_input(trace.exit_code(judgement), bool(store.problems))
+    # Without a store nothing is judged against a fit: NO_FIT is not a failure then.
+    code = trace.exit_code(judgement) if args.store or judgement.verdict != trace.TraceVerdict.NO_FIT else EXIT_OK
+    return with_bad_input(code, bool(problems))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -421,6 +438,8 @@ def _run(args: argparse.Namespace) -> int:
             return _run_aa(args)
         if args.command == "trace":
             return _run_trace(args)
+        if args.command == "advise":
+            return run_advise(args, out)
         if args.command == "summary":
             return _run_summary(args)
         if args.command == "budget-compare":

@@ -2,7 +2,7 @@
 
 The field names are those written by harness/src/results/environment_record.cpp (checked by
 tests/test_environment_fixture.py against records it writes); the store key mirrors
-StoreKey in harness/include/pinbench/store.hpp.
+StoreKey in harness/include/pinbench/store/store.hpp.
 """
 
 import re
@@ -12,7 +12,7 @@ from typing import Any
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 # The driver model of a WSL2 run: the Windows WDDM driver through /dev/dxg (kWsl2DriverModel in
-# harness/include/pinbench/environment_record.hpp; tests/test_environment_fixture.py checks it
+# harness/include/pinbench/results/environment_record.hpp; tests/test_environment_fixture.py checks it
 # against the record C++ writes).
 WSL2_MODEL = "WDDM (WSL2)"
 

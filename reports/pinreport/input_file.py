@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 
 MIB = 1024 * 1024
-# The limits, one per kind of input: the harness's (harness/include/pinbench/atomic_file.hpp,
+# The limits, one per kind of input: the harness's (harness/include/pinbench/platform/atomic_file.hpp,
 # input_limit::data for what it writes: results, store files, traces; a test reads that header
 # and compares). Real results files are about 2 MiB. Benchmark JSON, which only pinreport reads,
 # is bounded as scenario files are (input_limit::text).

@@ -1,6 +1,6 @@
 """Probe keys, their readings in a repeat's snapshots, and the metric names built on them.
 
-As harness/include/pinbench/snapshot.hpp (describe_key, by the rule the catalog exports;
+As harness/include/pinbench/probes/snapshot.hpp (describe_key, by the rule the catalog exports;
 cost_between) and the metric names of harness/src/results/run_metrics.cpp. The metrics' values
 themselves are never derived here: every results file carries each metric's per-repeat samples
 (results schema 4), and older files are upgraded by the harness (result/upgrade.py, `pinbench results
@@ -38,7 +38,7 @@ class KeyInfo:
 
 
 def describe_key(key: str) -> KeyInfo:
-    """As describe_key() in pinbench/snapshot.hpp, by the rule the harness's catalog exports."""
+    """As describe_key() in pinbench/probes/snapshot.hpp, by the rule the harness's catalog exports."""
     rule = catalog.key_rule()
     direction = "usage"
     if key.endswith(rule.available_suffixes):

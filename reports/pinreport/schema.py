@@ -1,6 +1,6 @@
 """Names and versions of the files pinreport reads, written once on this side.
 
-They must equal the C++ writer's constants (harness/include/pinbench/results.hpp and
+They must equal the C++ writer's constants (harness/include/pinbench/results/results.hpp and
 store.hpp); tests/test_schema.py reads those headers and checks it.
 """
 
@@ -27,7 +27,7 @@ BUDGET_SCHEMA_NAME = "pinbench.budget"
 BUDGET_SCHEMA_VERSION = 1
 
 # What the test-double driver's device name and driver release carry (docs/test-double.md); its
-# results are never a baseline. Equal to harness/include/pinbench/test_double.hpp's marker.
+# results are never a baseline. Equal to harness/include/pinbench/vocabulary/test_double.hpp's marker.
 TEST_DOUBLE_MARKER = "test-double"
 
 # The note every replayed results file carries (docs/replay.md).

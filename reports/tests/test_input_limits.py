@@ -33,7 +33,7 @@ def test_limits_are_the_documented_ones():
 
 def test_limits_are_the_harness_ones():
     """One definition: the harness's input_limit, read from its header, not typed again."""
-    header = (REPO_ROOT / "harness/include/pinbench/atomic_file.hpp").read_text()
+    header = (REPO_ROOT / "harness/include/pinbench/platform/atomic_file.hpp").read_text()
     limits = {m[0]: int(m[1]) << int(m[2]) for m in re.findall(r"(\w+) = std::uint64_t\{(\d+)\} << (\d+);", header)}
     assert limits == {"text": BENCH_LIMIT, "data": RESULTS_LIMIT}
     assert limits["data"] == TRACE_LIMIT  # pinbench writes traces; pinreport reads what it writes

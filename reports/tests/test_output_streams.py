@@ -20,7 +20,7 @@ from pinreport import cli
 
 CURRENT = REPO_ROOT / "harness/tests/fixtures/results-validity/accept_base.json"
 TRACE = REPO_ROOT / "results/h200-trace/trace-dataloader-w4.json"
-COMMANDS = ["compare", "summary", "html", "trace", "reserve", "aa"]
+COMMANDS = ["compare", "summary", "html", "trace", "reserve", "aa", "advise"]
 
 
 def _args(command, tmp_path, current=CURRENT):
@@ -40,6 +40,7 @@ def _args(command, tmp_path, current=CURRENT):
         "trace": ["trace", str(TRACE if current == CURRENT else current), "--store", s],
         "reserve": ["reserve", "--store", s, "--size", "1GiB"],
         "aa": ["aa", str(current), str(current)],
+        "advise": ["advise", str(TRACE if current == CURRENT else current), "--store", s],
     }[command]
 
 

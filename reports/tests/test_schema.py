@@ -15,20 +15,20 @@ def _cpp_constant(header: str, name: str) -> str:
 
 
 def test_results_schema_matches_cpp_header():
-    assert _cpp_constant("results.hpp", "results_schema_name") == schema.RESULTS_SCHEMA_NAME
-    assert int(_cpp_constant("results.hpp", "results_schema_version")) == schema.RESULTS_SCHEMA_VERSION
+    assert _cpp_constant("results/results.hpp", "results_schema_name") == schema.RESULTS_SCHEMA_NAME
+    assert int(_cpp_constant("results/results.hpp", "results_schema_version")) == schema.RESULTS_SCHEMA_VERSION
 
 
 def test_store_schema_matches_cpp_header():
-    header = REPO_ROOT / "harness/include/pinbench/store.hpp"
+    header = REPO_ROOT / "harness/include/pinbench/store/store.hpp"
     if not header.exists():
-        pytest.skip("harness/include/pinbench/store.hpp is not in this tree")
-    assert _cpp_constant("store.hpp", "store_schema_name") == schema.STORE_SCHEMA_NAME
-    assert int(_cpp_constant("store.hpp", "store_schema_version")) == schema.STORE_SCHEMA_VERSION
+        pytest.skip("harness/include/pinbench/store/store.hpp is not in this tree")
+    assert _cpp_constant("store/store.hpp", "store_schema_name") == schema.STORE_SCHEMA_NAME
+    assert int(_cpp_constant("store/store.hpp", "store_schema_version")) == schema.STORE_SCHEMA_VERSION
 
 
 def test_test_double_marker_matches_cpp_header():
-    assert _cpp_constant("test_double.hpp", "test_double_marker") == schema.TEST_DOUBLE_MARKER
+    assert _cpp_constant("vocabulary/test_double.hpp", "test_double_marker") == schema.TEST_DOUBLE_MARKER
 
 
 def test_bundled_json_schema_is_the_documented_one():

@@ -28,7 +28,7 @@ INT_MAX, INT64_MAX, UINT32_MAX, UINT64_MAX = 2**31 - 1, 2**63 - 1, 2**32 - 1, 2*
 _INTEGER = ("harness/src/json/json_reader.hpp", r"u > static_cast<std::uint64_t>\(INT64_MAX\)", INT64_MAX)
 _PLAN = "harness/src/scenario/plan.cpp"
 _REPEAT = "harness/src/results/results_json.cpp"
-_SCENARIO = "harness/include/pinbench/scenario.hpp"
+_SCENARIO = "harness/include/pinbench/scenario/scenario.hpp"
 
 # schema path -> (C++ file, the text there that applies the bound, the bound), the maximum.
 MAXIMA = {

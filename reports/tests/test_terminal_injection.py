@@ -58,6 +58,8 @@ COMMANDS = {
     "reserve": ["reserve", "--store", "{store}", "--size", "1GiB", "--driver", "572.16" + EVIL],
     "aa": ["aa", "{current}", "{current}"],
     "trace": ["trace", "{trace}", "--store", "{store}"],
+    "advise": ["advise", "{trace}", "--store", "{store}"],
+    "advise json": ["advise", "{trace}", "--json"],
     "bad input": ["summary", "{current}.missing"],
 }
 

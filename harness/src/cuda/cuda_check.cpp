@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::cuda {
 

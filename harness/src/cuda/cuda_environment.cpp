@@ -1,4 +1,4 @@
-// CUDA's facts for the environment record (pinbench/environment_record.hpp writes them), read
+// CUDA's facts for the environment record (pinbench/results/environment_record.hpp writes them), read
 // through the driver table: what cudaGetDeviceProperties and cudaDeviceGetAttribute read, by
 // the driver calls behind them (attributes exist in every driver the core supports).
 #include <cstdio>
@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "cuda/driver_api.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/platform/utf8.hpp"
 
 namespace pinbench {
 namespace {

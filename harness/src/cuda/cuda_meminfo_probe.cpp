@@ -1,7 +1,7 @@
 // cuMemGetInfo (the runtime's cudaMemGetInfo), read in the process that holds the context: what
 // it can still allocate.
 #include "cuda/driver_api.hpp"
-#include "pinbench/device.hpp"
+#include "pinbench/cuda/device.hpp"
 
 namespace pinbench {
 namespace {

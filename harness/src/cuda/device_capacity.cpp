@@ -1,5 +1,5 @@
 // Largest allocatable block, read speed and a filler: the capacity questions of the CUDA core.
-#include "pinbench/device_capacity.hpp"
+#include "pinbench/cuda/device_capacity.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -6,8 +6,8 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/driver_handles.hpp"
 #include "cuda/kernels.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/transfers.hpp"
 
 namespace pinbench {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "pinbench/dynamic_library.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 
 namespace pinbench::cuda {
 

@@ -94,7 +94,7 @@
 #include <string>
 #include <utility>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 class DynamicLibrary;

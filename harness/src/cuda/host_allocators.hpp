@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
 
 namespace pinbench::cuda {
 

@@ -10,7 +10,7 @@
 
 #include "cuda/driver_api.hpp"
 #include "cuda/host_allocators.hpp"
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
 #include "platform/huge_pages.hpp"
 
 namespace pinbench {

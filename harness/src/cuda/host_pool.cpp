@@ -6,7 +6,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/driver_handles.hpp"
 #include "cuda/host_allocators.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/huge_pages.hpp"
 
 namespace pinbench::cuda {

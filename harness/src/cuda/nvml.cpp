@@ -1,7 +1,7 @@
 // NVML loaded at run time. Nothing links libnvidia-ml: every entry point is looked up by its
 // exported name and is optional, so an older driver makes only the values that need a missing
 // entry point read "not available". nvml.h is used for its types and constants only.
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
 
 #include <nvml.h>
 
@@ -10,7 +10,7 @@
 #include <initializer_list>
 #include <utility>
 
-#include "pinbench/dynamic_library.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 
 namespace pinbench {
 namespace {

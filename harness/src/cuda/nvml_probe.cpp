@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
 
 namespace pinbench {
 namespace {

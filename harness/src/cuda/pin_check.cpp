@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cuda/driver_api.hpp"
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
 
 namespace pinbench {
 namespace {

@@ -26,8 +26,8 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/pin_event.hpp"
 #include "cuda/traced_apis.hpp"
-#include "pinbench/dynamic_library.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "platform/injection_platform.hpp"
 
 #if defined(_WIN32)
@@ -282,7 +282,7 @@ std::string cupti_error(ResultStringFn result_string, CUptiResult r) {
 }
 
 int initialize() {
-    // A path in UTF-8 (pinbench/utf8.hpp): on Windows from the wide environment, so a temporary
+    // A path in UTF-8 (pinbench/platform/utf8.hpp): on Windows from the wide environment, so a temporary
     // folder under C:\Users\José or 田中 is found as it is.
     const std::optional<std::string> events = environment_variable("PINBENCH_TRACE_EVENTS");
     if (!events || events->empty()) return 1;  // loaded outside pinbench trace: stay out of the way

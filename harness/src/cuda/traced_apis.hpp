@@ -50,7 +50,7 @@ ApiEffect effect_of(const std::string& api);
 // The effect's name in the catalog: "acquire", "release", "pool_reserved", "" for none.
 std::string api_effect(const std::string& api);
 
-// The store's API variants (pinbench/api_variant.hpp spellings) whose measurements predict a
+// The store's API variants (pinbench/vocabulary/api_variant.hpp spellings) whose measurements predict a
 // family's device cost, preferred first: how `pinreport trace` picks the fit for a traced call.
 std::vector<std::string> family_api_variants(const std::string& family);
 

@@ -1,6 +1,6 @@
 // Registration around transfers and peer access (CUDA core); timed_h2d_copy_ms lives beside the
 // other chunked copies in device_context.cpp.
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/transfers.hpp"
 
 #include <string>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/driver_handles.hpp"
 #include "cuda/host_allocators.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <utility>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/terminal_text.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 
 namespace pinbench::detail {
 
@@ -25,12 +25,12 @@ namespace pinbench::detail {
 inline constexpr std::size_t max_json_depth = 64;
 nlohmann::json parse_strict_json(std::string_view text, const std::string& file);
 
-// UTF-8 as Python's strict decoder reads it (pinbench/terminal_text.hpp): the offset of the
+// UTF-8 as Python's strict decoder reads it (pinbench/vocabulary/terminal_text.hpp): the offset of the
 // first byte that starts no well-formed sequence (npos: the text is valid UTF-8).
 using pinbench::utf8_sequence_length;
 std::size_t first_invalid_utf8(std::string_view s);
 // The text with control characters and invalid UTF-8 escaped, so that an error message quoting
-// input stays one line a terminal prints as it is: terminal_text (pinbench/terminal_text.hpp).
+// input stays one line a terminal prints as it is: terminal_text (pinbench/vocabulary/terminal_text.hpp).
 inline std::string one_line(std::string_view s) { return terminal_text(s); }
 
 // A JSON value plus its file and path. Every accessor checks the type and throws InputError

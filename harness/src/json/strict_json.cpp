@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "json/json_reader.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::detail {
 

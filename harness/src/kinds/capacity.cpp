@@ -6,8 +6,8 @@
 #include <string>
 
 #include "kinds/kind_support.hpp"
-#include "pinbench/device_capacity.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/cuda/device_capacity.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kind_spec.hpp"
 

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "kinds/kind_support.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/plan.hpp"
+#include "pinbench/scenario/plan.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kind_spec.hpp"
 #include "trace/trace_command.hpp"

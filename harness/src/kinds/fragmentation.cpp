@@ -1,7 +1,7 @@
 // fragmentation: after pinned churn, is free memory still one contiguous block? The largest
 // cudaMalloc block and free memory before and after (brief experiment 8).
 #include "kinds/kind_support.hpp"
-#include "pinbench/device_capacity.hpp"
+#include "pinbench/cuda/device_capacity.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kind_spec.hpp"
 

@@ -2,9 +2,9 @@
 
 #include <new>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench::kinds {
 

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/device.hpp"
-#include "pinbench/host_buffer.hpp"
-#include "pinbench/nvml.hpp"
-#include "pinbench/plan.hpp"
-#include "pinbench/probe.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/probes/probe.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "run/measuring_devices.hpp"
 #include "run/settle.hpp"
 #include "scenario/kind_spec.hpp"

@@ -1,7 +1,7 @@
 // multi_gpu: one host buffer used by N GPUs; is its cost paid on every GPU? Pinned before or
 // after the other contexts exist, with peer access off or on (brief experiment 3).
 #include "kinds/kind_support.hpp"
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/transfers.hpp"
 #include "results/kind_metrics.hpp"
 #include "run/measuring_probes.hpp"
 #include "scenario/kind_spec.hpp"

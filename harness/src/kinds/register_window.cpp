@@ -1,7 +1,7 @@
 // register_window: register only around each transfer, against keeping the buffer
 // registered; the peak cost while registered and the time per transfer (brief experiment 5).
 #include "kinds/kind_support.hpp"
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/transfers.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kind_spec.hpp"
 

@@ -2,7 +2,7 @@
 // file in this folder (scenario/kind_spec.hpp says what it holds).
 #include <string>
 
-#include "pinbench/plan.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
 

@@ -2,7 +2,7 @@
 // pinning its own buffer (brief claim 12: not necessarily cheaper on WDDM).
 #include "kinds/kind_support.hpp"
 #include "kinds/worker_group.hpp"
-#include "pinbench/shared_memory.hpp"
+#include "pinbench/platform/shared_memory.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kind_spec.hpp"
 

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "kinds/kind_support.hpp"
-#include "pinbench/device_capacity.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/host_memory.hpp"
-#include "pinbench/scenario.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/cuda/device_capacity.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
+#include "platform/host_memory.hpp"
 #include "results/kind_metrics.hpp"
 #include "results/snapshot_cost.hpp"
 #include "scenario/kind_spec.hpp"
@@ -28,7 +28,7 @@ std::optional<std::string> waive(const PlannedRun& run, const Machine& machine) 
     return free_target_not_below(*machine.device0, target->get<std::uint64_t>());
 }
 
-// The parser refuses a curve of more than max_size_curve_points sizes (pinbench/scenario.hpp),
+// The parser refuses a curve of more than max_size_curve_points sizes (pinbench/scenario/scenario.hpp),
 // at its step or factor, rather than cut it short while it runs.
 std::optional<ParamFault> check_params(const nlohmann::json& params) {
     if (params.value("mode", "") != "size_curve" || !params.contains("start") || !params.contains("stop")) {

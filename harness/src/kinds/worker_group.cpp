@@ -6,10 +6,10 @@
 #include <stdexcept>
 
 #include "kinds/kind_support.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/shared_memory.hpp"
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/transfers.hpp"
+#include "pinbench/platform/shared_memory.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 #include "run/child_launcher.hpp"
 
 namespace pinbench::kinds {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/api_variant.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 namespace pinbench::kinds {
 

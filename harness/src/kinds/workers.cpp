@@ -7,7 +7,7 @@
 
 #include "kinds/kind_support.hpp"
 #include "kinds/worker_group.hpp"
-#include "pinbench/transfers.hpp"
+#include "pinbench/cuda/transfers.hpp"
 #include "results/kind_metrics.hpp"
 #include "run/caching_host_allocator.hpp"
 #include "scenario/kind_spec.hpp"

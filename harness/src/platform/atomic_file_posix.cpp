@@ -1,7 +1,7 @@
 // Atomic whole-file writes on POSIX: temp file in the same directory, fsync, rename, fsync the
 // directory. A writer killed part-way leaves at most a stale "<path>.tmp.<pid>.<random>" file
 // beside the target; it is harmless (never read) and may be deleted at any time.
-#include "pinbench/atomic_file.hpp"
+#include "pinbench/platform/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <random>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "platform/fd_posix.hpp"
 #include "platform/random_token.hpp"
 

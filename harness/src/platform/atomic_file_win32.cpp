@@ -12,7 +12,7 @@
 // an error naming the cause. Where the POSIX rename is not implemented (older Windows, FAT,
 // some network file systems, Wine: ERROR_INVALID_PARAMETER) MoveFileExW is used, with the same
 // retries; then any open reader blocks the replace for as long as it holds the file.
-#include "pinbench/atomic_file.hpp"
+#include "pinbench/platform/atomic_file.hpp"
 
 #include <windows.h>
 
@@ -22,8 +22,8 @@
 #include <cstring>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/random_token.hpp"
 

@@ -1,7 +1,7 @@
 // The directory claim on POSIX: flock(LOCK_EX) on a file opened O_CLOEXEC, so children do not
 // inherit the lock and it ends with this process. flock holds across pid namespaces that share
 // the file system, where kill(pid, 0) cannot see the owner.
-#include "pinbench/directory_claim.hpp"
+#include "pinbench/platform/directory_claim.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/fd_posix.hpp"
 
 namespace pinbench {

@@ -3,9 +3,9 @@
 // not inheritable (no SECURITY_ATTRIBUTES), so children do not keep it. One CreateFileW creates
 // the file and holds it, so, unlike a POSIX create-then-flock, it never exists unheld: a sweep
 // beside a starting claimer finds it absent or held, never abandoned.
-#include "pinbench/directory_claim.hpp"
+#include "pinbench/platform/directory_claim.hpp"
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench {

@@ -1,5 +1,5 @@
 // DynamicLibrary on POSIX: dlopen / dlsym / dlclose.
-#include "pinbench/dynamic_library.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 
 #include <dlfcn.h>
 

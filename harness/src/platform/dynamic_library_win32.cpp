@@ -2,7 +2,7 @@
 // path given (and its dependencies from its own folder and System32); never from the current
 // folder, the application's folder or PATH, so a DLL planted where pinbench runs is never loaded
 // in the driver's place (docs/windows.md, "Which DLLs pinbench loads").
-#include "pinbench/dynamic_library.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 
 #include <windows.h>
 

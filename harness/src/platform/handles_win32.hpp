@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::win32 {
 

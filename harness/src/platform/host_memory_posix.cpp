@@ -1,4 +1,4 @@
-#include "pinbench/host_memory.hpp"
+#include "platform/host_memory.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "pinbench/host_memory.hpp"
+#include "platform/host_memory.hpp"
 
 #include <windows.h>
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/api_variant.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 namespace pinbench::platform {
 

@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/fd_posix.hpp"
 
 namespace pinbench::platform {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/huge_pages.hpp"
 

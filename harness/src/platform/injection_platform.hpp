@@ -1,7 +1,7 @@
 // The OS side of the trace injection library (harness/src/cuda/trace_injection.cpp): where its
 // events go, who made a call, the native call stack and where CUPTI is (loaded with
-// pinbench/dynamic_library.hpp). Kept apart so the injection itself is one portable file. Platform code:
-// injection_platform_{posix,win32}.cpp.
+// pinbench/platform/dynamic_library.hpp). Kept apart so the injection itself is one portable file. Platform
+// code: injection_platform_{posix,win32}.cpp.
 #pragma once
 
 #include <cstdint>

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "platform/fd_posix.hpp"
 
 namespace pinbench::trace {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench::trace {

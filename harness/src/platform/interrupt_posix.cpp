@@ -1,4 +1,4 @@
-#include "pinbench/interrupt.hpp"
+#include "pinbench/platform/interrupt.hpp"
 
 #include <signal.h>
 #include <unistd.h>

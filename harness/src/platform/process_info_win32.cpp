@@ -1,4 +1,4 @@
-#include "pinbench/process_info.hpp"
+#include "pinbench/platform/process_info.hpp"
 
 #include <windows.h>
 // after windows.h, which it needs

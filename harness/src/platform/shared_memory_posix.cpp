@@ -1,7 +1,7 @@
 // SharedMemory on POSIX: shm_open + ftruncate + posix_fallocate + mmap(MAP_SHARED). The
 // descriptor is closed once mapped (the mapping keeps the object alive); the creator
 // shm_unlink()s the name in its destructor.
-#include "pinbench/shared_memory.hpp"
+#include "pinbench/platform/shared_memory.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <utility>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/fd_posix.hpp"
 #include "platform/random_token.hpp"
 

@@ -4,14 +4,14 @@
 // keeps its name while any handle to it is open, so only the creator keeps its handle: an opener
 // closes its own once the view is mapped (the view keeps the section alive), and the name is
 // gone when the creator is destroyed, as after shm_unlink on POSIX.
-#include "pinbench/shared_memory.hpp"
+#include "pinbench/platform/shared_memory.hpp"
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/random_token.hpp"
 

@@ -1,4 +1,4 @@
-#include "pinbench/standard_streams.hpp"
+#include "platform/standard_streams.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "pinbench/standard_streams.hpp"
+#include "platform/standard_streams.hpp"
 
 #include <windows.h>
 
@@ -25,7 +25,7 @@ void restore_output_code_page() {
 
 }  // namespace
 
-// pinbench writes UTF-8 bytes (pinbench/utf8.hpp). Into a file or a pipe they go as they are:
+// pinbench writes UTF-8 bytes (pinbench/platform/utf8.hpp). Into a file or a pipe they go as they are:
 // UTF-8 is what its files and output are. A console, though, reads the bytes in its output code
 // page (850, 437, 932...), so a non-ASCII letter would show as two or three wrong ones: when
 // standard output or error is a console, its output code page is set to UTF-8 (Windows 7 and

@@ -1,6 +1,6 @@
 // Subprocess on POSIX: posix_spawnp into a process group of its own, one pipe for stdin and one
 // for stdout+stderr, and poll() so the child never blocks on a full pipe while we wait.
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -23,8 +23,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/interrupt.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/fd_posix.hpp"
 
 extern char** environ;  // NOLINT: the POSIX interface to the process environment

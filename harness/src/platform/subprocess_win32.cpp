@@ -1,7 +1,7 @@
 // Subprocess on Windows: CreateProcessW with inherited pipe handles, the child in a job object
 // that kills its whole tree when closed or terminated, and a reader thread draining stdout so
 // the child never blocks on a full pipe.
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
 
 #include <windows.h>
 
@@ -12,8 +12,8 @@
 #include <cwchar>
 #include <mutex>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/interrupt.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
 #include "platform/windows_command_line.hpp"
 

@@ -1,12 +1,12 @@
-// The temporary directory (pinbench/temp_directory.hpp).
-#include "pinbench/temp_directory.hpp"
+// The temporary directory (platform/temp_directory.hpp).
+#include "platform/temp_directory.hpp"
 
 #include <filesystem>
 #include <system_error>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/terminal_text.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 
 namespace pinbench {
 namespace {

@@ -1,6 +1,6 @@
-// UTF-8 at the OS border on POSIX (pinbench/utf8.hpp): file names and the environment are bytes,
+// UTF-8 at the OS border on POSIX (pinbench/platform/utf8.hpp): file names and the environment are bytes,
 // taken and given as they are.
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
 
 #include <cstdlib>
 

@@ -1,12 +1,12 @@
-// UTF-8 at the OS border on Windows (pinbench/utf8.hpp): paths and the environment are UTF-16
+// UTF-8 at the OS border on Windows (pinbench/platform/utf8.hpp): paths and the environment are UTF-16
 // there; std::filesystem::path holds UTF-16, so only the conversions need care.
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
 
 #include <windows.h>
 
 #include <cstdio>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench {

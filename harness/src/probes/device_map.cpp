@@ -1,4 +1,4 @@
-#include "pinbench/device_map.hpp"
+#include "pinbench/probes/device_map.hpp"
 
 #include <cctype>
 #include <cstdio>

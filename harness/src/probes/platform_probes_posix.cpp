@@ -1,7 +1,7 @@
 // Platform probes outside Windows: the DXGI and PDH keys exist but read "not available", so
 // results from every OS carry the same keys. The OS record comes from uname, sysconf and
 // /etc/os-release.
-#include "pinbench/platform_probes.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>

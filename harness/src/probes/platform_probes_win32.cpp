@@ -1,7 +1,7 @@
 // Windows probes: DXGI QueryVideoMemoryInfo (the WDDM budget and usage of this process on one
 // adapter), PDH "GPU Process Memory" / "GPU Adapter Memory" counters (what Task Manager shows),
 // the adapters DXGI and DXCore list, and the OS part of the environment record.
-#include "pinbench/platform_probes.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 
 #include <windows.h>
 
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "pinbench/dynamic_library.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 #include "platform/handles_win32.hpp"
 // The Windows headers below rely on <windows.h> coming first (kept apart from the sorted block).
 #include <dxgi1_4.h>

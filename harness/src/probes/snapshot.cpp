@@ -1,4 +1,4 @@
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

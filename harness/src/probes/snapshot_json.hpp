@@ -1,9 +1,9 @@
 // Snapshot readers that report errors at a JSON path inside a larger document (the results
-// file). The public from_json overloads in pinbench/snapshot.hpp use them with a short path.
+// file). The public from_json overloads in pinbench/probes/snapshot.hpp use them with a short path.
 #pragma once
 
 #include "json/json_reader.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
 
 namespace pinbench::detail {
 

@@ -1,4 +1,4 @@
-// WSL detection from the kernel's own signals (pinbench/environment_facts.hpp: wsl_facts). Pure:
+// WSL detection from the kernel's own signals (pinbench/probes/environment_facts.hpp: wsl_facts). Pure:
 // the POSIX OS probe reads the files and hands their text here, tests hand strings.
 //
 // Kernel releases as WSL writes them:
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "pinbench/environment_facts.hpp"
+#include "pinbench/probes/environment_facts.hpp"
 
 namespace pinbench {
 namespace {

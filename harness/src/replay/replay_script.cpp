@@ -1,6 +1,6 @@
 // Replay scripts (docs/replay.md): YAML in, a validated ReplayScript out; then the pure
 // transformations the replay backend applies to a real results file's repeats.
-#include "pinbench/replay_script.hpp"
+#include "pinbench/replay/replay_script.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,10 +13,10 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/environment_record.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "scenario/yaml_reader.hpp"
 
 namespace pinbench {

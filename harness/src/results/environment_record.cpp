@@ -1,10 +1,10 @@
-// The environment record's keys, written and read here only (pinbench/environment_record.hpp).
-#include "pinbench/environment_record.hpp"
+// The environment record's keys, written and read here only (pinbench/results/environment_record.hpp).
+#include "pinbench/results/environment_record.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include "json/json_reader.hpp"
-#include "pinbench/test_double.hpp"
+#include "pinbench/vocabulary/test_double.hpp"
 
 namespace pinbench {
 namespace {

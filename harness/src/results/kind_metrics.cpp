@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/results.hpp"
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/results/run_metrics.hpp"
 #include "results/snapshot_cost.hpp"
 
 namespace pinbench {
@@ -32,7 +32,7 @@ std::set<std::string> memory_keys(const OkRepeats& ok);
 std::optional<double> data_number(const nlohmann::json& data, const char* name);
 
 // Where a kind's derivation writes its metrics, summarised, with the key's granule. A metric's
-// unit is its catalog entry's (pinbench/metric_catalog.hpp): written once, in the kind's table.
+// unit is its catalog entry's (pinbench/results/metric_catalog.hpp): written once, in the kind's table.
 class MetricSink {
 public:
     MetricSink(std::string kind, const Granules& g, std::map<std::string, MetricSummary>& m)

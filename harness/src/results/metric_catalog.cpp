@@ -1,14 +1,14 @@
-// The metric catalog (pinbench/metric_catalog.hpp): the generic metrics of run_metrics.cpp here,
+// The metric catalog (pinbench/results/metric_catalog.hpp): the generic metrics of run_metrics.cpp here,
 // each kind's own from its definition (KindSpec::metrics, kinds/<kind>.cpp). A metric written
 // without an entry fails CTest MetricCatalog.EveryMetricOfTheCommittedResultsIsCatalogued.
-#include "pinbench/metric_catalog.hpp"
+#include "pinbench/results/metric_catalog.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
 #include "cuda/traced_apis.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
 

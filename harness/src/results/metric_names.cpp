@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/metric_catalog.hpp"
+#include "pinbench/results/metric_catalog.hpp"
 #include "scenario/did_you_mean.hpp"
 #include "scenario/kind_table.hpp"
 

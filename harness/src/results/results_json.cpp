@@ -8,9 +8,9 @@
 #include <stdexcept>
 
 #include "json/json_reader.hpp"
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "probes/snapshot_json.hpp"
 #include "results/results_upgrade.hpp"
 

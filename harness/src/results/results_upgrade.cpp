@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/results/run_metrics.hpp"
 
 namespace pinbench {
 namespace {

@@ -2,7 +2,7 @@
 // (resume, replay, the store, `pinbench results upgrade` for pinreport) sees version 4.
 #pragma once
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

@@ -1,4 +1,4 @@
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/results/run_metrics.hpp"
 
 #include <array>
 #include <set>

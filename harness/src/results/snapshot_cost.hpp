@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

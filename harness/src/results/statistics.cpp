@@ -1,4 +1,4 @@
-#include "pinbench/statistics.hpp"
+#include "pinbench/results/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,10 +5,10 @@
 #include <string>
 #include <utility>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/host_memory.hpp"
-#include "pinbench/interrupt.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/units.hpp"
+#include "platform/host_memory.hpp"
 #include "run/budget_child.hpp"
 #include "run/budget_rule.hpp"
 #include "run/child_launcher.hpp"

@@ -17,7 +17,7 @@ namespace pinbench {
 inline constexpr const char* kBudgetSchema = "pinbench.budget";
 inline constexpr int kBudgetVersion = 1;
 
-// The API families measured, by the spelling of their API variant (pinbench/api_variant.hpp).
+// The API families measured, by the spelling of their API variant (pinbench/vocabulary/api_variant.hpp).
 inline constexpr const char* kBudgetFamilies[] = {"cudaMallocHost", "cudaHostRegister"};
 
 // The pin tried after a failure to tell a clean failure from one that poisons the process.

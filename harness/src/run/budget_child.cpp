@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/host_buffer.hpp"
-#include "pinbench/host_memory.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "platform/host_memory.hpp"
 #include "run/measuring_devices.hpp"
 
 namespace pinbench {

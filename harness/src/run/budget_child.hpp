@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
 
 namespace pinbench {
 

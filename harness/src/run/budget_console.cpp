@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/terminal_text.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench {
 namespace {

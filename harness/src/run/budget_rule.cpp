@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "run/budget_child.hpp"
 
 namespace pinbench {

@@ -9,7 +9,7 @@
 #include <functional>
 #include <memory>
 
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
 
 namespace pinbench {
 

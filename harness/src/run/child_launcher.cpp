@@ -6,13 +6,13 @@
 #include <string_view>
 #include <system_error>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/directory_claim.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/interrupt.hpp"
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/temp_directory.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/directory_claim.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "platform/temp_directory.hpp"
 #include "run/protocol.hpp"
 
 namespace pinbench {

@@ -1,6 +1,6 @@
 // Starts `pinbench __child` processes: writes the request, waits with a timeout, accepts only
 // the response that carries the request's nonce. Owns a private work directory (RAII), claimed
-// (pinbench/directory_claim.hpp) so that the next launcher removes it if this process is killed.
+// (pinbench/platform/directory_claim.hpp) so that the next launcher removes it if this process is killed.
 #pragma once
 
 #include <chrono>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/directory_claim.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/directory_claim.hpp"
+#include "pinbench/platform/subprocess.hpp"
 
 namespace pinbench {
 

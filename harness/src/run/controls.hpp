@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/nvml.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/results/run_metrics.hpp"
 #include "run/child_launcher.hpp"
 #include "run/watched_attempt.hpp"
 

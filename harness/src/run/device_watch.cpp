@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/process_info.hpp"
+#include "pinbench/platform/process_info.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 #include "run/settle.hpp"
 #include "run/watched_attempt.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
 #include "run/disturbance.hpp"
 
 namespace pinbench {

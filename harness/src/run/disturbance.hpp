@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/results.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
-#include "pinbench/device.hpp"
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 #include "run/measuring_probes.hpp"
 
 namespace pinbench {

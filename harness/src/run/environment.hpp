@@ -1,11 +1,11 @@
-// Gathering the environment record (pinbench/environment_record.hpp: its facts and keys).
+// Gathering the environment record (pinbench/results/environment_record.hpp: its facts and keys).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/environment_record.hpp"
 
 namespace pinbench {
 
@@ -13,7 +13,7 @@ namespace pinbench {
 // and NVML facts of the first `gpus` devices. `nvml` may be null (then `nvml_why` says why).
 EnvironmentRecord gather_environment(const Nvml* nvml, const std::string& nvml_why, int gpus);
 
-// The gathered record as a results file holds it (pinbench/environment_record.hpp).
+// The gathered record as a results file holds it (pinbench/results/environment_record.hpp).
 nlohmann::json collect_environment(const Nvml* nvml, const std::string& nvml_why, int gpus);
 
 }  // namespace pinbench

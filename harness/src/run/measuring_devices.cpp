@@ -1,6 +1,6 @@
 #include "run/measuring_devices.hpp"
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "run/measuring_probes.hpp"
 
 namespace pinbench {

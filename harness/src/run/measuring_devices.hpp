@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/device.hpp"
-#include "pinbench/host_buffer.hpp"
-#include "pinbench/nvml.hpp"
-#include "pinbench/probe.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/probes/probe.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/settle.hpp"
 
 namespace pinbench {

@@ -1,8 +1,8 @@
 #include "run/measuring_probes.hpp"
 
-#include "pinbench/device.hpp"
-#include "pinbench/device_map.hpp"
-#include "pinbench/platform_probes.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/probes/device_map.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 
 namespace pinbench {
 

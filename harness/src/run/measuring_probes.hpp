@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
-#include "pinbench/probe.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/probes/probe.hpp"
 
 namespace pinbench {
 

@@ -4,9 +4,9 @@
 #include <optional>
 #include <string>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/interrupt.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "run/busy_gpu.hpp"
 #include "run/child_launcher.hpp"
 #include "run/progress.hpp"

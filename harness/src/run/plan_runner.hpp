@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pinbench/plan.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "run/run_options.hpp"
 
 namespace pinbench {

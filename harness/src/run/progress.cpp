@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "pinbench/terminal_text.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 
 namespace pinbench {
 namespace {

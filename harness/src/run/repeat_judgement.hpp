@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/disturbance.hpp"
 #include "run/watched_attempt.hpp"
 

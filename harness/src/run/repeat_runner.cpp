@@ -4,8 +4,8 @@
 #include <chrono>
 #include <thread>
 
-#include "pinbench/interrupt.hpp"
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/results/run_metrics.hpp"
 #include "run/protocol.hpp"
 #include "run/repeat_judgement.hpp"
 

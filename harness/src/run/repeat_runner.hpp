@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
-#include "pinbench/plan.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "run/busy_gpu.hpp"
 #include "run/child_launcher.hpp"
 #include "run/progress.hpp"

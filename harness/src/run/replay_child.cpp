@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <thread>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/replay_script.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/replay/replay_script.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "run/disturbance.hpp"
 #include "run/settle.hpp"
 

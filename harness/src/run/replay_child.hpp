@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

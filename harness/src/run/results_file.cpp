@@ -1,7 +1,7 @@
 #include "run/results_file.hpp"
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/results/run_metrics.hpp"
 #include "run/protocol.hpp"
 #include "run/timestamp.hpp"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/run_options.hpp"
 
 namespace pinbench {

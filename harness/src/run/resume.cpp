@@ -2,8 +2,8 @@
 
 #include <cstddef>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/controls.hpp"
 #include "run/watched_attempt.hpp"
 

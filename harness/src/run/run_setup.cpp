@@ -2,10 +2,10 @@
 
 #include <chrono>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/interrupt.hpp"
-#include "pinbench/replay_script.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/replay/replay_script.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "run/controls.hpp"
 #include "run/device_watch.hpp"
 #include "run/protocol.hpp"

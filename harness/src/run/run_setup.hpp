@@ -6,9 +6,9 @@
 #include <memory>
 #include <optional>
 
-#include "pinbench/nvml.hpp"
-#include "pinbench/plan.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "run/child_launcher.hpp"
 #include "run/progress.hpp"
 #include "run/run_options.hpp"

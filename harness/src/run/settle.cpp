@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "pinbench/interrupt.hpp"
+#include "pinbench/platform/interrupt.hpp"
 #include "run/device_watch.hpp"
 
 namespace pinbench {

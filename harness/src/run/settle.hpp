@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
-#include "pinbench/probe.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/probes/probe.hpp"
+#include "pinbench/probes/snapshot.hpp"
 
 namespace pinbench {
 

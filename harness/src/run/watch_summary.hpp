@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
 #include "run/settle.hpp"
 #include "run/watched_attempt.hpp"
 

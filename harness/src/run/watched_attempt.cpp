@@ -6,8 +6,8 @@
 #include <optional>
 #include <thread>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/interrupt.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/results/environment_record.hpp"
 #include "run/device_watch.hpp"
 #include "run/settle.hpp"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/child_launcher.hpp"
 #include "run/disturbance.hpp"
 

@@ -1,9 +1,9 @@
 // A scenario's `expect` claims (docs/scenario-format.md): per driver model, limits on the
 // overhead ratio and bytes and on any kind's metrics, judged by the verdict stage on the run's
-// median. A metric name is checked by the caller's MetricNameCheck (pinbench/scenario.hpp).
+// median. A metric name is checked by the caller's MetricNameCheck (pinbench/scenario/scenario.hpp).
 #pragma once
 
-#include "pinbench/scenario.hpp"
+#include "pinbench/scenario/scenario.hpp"
 #include "scenario/scenario_draft.hpp"
 #include "scenario/scenario_values.hpp"
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "scenario/did_you_mean.hpp"
 #include "scenario/kind_table.hpp"
 

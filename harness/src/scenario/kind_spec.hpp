@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/device.hpp"
+#include "pinbench/cuda/device.hpp"
 
 namespace pinbench {
 
@@ -76,7 +76,7 @@ inline constexpr std::string_view host_budget = "host";            // host RAM (
 inline constexpr std::string_view probe_budget = "probe";
 inline constexpr std::string_view no_budget = "none";  // times, counts, ratios
 
-// A metric the kind writes, for the catalog (pinbench/metric_catalog.hpp, which adds the kind's
+// A metric the kind writes, for the catalog (pinbench/results/metric_catalog.hpp, which adds the kind's
 // name). Placeholders in `pattern`: <key> a probe key, <timing> a timing name, <bytes> and <k>
 // decimal integers.
 struct KindMetric {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <utility>
 
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench {
 

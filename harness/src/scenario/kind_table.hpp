@@ -26,7 +26,7 @@ std::string param_label(const ParamSpec& p, const nlohmann::json& value);
 
 // The sizes a sweep's size_curve measures: start, then start + step (or x factor, rounded up)
 // while at most stop, and no more than `limit` of them. The sweep kind refuses a curve of more
-// than max_size_curve_points (pinbench/scenario.hpp) when the file is read (its check_params)
+// than max_size_curve_points (pinbench/scenario/scenario.hpp) when the file is read (its check_params)
 // and measures exactly these.
 std::vector<std::uint64_t> size_curve_sizes(std::uint64_t start, std::uint64_t stop, std::uint64_t step,
                                             double factor, std::size_t limit);

@@ -1,6 +1,6 @@
 // Plan expansion: each scenario's lists multiplied out into runs, in a documented order so that
 // run ids and result files are stable from one invocation to the next.
-#include "pinbench/plan.hpp"
+#include "pinbench/scenario/plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "json/json_reader.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/terminal_text.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "scenario/kind_table.hpp"
 
 namespace pinbench {

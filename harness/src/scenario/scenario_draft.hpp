@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/scenario.hpp"
+#include "pinbench/scenario/scenario.hpp"
 #include "scenario/scenario_values.hpp"
 
 namespace pinbench {

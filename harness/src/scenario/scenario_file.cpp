@@ -12,9 +12,9 @@
 #include <set>
 #include <stdexcept>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/scenario.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "scenario/did_you_mean.hpp"
 #include "scenario/expect_claims.hpp"
 #include "scenario/kind_params.hpp"

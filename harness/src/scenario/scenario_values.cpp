@@ -4,8 +4,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "pinbench/scenario.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench {
 

@@ -13,7 +13,7 @@
 #include <unordered_set>
 
 #include "json/json_reader.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 

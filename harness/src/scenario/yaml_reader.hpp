@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
+#include "pinbench/platform/atomic_file.hpp"
 
 namespace pinbench {
 

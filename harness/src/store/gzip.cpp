@@ -7,7 +7,7 @@
 #include <climits>
 #include <string>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench::store_detail {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "pinbench/atomic_file.hpp"
+#include "pinbench/platform/atomic_file.hpp"
 
 namespace pinbench::store_detail {
 

@@ -1,6 +1,6 @@
 // The baseline store (docs/store.md): one function builds every stored path (stored_path), add()
 // files a results file's bytes under it, list() reads everything back and says what is wrong.
-#include "pinbench/store.hpp"
+#include "pinbench/store/store.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,11 +16,11 @@
 #include <xxhash.h>
 
 #include "json/json_reader.hpp"
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/environment_record.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/terminal_text.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "store/gzip.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"

@@ -14,9 +14,9 @@
 #include <thread>
 #include <utility>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/platform_probes.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/random_token.hpp"
 #include "store/store_support.hpp"
 

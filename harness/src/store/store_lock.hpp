@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "pinbench/store.hpp"
+#include "pinbench/store/store.hpp"
 
 namespace pinbench::store_detail {
 

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <climits>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/fd_posix.hpp"
 
 namespace pinbench::store_detail {

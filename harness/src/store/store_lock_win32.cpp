@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench::store_detail {

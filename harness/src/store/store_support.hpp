@@ -1,4 +1,4 @@
-// Small helpers shared by the store's files: UTF-8 paths (pinbench/utf8.hpp) and UTC timestamps.
+// Small helpers shared by the store's files: UTF-8 paths (pinbench/platform/utf8.hpp) and UTC timestamps.
 #pragma once
 
 #include <chrono>
@@ -7,11 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/utf8.hpp"
 
 namespace pinbench::store_detail {
 
-// UTF-8 paths: the one definition is pinbench/utf8.hpp's.
+// UTF-8 paths: the one definition is pinbench/platform/utf8.hpp's.
 using ::pinbench::generic_utf8_of;
 using ::pinbench::path_from_utf8;
 using ::pinbench::utf8_of;

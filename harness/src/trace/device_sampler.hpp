@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/nvml.hpp"
+#include "pinbench/cuda/nvml.hpp"
 #include "run/settle.hpp"
 #include "trace/device_samples.hpp"
 

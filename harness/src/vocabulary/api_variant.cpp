@@ -1,6 +1,6 @@
 // Spelling of host-buffer api variants: "family[:item+item...]", where an item is a flag, a
 // page kind or a location.
-#include "pinbench/api_variant.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 #include <array>
 

@@ -1,5 +1,5 @@
-// Terminal-safe text (pinbench/terminal_text.hpp).
-#include "pinbench/terminal_text.hpp"
+// Terminal-safe text (pinbench/vocabulary/terminal_text.hpp).
+#include "pinbench/vocabulary/terminal_text.hpp"
 
 namespace pinbench {
 

@@ -1,6 +1,6 @@
 // Byte sizes with explicit units. Parsing is exact: a decimal fraction is accepted only when it
 // names a whole number of bytes, so "1.5GiB" is fine and "1.5B" is not.
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 #include <array>
 #include <cmath>

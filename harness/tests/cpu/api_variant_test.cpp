@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/api_variant.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 
 namespace pinbench {
 namespace {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "temp_dir.hpp"
 
 #ifdef _WIN32

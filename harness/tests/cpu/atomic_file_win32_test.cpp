@@ -8,9 +8,9 @@
 #include <chrono>
 #include <string>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "temp_dir.hpp"
 #include "windows_support.hpp"
 

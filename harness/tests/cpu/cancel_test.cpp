@@ -19,9 +19,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/child_launcher.hpp"
 #include "test_paths.hpp"
 

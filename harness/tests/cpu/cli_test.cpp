@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench::fixtures {

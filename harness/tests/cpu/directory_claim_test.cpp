@@ -1,4 +1,4 @@
-// Directory claims (pinbench/directory_claim.hpp) and the work directories a launcher removes
+// Directory claims (pinbench/platform/directory_claim.hpp) and the work directories a launcher removes
 // (run/child_launcher.hpp): a claim ends with its process, SIGKILL or TerminateProcess
 // included, and only abandoned, launcher-named directories are removed. Runs on Linux and
 // under Wine.
@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/directory_claim.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/directory_claim.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "run/child_launcher.hpp"
 #include "temp_dir.hpp"
 

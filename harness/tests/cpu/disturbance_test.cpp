@@ -6,10 +6,10 @@
 
 #include <filesystem>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/device_map.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/probes/device_map.hpp"
+#include "pinbench/results/results.hpp"
 #include "run/disturbance.hpp"
 #include "test_paths.hpp"
 

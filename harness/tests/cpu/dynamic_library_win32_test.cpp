@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "pinbench/dynamic_library.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 

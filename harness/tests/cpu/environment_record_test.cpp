@@ -1,4 +1,4 @@
-// The environment record's one home (pinbench/environment_record.hpp): typed facts written by
+// The environment record's one home (pinbench/results/environment_record.hpp): typed facts written by
 // environment_json() and read back by the record's readers, and the committed fixture
 // (reports/tests/written_by_cpp/environment_records.json) that pinreport's readers are checked
 // against (reports/tests/test_environment_fixture.py): the records as C++ writes them, with
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "committed_fixture.hpp"
-#include "pinbench/environment_record.hpp"
-#include "pinbench/store.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/store/store.hpp"
 
 namespace pinbench {
 namespace {

@@ -16,9 +16,9 @@
 
 #include "fixture_table.hpp"
 #include "output_lines.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
-#include "pinbench/terminal_text.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "scenario/yaml_reader.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"

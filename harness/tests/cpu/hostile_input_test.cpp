@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "output_lines.hpp"
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
-#include "pinbench/units.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/units.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/errors.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/huge_pages.hpp"
 #include "test_paths.hpp"
 

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/interrupt.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/interrupt.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -11,8 +11,8 @@
 
 #include "fixture_table.hpp"
 #include "json/json_reader.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/plan.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"
 

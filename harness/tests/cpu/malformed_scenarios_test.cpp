@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/scenario.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -1,4 +1,4 @@
-// The metric catalog (pinbench/metric_catalog.hpp) covers what the harness writes: every metric
+// The metric catalog (pinbench/results/metric_catalog.hpp) covers what the harness writes: every metric
 // of the committed real results matches an entry of its run's kind with the same unit.
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <string>
 
 #include "cuda/traced_apis.hpp"
-#include "pinbench/api_variant.hpp"
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
 #include "results/kind_metrics.hpp"
 #include "scenario/kind_spec.hpp"
 #include "scenario/kind_table.hpp"

@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -8,9 +8,9 @@
 #include <regex>
 #include <string>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/nvml.hpp"
-#include "pinbench/test_double.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/vocabulary/test_double.hpp"
 
 namespace pinbench {
 namespace {

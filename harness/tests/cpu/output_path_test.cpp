@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/plan.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/scenario/plan.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

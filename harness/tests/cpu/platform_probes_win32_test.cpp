@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/probes/snapshot.hpp"
 #include "windows_support.hpp"
 
 namespace pinbench {

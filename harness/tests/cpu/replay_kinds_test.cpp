@@ -9,10 +9,10 @@
 #include <functional>
 #include <set>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/statistics.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/results/statistics.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

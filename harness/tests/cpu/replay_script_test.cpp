@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/replay_script.hpp"
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/replay/replay_script.hpp"
+#include "pinbench/results/run_metrics.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

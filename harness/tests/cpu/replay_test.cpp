@@ -7,9 +7,9 @@
 #include <fstream>
 #include <thread>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/results/results.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/results.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {

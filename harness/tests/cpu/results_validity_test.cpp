@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fixture_table.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "pinbench/run_metrics.hpp"
+#include "pinbench/results/run_metrics.hpp"
 
 namespace pinbench {
 namespace {

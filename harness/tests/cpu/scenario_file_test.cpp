@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/metric_catalog.hpp"
-#include "pinbench/scenario.hpp"
+#include "pinbench/results/metric_catalog.hpp"
+#include "pinbench/scenario/scenario.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "scenario/kind_table.hpp"
 #include "test_paths.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/shared_memory.hpp"
+#include "pinbench/platform/shared_memory.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 #ifndef _WIN32
 #include <sys/wait.h>

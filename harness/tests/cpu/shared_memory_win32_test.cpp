@@ -6,9 +6,9 @@
 #include <cstring>
 #include <string>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/shared_memory.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/shared_memory.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "windows_support.hpp"
 
 namespace pinbench {

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/probes/snapshot.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 namespace {

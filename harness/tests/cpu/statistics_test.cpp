@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "pinbench/statistics.hpp"
+#include "pinbench/results/statistics.hpp"
 
 namespace pinbench {
 namespace {

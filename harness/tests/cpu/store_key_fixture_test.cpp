@@ -9,7 +9,7 @@
 #include <string>
 
 #include "committed_fixture.hpp"
-#include "pinbench/store.hpp"
+#include "pinbench/store/store.hpp"
 
 namespace pinbench {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/store.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/store/store.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "store/store_lock.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"

@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/platform_probes.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/store.hpp"
-#include "pinbench/test_double.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/store/store.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/test_double.hpp"
 #include "store/gzip.hpp"
 #include "store/store_lock.hpp"
 #include "store/store_support.hpp"
@@ -612,7 +612,7 @@ TEST(Store, ReplayedContentsCopiedUnderRealAreNeverListedAsReal) {
     EXPECT_TRUE(flagged);
 }
 
-// The test-double driver (pinbench/test_double.hpp) measured nothing: its results are refused,
+// The test-double driver (pinbench/vocabulary/test_double.hpp) measured nothing: its results are refused,
 // whether its release or only a device name says so, and one put into the store by hand is
 // flagged, never a baseline.
 TEST(Store, TestDoubleResultsAreRefused) {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "platform/windows_command_line.hpp"
 
 #ifndef _WIN32

@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "pinbench/errors.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "windows_support.hpp"
 
 namespace pinbench {

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cuda/pin_event.hpp"
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/dynamic_library.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "platform/injection_platform.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"

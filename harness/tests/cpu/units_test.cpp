@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "pinbench/units.hpp"
+#include "pinbench/vocabulary/units.hpp"
 
 namespace pinbench {
 namespace {

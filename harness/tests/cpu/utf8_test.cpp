@@ -1,4 +1,4 @@
-// UTF-8 at the OS border (pinbench/utf8.hpp): paths made from UTF-8 and turned back, non-ASCII
+// UTF-8 at the OS border (pinbench/platform/utf8.hpp): paths made from UTF-8 and turned back, non-ASCII
 // letters and text that is not UTF-8, on every platform (Linux in CTest, Windows under Wine by
 // ci/check_windows.sh); the Windows side of arguments and environment: utf8_win32_test.cpp.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "temp_dir.hpp"
 
 namespace pinbench {

@@ -1,7 +1,6 @@
-// UTF-8 at the OS border on Windows (pinbench/utf8.hpp, pinbench/process_info.hpp): a child's
-// arguments and environment reach it in UTF-8 whatever the ANSI code page (ci/wine_unicode.sh
-// runs the whole program so under code pages 1252 and 932). Run under Wine by
-// ci/check_windows.sh.
+// UTF-8 at the OS border on Windows (pinbench/platform/utf8.hpp, pinbench/platform/process_info.hpp): a
+// child's arguments and environment reach it in UTF-8 whatever the ANSI code page (ci/wine_unicode.sh runs
+// the whole program so under code pages 1252 and 932). Run under Wine by ci/check_windows.sh.
 #include <gtest/gtest.h>
 #include <windows.h>
 
@@ -10,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/subprocess.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "windows_support.hpp"
 
 namespace pinbench {

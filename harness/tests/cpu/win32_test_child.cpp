@@ -35,13 +35,13 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/directory_claim.hpp"
-#include "pinbench/process_info.hpp"
-#include "pinbench/shared_memory.hpp"
-#include "pinbench/store.hpp"
-#include "pinbench/subprocess.hpp"
-#include "pinbench/utf8.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/directory_claim.hpp"
+#include "pinbench/platform/process_info.hpp"
+#include "pinbench/platform/shared_memory.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/platform/utf8.hpp"
+#include "pinbench/store/store.hpp"
 #include "store/store_lock.hpp"
 
 namespace {

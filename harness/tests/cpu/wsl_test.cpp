@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/store.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/store/store.hpp"
 #include "run/doctor.hpp"
 
 namespace pinbench {

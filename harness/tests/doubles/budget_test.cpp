@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/subprocess.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "pinbench/test_double.hpp"
+#include "pinbench/vocabulary/test_double.hpp"
 
 namespace {
 

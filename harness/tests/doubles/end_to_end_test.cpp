@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "pinbench/environment_record.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/subprocess.hpp"
-#include "pinbench/test_double.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/results/environment_record.hpp"
+#include "pinbench/results/results.hpp"
+#include "pinbench/vocabulary/test_double.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 

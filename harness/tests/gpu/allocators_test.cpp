@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_available.hpp"
-#include "pinbench/api_variant.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/host_buffer.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 namespace {

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "gpu_available.hpp"
-#include "pinbench/api_variant.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/host_buffer.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/host_buffer.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/vocabulary/api_variant.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 namespace {

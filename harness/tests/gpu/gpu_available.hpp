@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "pinbench/device.hpp"
+#include "pinbench/cuda/device.hpp"
 
 #define PINBENCH_REQUIRE_GPU()                           \
     do {                                                 \

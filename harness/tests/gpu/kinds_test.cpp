@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "gpu_available.hpp"
-#include "pinbench/atomic_file.hpp"
-#include "pinbench/device_capacity.hpp"
-#include "pinbench/results.hpp"
-#include "pinbench/subprocess.hpp"
+#include "pinbench/cuda/device_capacity.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
+#include "pinbench/results/results.hpp"
 
 namespace pinbench {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstdlib>
 
 #include "gpu_available.hpp"
-#include "pinbench/device.hpp"
-#include "pinbench/errors.hpp"
-#include "pinbench/nvml.hpp"
-#include "pinbench/snapshot.hpp"
+#include "pinbench/cuda/device.hpp"
+#include "pinbench/cuda/nvml.hpp"
+#include "pinbench/probes/snapshot.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
 namespace {

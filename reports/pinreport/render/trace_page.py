@@ -7,6 +7,8 @@ from typing import Any
 
 import jinja2
 
+from pinreport.advice.build import Advice
+from pinreport.advice.page import advice_context
 from pinreport.analysis.trace import (
     TraceJudgement,
     asked_sizes,
@@ -49,7 +51,7 @@ def _timeline_chart(j: TraceJudgement):
     )
 
 
-def trace_context(j: TraceJudgement) -> dict[str, Any]:
+def trace_context(j: TraceJudgement, advice: Advice | None = None) -> dict[str, Any]:
     t = j.trace.doc
     sites = sorted((t["pinned"].get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
     return {
@@ -83,10 +85,11 @@ def trace_context(j: TraceJudgement) -> dict[str, Any]:
         "program_notes": sorted((k, str(v)) for k, v in (t.get("notes") or {}).items()),
         "timeline": _timeline_chart(j),
         "environment": t.get("environment", {}),
+        "advice": advice_context(advice) if advice is not None else None,  # advice/page.py
     }
 
 
-def write_trace_html(j: TraceJudgement, path: str) -> None:
+def write_trace_html(j: TraceJudgement, path: str, advice: Advice | None = None) -> None:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pinreport", "templates"),
         autoescape=True,
@@ -94,5 +97,5 @@ def write_trace_html(j: TraceJudgement, path: str) -> None:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    html = env.get_template("trace.html.j2").render(**trace_context(j))
+    html = env.get_template("trace.html.j2").render(**trace_context(j, advice))
     write_text(path, html)  # the one atomic writer

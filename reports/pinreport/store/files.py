@@ -1,4 +1,4 @@
-"""The baseline store's files, read side (the harness writes them: harness/include/pinbench/store.hpp).
+"""The baseline store's files, read side (the harness writes them: harness/include/pinbench/store/store.hpp).
 
 Layout (docs/store.md):
     STORE/store.json   {"schema": "pinbench.store", "schema_version": 3}

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "pinbench/test_double.hpp"
+#include "pinbench/vocabulary/test_double.hpp"
 
 namespace pinbench::driver_double {
 

@@ -1,0 +1,161 @@
+"""The one pipeline: a trace and its evidence in, one Advice value out; every output (text.py,
+json_doc.py, page.py) only reads it. Pure over its inputs: the caller reads the files."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pinreport.advice.cost import (
+    Cost,
+    Observed,
+    gpu_memory,
+    gpus_used,
+    held_at_peak,
+    make_fits,
+    observed_cost,
+    resolution,
+    scope_cost,
+)
+from pinreport.advice.evidence import RUN_STORE, Benches, Machine, Missing, Source, StoredRun, budget_for
+from pinreport.advice.options import Context, Option, all_options
+from pinreport.advice.verdict import CHANGE, SMALL_SHARE, UNKNOWN, Verdict, judge
+from pinreport.analysis.trace import TraceFile
+from pinreport.result.budget import BudgetDocument
+
+DEFAULT_RING = 64 * 1024 * 1024  # the staging ring's default: K 2 slots x C 32 MiB (benchmarks/README.md)
+
+
+@dataclass(frozen=True)
+class ScopeAdvice:
+    cost: Cost
+    options: tuple[Option, ...]
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Advice:
+    trace_path: str
+    machine: Machine
+    store_given: bool
+    replayed: bool
+    gpus: int
+    gpu_memory: int | None
+    step: int
+    program: ScopeAdvice
+    sites: tuple[ScopeAdvice, ...]
+    budget: Source | None
+    notes: tuple[str, ...] = ()
+    missing: tuple[Missing, ...] = ()  # evidence the whole advice lacks (a store, a budget)
+    problems: tuple[str, ...] = field(default=())  # inputs that could not be read (exit 2)
+
+    @property
+    def exit_code(self) -> int:
+        """0 nothing worth changing, 1 a change is advised, 3 no cost figure at all (as `trace`'s
+        NOT_MEASURED); bad inputs (exit 2) are the caller's."""
+        kind = self.program.verdict.kind
+        return 3 if kind == UNKNOWN else 1 if kind == CHANGE else 0
+
+
+def _scope(
+    name: str, holdings, ctx: Context, observed: Observed | None, safe: int | None, memory, step, small
+) -> ScopeAdvice:
+    cost = scope_cost(name, holdings, ctx.fits, ctx.gpus, observed, safe)
+    options = all_options(ctx, cost)
+    return ScopeAdvice(cost, tuple(options), judge(cost, options, memory, step, small))
+
+
+def build_advice(
+    trace: TraceFile,
+    runs: Iterable[StoredRun] = (),
+    benches: Benches | None = None,
+    budget: BudgetDocument | None = None,
+    *,
+    store_given: bool = False,
+    replayed: bool = False,
+    ring_bytes: int = DEFAULT_RING,
+    op: str = "h2d",
+    small: float = SMALL_SHARE,
+) -> Advice:
+    runs = list(runs)
+    benches = benches or Benches()
+    env = trace.doc.get("environment") or {}
+    machine = Machine.from_environment(env)
+    gpus = gpus_used(trace)
+    fits = make_fits(trace, runs, gpus)
+    observed = observed_cost(trace)
+    notes: list[str] = list(fits.notes)
+    missing: list[Missing] = []
+    if not store_given:
+        missing.append(
+            Missing(
+                "store",
+                "no --store: the VRAM figures are the trace's own (none where no device sample saw the peak);"
+                " a store of this machine adds the fit with its bound, per site and for a peak too short to sample,"
+                " and the register-window runs",
+                RUN_STORE,
+            )
+        )
+    elif not fits.by_family:
+        missing.append(
+            Missing(
+                "store fit",
+                f"the store holds no usable fit for {trace.key.describe_group()}, driver {trace.key.release}",
+                RUN_STORE,
+            )
+        )
+    if replayed:
+        notes.append("REPLAYED DATA: the store's fits and runs are replayed files, not measurements")
+    for b in benches.files:
+        if b.replayed:
+            notes.append(f"REPLAYED DATA: {b.path} was written by the replay backend, not measured")
+    replayed = replayed or any(b.replayed for b in benches.files)
+    if observed.bytes is None:
+        notes.append(f"observed cost not used: {observed.why}")
+    state = (trace.doc.get("tracing") or {}).get("state")
+    if state != "on":
+        notes.append(f"tracing was {state}: the calls may be incomplete, so may the bytes held")
+    got = budget_for(budget, machine)
+    budget_source, safe = None, None
+    if isinstance(got, Missing):
+        missing.append(got)
+    else:
+        budget_source, safe = got[1], got[0].safe_budget
+    trace_source = Source("trace", trace.path, "calls and notes", machine.words())
+    held = int(trace.pinned.get("peak_bytes") or 0)
+    ctx = Context(
+        trace=trace,
+        machine=machine,
+        fits=fits,
+        gpus=gpus,
+        benches=benches,
+        runs=runs,
+        ring_bytes=ring_bytes,
+        op=op,
+        store_given=store_given,
+        program_observed=observed,
+        program_held=held,
+        trace_source=trace_source,
+        notes=dict(trace.doc.get("notes") or {}),
+    )
+    memory = gpu_memory(trace)
+    step = resolution(trace, fits)
+    by_site = held_at_peak(trace)
+    program = _scope("program", [h for hs in by_site.values() for h in hs], ctx, observed, safe, memory, step, small)
+    sites = tuple(
+        _scope(site, hs, ctx, None, safe, memory, step, small)
+        for site, hs in sorted(by_site.items(), key=lambda kv: -sum(int(h.get("bytes", 0)) for h in kv[1]))
+    )
+    return Advice(
+        trace_path=trace.path,
+        machine=machine,
+        store_given=store_given,
+        replayed=replayed,
+        gpus=gpus,
+        gpu_memory=memory,
+        step=step,
+        program=program,
+        sites=sites,
+        budget=budget_source,
+        notes=tuple(notes),
+        missing=tuple(missing),
+        problems=tuple(benches.problems),
+    )
