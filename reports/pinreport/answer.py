@@ -4,8 +4,9 @@ says, what to reserve, what changed since the previous driver release, and what 
 build_answer() gathers it from what the other modules compute, and computes nothing of its own:
 the cost fit and the reserve (fit.py, the `reserve` command's), the rule's verdicts and the
 comparison with the previous release (compare.py, `compare`'s), the brief's claims (claims/,
-the report's). `pinreport summary` prints it (console.py), writes it as Markdown (markdown.py),
-and the HTML report opens with it (templates/report.html.j2).
+handed in by the report pipeline, pipeline.py, which calls it). `pinreport summary` prints it
+(console.py), writes it as Markdown (markdown.py), and the HTML report opens with it
+(templates/report.html.j2).
 
 A headline (a cost per pinned GiB, a reserve) comes only from ok runs that no other process
 disturbed (disturbance.py): a run with any disturbed metric is left out of the fit, and named.
@@ -22,11 +23,9 @@ from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.claims.evidence import ClaimData
-from pinreport.claims.register import brief_rows
-from pinreport.environment import EnvironmentChange, StoreKey, driver_models, store_key
-from pinreport.result.bench_rows import BenchRows
+from pinreport.environment import EnvironmentChange, StoreKey
 from pinreport.result.budget import BudgetDocument, FamilyBudget
+from pinreport.result.load import ResultsFile
 from pinreport.units import format_bytes
 
 GiB = 1024**3
@@ -201,16 +200,16 @@ def budget_line(b: BudgetDocument) -> str:
 
 
 def build_answer(
-    current_path: str,
-    doc: dict[str, Any],
+    current: ResultsFile,
     report: CompareReport,
     stored: bool,
+    claims: tuple[dict[str, str], ...],
     budget: BudgetDocument | None = None,
 ) -> Answer:
-    """The answer for one results file and its comparison (`stored`: a store was given; `budget`:
-    a `pinbench budget` document to give in one line)."""
-    env = doc.get("environment") or {}
-    key = store_key(env)
+    """The answer for one results file, its comparison and the brief's claims on it (`stored`: a
+    store was given; `budget`: a `pinbench budget` document to give in one line). The report
+    pipeline (pipeline.py) calls it, once."""
+    doc, key = current.doc, current.environment.key
     clean, left_out = _clean_doc(doc)
     runs = doc.get("runs", [])
     by_reason: dict[str, list[str]] = {}
@@ -222,12 +221,11 @@ def build_answer(
         for why, ids in by_reason.items()
     )
     problems = tuple(report.infrastructure) + tuple(str(p) for p in report.bad_input)
-    claims = tuple(brief_rows(ClaimData(doc, report, BenchRows())))
     return Answer(
-        path=current_path,
+        path=current.path,
         replayed=report.replayed,
         key=key,
-        driver_models=tuple(sorted(set(driver_models(env)))),
+        driver_models=tuple(sorted(set(current.environment.driver_models))),
         band=str(report.options.band),
         rows=_rows(clean, key, report),
         changes=_changes(report, stored),

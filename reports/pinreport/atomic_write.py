@@ -1,5 +1,6 @@
-"""The one writer of every file pinreport writes (HTML pages, JUnit XML; the store's files are
-the harness's): nothing at the path is damaged, whatever happens.
+"""The one writer of every file pinreport writes (HTML pages, JUnit XML, Markdown, the store's
+summary index; the store's nights are the harness's): nothing at the path is damaged, whatever
+happens.
 
 - The output path is checked first (output_path(), the one rule every command's output follows):
   a directory, device (/dev/full, /dev/null), FIFO or socket there is refused (OutputRefusedError,
@@ -93,23 +94,38 @@ def write_file(path: str | Path, data: bytes) -> None:
     fails midway. Either way what was at the path is unchanged."""
     name = str(path)
     target = check_output_path(path)
+    try:
+        replace_file(target, data)
+    except _NoTemporary as e:
+        raise OutputRefusedError(name, f"cannot create a file in its folder: {e.strerror}") from None
+    except OSError as e:
+        raise WriteFailedError(name, f"write failed, the previous file is kept: {e.strerror or e}") from None
+
+
+class _NoTemporary(OSError):
+    """The temporary file beside the target could not be created: nothing was written."""
+
+
+def replace_file(target: Path, data: bytes) -> None:
+    """The bytes to a temporary file beside `target` (`NAME.tmp.PID.RANDOM`), flushed, fsynced
+    and renamed over it (module docstring); the temporary is removed whatever happens. OSError
+    when it fails, and then what was at `target` is unchanged. The path is not checked here:
+    write_file checks a user's path first; the store's summary index (store/summary_index.py)
+    writes a path of its own making and takes a failure as "not written"."""
     tmp = target.with_name(f"{target.name}.tmp.{os.getpid()}.{secrets.token_hex(6)}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     except OSError as e:
-        raise OutputRefusedError(name, f"cannot create a file in its folder: {e.strerror}") from None
+        raise _NoTemporary(e.errno, e.strerror) from None
     try:
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            if not target.is_symlink():  # a regular file keeps its permission bits
-                with contextlib.suppress(OSError):
-                    os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-            _replace(tmp, target)
-        except OSError as e:
-            raise WriteFailedError(name, f"write failed, the previous file is kept: {e.strerror or e}") from None
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if not target.is_symlink():  # a regular file keeps its permission bits
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+        _replace(tmp, target)
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()

@@ -1,4 +1,4 @@
-"""Command line: a thin layer over compare.py, fit.py and the formatters.
+"""Command line: a thin layer over the report pipeline (pipeline.py), fit.py and the formatters.
 
   pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
                     [--alpha A] [--floor F] [--time-floor F] [--min-repeats N]
@@ -39,15 +39,7 @@ from pinreport import __version__
 from pinreport.advice.command import add_evidence_options, evidence_advice, run_advise
 from pinreport.advice.command import add_parser as add_advise_parser
 from pinreport.analysis import false_alarms
-from pinreport.analysis.compare import (
-    EXIT_BAD_INPUT,
-    EXIT_INFRASTRUCTURE,
-    EXIT_INTERNAL,
-    EXIT_OK,
-    EXIT_REGRESSION,
-    CompareOptions,
-    compare,
-)
+from pinreport.analysis.compare import CompareOptions
 from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
 from pinreport.analysis.rule import Band
 from pinreport.analysis.stats import (
@@ -61,9 +53,19 @@ from pinreport.analysis.stats import (
 from pinreport.atomic_write import output_path
 from pinreport.environment import store_key
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
-from pinreport.formats.console import format_compare, format_reserve
+from pinreport.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_INFRASTRUCTURE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REGRESSION,
+    with_bad_input,
+)
+from pinreport.formats.console import format_aa, format_compare, format_reserve, format_trace
 from pinreport.formats.junit import write_junit
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.result.budget import BudgetDocument, load_budget
 from pinreport.result.load import ResultsFile, load_results
@@ -72,7 +74,6 @@ from pinreport.store.reading import StoreContents, read_for_compare, read_for_ht
 from pinreport.streams import err, finish, out, prepare
 from pinreport.units import parse_size
 
-EXIT_INTERRUPTED = 128 + 2  # Ctrl-C (SIGINT), as pinbench: 128 + the signal's number
 MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
 
 
@@ -260,7 +261,7 @@ def _run_aa(args: argparse.Namespace) -> int:
         for e in problems:
             err(f"error: {e}")
         return EXIT_BAD_INPUT
-    out(false_alarms.format_aa(results, options))
+    out(format_aa(results, options))
     return EXIT_REGRESSION if any(r.false_alarms for r in results) else EXIT_OK
 
 
@@ -272,11 +273,11 @@ def _run_compare(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    report = compare(current, store, options)
-    out(format_compare(report))
+    report = run_pipeline(current, store, options=options)
+    out(format_compare(report.compared))
     if args.junit:
-        write_junit(report, args.junit)
-    return report.exit_code()
+        write_junit(report.compared, args.junit)
+    return report.exit_code
 
 
 def _run_html(args: argparse.Namespace) -> int:
@@ -292,13 +293,12 @@ def _run_html(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    context = build_report(current, store, args.bench, options, budget=budget)
+    context = page_context(run_pipeline(current, store, args.bench, options, budget=budget))
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")
     out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
-    code = context["exit_code"]
-    return max(code, EXIT_BAD_INPUT) if context["bad_input"] and code < EXIT_BAD_INPUT else code
+    return with_bad_input(context["exit_code"], bool(context["bad_input"]))
 
 
 def _run_reserve(args: argparse.Namespace) -> int:
@@ -324,7 +324,6 @@ def _run_reserve(args: argparse.Namespace) -> int:
 
 def _run_summary(args: argparse.Namespace) -> int:
     """Prints the answer (and writes it as Markdown); exits as `compare` would."""
-    from pinreport.answer import build_answer
     from pinreport.formats.console import format_summary
     from pinreport.formats.markdown import write_summary_markdown
 
@@ -347,14 +346,13 @@ def _run_summary(args: argparse.Namespace) -> int:
             err(f"error: {e}")
             return EXIT_BAD_INPUT
         store = StoreContents(root="")
-    report = compare(current, store, options)
-    answer = build_answer(current.path, current.doc, report, stored=bool(args.store), budget=budget)
-    out(format_summary(answer))
-    for problem in report.bad_input:
+    report = run_pipeline(current, store, options=options, budget=budget, stored=bool(args.store))
+    out(format_summary(report.answer))
+    for problem in report.compared.bad_input:
         err(f"error: {problem}")
     if args.markdown:
-        write_summary_markdown(answer, args.markdown)  # its path was checked before the analysis
-    return report.exit_code()
+        write_summary_markdown(report.answer, args.markdown)  # its path was checked before the analysis
+    return report.exit_code
 
 
 def _run_budget_compare(args: argparse.Namespace) -> int:
@@ -399,7 +397,7 @@ def _run_trace(args: argparse.Namespace) -> int:
         return got
     advice, problems, runs = got
     judgement = trace.judge_trace(tf, ((store_key(r.doc["environment"]), r.doc) for r in runs))
-    out(trace.format_trace(judgement))
+    out(format_trace(judgement))
     out(format_advice(advice))
     for problem in problems:
         err(f"error: {problem}")
@@ -410,7 +408,7 @@ def _run_trace(args: argparse.Namespace) -> int:
         out(f"{args.html}: {judgement.verdict}\n")
     # Without a store nothing is judged against a fit: NO_FIT is not a failure then.
     code = trace.exit_code(judgement) if args.store or judgement.verdict != trace.TraceVerdict.NO_FIT else EXIT_OK
-    return max(code, EXIT_BAD_INPUT) if problems and code < EXIT_BAD_INPUT else code
+    return with_bad_input(code, bool(problems))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

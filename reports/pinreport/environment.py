@@ -118,6 +118,35 @@ def store_key(env: dict[str, Any]) -> StoreKey:
     return StoreKey(*(windows_safe(part) for part in astuple(key)))
 
 
+@dataclass(frozen=True)
+class Environment:
+    """A results file's environment record, read once (ResultsFile.environment): what the stages
+    ask of it, typed. `record` is the record as written, for what diffs it field by field
+    (environment_changes) and the tables that show it whole."""
+
+    record: dict[str, Any]
+    key: StoreKey
+    release: str | None  # the driver release; None when the record has none
+    driver_models: tuple[str, ...]  # each described device's, in device order
+    platform: str | None  # "linux", "windows" ... as recorded
+    replayed: bool  # the record says the replay backend wrote it
+
+    @classmethod
+    def from_json(cls, record: Any) -> "Environment":
+        """The environment of a results document's "environment" member (anything: a document
+        that failed its checks is still labelled, as "unknown-...")."""
+        env = record if isinstance(record, dict) else {}
+        platform = env.get("platform")
+        return cls(
+            record=env,
+            key=store_key(env),
+            release=driver_release(env),
+            driver_models=tuple(driver_models(env)),
+            platform=platform if isinstance(platform, str) else None,
+            replayed=env.get("replayed") is True,
+        )
+
+
 # --- what else changed ------------------------------------------------------------------------
 
 # The driver release is what is being compared; the replay flag is shown as REPLAYED anyway.

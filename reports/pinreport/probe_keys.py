@@ -3,7 +3,7 @@
 As harness/include/pinbench/probes/snapshot.hpp (describe_key, by the rule the catalog exports;
 cost_between) and the metric names of harness/src/results/run_metrics.cpp. The metrics' values
 themselves are never derived here: every results file carries each metric's per-repeat samples
-(results schema 4), and older files are upgraded by the harness (load.py, `pinbench results
+(results schema 4), and older files are upgraded by the harness (result/upgrade.py, `pinbench results
 upgrade`).
 """
 
@@ -20,6 +20,11 @@ _TARGETS = ("cost.after_alloc.", "cost.after_first_use.", "residual.after_free."
 # The dedicated-memory (VRAM) keys of one device, the ones the reservation rule judges and the
 # kinds' tables show first: cudaMemGetInfo, NVML per device, DXGI local, PDH dedicated.
 _DEDICATED = re.compile(r"^(cuda\.free|nvml\.[0-9]+\.used|dxgi\.local\.usage|pdh\.[A-Za-z0-9_]+\.dedicated)$")
+
+
+# The capacity kind's metric: how much the largest cudaMalloc block shrank (the rule judges it
+# where a capacity run has no probe key of its own).
+CAPACITY_LOSS = "capacity.loss"
 
 
 def is_dedicated_key(key: str) -> bool:

@@ -10,7 +10,7 @@ RESULTS_SCHEMA_NAME = "pinbench.results"
 # Version 2 (scenario kinds, docs/kinds.md) adds plan.params and repeats[].data; version 3 the
 # status "disturbed", attempts, disturbance evidence, measurement_id, interrupted and resumed;
 # version 4 the per-repeat samples of every metric. The reader accepts
-# OLDEST..RESULTS_SCHEMA_VERSION and has the harness upgrade the older ones (load.upgrade).
+# OLDEST..RESULTS_SCHEMA_VERSION and has the harness upgrade the older ones (result/upgrade.py).
 RESULTS_SCHEMA_VERSION = 4
 RESULTS_SCHEMA_OLDEST_VERSION = 1
 

@@ -6,6 +6,7 @@ from builders import MiB, results_doc, run_doc, write_json
 from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
 from pinreport.cli import main
+from pinreport.formats.console import format_aa
 from pinreport.result.load import ResultsFile
 
 ALLOC = [100.0, 100.5, 101.0, 101.5, 102.0, 102.5, 103.0]  # a night of 7 repeats, median 101.5 ms
@@ -32,7 +33,7 @@ def test_three_quiet_nights_no_false_alarm_every_time_metric_judged_and_shifts_c
     assert results[0].time_injected == 1 and results[0].time_detected == 0 and results[0].time_under_floor == 1
     # the held costs (after_alloc and after_first_use on cuda.free) moved by one 128 KiB granule: caught
     assert [(r.bytes_injected, r.bytes_detected) for r in results] == [(2, 2)] * 3
-    text = false_alarms.format_aa(results, CompareOptions())
+    text = format_aa(results, CompareOptions())
     assert "Summary: nights with a false alarm 0/3 (0% per night); time metrics judged 3 of 3" in text
 
 

@@ -17,12 +17,12 @@ from builders import (
     run_doc,
     write_json,
 )
-from pinreport.analysis.compare import compare
-from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE, build_answer
+from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE
 from pinreport.cli import main
 from pinreport.formats.console import format_summary
 from pinreport.formats.markdown import format_summary_markdown
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.reading import StoreContents, read_for_compare
@@ -41,9 +41,7 @@ def _runs() -> list[dict]:
 
 
 def _answer(doc: dict, path: str = "current.json", store: StoreContents | None = None):
-    current = ResultsFile(path, doc)
-    report = compare(current, store or StoreContents(root=""))
-    return build_answer(path, doc, report, stored=store is not None)
+    return run_pipeline(ResultsFile(path, doc), store or StoreContents(root=""), stored=store is not None).answer
 
 
 def test_the_fit_rule_and_reserve_match_the_hand_derived_numbers() -> None:
@@ -136,13 +134,13 @@ def test_first_night_and_changes_since_the_previous_release(tmp_path: Path) -> N
 def test_the_report_opens_with_the_answer(tmp_path: Path) -> None:
     store = make_store(tmp_path / "s")
     doc = results_doc(_runs())
-    ctx = build_report(ResultsFile("current.json", doc), StoreContents(root=str(store)))
+    ctx = page_context(run_pipeline(ResultsFile("current.json", doc), StoreContents(root=str(store))))
     html = render_html(ctx)
     assert html.index('id="answer"') < html.index('id="claims-table"') < html.index('id="environment"')
     assert html.index('id="answer"') < html.index('id="verdict-table"')
     assert ctx["answer"]["rows"][0]["cost"] == "2.00 MiB"
-    replayed = build_report(
-        ResultsFile("r.json", results_doc(_runs(), replay_of="x.json")), StoreContents(root=str(store))
+    replayed = page_context(
+        run_pipeline(ResultsFile("r.json", results_doc(_runs(), replay_of="x.json")), StoreContents(root=str(store)))
     )
     page = render_html(replayed)
     assert "No headline: REPLAYED DATA." in page and "[REPLAYED] cudaMallocHost" in page
@@ -218,7 +216,7 @@ def test_rows_ambiguous_only_for_too_few_nights_are_grouped_not_listed_first(tmp
     store = make_store(tmp_path / "s")
     add_to_store(store, night("2025-05-31T10:00:00Z"))
     doc = night("2025-06-01T10:00:00Z")
-    ctx = build_report(ResultsFile("current.json", doc), read_for_compare(store, doc))
+    ctx = page_context(run_pipeline(ResultsFile("current.json", doc), read_for_compare(store, doc)))
     few = [r for r in ctx["rows"] if r["few_nights"]]
     assert few and all(r["status"] == "AMBIGUOUS" and not r["shown"] for r in few)
     assert ctx["few_nights"] == len(few)

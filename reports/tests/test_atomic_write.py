@@ -154,3 +154,19 @@ def test_a_failed_rename_keeps_the_previous_file(tmp_path, monkeypatch):
     with pytest.raises(WriteFailedError, match="Input/output error"):
         write_file(out, b"new")
     assert out.read_bytes() == OLD and _leftovers(tmp_path) == []
+
+
+def test_replace_file_the_writer_of_paths_pinreport_makes_itself(tmp_path):
+    """The store's summary index goes through the same writer as every output, with no path
+    check: the bytes arrive whole, no temporary is left, and a failure is an OSError that leaves
+    the old file as it was."""
+    from pinreport.atomic_write import replace_file
+
+    target = tmp_path / "index.json"
+    target.write_bytes(b"old")
+    replace_file(target, b"new bytes")
+    assert target.read_bytes() == b"new bytes"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.json"]
+    with pytest.raises(OSError):
+        replace_file(tmp_path / "no-such-folder" / "index.json", b"x")
+    assert target.read_bytes() == b"new bytes"

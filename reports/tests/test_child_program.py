@@ -15,7 +15,7 @@ import time
 import pytest
 from conftest import FIXTURES
 from pinreport.cli import main
-from pinreport.result import load, upgrade_cache
+from pinreport.result import upgrade, upgrade_cache
 
 OLD = FIXTURES / "baseline-572.16.json"  # results schema 1: read through the harness
 
@@ -23,8 +23,8 @@ OLD = FIXTURES / "baseline-572.16.json"  # results schema 1: read through the ha
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(load, "_failed_harness", {})
-    monkeypatch.setattr(load, "UPGRADE_TIMEOUT_S", 2.0)
+    monkeypatch.setattr(upgrade, "_failed_harness", {})
+    monkeypatch.setattr(upgrade, "UPGRADE_TIMEOUT_S", 2.0)
 
 
 def _program(tmp_path, body):
@@ -69,7 +69,7 @@ def test_a_program_that_sleeps_after_closing_its_output_is_ended(tmp_path, capsy
 
 
 def test_a_program_that_prints_without_end_is_cut_at_the_limit(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(load, "RESULTS_LIMIT", 1 << 20)
+    monkeypatch.setattr(upgrade, "RESULTS_LIMIT", 1 << 20)
     exe = _program(tmp_path, "b = b'x' * 65536\nwhile True: sys.stdout.buffer.write(b)")
     _check(*_summary(capsys, exe, monkeypatch), f"wrote more than {1 << 20} bytes")
 

@@ -21,7 +21,8 @@ from pinreport.analysis.stats import Verdict
 from pinreport.cli import main
 from pinreport.formats.console import format_compare
 from pinreport.formats.junit import build_junit
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.load import ResultsFile
 from pinreport.store.reading import StoreContents, read_store
@@ -140,7 +141,7 @@ def test_disturbed_baseline_samples_are_left_out(tmp_path):
 
 def test_html_shows_disturbed_runs_and_their_evidence(tmp_path):
     cur = disturb_run(run_doc(costs={"cuda.free": [300 * MiB] * 7}), [EVIDENCE])
-    context = build_report(_current([cur]), _store(tmp_path, [run_doc()]))
+    context = page_context(run_pipeline(_current([cur]), _store(tmp_path, [run_doc()])))
     assert context["verdict"] == "DISTURBED" and context["exit_code"] == 3
     html = render_html(context)
     assert 'id="disturbed"' in html and EVIDENCE.replace(">", "&gt;") in html
@@ -196,3 +197,15 @@ def test_an_ok_run_whose_repeats_carry_the_evidence_shows_it(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "no evidence recorded" not in out
     assert f"pinbench marked this probe disturbed: {EVIDENCE} (repeat 0)" in out, out
+
+
+def test_the_disturbed_metrics_computed_once_give_what_each_reader_computed_alone():
+    """compare hands a run's disturbed metrics to the rule and to of_run (disturbance.keys_of):
+    the same results as when each reads the run again."""
+    from pinreport.analysis.disturbance import disturbed_keys, keys_of, of_run
+
+    run = run_doc(size=4 * GiB, costs={"cuda.free": [-64 * MiB] * 7, "nvml.0.used": [8 * MiB] * 7})
+    bad = disturbed_metrics(run)
+    assert bad and keys_of(bad) == disturbed_keys(run) and set(keys_of(bad)) == {"cuda.free"}
+    assert rule_results(run, Band(), bad) == rule_results(run, Band())
+    assert of_run(run, bad) == of_run(run) and of_run(run, bad).metrics == tuple(sorted(bad))

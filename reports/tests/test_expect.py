@@ -1,5 +1,6 @@
 from builders import MiB, results_doc, run_doc
 from pinreport.analysis.expect import ClaimVerdict, check_expectations
+from pinreport.result.load import ResultsFile
 
 
 def _doc(cost_mib, expect, driver_model="WDDM", granule=2 * MiB):
@@ -17,7 +18,7 @@ def _doc(cost_mib, expect, driver_model="WDDM", granule=2 * MiB):
 
 
 def _claims(doc):
-    return {(c.driver_model, c.limit): c for c in check_expectations(doc)}
+    return {(c.driver_model, c.limit): c for c in check_expectations(ResultsFile("r.json", doc))}
 
 
 def test_claims_confirmed_and_refuted():

@@ -21,15 +21,18 @@ from conftest import REPO_ROOT  # noqa: E402
 from fuzz_values import mutated  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pinreport.analysis.compare import compare  # noqa: E402
-from pinreport.analysis.trace import format_trace, judge_trace, load_trace  # noqa: E402
-from pinreport.answer import build_answer  # noqa: E402
+from pinreport.analysis.trace import judge_trace, load_trace  # noqa: E402
 from pinreport.cli import main  # noqa: E402
 from pinreport.environment import store_key  # noqa: E402
 from pinreport.errors import BadInputError  # noqa: E402
-from pinreport.formats.console import format_compare, format_summary  # noqa: E402
+from pinreport.formats.console import (  # noqa: E402
+    format_compare,
+    format_summary,
+    format_trace,  # noqa: E402
+)
 from pinreport.formats.markdown import format_summary_markdown  # noqa: E402
-from pinreport.render.context import build_report  # noqa: E402
+from pinreport.pipeline import run_pipeline  # noqa: E402
+from pinreport.render.context import page_context  # noqa: E402  # noqa: E402
 from pinreport.render.page import render_html  # noqa: E402
 from pinreport.render.trace_page import write_trace_html  # noqa: E402
 from pinreport.result.load import results_from_bytes  # noqa: E402
@@ -58,13 +61,11 @@ def _analyse(path: str, doc: dict) -> None:
     """Everything the commands do with a read document: no exception may escape."""
     from pinreport.result.load import ResultsFile
 
-    current = ResultsFile(path, doc)
-    report = compare(current, StoreContents(root=""))
-    format_compare(report)
-    answer = build_answer(path, doc, report, stored=False)
-    format_summary(answer)
-    format_summary_markdown(answer)
-    render_html(build_report(current, StoreContents(root=""), []))
+    report = run_pipeline(ResultsFile(path, doc), StoreContents(root=""), stored=False)
+    format_compare(report.compared)
+    format_summary(report.answer)
+    format_summary_markdown(report.answer)
+    render_html(page_context(report))
 
 
 @_SETTINGS

@@ -8,8 +8,9 @@ import statistics
 import pytest
 from builders import MiB, add_to_store, make_store
 from conftest import REPO_ROOT
-from pinreport.analysis.compare import EXIT_REGRESSION, PREVIOUS, compare
+from pinreport.analysis.compare import PREVIOUS, compare
 from pinreport.analysis.stats import Verdict
+from pinreport.exit_codes import EXIT_REGRESSION
 from pinreport.result.load import load_results, parse_results
 from pinreport.schema import REPLAY_NOTE
 from pinreport.store.reading import read_store

@@ -7,7 +7,8 @@ and asserts the page stays under 5 MB. Run with `pytest -s` to see the time.
 import time
 
 from builders import GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.result.load import load_results
 from pinreport.store.reading import read_store
@@ -43,7 +44,7 @@ def test_render_100_nights_x_200_metrics(tmp_path, capsys):
     t0 = time.perf_counter()
     contents = read_store(store, verify_hashes=False)  # as `pinreport html` reads it
     t1 = time.perf_counter()
-    write_html(build_report(load_results(current), contents), str(out))
+    write_html(page_context(run_pipeline(load_results(current), contents)), str(out))
     t2 = time.perf_counter()
     size = out.stat().st_size
     with capsys.disabled():

@@ -8,10 +8,11 @@ from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, r
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.cli import main
+from pinreport.labels import size_label
+from pinreport.pipeline import run_pipeline
 from pinreport.render.banner import INFRASTRUCTURE, PASS, REGRESSION, RULE_VIOLATION
-from pinreport.render.context import build_report
+from pinreport.render.context import page_context
 from pinreport.render.environment_table import environment_rows
-from pinreport.render.labels import size_label
 from pinreport.render.page import render_html
 from pinreport.render.svg_charts import (
     BOTTOM,
@@ -128,7 +129,7 @@ def regression_store(tmp_path, extra=16 * MiB, **current_kw):
 
 
 def report_of(store, current, bench=None):
-    return build_report(load_results(current), read_store(store), bench)
+    return page_context(run_pipeline(load_results(current), read_store(store), bench))
 
 
 # --- data preparation -------------------------------------------------------------------------
@@ -229,7 +230,7 @@ def test_not_measured_sections_are_named_not_faked(tmp_path):
 def test_claims_on_the_real_h200_data(repo_root):
     current = load_results(repo_root / "results/h200-quick/results.json")
     bench = [str(repo_root / f"results/h200-bench/{n}.json") for n in ("transfer_bench", "staging_bench")]
-    ctx = build_report(current, read_store(repo_root / "no-such-store"), bench)
+    ctx = page_context(run_pipeline(current, read_store(repo_root / "no-such-store"), bench))
     claims = {int(c["n"]): c for c in ctx["claims"]}
     assert len(claims) == 14
     assert claims[1]["verdict"] == "CONFIRMED" and "not exactly 0" in claims[1]["evidence"]

@@ -1,7 +1,7 @@
-"""Strict JSON at the door (load.parse_json): the shared fixture set the C++ reader also reads
+"""Strict JSON at the door (strict_json.parse_json): the shared fixture set the C++ reader also reads
 (harness/tests/fixtures/json-validity, harness/tests/cpu/json_validity_test.cpp), and a store
 holding such files is still analysed. The fixtures are of results version 1, whose bytes the
-harness's reader reads strictly as it upgrades them (load._older_version_document); as the
+harness's reader reads strictly as it upgrades them (upgrade.older_version_document); as the
 current version, the same bytes meet pinreport's own strict reader."""
 
 import pytest
@@ -9,7 +9,8 @@ from builders import add_to_store, make_store, results_doc, rewrite_stored, run_
 from conftest import REPO_ROOT
 from pinreport.cli import main
 from pinreport.errors import BadInputError
-from pinreport.result.load import load_results, parse_json, results_from_bytes
+from pinreport.result.load import load_results, results_from_bytes
+from pinreport.result.strict_json import parse_json
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/json-validity"
 CASES = [line.split("\t") for line in (CASES_DIR / "expected.tsv").read_text().splitlines() if line]
@@ -99,7 +100,7 @@ def test_an_internal_error_exits_4_never_1(tmp_path, capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(pinreport.cli, "compare", broken)
+    monkeypatch.setattr(pinreport.cli, "run_pipeline", broken)
     root = make_store(tmp_path / "store")
     current = write_json(tmp_path / "c.json", results_doc([run_doc()]))
     code = main(["compare", "--store", str(root), "--current", str(current)])

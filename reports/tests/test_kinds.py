@@ -19,11 +19,13 @@ from builders import (
 )
 from pinreport.analysis import kind_results
 from pinreport.analysis.compare import compare, higher_is_worse
-from pinreport.analysis.rule import CAPACITY_LOSS, Band, RuleVerdict, rule_results
+from pinreport.analysis.rule import Band, RuleVerdict, rule_results
 from pinreport.analysis.stats import Verdict
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.probe_keys import CAPACITY_LOSS
+from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
 from pinreport.result.load import load_results
@@ -179,7 +181,7 @@ def test_capacity_violation_fails_compare(tmp_path):
 @pytest.fixture
 def kinds_ctx(tmp_path):
     current = write_json(tmp_path / "k.json", kinds_doc())
-    return build_report(load_results(current), read_store(tmp_path / "none"))
+    return page_context(run_pipeline(load_results(current), read_store(tmp_path / "none")))
 
 
 def _section(ctx, kind):
@@ -220,7 +222,7 @@ def test_table_shows_spread_not_measured_and_waived(tmp_path):
     partial = kind_run("churn", {"churn.max.cuda.free": [8 * MiB] * 7}, {"settle": "b"})
     waived = kind_run("churn", {}, {"settle": "c"}, status="waived", reason="cudaHostRegister unsupported")
     doc = results_doc([spread, partial, waived])
-    ctx = build_report(load_results(write_json(tmp_path / "c.json", doc)), read_store(tmp_path / "none"))
+    ctx = page_context(run_pipeline(load_results(write_json(tmp_path / "c.json", doc)), read_store(tmp_path / "none")))
     section = _section(ctx, "churn")
     assert section["columns"] == ["churn.creep.cuda.free", "churn.max.cuda.free"]
     cells = _cells(section)
@@ -277,7 +279,9 @@ def test_rendered_page_has_the_kind_tables_and_the_capacity_rule(kinds_ctx):
 
 def test_kind_sections_say_replayed(tmp_path):
     doc = kinds_doc(replay_of="results/h200-quick/results.json")
-    html = render_html(build_report(load_results(write_json(tmp_path / "r.json", doc)), read_store(tmp_path / "n")))
+    html = render_html(
+        page_context(run_pipeline(load_results(write_json(tmp_path / "r.json", doc)), read_store(tmp_path / "n")))
+    )
     assert "capacity: the largest cudaMalloc block with and without pinning (claims 10, 14) (REPLAYED)" in html
 
 

@@ -2,10 +2,11 @@ import json
 import re
 
 import pytest
-from builders import kind_run, kinds_doc, results_doc, run_doc, write_json
+from builders import MiB, kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport.errors import BadInputError
-from pinreport.result.load import json_path, load_results
+from pinreport.result.load import ResultsFile, load_results
+from pinreport.result.validate import json_path
 
 HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
 
@@ -45,14 +46,14 @@ def test_version_1_loads_without_params_and_data(tmp_path):
     assert "params" not in doc["runs"][0]["plan"] and "data" not in doc["runs"][0]["repeats"][0]
     r = load_results(write_json(tmp_path / "r.json", doc))
     # Read upgraded by the harness: version 4, each metric with its samples rebuilt.
-    assert r.doc["schema_version"] == 4 and r.runs[0]["plan"]["kind"] == "overhead"
-    assert r.runs[0]["metrics"]["cost.after_first_use.cuda.free"]["samples"] == [2.0 * 1024**2] * 7
+    assert r.doc["schema_version"] == 4 and r.runs[0].plan.kind == "overhead"
+    assert r.runs[0].metrics["cost.after_first_use.cuda.free"].samples == (2.0 * 1024**2,) * 7
 
 
 def test_version_4_samples_are_read_as_written(tmp_path):
     doc = results_doc([run_doc(timings={"alloc": [3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0]})])
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.runs[0]["metrics"]["time.alloc_ms"]["samples"] == [3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0]
+    assert r.runs[0].metrics["time.alloc_ms"].samples == (3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0)
 
 
 def test_samples_must_match_n(tmp_path):
@@ -73,9 +74,9 @@ def test_older_metric_that_cannot_be_rebuilt_has_no_samples(tmp_path):
     doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})], schema_version=3)
     doc["runs"][0]["metrics"]["time.alloc_ms"]["median"] = 5.0
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.runs[0]["metrics"]["time.alloc_ms"]["samples"] is None
-    assert r.runs[0]["metrics"]["time.alloc_ms"]["median"] == 5.0
-    assert r.runs[0]["metrics"]["cost.after_alloc.cuda.free"]["samples"] == [2.0 * 1024**2] * 7
+    assert r.runs[0].metrics["time.alloc_ms"].samples is None
+    assert r.runs[0].metrics["time.alloc_ms"].median == 5.0
+    assert r.runs[0].metrics["cost.after_alloc.cuda.free"].samples == (2.0 * 1024**2,) * 7
 
 
 def test_older_versions_need_the_harness(tmp_path, monkeypatch):
@@ -91,7 +92,7 @@ def test_every_kind_loads_with_params_and_data(tmp_path):
     doc["runs"][1]["repeats"][0]["data"] = {"pin_error": "", "filler_intact": True}
     r = load_results(write_json(tmp_path / "r.json", doc))
     assert r.doc["schema_version"] == 4
-    assert {run["plan"]["kind"] for run in r.runs} == {
+    assert {run.plan.kind for run in r.runs} == {
         "overhead",
         "capacity",
         "sweep",
@@ -102,9 +103,9 @@ def test_every_kind_loads_with_params_and_data(tmp_path):
         "shared",
         "register_window",
     }
-    assert r.runs[1]["plan"]["params"] == {"free_target": 12 * 1024**3}
-    assert r.runs[1]["metrics"]["capacity.read_ratio"]["unit"] == "ratio"
-    assert r.runs[1]["metrics"]["capacity.pin_failed"]["unit"] == "count"
+    assert r.runs[1].plan.record["params"] == {"free_target": 12 * 1024**3}
+    assert r.runs[1].metrics["capacity.read_ratio"].unit == "ratio"
+    assert r.runs[1].metrics["capacity.pin_failed"].unit == "count"
 
 
 @pytest.mark.parametrize(
@@ -126,7 +127,7 @@ def test_committed_version_1_results_still_load(repo_root):
     r = load_results(repo_root / "results/h200-quick/results.json")
     assert r.doc["schema_version"] == 4 and r.runs
     # Every metric of the committed file is rebuilt per repeat (none summary only).
-    assert all(isinstance(m["samples"], list) for run in r.runs for m in run["metrics"].values())
+    assert all(isinstance(m.samples, tuple) for run in r.runs for m in run.metrics.values())
 
 
 def test_not_results():
@@ -191,3 +192,11 @@ def test_json_roundtrip_of_fixture_dir():
                 for name, m in raw_run["metrics"].items():
                     got = run["metrics"][name]
                     assert {k: got[k] for k in m} == m and len(got["samples"]) == m["n"]
+
+
+def test_a_run_is_found_by_its_id():
+    doc = results_doc([run_doc(size=1 * MiB), run_doc(size=2 * MiB)])
+    current = ResultsFile("r.json", doc)
+    first, second = doc["runs"]
+    assert current.run(second["id"]).record is second and current.run(first["id"]).record is first
+    assert current.run("no-such-run") is None

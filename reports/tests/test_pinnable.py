@@ -12,7 +12,8 @@ from builders import GiB, MiB, kind_run, pinnable_run, results_doc, run_doc, wri
 from pinreport.analysis import kind_results, pinnable_fit
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import further_rows
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
 from pinreport.result.load import load_results
@@ -248,7 +249,7 @@ def test_sweep_headlines_carry_the_new_metrics():
 
 def test_chart_and_claim_row_in_the_rendered_report(tmp_path):
     current = write_json(tmp_path / "wddm.json", wddm_doc())
-    ctx = build_report(load_results(current), read_store(tmp_path / "none"))
+    ctx = page_context(run_pipeline(load_results(current), read_store(tmp_path / "none")))
     (section,) = [s for s in ctx["kind_sections"] if s["kind"] == "sweep"]
     (chart,) = section["charts"]
     assert chart.title == "max pinnable against free VRAM"
@@ -277,6 +278,6 @@ def test_chart_and_claim_row_in_the_rendered_report(tmp_path):
 def test_no_chart_without_free_target_runs(tmp_path):
     old = kind_run("sweep", {"sweep.max_pinnable": [8 * GiB] * 7}, {"mode": "max_pinnable", "cap": 8 * GiB})
     current = write_json(tmp_path / "old.json", results_doc([old]))
-    ctx = build_report(load_results(current), read_store(tmp_path / "none"))
+    ctx = page_context(run_pipeline(load_results(current), read_store(tmp_path / "none")))
     (section,) = [s for s in ctx["kind_sections"] if s["kind"] == "sweep"]
     assert section["charts"] == []

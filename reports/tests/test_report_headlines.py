@@ -14,7 +14,8 @@ from conftest import REPO_ROOT
 from pinreport import catalog
 from pinreport.analysis.compare import compare, compared
 from pinreport.formats.console import format_compare
-from pinreport.render.context import build_report
+from pinreport.pipeline import run_pipeline
+from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.load import load_results
 from pinreport.store.reading import read_store
@@ -56,7 +57,7 @@ def rendered(tmp_path_factory):
     out = []
     for f in REAL:
         current = load_results(REPO_ROOT / f)
-        page = render_html(build_report(current, store))
+        page = render_html(page_context(run_pipeline(current, store)))
         out.append((f, current.doc, page, format_compare(compare(current, store))))
     return out
 

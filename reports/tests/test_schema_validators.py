@@ -10,7 +10,8 @@ import json
 import jsonschema_rs
 import pytest
 from conftest import REPO_ROOT
-from pinreport.result import load
+from pinreport.errors import BadInputError
+from pinreport.result import load, validate
 from pinreport.schema import results_json_schema_text
 
 SOURCES = [
@@ -84,7 +85,7 @@ def _changes(doc):
 @pytest.mark.parametrize("source", SOURCES)
 def test_the_fast_validator_agrees_with_the_reference(source):
     doc = _trimmed(json.loads((REPO_ROOT / source).read_text(encoding="utf-8")))
-    fast, reference = load._fast_validator(), load._validator()
+    fast, reference = validate.fast_validator(), validate.validator()
     assert fast(doc) and reference.is_valid(doc), "the trimmed document must stay valid"
     changes = list(_changes(doc))
     checked = refused = 0
@@ -95,7 +96,7 @@ def test_the_fast_validator_agrees_with_the_reference(source):
         checked += 1
         refused += not verdict
         if fast(changed) != verdict:
-            disagreements.append(f"{load.json_path(at)} {how}: jsonschema says {verdict}")
+            disagreements.append(f"{validate.json_path(at)} {how}: jsonschema says {verdict}")
     assert not disagreements, "\n".join(disagreements[:20])
     # The changes reach the schema's rules: many are refused, and many are not.
     assert checked > MAX_CHANGES // 2
@@ -117,6 +118,6 @@ def test_a_value_jsonschema_rs_refuses_or_cannot_convert_is_refused_with_the_ref
     if fast_raises:
         with pytest.raises(ValueError):
             is_valid(doc)
-    with pytest.raises(load.BadInputError) as e:
+    with pytest.raises(BadInputError) as e:
         load.parse_results(doc, "night.json")
     assert str(e.value).startswith("night.json: runs[0].repeats[0].index: ")

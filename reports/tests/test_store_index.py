@@ -238,7 +238,7 @@ def test_an_older_night_as_stored_gives_the_index_what_its_upgrade_gives(monkeyp
     """SUMMARY_AS_STORED_FROM: the index reads a version 2 or 3 night as stored. Its summary,
     progress, store key and time equal the harness's upgrade's, on every committed file of those
     versions; a version 1 file's do not (its runs gain params), which is why it is upgraded."""
-    from pinreport.result.load import upgrade
+    from pinreport.result.upgrade import upgrade
 
     monkeypatch.setenv("PINBENCH_EXE", _PINBENCH)
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path))

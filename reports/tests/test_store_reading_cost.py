@@ -14,7 +14,7 @@ import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport.errors import BadInputError
-from pinreport.result import load, upgrade_cache
+from pinreport.result import load, upgrade, upgrade_cache, validate
 from pinreport.store.files import measurement_id
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
 
@@ -23,13 +23,13 @@ from pinreport.store.reading import read_for_compare, read_for_html, read_store
 def counted_validations(monkeypatch):
     """How many documents went through the JSON Schema check."""
     calls = []
-    real = load._fast_validator()
+    real = validate.fast_validator()
 
     def counting(doc):
         calls.append(doc.get("started_at"))
         return real(doc)
 
-    monkeypatch.setattr(load, "_fast_validator", lambda: counting)
+    monkeypatch.setattr(validate, "fast_validator", lambda: counting)
     return calls
 
 
@@ -145,10 +145,10 @@ def test_an_upgrade_is_kept_between_runs_and_keyed_by_the_harness(tmp_path, monk
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
     data = _older(upgraded)
 
-    assert load.upgraded_before(data) is None
+    assert upgrade.upgraded_before(data) is None
     assert load.results_from_bytes(data, "night.json").doc == upgraded
     assert calls.read_text().splitlines() == ["results upgrade -"]
-    assert load.upgraded_before(data) == upgraded  # a later read need not parse the older bytes
+    assert upgrade.upgraded_before(data) == upgraded  # a later read need not parse the older bytes
     [kept] = (tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz")
     # Another process (the next night's pinreport) reads it without running the harness.
     code = (

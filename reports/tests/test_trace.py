@@ -12,12 +12,12 @@ from pinreport.analysis.trace import (
     TraceVerdict,
     cost_step,
     exit_code,
-    format_trace,
     judge_trace,
     load_trace,
     rounding_note,
 )
 from pinreport.errors import BadInputError
+from pinreport.formats.console import format_trace
 from pinreport.render.trace_page import write_trace_html
 from pinreport.result.load import load_results
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from pinreport.advice.build import Advice, build_advice
 from pinreport.advice.evidence import Benches, StoredRun, load_benches
 from pinreport.advice.verdict import SMALL_SHARE
-from pinreport.analysis.compare import EXIT_BAD_INPUT
 from pinreport.analysis.trace import TraceFile
 from pinreport.errors import BadInputError
+from pinreport.exit_codes import EXIT_BAD_INPUT, with_bad_input
 from pinreport.result.budget import BudgetDocument, load_budget
 from pinreport.store.files import REAL, REPLAY
 from pinreport.store.reading import read_release
@@ -116,4 +116,4 @@ def run_advise(args: argparse.Namespace, out) -> int:
     out(format_advice_json(advice) if args.json else format_advice(advice))
     for p in problems:
         err(f"error: {p}")
-    return max(advice.exit_code, EXIT_BAD_INPUT) if problems and advice.exit_code < EXIT_BAD_INPUT else advice.exit_code
+    return with_bad_input(advice.exit_code, bool(problems))

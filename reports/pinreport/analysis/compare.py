@@ -6,7 +6,7 @@ Each metric of each ok run is compared twice:
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
 on the per-repeat samples every results file carries (results schema 4; older files are
-upgraded by the harness, load.py), the generic metrics and the scenario kinds' own alike
+upgraded by the harness, result/upgrade.py), the generic metrics and the scenario kinds' own alike
 (docs/kinds.md): stats.compare_bytes for bytes, stats.compare_times_nights for ms and ratio (the
 night rule, judged against the spread between the stored nights, with the time floor). A metric
 of an older file that the upgrade could not rebuild per repeat is AMBIGUOUS, labelled "summary
@@ -43,20 +43,18 @@ from pinreport.analysis.stats import (
     compare_bytes,
     compare_times_nights,
 )
-from pinreport.environment import EnvironmentChange, StoreKey, driver_release, environment_changes, store_key
+from pinreport.environment import EnvironmentChange, StoreKey, environment_changes
 from pinreport.errors import BadInputError
+from pinreport.exit_codes import verdict_exit
 from pinreport.probe_keys import split_metric
-from pinreport.result.load import ResultsFile, metric_samples
+from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 from pinreport.store.files import REAL, StoreEntry, measurement_id
 from pinreport.store.reading import StoreContents
 from pinreport.versions import is_release, previous_release
 
 PREVIOUS = "previous"
 HISTORY = "history"
-
-EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
-# A bug in pinreport itself (an exception nobody raised on purpose): never 1, the REGRESSION code.
-EXIT_INTERNAL = 4
 
 # Which way is worse comes from the harness's metric catalog (catalog.py); bandwidths are the
 # benchmark programs' (Google Benchmark JSON, not a results metric), better when higher.
@@ -166,13 +164,11 @@ class CompareReport:
     def exit_code(self) -> int:
         """The highest that applies: 3 infrastructure or a disturbance that stopped a verdict
         (then no verdict can be trusted), 2 bad input, 1 a regression or a VIOLATION, else 0."""
-        if self.infrastructure or self.disturbed:
-            return EXIT_INFRASTRUCTURE
-        if self.bad_input:
-            return EXIT_BAD_INPUT
-        if self.regressions or self.violations:
-            return EXIT_REGRESSION
-        return EXIT_OK
+        return verdict_exit(
+            infrastructure=bool(self.infrastructure or self.disturbed),
+            bad_input=bool(self.bad_input),
+            regressed=bool(self.regressions or self.violations),
+        )
 
 
 def higher_is_worse(metric: str) -> bool:
@@ -208,19 +204,12 @@ def _scenario_records(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {s["name"]: s for s in records if isinstance(s, dict) and isinstance(s.get("name"), str)}
 
 
-def _find_run(doc: dict[str, Any], run_id: str) -> dict[str, Any] | None:
-    for run in doc.get("runs", []):
-        if run.get("id") == run_id:
-            return run
-    return None
-
-
 def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dict[str, Baseline]:
     me = measurement_id(current.doc)
     same_group = [
         e for e in store.entries if e.namespace == REAL and e.key.group == key.group and measurement_id(e.doc) != me
     ]
-    release = driver_release(current.doc.get("environment") or {})
+    release = current.environment.release
     previous = None
     if release and is_release(release):
         previous = previous_release(release, {e.key.release for e in same_group})
@@ -232,65 +221,66 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
     return out
 
 
-def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[Any, dict[str, Any]]]:
+def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[StoreEntry, Run]]:
     """(stored entry, its run) for every stored file in which this run ended ok."""
     out = []
     for entry in baseline.entries:
-        brun = _find_run(entry.doc, run_id)
-        if brun is not None and brun.get("status") == "ok":
+        brun = entry.results.run(run_id)
+        if brun is not None and brun.status == "ok":
             out.append((entry, brun))
     return out
 
 
-def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: dict[str, Any]) -> frozenset[str]:
+def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: Run) -> frozenset[str]:
     """The metrics of a stored run that are disturbed (left out of every baseline)."""
-    key = (entry.path, brun.get("id", ""))
+    key = (entry.path, brun.id)
     if key not in report._baseline_disturbed:
-        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun))
+        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun.record))
     return report._baseline_disturbed[key]
 
 
 # What a metric of an older file that the harness could not rebuild per repeat gets
-# (load.py): its summary is shown, never judged, and the verdict says why.
+# (result/upgrade.py): its summary is shown, never judged, and the verdict says why.
 SUMMARY_ONLY = (
     "summary only: no per-repeat samples in {what} "
     "(an older results file; pinbench results upgrade could not rebuild them)"
 )
 
 
-def _step(plan: dict[str, Any], metric: str) -> int | None:
-    """A kind's own byte metric (not a probe key's cost) is quantised by its bisection step too."""
-    return bisection_resolution(plan, metric) if split_metric(metric) is None else None
+def _own_metric(metric: str) -> bool:
+    """A kind's own metric (capacity.*, fragmentation.*), not a probe key's cost or residual: a
+    byte metric of it is quantised by its run's bisection step too (bisection_resolution)."""
+    return split_metric(metric) is None
 
 
 def _compare_metric(
-    run: dict[str, Any], metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
+    run: Run, metric: str, baseline: Baseline, floor: float, options: CompareOptions, report: CompareReport
 ) -> Comparison:
     """One metric against one baseline, on the per-repeat samples the files carry: the byte
     rule for bytes, the night rule for ms and ratio (module docstring)."""
-    info = run["metrics"][metric]
-    unit = info.get("unit", "")
+    info = run.metrics[metric]
+    unit = info.unit
     if not baseline.found:
         return Comparison(Verdict.NO_BASELINE, f"no stored results for the {baseline.describe()}")
-    current = metric_samples(run, metric)
-    if current is None:
+    if info.samples is None:
         return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what="the current file"))
+    current = list(info.samples)
     nights: list[list[float]] = []  # one list per stored file (night), for the night rule
     summary_only = 0
-    steps = [info.get("granule"), _step(run["plan"], metric)]
-    ok_runs = report._ok_runs.get((baseline.kind, run["id"]))
+    own = _own_metric(metric)
+    steps = [info.granule, bisection_resolution(run.plan.record, metric) if own else None]
+    ok_runs = report._ok_runs.get((baseline.kind, run.id))
     if ok_runs is None:
-        ok_runs = report._ok_runs[(baseline.kind, run["id"])] = _ok_baseline_runs(baseline, run["id"])
+        ok_runs = report._ok_runs[(baseline.kind, run.id)] = _ok_baseline_runs(baseline, run.id)
     for entry, brun in ok_runs:
-        m = brun.get("metrics", {}).get(metric)
-        if m is None or m.get("unit") != unit or metric in _baseline_disturbed(report, entry, brun):
+        m = brun.metrics.get(metric)
+        if m is None or m.unit != unit or metric in _baseline_disturbed(report, entry, brun):
             continue
-        samples = metric_samples(brun, metric)
-        if samples is None:
+        if m.samples is None:
             summary_only += 1
             continue
-        nights.append(samples)
-        steps.extend([m.get("granule"), _step(brun.get("plan", {}), metric)])
+        nights.append(list(m.samples))
+        steps.extend([m.granule, bisection_resolution(brun.plan.record, metric) if own else None])
     if not nights:
         if summary_only:
             return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))
@@ -319,19 +309,19 @@ def _compare_metric(
     )
 
 
-def _missing_probes(run: dict[str, Any], baselines: dict[str, Baseline]) -> list[str]:
+def _missing_probes(run: Run, baselines: dict[str, Baseline]) -> list[str]:
     """Metrics a baseline measured for this run that the current run lacks: a probe went missing."""
     missing: dict[str, str] = {}
     for b in baselines.values():
         for entry in b.entries:
-            brun = _find_run(entry.doc, run["id"])
-            if brun is None or brun.get("status") != "ok":
+            brun = entry.results.run(run.id)
+            if brun is None or brun.status != "ok":
                 continue
-            for metric in brun.get("metrics", {}):
-                if metric not in run.get("metrics", {}) and split_metric(metric) is not None:
+            for metric in brun.metrics:
+                if metric not in run.metrics and split_metric(metric) is not None:
                     missing.setdefault(metric, entry.path)
     return [
-        f"run {run['id']}: {m} was measured in {p} but is missing now (a probe stopped reporting)"
+        f"run {run.id}: {m} was measured in {p} but is missing now (a probe stopped reporting)"
         for m, p in sorted(missing.items())
     ]
 
@@ -344,12 +334,12 @@ def _infrastructure(current: ResultsFile) -> list[str]:
     for name, control in sorted((doc.get("controls") or {}).items()):
         if isinstance(control, dict) and control.get("verdict") == "FAIL":
             out.append(f"control {name} FAILED: {control.get('error', 'no reason given')}")
-    for run in doc.get("runs", []):
-        status = run.get("status")
+    for run in current.runs:
+        status = run.status
         if status in ("failed", "timeout"):
-            out.append(f"run {run['id']} {status}: {run.get('reason') or 'no reason given'}")
+            out.append(f"run {run.id} {status}: {run.reason or 'no reason given'}")
         elif status == "ok" and not _measured_something(run):
-            out.append(f"run {run['id']}: no probe reported a reading in every repeat (probes missing)")
+            out.append(f"run {run.id}: no probe reported a reading in every repeat (probes missing)")
     return out
 
 
@@ -369,12 +359,12 @@ def _why_incomplete(doc: dict[str, Any]) -> str:
     return "the run did not finish (no interruption recorded)"
 
 
-def _measured_something(run: dict[str, Any]) -> bool:
+def _measured_something(run: Run) -> bool:
     """An ok run has a probe metric: cost.* / residual.* for overhead-like kinds; any metric
     but a timing for the other kinds (capacity.*, churn.*, ...). A workers run with 0 workers
     has no per-worker metric by definition (docs/kinds.md)."""
-    plan = run.get("plan", {})
-    metrics = run.get("metrics", {})
+    plan = run.plan.record
+    metrics = run.metrics
     if plan.get("kind", "overhead") in _ALLOCATION_COST_KINDS:
         return any(split_metric(m) for m in metrics)
     if plan.get("kind") == "workers" and (plan.get("params") or {}).get("workers") == 0:
@@ -382,12 +372,13 @@ def _measured_something(run: dict[str, Any]) -> bool:
     return any(not m.startswith("time.") for m in metrics)
 
 
-def _count_notes(run: dict[str, Any]) -> list[str]:
+def _count_notes(run: Run) -> list[str]:
     """Count metrics are not compared; one that says something went wrong is noted."""
-    m = run.get("metrics", {}).get("capacity.pin_failed")
+    pin_failed = run.metrics.get("capacity.pin_failed")
+    m = pin_failed.record if pin_failed is not None else None
     if isinstance(m, dict) and isinstance(m.get("max"), (int, float)) and m["max"] > 0:
         return [
-            f"run {run['id']}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
+            f"run {run.id}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
             "(largest_with not measured there)"
         ]
     return []
@@ -396,45 +387,44 @@ def _count_notes(run: dict[str, Any]) -> list[str]:
 def compare(current: ResultsFile, store: StoreContents, options: CompareOptions | None = None) -> CompareReport:
     """Compares `current` with the store; never raises for bad store files (they are listed)."""
     options = options or CompareOptions()
-    env = current.doc.get("environment") or {}
-    key = store_key(env)
+    key = current.environment.key
     report = CompareReport(current.path, current.replayed, key, options, bad_input=list(store.problems))
     report.infrastructure.extend(_infrastructure(current))
-    if driver_release(env) is None:
+    if current.environment.release is None:
         report.notes.append(
             "the driver release is unavailable in the current environment: no previous release can be chosen"
         )
     report.baselines = _baselines(current, key, store)
     scenarios = _scenario_records(current.doc)
     for run in current.runs:
-        status = run.get("status")
+        status = run.status
         if status == "waived":
-            report.notes.append(f"run {run['id']} waived: {run.get('reason', '')}")
-        disturbed = disturbance.of_run(run)
+            report.notes.append(f"run {run.id} waived: {run.reason}")
+        # metric -> why, of an ok run: computed once, for its verdicts, its disturbance and the rule
+        not_judged = disturbance.disturbed_metrics(run.record) if status == "ok" else {}
+        disturbed = disturbance.of_run(run.record, not_judged if status == "ok" else None)
         if disturbed is not None:
             report.disturbed.append(disturbed)
         if status not in ("ok", disturbance.DISTURBED):
             continue
-        scenario = run["plan"]["scenario"]
+        scenario = run.plan.scenario
         floor = options.floor_for(scenarios.get(scenario), scenario)
-        not_judged = disturbance.disturbed_metrics(run) if status == "ok" else {}
         if status == "ok":
             report.infrastructure.extend(_missing_probes(run, report.baselines))
             report.notes.extend(_count_notes(run))
-        for metric in sorted(run.get("metrics", {})):
-            info = run["metrics"][metric]
-            if not compared(info.get("unit", ""), metric):
+        for metric in sorted(run.metrics):
+            info = run.metrics[metric]
+            if not compared(info.unit, metric):
                 continue
-            median = info.get("median")
-            shown = float(median) if isinstance(median, (int, float)) and not isinstance(median, bool) else float("nan")
+            shown = info.median if info.median is not None else float("nan")
             for kind in (PREVIOUS, HISTORY):
                 if status != "ok" or metric in not_judged:
                     why = "; ".join(disturbed.evidence) if status != "ok" else not_judged[metric]
                     c = Comparison(Verdict.NOT_JUDGED, f"disturbed: {why}")
                 else:
                     c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
-                report.verdicts.append(MetricVerdict(run["id"], scenario, metric, info.get("unit", ""), kind, c, shown))
+                report.verdicts.append(MetricVerdict(run.id, scenario, metric, info.unit, kind, c, shown))
         if status == "ok":
-            report.rule.extend(rule_results(run, options.band))
-    report.claims = check_expectations(current.doc)
+            report.rule.extend(rule_results(run.record, options.band, not_judged))
+    report.claims = check_expectations(current)
     return report

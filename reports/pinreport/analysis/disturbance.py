@@ -132,18 +132,25 @@ def disturbed_metrics(run: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def disturbed_keys(run: dict[str, Any]) -> dict[str, str]:
-    """probe key -> why, for the keys of an ok run whose cost or residual metrics are disturbed."""
+def keys_of(disturbed: dict[str, str]) -> dict[str, str]:
+    """probe key -> why, from a run's disturbed metrics (disturbed_metrics): the keys whose cost
+    or residual metrics are disturbed."""
     out: dict[str, str] = {}
-    for name, why in disturbed_metrics(run).items():
+    for name, why in disturbed.items():
         parts = split_metric(name)
         if parts is not None:
             out.setdefault(parts[1], why)
     return out
 
 
-def of_run(run: dict[str, Any]) -> Disturbance | None:
-    """The disturbance of one run of the current file, or None when it was measured cleanly."""
+def disturbed_keys(run: dict[str, Any]) -> dict[str, str]:
+    """probe key -> why, for the keys of an ok run whose cost or residual metrics are disturbed."""
+    return keys_of(disturbed_metrics(run))
+
+
+def of_run(run: dict[str, Any], disturbed: dict[str, str] | None = None) -> Disturbance | None:
+    """The disturbance of one run of the current file, or None when it was measured cleanly
+    (`disturbed`: its disturbed_metrics, where the caller has them already)."""
     if run_disturbed(run):
         texts = _texts(run) or [run.get("reason") or "pinbench marked the run disturbed (no evidence recorded)"]
         return Disturbance(
@@ -151,7 +158,7 @@ def of_run(run: dict[str, Any]) -> Disturbance | None:
         )
     if run.get("status") != "ok":
         return None
-    bad = disturbed_metrics(run)
+    bad = disturbed_metrics(run) if disturbed is None else disturbed
     if not bad:
         return None
     reasons = tuple(dict.fromkeys(bad.values()))

@@ -19,7 +19,8 @@ from typing import Any
 
 from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
-from pinreport.environment import driver_models, model_family
+from pinreport.environment import model_family
+from pinreport.result.load import ResultsFile
 from pinreport.units import format_bytes
 
 LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")
@@ -54,15 +55,16 @@ def _shown(limit: str, value: float, unit: str = "") -> str:
     return f"{value:g}" if limit.endswith("_ratio") else format_bytes(value)
 
 
-def _run_models(env: dict[str, Any], gpus: int) -> set[str]:
-    """The models a run's expect entries are keyed by: WSL2 is WDDM there (model_family)."""
-    models = [model_family(m) for m in driver_models(env)]
+def _run_models(devices: tuple[str, ...], gpus: int) -> set[str]:
+    """The models a run's expect entries are keyed by (`devices`: each device's driver model, in
+    device order): WSL2 is WDDM there (model_family)."""
+    models = [model_family(m) for m in devices]
     return set(models[: max(gpus, 1)]) if models else {"unknown"}
 
 
-def _observations(doc: dict[str, Any], scenario: str, model: str) -> list[tuple[str, str, float, float, float]]:
+def _observations(current: ResultsFile, scenario: str, model: str) -> list[tuple[str, str, float, float, float]]:
     """(run id, key, value bytes, pinned bytes, granule bytes) of every judged cost."""
-    env = doc.get("environment") or {}
+    doc, devices = current.doc, current.environment.driver_models
     out = []
     for run in doc.get("runs", []):
         plan = run.get("plan", {})
@@ -71,7 +73,7 @@ def _observations(doc: dict[str, Any], scenario: str, model: str) -> list[tuple[
             or run.get("status") != "ok"
             or plan.get("kind") not in RULE_KINDS
             or plan.get("api") == CONTROL_API
-            or _run_models(env, plan.get("gpus", 1)) != {model}
+            or _run_models(devices, plan.get("gpus", 1)) != {model}
         ):
             continue
         disturbed = disturbed_keys(run)  # never judged (disturbance.py)
@@ -116,15 +118,15 @@ def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, floa
     return _judge(items, exact(bound), limit.startswith("max_"), _shown(limit, bound), "values")
 
 
-def _metric_claims(doc: dict[str, Any], scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
+def _metric_claims(current: ResultsFile, scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
     """Bounds on named metrics: each ok run of the scenario under `model` that has the metric."""
-    env = doc.get("environment") or {}
+    doc, devices = current.doc, current.environment.driver_models
     runs = [
         r
         for r in doc.get("runs", [])
         if r.get("plan", {}).get("scenario") == scenario
         and r.get("status") == "ok"
-        and _run_models(env, r.get("plan", {}).get("gpus", 1)) == {model}
+        and _run_models(devices, r.get("plan", {}).get("gpus", 1)) == {model}
     ]
     out = []
     for name, bounds in sorted(metrics.items()):
@@ -161,17 +163,17 @@ def _check_metric(
     return _judge(items, bound, side == "max", _shown("", bound, unit), "runs")
 
 
-def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
-    """Every claim of every scenario's expect block, judged on this results document."""
+def check_expectations(current: ResultsFile) -> list[ClaimResult]:
+    """Every claim of every scenario's expect block, judged on this results file."""
     out = []
-    scenarios = (doc.get("scenario") or {}).get("scenarios") or []
+    scenarios = (current.doc.get("scenario") or {}).get("scenarios") or []
     for s in scenarios:
         if not isinstance(s, dict) or not isinstance(s.get("expect"), dict):
             continue
         for model, limits in sorted(s["expect"].items()):
             if not isinstance(limits, dict):
                 continue
-            obs = _observations(doc, s.get("name", ""), model)
+            obs = _observations(current, s.get("name", ""), model)
             for limit in LIMITS:
                 if limit not in limits:
                     continue
@@ -182,5 +184,5 @@ def check_expectations(doc: dict[str, Any]) -> list[ClaimResult]:
                     verdict, reason = _check(limit, bound, obs)
                 out.append(ClaimResult(s.get("name", ""), model, limit, bound, verdict, reason, len(obs)))
             if isinstance(limits.get("metrics"), dict):
-                out.extend(_metric_claims(doc, s.get("name", ""), model, limits["metrics"]))
+                out.extend(_metric_claims(current, s.get("name", ""), model, limits["metrics"]))
     return out

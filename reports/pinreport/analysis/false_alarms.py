@@ -21,14 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
-from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Verdict, floor_distance
-from pinreport.environment import driver_release, store_key
+from pinreport.analysis.stats import Verdict, floor_distance
 from pinreport.errors import BadInputError
 from pinreport.probe_keys import describe_key, split_metric
 from pinreport.result.load import ResultsFile
 from pinreport.store.files import REAL, StoreEntry
 from pinreport.store.reading import StoreContents
-from pinreport.text import terminal_lines
 
 TIME_UNITS = ("ms", "ratio")
 JUDGED = (Verdict.SAME, Verdict.REGRESSION, Verdict.IMPROVEMENT)
@@ -59,11 +57,7 @@ class NightResult:
 
 
 def _history_store(nights: Sequence[ResultsFile], skip: int) -> StoreContents:
-    entries = [
-        StoreEntry(n.path, REAL, n, store_key(n.doc.get("environment") or {}))
-        for i, n in enumerate(nights)
-        if i != skip
-    ]
+    entries = [StoreEntry(n.path, REAL, n, n.environment.key) for i, n in enumerate(nights) if i != skip]
     entries.sort(key=lambda e: (e.started_at, e.path))
     return StoreContents(root="(A/A: the other nights)", entries=entries)
 
@@ -163,49 +157,13 @@ def check(nights: Sequence[ResultsFile], options: CompareOptions) -> list[NightR
     if len(nights) < 2:
         raise BadInputError(nights[0].path if nights else "(none)", "the A/A check needs two nights or more")
     first = nights[0]
-    group = store_key(first.doc.get("environment") or {})
+    group = first.environment.key
     for n in nights:
-        key = store_key(n.doc.get("environment") or {})
+        key = n.environment.key
         if key != group:
             raise BadInputError(n.path, f"not the machine and release of {first.path} ({key} vs {group})")
         if n.replayed:
             raise BadInputError(n.path, "replayed data is never a night of an A/A check")
-        if driver_release(n.doc.get("environment") or {}) is None:
+        if n.environment.release is None:
             raise BadInputError(n.path, "no driver release recorded")
     return [check_night(nights, i, options) for i in range(len(nights))]
-
-
-def _rate(hit: int, total: int) -> str:
-    return f"{hit}/{total} ({hit / total:.0%})" if total else "0/0 (none injected)"
-
-
-def format_aa(results: Sequence[NightResult], options: CompareOptions) -> str:
-    lines = [
-        f"pinreport aa: {len(results)} nights, each judged against the other {len(results) - 1} "
-        f"(night rule: min {options.min_nights} nights, margin max({max(options.floor, options.time_floor):.0%}, "
-        f"{NIGHT_SPREAD_FACTOR:g} x night spread))"
-    ]
-    for r in results:
-        judged, total = r.time_judged, r.time_total
-        lines.append(f"  {r.path}")
-        lines.append(f"    false alarms: {len(r.false_alarms)}")
-        lines.extend(f"      {a}" for a in r.false_alarms)
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(r.time_verdicts.items())) or "none"
-        lines.append(f"    time metrics judged: {judged} of {total} ({verdicts})")
-        lines.append(
-            f"    injected time shifts of {TIME_SHIFT_SPREADS:g} x night spread: detected "
-            f"{_rate(r.time_detected, r.time_injected)}; {r.time_under_floor} missed were under the time floor; "
-            f"{r.time_not_injected} judged metrics had spread 0"
-        )
-        lines.append(f"    injected byte shifts of one granule: detected {_rate(r.bytes_detected, r.bytes_injected)}")
-        lines.extend(f"      missed: {m}" for m in r.bytes_missed[:5])
-        if len(r.bytes_missed) > 5:
-            lines.append(f"      ... and {len(r.bytes_missed) - 5} more")
-    alarms = sum(bool(r.false_alarms) for r in results)
-    lines.append(
-        f"Summary: nights with a false alarm {alarms}/{len(results)} ({alarms / len(results):.0%} per night); "
-        f"time metrics judged {sum(r.time_judged for r in results)} of {sum(r.time_total for r in results)}; "
-        f"time shifts detected {_rate(sum(r.time_detected for r in results), sum(r.time_injected for r in results))}; "
-        f"byte shifts detected {_rate(sum(r.bytes_detected for r in results), sum(r.bytes_injected for r in results))}"
-    )
-    return terminal_lines(lines)

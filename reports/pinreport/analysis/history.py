@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport.analysis.rule import RULE_KINDS, held_costs
-from pinreport.environment import driver_release, store_key
 from pinreport.result.load import ResultsFile
 from pinreport.store.files import REAL, measurement_id
 from pinreport.store.reading import StoreContents
@@ -34,7 +33,7 @@ def _when(started_at: object) -> str:
 def nights(current: ResultsFile, store: StoreContents) -> list[Night]:
     """The store's real files of the current file's group, oldest first, then the current file
     (unless the store holds it already)."""
-    key = store_key(current.doc.get("environment") or {})
+    key = current.environment.key
     me = measurement_id(current.doc)
     out = []
     seen_current = False
@@ -47,7 +46,7 @@ def nights(current: ResultsFile, store: StoreContents) -> list[Night]:
         out.append(
             Night(
                 _when(current.doc.get("started_at")),
-                driver_release(current.doc.get("environment") or {}) or "unknown",
+                current.environment.release or "unknown",
                 current.doc,
                 current.replayed,
             )
@@ -60,7 +59,7 @@ def latest_per_release(all_nights: list[Night], current: ResultsFile) -> list[Ni
     by: dict[str, Night] = {}
     for n in all_nights:
         by[n.release] = n
-    cur_rel = driver_release(current.doc.get("environment") or {}) or "unknown"
+    cur_rel = current.environment.release or "unknown"
     by[cur_rel] = Night(cur_rel, cur_rel, current.doc, current.replayed)
     return sorted(by.values(), key=lambda n: (0, release_key(n.release)) if is_release(n.release) else (1, n.release))
 

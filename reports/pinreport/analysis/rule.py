@@ -36,9 +36,9 @@ from fractions import Fraction
 from typing import Any
 
 from pinreport import catalog
-from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
+from pinreport.analysis.disturbance import disturbed_metrics, keys_of
 from pinreport.errors import UsageError
-from pinreport.probe_keys import describe_key, is_dedicated_key, split_metric
+from pinreport.probe_keys import CAPACITY_LOSS, describe_key, is_dedicated_key, split_metric
 from pinreport.units import format_bytes
 
 # The kinds whose held costs the rule judges, and the stages it reads them at (catalog.py).
@@ -47,7 +47,6 @@ HELD_STAGES = catalog.HELD_STAGES
 CONTROL_API = "pageable"
 _NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
 NVML_SUM_KEY = "nvml.*.used (sum over devices)"
-CAPACITY_LOSS = "capacity.loss"
 # A capacity run's bisection step where its plan gives none: the kind's parameter table's.
 DEFAULT_RESOLUTION: int = catalog.kind_entry("capacity").param("resolution")["fallback"]
 
@@ -197,8 +196,11 @@ def capacity_resolution(plan: dict[str, Any]) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_RESOLUTION
 
 
-def capacity_result(run: dict[str, Any], band: Band | None) -> RuleResult | None:
-    """The rule on a capacity run's capacity.loss (module docstring); None when not measured."""
+def capacity_result(
+    run: dict[str, Any], band: Band | None, disturbed: dict[str, str] | None = None
+) -> RuleResult | None:
+    """The rule on a capacity run's capacity.loss (module docstring); None when not measured.
+    `disturbed`: the run's disturbed_metrics, where the caller has them already."""
     plan = run.get("plan", {})
     m = run.get("metrics", {}).get(CAPACITY_LOSS)
     if plan.get("kind") != "capacity" or not isinstance(m, dict) or m.get("unit") != "bytes":
@@ -211,16 +213,17 @@ def capacity_result(run: dict[str, Any], band: Band | None) -> RuleResult | None
     mad = m.get("mad")
     spread = float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
     cost = HeldCost(CAPACITY_LOSS, float(m["median"]), step, spread)
-    disturbed = disturbed_metrics(run).get(CAPACITY_LOSS)
-    if disturbed is not None:
-        return _result(run, CAPACITY_LOSS, cost, pinned, None, f"disturbed: {disturbed}")
+    why = (disturbed_metrics(run) if disturbed is None else disturbed).get(CAPACITY_LOSS)
+    if why is not None:
+        return _result(run, CAPACITY_LOSS, cost, pinned, None, f"disturbed: {why}")
     r = _result(run, CAPACITY_LOSS, cost, pinned, None if control else band, "pageable: the control, not judged")
     what = f"largest cudaMalloc block shrank by the loss; uncertainty one bisection step ({format_bytes(step)})"
     return replace(r, reason=f"{what}; {r.reason}")
 
 
-def rule_results(run: dict[str, Any], band: Band) -> list[RuleResult]:
-    """The rule's results for one run (empty when the rule does not apply to it)."""
+def rule_results(run: dict[str, Any], band: Band, disturbed: dict[str, str] | None = None) -> list[RuleResult]:
+    """The rule's results for one run (empty when the rule does not apply to it). `disturbed`:
+    the run's disturbed_metrics, where the caller has them already (compare)."""
     plan = run.get("plan", {})
     if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
         return []
@@ -228,11 +231,12 @@ def rule_results(run: dict[str, Any], band: Band) -> list[RuleResult]:
     control = plan.get("api") == CONTROL_API
     capacity = plan.get("kind") == "capacity"
     out = []
-    loss = capacity_result(run, band)
+    bad = disturbed_metrics(run) if disturbed is None else disturbed
+    loss = capacity_result(run, band, bad)
     if loss is not None:
         out.append(loss)
     costs = held_costs(run)
-    disturbed = disturbed_keys(run)
+    disturbed = keys_of(bad)
     for key in sorted(costs):
         if key in disturbed:
             out.append(_result(run, key, costs[key], pinned, None, f"disturbed: {disturbed[key]}"))

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,11 @@ from referencing import Registry, Resource
 
 from pinreport import catalog
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
-from pinreport.environment import StoreKey, driver_release, store_key
+from pinreport.environment import Environment, StoreKey
+from pinreport.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
 from pinreport.input_file import TRACE_LIMIT
 from pinreport.result.load import read_versioned_document
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
-from pinreport.text import terminal_lines
 from pinreport.units import format_bytes as size_label
 
 TRACE_SCHEMA = "pinbench-trace"
@@ -57,9 +57,14 @@ class TraceFile:
     def pinned(self) -> dict[str, Any]:
         return self.doc["pinned"]
 
+    @cached_property
+    def environment(self) -> Environment:
+        """The environment record the tracer wrote (as a results file's), read once."""
+        return Environment.from_json(self.doc.get("environment"))
+
     @property
     def key(self) -> StoreKey:
-        return store_key(self.doc.get("environment") or {})
+        return self.environment.key
 
 
 @cache
@@ -177,7 +182,7 @@ def cost_step(trace: TraceFile, nvml_index: int = 0) -> int | None:
 def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> TraceJudgement:
     """Pure over the trace and the store documents given (those of the trace's group)."""
     key = trace.key
-    release = driver_release(trace.doc.get("environment") or {}) or key.release
+    release = trace.environment.release or key.release
     docs = [(k, d) for k, d in store_docs if k.group == key.group and k.release == key.release]
     fits = fit_all(docs)
     peak = int(trace.pinned.get("peak_bytes") or 0)
@@ -296,44 +301,12 @@ def rounding_note(trace: TraceFile) -> str:
     )
 
 
-def format_trace(j: TraceJudgement) -> str:
-    t = j.trace
-    lines = [
-        f"{t.path}: {j.verdict}",
-        f"  program: {' '.join(t.doc.get('command', []))} -> {t.doc['status'].get('kind')}"
-        f" {t.doc['status'].get('exit_code')}",
-        f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
-        f"  {t.pinned.get('summary', '')}; peak {size_label(j.peak_bytes)} pinned",
-    ]
-    if note := rounding_note(t):
-        lines.append(f"  {note}")
-    for fam, b in sorted(j.by_family.items()):
-        used = j.fits_used.get(fam, "no fit")
-        lines.append(f"    {fam}: {size_label(b)} (store fit: {used})")
-    for where, b in sorted(pinning_processes(t).items()):
-        lines.append(f"    held by the {where}: {size_label(b)}")
-    sites = sorted((t.pinned.get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
-    for site, b in sites[:5]:
-        lines.append(f"    call site {site}: {size_label(int(b))}")
-    for api, v in sorted(calls_by_api(t).items()):
-        lines.append(
-            f"    {api}: {v.get('calls', 0)} calls, {v.get('failed', 0)} failed,"
-            f" asked {size_label(v.get('bytes_asked', 0))}"
-        )
-    for d in j.devices:
-        reserve = f"; reserve {size_label(round(d.reserve_per_gpu))} per GPU" if d.reserve_per_gpu is not None else ""
-        lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")
-    for n in j.notes:
-        lines.append(f"  note: {n}")
-    return terminal_lines(lines)
-
-
 def exit_code(j: TraceJudgement) -> int:
     """0 AGREES (or nothing to judge below resolution), 1 DISAGREES, 3 when it could not be
     measured or judged (DISTURBED, NOT_MEASURED, NO_FIT), as pinreport's infrastructure code."""
     v = j.verdict
     if v == TraceVerdict.DISAGREES:
-        return 1
+        return EXIT_REGRESSION
     if v in (TraceVerdict.AGREES, TraceVerdict.BELOW_RESOLUTION):
-        return 0
-    return 3
+        return EXIT_OK
+    return EXIT_INFRASTRUCTURE

@@ -8,7 +8,6 @@ from typing import Any
 from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.analysis.rule import (
-    CAPACITY_LOSS,
     CONTROL_API,
     RULE_KINDS,
     RuleResult,
@@ -18,6 +17,7 @@ from pinreport.analysis.rule import (
     pinned_bytes,
 )
 from pinreport.environment import WSL2_MODEL, driver_models, model_family
+from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.result.bench_rows import BenchRows
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}

@@ -1,4 +1,5 @@
-"""Plain-text output of `pinreport compare`, `reserve` and `summary` (one formatter per format)."""
+"""Plain-text output of `pinreport compare`, `reserve`, `summary`, `budget-compare`, `aa` and
+`trace` (one formatter per format)."""
 
 import math
 from collections import Counter
@@ -6,13 +7,15 @@ from collections.abc import Sequence
 
 from pinreport.analysis.budget_compare import REGRESSION as BUDGET_REGRESSION
 from pinreport.analysis.budget_compare import BudgetVerdict
-from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
+from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, CompareReport, MetricVerdict
 from pinreport.analysis.expect import ClaimVerdict
+from pinreport.analysis.false_alarms import TIME_SHIFT_SPREADS, NightResult
 from pinreport.analysis.fit import Recommendation
 from pinreport.analysis.rule import RuleResult, RuleVerdict
-from pinreport.analysis.stats import Comparison, Verdict
+from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Comparison, Verdict
+from pinreport.analysis.trace import TraceJudgement, calls_by_api, pinning_processes, rounding_note
 from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
-from pinreport.render.labels import probe_label, size_label
+from pinreport.labels import probe_label, size_label
 from pinreport.result.budget import BudgetDocument
 from pinreport.text import terminal_lines
 from pinreport.units import format_bytes, format_delta, format_value
@@ -274,3 +277,71 @@ def _changes_lines(answer: Answer) -> list[str]:
     lines = [f"Since driver {c.release}: {_change_counts(c)}{env}"]
     lines.extend(f"  {v.verdict} {v.run_id} {v.metric}{_delta(v.comparison, v.unit)}" for v in c.named)
     return lines
+
+
+def _rate(hit: int, total: int) -> str:
+    return f"{hit}/{total} ({hit / total:.0%})" if total else "0/0 (none injected)"
+
+
+def format_aa(results: Sequence[NightResult], options: CompareOptions) -> str:
+    lines = [
+        f"pinreport aa: {len(results)} nights, each judged against the other {len(results) - 1} "
+        f"(night rule: min {options.min_nights} nights, margin max({max(options.floor, options.time_floor):.0%}, "
+        f"{NIGHT_SPREAD_FACTOR:g} x night spread))"
+    ]
+    for r in results:
+        judged, total = r.time_judged, r.time_total
+        lines.append(f"  {r.path}")
+        lines.append(f"    false alarms: {len(r.false_alarms)}")
+        lines.extend(f"      {a}" for a in r.false_alarms)
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(r.time_verdicts.items())) or "none"
+        lines.append(f"    time metrics judged: {judged} of {total} ({verdicts})")
+        lines.append(
+            f"    injected time shifts of {TIME_SHIFT_SPREADS:g} x night spread: detected "
+            f"{_rate(r.time_detected, r.time_injected)}; {r.time_under_floor} missed were under the time floor; "
+            f"{r.time_not_injected} judged metrics had spread 0"
+        )
+        lines.append(f"    injected byte shifts of one granule: detected {_rate(r.bytes_detected, r.bytes_injected)}")
+        lines.extend(f"      missed: {m}" for m in r.bytes_missed[:5])
+        if len(r.bytes_missed) > 5:
+            lines.append(f"      ... and {len(r.bytes_missed) - 5} more")
+    alarms = sum(bool(r.false_alarms) for r in results)
+    lines.append(
+        f"Summary: nights with a false alarm {alarms}/{len(results)} ({alarms / len(results):.0%} per night); "
+        f"time metrics judged {sum(r.time_judged for r in results)} of {sum(r.time_total for r in results)}; "
+        f"time shifts detected {_rate(sum(r.time_detected for r in results), sum(r.time_injected for r in results))}; "
+        f"byte shifts detected {_rate(sum(r.bytes_detected for r in results), sum(r.bytes_injected for r in results))}"
+    )
+    return terminal_lines(lines)
+
+
+def format_trace(j: TraceJudgement) -> str:
+    t = j.trace
+    lines = [
+        f"{t.path}: {j.verdict}",
+        f"  program: {' '.join(t.doc.get('command', []))} -> {t.doc['status'].get('kind')}"
+        f" {t.doc['status'].get('exit_code')}",
+        f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
+        f"  {t.pinned.get('summary', '')}; peak {format_bytes(j.peak_bytes)} pinned",
+    ]
+    if note := rounding_note(t):
+        lines.append(f"  {note}")
+    for fam, b in sorted(j.by_family.items()):
+        used = j.fits_used.get(fam, "no fit")
+        lines.append(f"    {fam}: {format_bytes(b)} (store fit: {used})")
+    for where, b in sorted(pinning_processes(t).items()):
+        lines.append(f"    held by the {where}: {format_bytes(b)}")
+    sites = sorted((t.pinned.get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
+    for site, b in sites[:5]:
+        lines.append(f"    call site {site}: {format_bytes(int(b))}")
+    for api, v in sorted(calls_by_api(t).items()):
+        lines.append(
+            f"    {api}: {v.get('calls', 0)} calls, {v.get('failed', 0)} failed,"
+            f" asked {format_bytes(v.get('bytes_asked', 0))}"
+        )
+    for d in j.devices:
+        reserve = f"; reserve {format_bytes(round(d.reserve_per_gpu))} per GPU" if d.reserve_per_gpu is not None else ""
+        lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")
+    for n in j.notes:
+        lines.append(f"  note: {n}")
+    return terminal_lines(lines)

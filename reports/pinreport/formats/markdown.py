@@ -3,7 +3,7 @@ job summary): the answer of answer.py as tables. One formatter per format: the t
 
 from pinreport.answer import COMPARED, NO_STORE, Answer, GiB
 from pinreport.atomic_write import write_text
-from pinreport.render.labels import probe_label, size_label
+from pinreport.labels import probe_label, size_label
 from pinreport.units import format_bytes
 
 

@@ -6,7 +6,7 @@ as the headline (answer.Answer.headlines is empty for it)."""
 from typing import Any
 
 from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE, Answer, GiB
-from pinreport.render.labels import probe_label, size_label
+from pinreport.labels import probe_label, size_label
 from pinreport.units import format_bytes, format_delta
 
 

@@ -1,9 +1,7 @@
 """The top of the page: the overall verdict and what the platform lets the page say."""
 
-from typing import Any
-
 from pinreport.analysis.compare import CompareReport
-from pinreport.environment import driver_models, driver_release
+from pinreport.result.load import ResultsFile
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
 DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs
@@ -24,12 +22,11 @@ def overall_verdict(report: CompareReport) -> tuple[str, list[str]]:
     return (found[0], found[1:]) if found else (PASS, [])
 
 
-def platform_note(doc: dict[str, Any]) -> str:
-    env = doc.get("environment") or {}
-    models = set(driver_models(env))
-    release = driver_release(env) or "unknown"
-    if doc.get("backend") == "replay" or env.get("replayed") is True:
-        source = (doc.get("replay") or {}).get("source", "a real results file")
+def platform_note(current: ResultsFile) -> str:
+    models = set(current.environment.driver_models)
+    release = current.environment.release or "unknown"
+    if current.replayed:
+        source = (current.doc.get("replay") or {}).get("source", "a real results file")
         return (
             f"REPLAYED from {source}: the driver release {release} and driver model "
             f"{', '.join(sorted(models)) or 'unknown'} are labels a replay script may have set, not a "

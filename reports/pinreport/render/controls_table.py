@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from pinreport.render.labels import probe_label
+from pinreport.labels import probe_label
 from pinreport.units import format_bytes
 
 

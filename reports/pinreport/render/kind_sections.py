@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 from pinreport.analysis import kind_results
+from pinreport.labels import anchor
 from pinreport.render.charts.churn import churn_charts
 from pinreport.render.charts.pinnable import pinnable_charts
 from pinreport.render.charts.sweep import sweep_charts
 from pinreport.render.charts.workers import workers_charts
-from pinreport.render.labels import anchor
 from pinreport.render.svg_charts import Chart
 
 # The chart families, by the names a kind's catalog entry gives (KindSpec::charts in

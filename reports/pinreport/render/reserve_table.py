@@ -2,7 +2,7 @@
 
 from pinreport.analysis.fit import CostFit, FitKey, recommend
 from pinreport.environment import StoreKey
-from pinreport.render.labels import GiB, probe_label, size_label
+from pinreport.labels import GiB, probe_label, size_label
 from pinreport.units import format_bytes
 
 RESERVE_SIZES = (1 * GiB, 4 * GiB)

@@ -1,13 +1,15 @@
 """The verdict table: metric verdicts, rule results and scenario claims as one table, the
 rows that need reading first, each linked to its chart."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from pinreport.analysis.compare import CompareReport
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.rule import RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.render.labels import anchor
+from pinreport.labels import anchor
+from pinreport.result.model import Run
 from pinreport.units import format_bytes, format_value
 
 # Verdicts that need no reading in the morning; folded below the others.
@@ -20,16 +22,16 @@ def _fmt(value: float | None, unit: str) -> str:
     return format_value(value, unit)
 
 
-def verdict_rows(report: CompareReport, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def verdict_rows(report: CompareReport, runs: Sequence[Run]) -> list[dict[str, Any]]:
     """Metric verdicts, rule results and scenario claims as one table; flagged rows
     (REGRESSION, VIOLATION, REFUTED) first, then AMBIGUOUS, then the rest, stable otherwise.
     A row AMBIGUOUS only for too few stored nights (a time metric's night rule) is `few_nights`:
     grouped and counted apart, never shown first."""
     rows = []
-    granule_of: dict[tuple[str, str], Any] = {}
+    granule_of: dict[tuple[str, str], int | None] = {}
     for run in runs:
-        for name, m in run.get("metrics", {}).items():
-            granule_of[(run["id"], name)] = m.get("granule")
+        for name, m in run.metrics.items():
+            granule_of[(run.id, name)] = m.granule
     for v in report.verdicts:
         c = v.comparison
         api = v.run_id.split("/")[1] if v.run_id.count("/") >= 1 else ""

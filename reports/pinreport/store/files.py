@@ -26,10 +26,12 @@ from typing import Any
 
 import xxhash
 
-from pinreport.environment import StoreKey, store_key
+from pinreport.environment import StoreKey
 from pinreport.errors import BadInputError
 from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
-from pinreport.result.load import ResultsFile, parse_json, parse_results, results_from_bytes, upgraded_before
+from pinreport.result.load import ResultsFile, parse_results, results_from_bytes
+from pinreport.result.strict_json import parse_json
+from pinreport.result.upgrade import upgraded_before
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
 from pinreport.test_double import produced_by_test_double
 
@@ -236,7 +238,7 @@ def check_stored_file(
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)
-    key = store_key(results.doc.get("environment") or {})
+    key = results.environment.key
     why = _path_problem(root, path, namespace, key, results.doc.get("started_at"))
     if why is None and m and verify_hash and not (named_xxh3 or legacy_content_hash(data) == m.group(2)):
         why = "its bytes do not match the hash in its name (edited after it was stored?)"
@@ -340,31 +342,3 @@ def stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
         elif not stat.S_ISREG(mode) or (named and ".tmp." not in e.name):
             out.append(Path(e.path))
     return sorted(out)
-
-
-def write_atomically(path: Path, data: bytes, *, attempts: int = 20) -> bool:
-    """Writes `path` through a temporary file in its directory and os.replace, so a concurrent
-    reader sees the old file or the new one, never a mix. On Windows a reader holding the old
-    file open makes the replace fail for a moment: it is retried (attempts, growing waits); False
-    when it never succeeded (the temporary is removed)."""
-    import secrets
-    import time
-
-    tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}.{secrets.token_hex(8)}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        for i in range(attempts):
-            try:
-                os.replace(tmp, path)
-                return True
-            except PermissionError:
-                time.sleep(min(0.01 * (i + 1), 0.1))
-        return False
-    except OSError:
-        return False
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()

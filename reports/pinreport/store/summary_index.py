@@ -9,7 +9,7 @@ and the results checks its name does not vouch for: store.check_stored_file) onc
 again only when its size, mtime, ctime or inode changed (an edit, a copy, a restore, a fresh
 checkout of a store kept on a git branch), or when INDEX_VERSION changed, and then its row is
 kept when its bytes still give the XXH3 hash in its name (GroupIndex._recheck). The file is rewritten
-through a temporary file and os.replace (store.write_atomically), so a concurrent reader sees
+through pinreport's one writer (atomic_write.replace_file), so a concurrent reader sees
 the old index or the new one; one it cannot parse is rebuilt, never trusted.
 """
 
@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pinreport.atomic_write import replace_file
 from pinreport.catalog import HELD_STAGES, RULE_KINDS
 from pinreport.environment import StoreKey, driver_release
 from pinreport.errors import BadInputError
@@ -36,7 +37,6 @@ from pinreport.store.files import (
     read_stored_bytes,
     release_dirs,
     stored_files,
-    write_atomically,
 )
 from pinreport.worker_pool import map_in_processes
 
@@ -319,7 +319,7 @@ class GroupIndex:
         return history, sorted(problems, key=lambda p: p.path)
 
     def save(self) -> None:
-        """Writes the index when a row changed (store.write_atomically); a store that cannot be
+        """Writes the index when a row changed (atomic_write.replace_file); a store that cannot be
         written keeps its index in memory for this run only."""
         if self.rows == self._saved:
             return
@@ -327,8 +327,8 @@ class GroupIndex:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _remove_stale_temporaries(self.path)
-            if write_atomically(self.path, data.encode()):
-                self._saved = dict(self.rows)
+            replace_file(self.path, data.encode())
+            self._saved = dict(self.rows)
         except OSError:
             pass
 

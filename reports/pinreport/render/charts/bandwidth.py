@@ -3,7 +3,7 @@ size, and the staging ring's curve against its pinned bytes per operation and si
 
 from collections import defaultdict
 
-from pinreport.render.labels import anchor, size_label
+from pinreport.labels import anchor, size_label
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 from pinreport.result.bench_rows import BenchRows
 from pinreport.units import parse_size

@@ -4,7 +4,7 @@ from collections import defaultdict
 from typing import Any
 
 from pinreport.analysis import kind_results
-from pinreport.render.labels import MiB, anchor, probe_label
+from pinreport.labels import MiB, anchor, probe_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from pinreport.analysis.history import Night, rule_kind_groups
 from pinreport.analysis.rule import CONTROL_API, held_costs, is_judged_key, is_shared_key
-from pinreport.render.labels import MiB, anchor, probe_label, size_label
+from pinreport.labels import MiB, anchor, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 

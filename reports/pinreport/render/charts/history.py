@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from pinreport.analysis.history import Night, rule_kind_groups
 from pinreport.analysis.rule import held_costs
-from pinreport.render.labels import MiB, anchor, headline_key, probe_label, size_label
+from pinreport.labels import MiB, anchor, headline_key, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 
 

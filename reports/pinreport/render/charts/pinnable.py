@@ -3,7 +3,7 @@
 from typing import Any
 
 from pinreport.analysis import pinnable_fit
-from pinreport.render.labels import GiB
+from pinreport.labels import GiB
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 

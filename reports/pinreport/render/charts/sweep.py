@@ -3,7 +3,7 @@
 from typing import Any
 
 from pinreport.analysis import kind_results
-from pinreport.render.labels import MiB, anchor, probe_label, size_label
+from pinreport.labels import MiB, anchor, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 

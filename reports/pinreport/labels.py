@@ -1,8 +1,9 @@
-"""How the page names things: anchors, sizes, probes, and which probe a chart draws."""
+"""How the outputs name things (the HTML page, the console, Markdown): anchors, sizes, probes,
+and which probe a chart draws."""
 
 import re
 
-from pinreport.analysis.rule import CAPACITY_LOSS, is_judged_key
+from pinreport.probe_keys import CAPACITY_LOSS, is_dedicated_key
 from pinreport.units import format_bytes
 
 MiB, GiB = 1024**2, 1024**3
@@ -45,7 +46,7 @@ def headline_key(keys: list[str] | set[str]) -> str | None:
     the capacity loss (capacity runs)."""
     if "cuda.free" in keys:
         return "cuda.free"
-    judged = sorted(k for k in keys if is_judged_key(k))
+    judged = sorted(k for k in keys if is_dedicated_key(k))
     if judged:
         return judged[0]
     return CAPACITY_LOSS if CAPACITY_LOSS in keys else None
