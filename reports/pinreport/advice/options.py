@@ -274,48 +274,28 @@ def staging_ring(ctx: Context, cost: Cost) -> Option:
     base = dict(name=STAGING_RING, scope=cost.scope)
     size, how = transfer_size(ctx, cost)
     got = ring_speed(ctx.benches, ctx.machine, size, ctx.ring_bytes, ctx.op)
-    change = f"copy through a staging ring of about {format_bytes(ctx.ring_bytes)} (pinned once) from pageable memory"
-    if isinstance(got, Missing):
-        ring = ctx.ring_bytes
-        if cost.held <= ring:
-            return Option(
-                change=change,
-                applies=False,
-                notes=(f"the scope holds no more than the ring ({format_bytes(ring)})",),
-                **base,
-            )
-        return _with_vram(
-            ctx,
-            cost,
-            {"host_alloc": ring},
-            change=change,
-            applies=True,
-            bytes_saved=cost.held - ring,
-            missing=(got,),
-            notes=(f"transfer size: {how}",),
-            **base,
-        )
-    point, ring = got
-    change = f"copy through a staging ring of {format_bytes(ring)} (pinned once) from pageable memory"
+    # Without a measured ring the option still costs the ring the user asked for (--ring), and
+    # names what is missing instead of a speed.
+    measured = not isinstance(got, Missing)
+    point, ring = got if measured else (None, ctx.ring_bytes)
+    about = "" if measured else "about "
+    change = f"copy through a staging ring of {about}{format_bytes(ring)} (pinned once) from pageable memory"
     if cost.held <= ring:
+        holds = f"holds {format_bytes(cost.held)}, no more" if measured else "holds no more"
         return Option(
-            change=change,
-            applies=False,
-            notes=(f"the scope holds {format_bytes(cost.held)}, no more than the ring ({format_bytes(ring)})",),
-            **base,
+            change=change, applies=False, notes=(f"the scope {holds} than the ring ({format_bytes(ring)})",), **base
         )
+    if measured:
+        said = dict(
+            speed=point.ratio,
+            speed_detail=point.detail,
+            evidence=(point.source,),
+            notes=(f"transfer size {format_bytes(size)}: {how}; measured at {format_bytes(point.size)}",),
+        )
+    else:
+        said = dict(missing=(got,), notes=(f"transfer size: {how}",))
     return _with_vram(
-        ctx,
-        cost,
-        {"host_alloc": ring},
-        change=change,
-        applies=True,
-        bytes_saved=cost.held - ring,
-        speed=point.ratio,
-        speed_detail=point.detail,
-        evidence=(point.source,),
-        notes=(f"transfer size {format_bytes(size)}: {how}; measured at {format_bytes(point.size)}",),
-        **base,
+        ctx, cost, {"host_alloc": ring}, change=change, applies=True, bytes_saved=cost.held - ring, **said, **base
     )
 
 
