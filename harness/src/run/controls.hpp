@@ -35,7 +35,8 @@ struct ControlOptions {
 nlohmann::json run_controls(ChildLauncher& launcher, const Nvml* nvml, const ControlOptions& options,
                             const nlohmann::json& environment, const WatchOptions& watch);
 
-// Verdicts from already-collected snapshots (pure; unit-tested on fixtures).
+// Verdicts from already-collected snapshots (pure; unit-tested on hand-made snapshots in
+// harness/tests/cpu/controls_test.cpp).
 nlohmann::json null_control_verdict(const std::vector<Snapshot>& samples);
 nlohmann::json positive_device_verdict(const std::vector<Snapshot>& snaps, std::uint64_t bytes,
                                        std::int64_t tolerance);
