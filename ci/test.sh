@@ -61,6 +61,8 @@ step setup ci/setup-debian.sh --test  # the test toolchain too (Wine, mingw-w64,
 step style ci/check_style.sh
 # The layering (seconds): every include and import against docs/architecture.md's tables.
 step layers .venv/bin/python ci/check_layers.py
+# The test layout (seconds): every source has a test named after it or a row in docs/tests.md.
+step test-mirror .venv/bin/python ci/check_test_mirror.py
 step configure cmake --preset ci-nogpu
 step build with_ccache cmake --build --preset ci-nogpu -j"$PINBENCH_JOBS"
 # A hang fails after 5 minutes instead of CTest's 25 (the slowest test, ReplayKindsWhole, takes
