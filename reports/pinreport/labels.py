@@ -24,7 +24,7 @@ def size_label(n: float) -> str:
 
 
 def probe_label(key: str) -> str:
-    """The probe a key belongs to, as the issue names them."""
+    """The probe a key belongs to, by the API that reads it (cudaMemGetInfo, NVML, DXGI, PDH)."""
     m = re.match(r"^nvml\.([0-9]+)\.(\w+)$", key)
     if key == "cuda.free":
         return "cudaMemGetInfo"

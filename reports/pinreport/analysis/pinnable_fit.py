@@ -1,4 +1,4 @@
-"""Max pinnable against free VRAM (issue 20): does the largest pinnable host buffer track the
+"""Max pinnable against free VRAM (a claim beyond the brief): does the largest pinnable host buffer track the
 device memory left free?
 
 The evidence is the `sweep` kind's max_pinnable runs that carry the `free_target` axis
@@ -10,7 +10,7 @@ then bisects the largest size the api pins. One point per ok run, grouped by api
   capped = every ok repeat pinned `cap_effective` at once (`data.capped`; else `sweep.capped`,
       whose minimum over the repeats is 1), so y is only a lower bound; so is a point where
       some ok repeat's bisection timed out (`data.timed_out`: the bracket's lower end is kept).
-Runs without `free_target` (files before issue 20), runs that are not ok, runs with a
+Runs without `free_target` (files from before the axis), runs that are not ok, runs with a
 disturbed metric (disturbance.py) and runs with `enforce_host_limit: on` give no point: the
 last are the failure path on purpose (the OS refuses more than `host_limit`), bounded by the
 host limit and not by VRAM; their stop errors are named in the evidence beside the points.

@@ -1,5 +1,6 @@
-"""The claims the report judges: the brief's 14 (docs: /work/shared/seed/brief.md,
-"Experiments") and those beyond it (issue 20), each an object that gathers what it reads from
+"""The claims the report judges: the brief's 14 (the project brief's "Experiments", numbered as
+there; docs/findings.md states each) and those beyond it (the largest pinnable size against free
+VRAM), each an object that gathers what it reads from
 the data at hand once, says whether it applies here, and judges (claim.py). One file per claim
 family; register.py lists them in the report's order. The exact rules are in each family's
 docstring; nothing is hard-coded as expected.

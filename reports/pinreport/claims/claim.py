@@ -12,7 +12,7 @@ Finding = tuple[str, str]  # (verdict, evidence in one sentence)
 
 
 class Claim:
-    n = ""  # the register's number: "1".."14", or "issue 20"
+    n = ""  # the register's number: "1".."14" for the brief's, words for one beyond it
     title = ""
 
     def gather(self, data: ClaimData) -> Any:

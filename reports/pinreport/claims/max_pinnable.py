@@ -1,4 +1,4 @@
-"""Issue 20, beyond the brief: "the largest pinnable size tracks free VRAM", per file (platform
+"""Beyond the brief: "the largest pinnable size tracks free VRAM", per file (platform
 and driver model), on the sweep kind's max_pinnable runs with free_target. The rule, and the
 Windows cap reported beside it (never judged), are in pinnable_fit.py; the file's points are
 collected and judged once. Its inconclusive outcome is NOT TESTED HERE with "inconclusive: "
@@ -27,7 +27,7 @@ class PinnableEvidence:
 
 
 class MaxPinnableTracksFreeVram(Claim):
-    n = "issue 20"
+    n = "beyond the brief: largest pinnable size"
     title = (
         "Max pinnable tracks free VRAM: the largest host buffer that pins follows the device memory "
         "left free (cudaMemGetInfo), slope near 1."
