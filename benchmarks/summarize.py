@@ -27,8 +27,8 @@ from pinreport.result.gbench import BenchFile, load_bench
 MiB = 1 << 20
 GiB = 1 << 30
 RING_PINNED_LIMIT = 64 * MiB  # the issue's budget for the ring
-RING_TARGET = 0.90  # ring / full-pinned H2D, issue 6
-LINK_TARGET = 0.85  # pinned / link's theoretical rate, issue 6
+RING_TARGET = 0.90  # ring / full-pinned H2D: the staging ring's target
+LINK_TARGET = 0.85  # pinned / link's theoretical rate: the transfers' target
 KNEE_SHARE = 0.95  # the curve "bends" where it first reaches this share of its maximum
 
 

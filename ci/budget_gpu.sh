@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `pinbench budget` on a Linux machine with a GPU (docs/budget.md, "The GPU run"): what issue 42's
-# "What it must show" asks, in under 6 minutes, everything written under OUT:
+# `pinbench budget` on a Linux machine with a GPU (docs/budget.md, "The GPU run"): what the pin budget's
+# acceptance asks, in under 6 minutes, everything written under OUT:
 #   1. nvidia-smi, free and /proc/meminfo before;
 #   2. `pinbench budget` with its defaults (-o budget-default.json);
 #   3. a short calibration run (the largest address space a budget child maps with a context);

@@ -1,7 +1,7 @@
 """Builds a virtual environment holding every dependency of pinreport at the lowest version its
 reports/pyproject.toml admits (`pip install NAME==LOWER`, from PyPI), installs pinreport into it
 without dependencies, and runs pinreport's test suite there: the declared lower bounds are
-tested, not hoped for (issue 40, item 7: jsonschema 4.17 was admitted and lacked `referencing`).
+tested, not hoped for (jsonschema 4.17 was admitted and lacked `referencing`).
 
     python3 ci/check_lower_bounds.py [--venv DIR] [--keep] [-- PYTEST ARGS...]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A build without nvcc (issue 31): configures the ci-no-nvcc preset with every directory holding
+# A build without nvcc (docs/driver-api.md): configures the ci-no-nvcc preset with every directory holding
 # nvcc taken off the PATH (and CUDACXX, CUDA_PATH, CUDAToolkit_ROOT unset), builds pinbench, the
 # trace injection library and the CPU tests from the CUDA header wheels in .deps/cuda12, checks
 # that no CUDA library is linked and that every CUDA header came from those wheels, and runs the

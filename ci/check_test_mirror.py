@@ -95,9 +95,13 @@ def mentions(test: Path, source: Source, literal: str = "") -> bool:
     except SyntaxError:
         return False
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if any(f"{node.module}.{a.name}" == source.word for a in node.names):
-                return True
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and any(f"{node.module}.{a.name}" == source.word for a in node.names)
+        ):
+            return True
     return False
 
 

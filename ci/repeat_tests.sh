@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs chosen CPU tests N times in a row (GoogleTest's --gtest_repeat), on Linux and under Wine,
 # so that a test which fails now and then is seen before it lands, not by the next person whose
-# unchanged tree fails (issue 47: WorkDirs.ASweepBesideNewClaimsRemovesNone under Wine).
+# unchanged tree fails (as WorkDirs.ASweepBesideNewClaimsRemovesNone under Wine).
 # The default tests are those that race threads or processes on files: the work directories and
 # their claims, the store lock, atomic replacement.
 #

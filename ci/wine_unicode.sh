@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Windows user path with non-ASCII letters everywhere (issue 40), under Wine's ANSI code
+# The Windows user path with non-ASCII letters everywhere (docs/windows.md, "Text is UTF-8"), under Wine's ANSI code
 # pages 1252 and 932: called by ci/check_windows.sh after ci/wine_double.sh, with WINEPREFIX set
 # to that run's own copy of the prefix (the test-double nvcuda.dll / nvml.dll go into its
 # System32, as there). For each code page (Wine takes it from the Unix locale: C.UTF-8 gives

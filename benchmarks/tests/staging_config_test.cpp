@@ -18,7 +18,7 @@ TEST(StagingConfig, DefaultsAreTheMeasuredOnes) {
     EXPECT_EQ(c.slots, 4u);
     EXPECT_EQ(c.slot_bytes, 8 * MiB);
     EXPECT_EQ(c.copy_threads, 16u);
-    EXPECT_LE(c.slots * c.slot_bytes, 64 * MiB);  // issue 6's pinned budget for the ring
+    EXPECT_LE(c.slots * c.slot_bytes, 64 * MiB);  // the ring's pinned budget (benchmarks/README.md)
     EXPECT_EQ(c.device, 0);
 }
 

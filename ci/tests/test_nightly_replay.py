@@ -289,7 +289,7 @@ def test_without_a_gpu_doctor_ends_the_job_as_infrastructure(tools, tmp_path, ho
 def test_a_cancelled_night_says_so_and_resume_finishes_it(tools, tmp_path):
     """SIGINT during the run step: the night exits 130, stores nothing, keeps a partial
     results.json; --resume with the same --out finishes it, keeps its finished runs and stores
-    one file (issue 16)."""
+    one file (a cancelled night resumed)."""
     pinbench, pinreport = tools
     store, out = tmp_path / "store", tmp_path / "out"
     slow = tmp_path / "slow.yaml"

@@ -527,7 +527,7 @@ def disturb_probe_in_ok_repeats(run: dict[str, Any], probe: str, texts: list[str
     """An ok run as pinbench writes one whose probe a neighbour moved while the run was judged on
     per-process probes (harness/src/results/run_metrics.cpp): every metric of the probe marked
     disturbed, each ok repeat carrying its own evidence, no disturbed attempt (run disturbance
-    null). Issue 40, item 8: what the test double gave."""
+    null): what the test double gave."""
     for name, m in run["metrics"].items():
         if name.endswith("." + probe):
             m["disturbed"] = True
@@ -540,7 +540,7 @@ def disturb_probe_in_ok_repeats(run: dict[str, Any], probe: str, texts: list[str
     return run
 
 
-# --- max pinnable against free VRAM (sweep mode max_pinnable with free_target, issue 20) --------
+# --- max pinnable against free VRAM (sweep mode max_pinnable with free_target) ---------
 
 _PINNABLE_RATIOS = ("sweep.capped", "sweep.max_pinnable_over_host_ram", "sweep.small_after_failure_ok")
 

@@ -1,4 +1,4 @@
-"""Every file pinreport writes goes through atomic_write.py (issue 28, class 2): a write that
+"""Every file pinreport writes goes through atomic_write.py (a hostile output): a write that
 fails midway (a full disk) keeps the previous file whole (before: an existing report.html was
 truncated to 4096 bytes), and an output path that is a directory, device, FIFO or socket is
 refused with exit 2 and left as it was."""

@@ -1,5 +1,5 @@
 """The harness pinreport runs (PINBENCH_EXE, for `pinbench results upgrade -`) and the upgrade
-cache it reads are read with bounds (child.py; issue 41, class 7): a program that sleeps, prints
+cache it reads are read with bounds (child.py): a program that sleeps, prints
 without end, or is a FIFO or a device, and a cache entry that is a FIFO, give one line naming
 the file and PINBENCH_EXE, exit 2, in seconds; never a hang or a MemoryError.
 

@@ -1,5 +1,5 @@
 """Every package pinreport imports is declared in reports/pyproject.toml with a lower bound, and
-reports/requirements.txt admits the same (issue 40, item 7: `referencing` was imported, not
+reports/requirements.txt admits the same (`referencing` was imported, not
 declared, and jsonschema 4.10 to 4.17, which lack it, were admitted). That the lower bounds
 really work is ci/check_lower_bounds.py's part: it installs each and runs this suite."""
 

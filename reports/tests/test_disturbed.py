@@ -1,4 +1,4 @@
-"""Issue 14 item 4: no verdict on a disturbed probe (disturbance.py), exit 3, evidence shown."""
+"""No verdict on a disturbed probe (disturbance.py), exit 3, evidence shown."""
 
 import math
 
@@ -183,7 +183,7 @@ def test_brief_claims_take_no_evidence_from_a_disturbed_run():
 
 
 def test_an_ok_run_whose_repeats_carry_the_evidence_shows_it(tmp_path, capsys):
-    """Issue 40, item 8: under the test double, `summary` said `disturbed ... no evidence
+    """Under the test double, `summary` said `disturbed ... no evidence
     recorded` of two ok runs whose every repeat carried evidence: the evidence of a probe moved
     in an ok repeat is on the repeat (the run's disturbance is null: no attempt was disturbed)."""
     run = run_doc(costs={"cuda.free": [2 * MiB] * 7, "nvml.0.used": [2 * MiB] * 7})

@@ -1,7 +1,7 @@
-"""Property tests (Hypothesis) over pinreport's readers and the CLI's exit codes (issue 41,
-"fuzzers"): whatever a results file, a trace or a store entry holds, a reader gives a value or a
-named refusal (BadInputError, exit 2), the analysis and every formatter take what was read,
-and the CLI ends with a documented exit code (0 to 3), never 4 (a bug) and never a traceback.
+"""Property tests (Hypothesis) over pinreport's readers and the CLI's exit codes: whatever a
+results file, a trace or a store entry holds, a reader gives a value or a named refusal
+(BadInputError, exit 2), the analysis and every formatter take what was read, and the CLI ends
+with a documented exit code (0 to 3), never 4 (a bug) and never a traceback.
 
 Bounded for CI by the `ci` profile (conftest.py); PINREPORT_FUZZ=nightly runs far more examples.
 What these found while being written is listed in docs/notes.md ("Fuzzing pinreport")."""

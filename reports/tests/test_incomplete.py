@@ -1,4 +1,4 @@
-"""A results file that is not complete is worded as what pinbench recorded (issue 40, item 6):
+"""A results file that is not complete is worded as what pinbench recorded:
 stopped by a signal (`interrupted` names it), nothing measured (`controls.skipped`, every run
 failed with the reason: no CUDA device, no driver), or neither recorded. Before: all three were
 "the run was interrupted", and a run on a machine without a driver read as if cancelled."""

@@ -1,4 +1,4 @@
-"""Every file pinreport reads is checked before it is read (issue 28, class 6): a regular file
+"""Every file pinreport reads is checked before it is read: a regular file
 no larger than its limit (input_file.py), else exit 2 with one line. Before: `--current /dev/zero`
 ran out of memory (MemoryError, exit 4) and a FIFO blocked forever."""
 

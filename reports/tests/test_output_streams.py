@@ -1,4 +1,4 @@
-"""One output layer for every command (streams.py; issue 41, class 1): a closed or full standard
+"""One output layer for every command (streams.py): a closed or full standard
 output is exit 3 with one line on stderr, a full standard error leaves the exit code as it was,
 a stream whose encoding cannot spell a character gets escapes, and Ctrl-C is exit 130 with one
 line and no file left half written. Never a traceback.

@@ -1,4 +1,4 @@
-"""Max pinnable against free VRAM (issue 20, pinnable_fit.py): the points, the slope fitted on the
+"""Max pinnable against free VRAM (beyond the brief, pinnable_fit.py): the points, the slope fitted on the
 uncapped points only, the claim per file, the Windows cap beside it, the report's chart.
 
 Every document here is SYNTHETIC TEST DATA made by builders.pinnable_run. The WDDM document's

@@ -1,4 +1,4 @@
-"""Issue 20 through the replay backend: the real H200 max_pinnable runs refute "max pinnable
+"""Max pinnable against free VRAM through the replay backend: the real H200 max_pinnable runs refute "max pinnable
 tracks free VRAM" on Linux, and the same runs replayed into the shape of the public RTX 3090
 table (relabelled WDDM; harness/tests/fixtures/replay/pinnable_rtx3090_table.yaml, test data
 only) confirm it with a slope near 1."""

@@ -1,4 +1,4 @@
-"""One validation (issue 41): the shared corpus of hostile results documents
+"""One validation: the shared corpus of hostile results documents
 (harness/tests/fixtures/hostile-results, written by its make_fixtures.py) that both results readers
 must refuse, so that what `pinbench store add` stores is what pinreport reads. The harness's
 reader is the truth (CTest HostileResultsCorpus.*: `store add` and `results upgrade` refuse each

@@ -62,7 +62,7 @@ def test_bytes_relative_floor():
 
 
 def test_one_granule_with_separated_samples_is_a_change_by_default():
-    """Issue 15: an injected byte shift of one granule must be caught. On the H200 a 4 GiB
+    """An injected byte shift of one granule must be caught. On the H200 a 4 GiB
     cudaMallocHost costs 8 MiB on cuda.free with a 128 KiB granule: one granule is 1.6%, which
     the old 5% default floor hid."""
     g = 128 * 1024
@@ -133,7 +133,7 @@ def test_bandwidth_higher_is_better():
     assert compare_times(base, cur, higher_is_worse=False, unit="GB/s").verdict == Verdict.IMPROVEMENT
 
 
-# --- the night rule (issue 15 item 2) -----------------------------------------------------------
+# --- the night rule ------------------------------------------------------------------------------
 
 
 def _night_samples(m: float, n: int = 7) -> list[float]:

@@ -1,5 +1,5 @@
 """A failed write to standard output is one line on stderr and exit 3, never 0 and never a
-traceback (issue 28, class 4; before: a traceback and exit 4, or "Exception ignored" and exit 120).
+traceback (before: a traceback and exit 4, or "Exception ignored" and exit 120).
 pinreport runs as a user runs it: `python -m pinreport`, its stdout closed, a full device or a
 pipe whose reader has gone."""
 

@@ -1,4 +1,4 @@
-"""Untrusted text shown on a terminal is escaped by one function (text.terminal_safe; issue 41,
+"""Untrusted text shown on a terminal is escaped by one function (text.terminal_safe;
 class 8): a release, a run's reason, a program's command, an environment value, a file name
 holding ESC, CR, a line break or a bidirectional override reaches no command's output as it is,
 so a results file or a trace cannot recolour the answer, overwrite a line, forge one, or erase

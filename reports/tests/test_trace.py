@@ -133,7 +133,7 @@ def _variant(tmp_path, name, change):
 
 def test_a_trace_without_device_samples_is_judged_against_the_fit(tmp_path, store_docs):
     """`device` is optional in the schema (no NVML sampling); with a fit to compare, judging it
-    raised KeyError: 'device' (issue 41, class 6)."""
+    raised KeyError: 'device'."""
     t = _variant(tmp_path, "trace-dataloader-w4.json", lambda d: d.pop("device"))
     j = judge_trace(t, store_docs)
     assert j.fits_used, "a fit is available, so the step of the samples is asked for"
@@ -143,7 +143,7 @@ def test_a_trace_without_device_samples_is_judged_against_the_fit(tmp_path, stor
 
 def test_a_device_without_nvml_index_is_gpu_0_on_the_page(tmp_path, store_docs):
     """`nvml_index` is optional in cost_at_peak's devices: judge_trace reads it as 0, the page
-    raised KeyError: 'nvml_index' (issue 41, class 6)."""
+    raised KeyError: 'nvml_index'."""
 
     def drop(d):
         for dev in d["cost_at_peak"]["devices"]:

@@ -1,4 +1,4 @@
-"""`pinreport trace` validates its input as results files are validated (issue 28, class 5):
+"""`pinreport trace` validates its input as results files are validated:
 strict JSON, then docs/trace.schema.json; exit 2 and "FILE: FIELD PATH: message" naming the
 field. Before: a trace whose `calls` is a string, whose `bytes` is "512MiB" or whose
 `cost_at_peak` is null ended in a traceback (exit 4)."""

@@ -34,7 +34,7 @@ def test_format_bytes():
 )
 def test_parse_size_is_bounded_as_the_harness(text, says):
     """The harness's parse_size refuses sizes above 2^64 - 1 bytes (harness/src/scenario/units.cpp);
-    `pinreport reserve --size 18446744073709551616B` was accepted (issue 28)."""
+    `pinreport reserve --size 18446744073709551616B` was accepted once."""
     with pytest.raises(UsageError) as e:
         parse_size(text)
     assert says in str(e.value)

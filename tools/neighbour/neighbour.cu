@@ -2,7 +2,7 @@
 //   pinbench_neighbour device-burst [--seconds S] [--seed N]  bursts (1-3 s) of cudaMalloc/cudaFree
 //       of 2-256 MiB every 20-300 ms, with quiet gaps of 2-5 s between bursts
 //   pinbench_neighbour persistent [--seconds S] [--seed N]    cudaMalloc of 16-256 MiB, freed
-//       100-400 ms later, again and again with no quiet gap (a GPU too busy to measure: issue 29)
+//       100-400 ms later, again and again with no quiet gap (a GPU too busy to measure)
 //   pinbench_neighbour pin-host [--seconds S] [--seed N]      cudaMallocHost/cudaFreeHost of 1-4 GiB,
 //       held 0.5-3 s, gaps of 1-4 s
 //   pinbench_neighbour steady [--bytes GIB] [--seconds S]     holds GIB GiB of device memory and runs

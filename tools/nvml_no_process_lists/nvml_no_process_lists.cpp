@@ -1,4 +1,4 @@
-// NVML as WSL2 gives it: no process lists (issue 29). An LD_PRELOAD library for Linux test runs
+// NVML as WSL2 gives it: no process lists. An LD_PRELOAD library for Linux test runs
 // on a real GPU: every NVML entry point that lists processes or their memory or utilization
 // answers NVML_ERROR_NOT_SUPPORTED, as under WSL2; everything else is the real NVML.
 //

@@ -1,4 +1,4 @@
-"""The hostile-input corpus (issue 28): inputs a careless or unlucky user gives pinbench and
+"""The hostile-input corpus: inputs a careless or unlucky user gives pinbench and
 pinreport. Each case names the tool, its arguments, what the work folder holds first (`setup`),
 where standard output goes, the exit code the README's table gives for it and the files it may
 change. The runner (ci/tests/test_hostile_inputs.py) checks every case for the exit code, no
@@ -290,7 +290,7 @@ case(
     2,
     setup=both(OK_SCRIPT, text("no", "a file, not a folder\n")),
 )
-# The output is the run's own replay script (issue 41, class 2): refused, the script kept.
+# The output is the run's own replay script (an input refused by identity): refused, the script kept.
 case("replay-output-is-its-script", PB, (*REPLAY_RUN, "-o", "{w}/./r.yaml"), 2, setup=OK_SCRIPT)
 case(
     "replay-ok",
@@ -322,7 +322,7 @@ case("metrics-json-epipe", PB, ("metrics", "--json"), 3, stdout="epipe")
 case("plan-closed-stdout", PB, ("plan", "{scn}"), 3, stdout="closed")
 case("plan-full-stdout", PB, ("plan", "{scn}"), 3, stdout="full", needs=("dev_full",))
 
-# Results files both tools read (the rules of issue 28, class 8, and odd documents).
+# Results files both tools read (the results files' own rules, and odd documents).
 RESULTS_EDITS = {
     "results-duplicate-run-id": lambda d: d["runs"].append(dict(d["runs"][0])),
     "results-complete-no-runs": _set(["runs"], []),

@@ -1,4 +1,4 @@
-// Cancelled runs (issue 16), through the replay backend with slow children, so no GPU is
+// Cancelled runs, through the replay backend with slow children, so no GPU is
 // needed: SIGINT, SIGTERM and SIGKILL to `pinbench run` leave no pinbench process behind within
 // 2 s; after SIGINT/SIGTERM the results file validates, says complete: false with an
 // `interrupted` record and the exit code is 128 + the signal; --resume then gives a complete

@@ -135,7 +135,7 @@ TEST(WorkDirs, OnlyAbandonedLauncherDirectoriesAreRemoved) {
 // was made, then checks that its directory and the file it wrote there are still there.
 // A fixed number of claims, each claimer asleep while it waits: with a clock as the bound (1.5 s)
 // and claimers spinning on the sweep count, the spinners took the CPU from the sweeper, and a
-// loaded machine made too few claims (49 to 92 against the 100 asked, Linux and Wine; issue 47).
+// loaded machine made too few claims (49 to 92 against the 100 asked, Linux and Wine).
 TEST(WorkDirs, ASweepBesideNewClaimsRemovesNone) {
     TempDir tmp("pinbench_workdirs");
     const std::string temp = tmp.path().string();

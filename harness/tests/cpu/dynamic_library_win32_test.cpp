@@ -1,5 +1,5 @@
 // Which file DynamicLibrary loads on Windows (harness/src/platform/dynamic_library_win32.cpp): a
-// DLL planted in the current folder is never loaded by name (issue 40: nvml.dll was), a relative
+// DLL planted in the current folder is never loaded by name (nvml.dll once was), a relative
 // path is refused, an absolute path loads that file, and a bare name comes from System32.
 #include <gtest/gtest.h>
 

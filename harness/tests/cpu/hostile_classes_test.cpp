@@ -1,4 +1,4 @@
-// Hostile input by class (issue 41), one suite per class, one case per command the class
+// Hostile input by class, one suite per class, one case per command the class
 // reaches: YAML aliases that expand without bound, stores that lead out of themselves or fail
 // whole on one bad entry, a results document `store add` took and pinreport refused (the shared
 // corpus harness/tests/fixtures/hostile-results), a bad TMPDIR, control characters that reached

@@ -1,4 +1,4 @@
-// What pinbench does with hostile inputs and outputs (issue 28), one suite per class of defect:
+// What pinbench does with hostile inputs and outputs, one suite per class of defect:
 // output paths that are not regular files, non-finite option values, failed writes to standard
 // output, inputs that are not regular files or are too large, replay arithmetic that overflows.
 // Each test asserts the exit code (README.md, "Exit codes"), the one-line message, and that

@@ -1,6 +1,6 @@
 // The output-path rule (harness/cli/output_path.hpp) as each command that writes a file meets it:
 // missing folders created, a trailing separator naming a folder, an output that is one of the
-// command's inputs refused by identity (issue 40 item 2, issue 41 class 2).
+// command's inputs refused by identity (hostile_classes_test.cpp's class 2).
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -228,7 +228,7 @@ TEST(Plan, FromJsonRejectsBadInput) {
         {"negative size", with("size_bytes", -4096), "size_bytes: out of range: -4096"},
         {"zero timeout", with("timeout_s", 0), "timeout_s: must be a number > 0"},
         {"timeout as a string", with("timeout_s", "120"), "timeout_s: must be a number > 0"},
-        // --resume runs with the stored value: 1e300 s overflowed the timer (issue 28).
+        // --resume runs with the stored value: 1e300 s overflowed the timer once.
         {"timeout beyond a week", with("timeout_s", 1e300),
          "timeout_s: must be a number > 0 and at most 604800 s (one week)"},
         {"driver models not a list", with("driver_models", "WDDM"),

@@ -521,7 +521,7 @@ TEST(ScenarioKinds, TableMatchesDocsKinds) {
     EXPECT_EQ(order, table_order);
 }
 
-// Issue 15: the duplicate-key check scanned every earlier key (80k keys: 15 s). Told by how the
+// The duplicate-key check scanned every earlier key (80k keys: 15 s). Told by how the
 // time grows: 40k keys with a duplicate at the end against 10k, four times the keys: about 4
 // times the time when linear, about 16 with the scan. Not a bound on the wall clock, which a
 // loaded machine passed (80k keys: 5.3 s against 5 under Wine at load 13), nor a ratio to a
