@@ -17,7 +17,7 @@ mentions its source; each message says what to add or remove. It prints the coun
 
 Exit 0: clean; 1: a finding (each printed); 2: docs/tests.md could not be read.
 
-Usage: ci/check_test_mirror.py [--root DIR]
+Usage: ci/check_test_mirror.py [--root DIR] [--suggest]
 """
 
 import argparse
@@ -142,13 +142,22 @@ def named_test_hint(source: Source) -> str:
     return f"reports/tests/{source.named[0]}" + (f" (or {source.named[1]})" if len(source.named) > 1 else "")
 
 
-def check(root: Path) -> tuple[list[str], list[str]]:
-    """(findings, summary lines)."""
+def candidates(root: Path, source: Source) -> list[str]:
+    """The test files that mention a source as a covering test must (at most three)."""
+    pool = [*(root / "harness/tests").rglob("*.cpp"), *(root / "harness/tests").rglob("*.cu")]
+    if source.language == "Python":
+        pool = [*(root / "reports/tests").rglob("test_*.py"), *(root / "ci/tests").rglob("test_*.py")]
+    return [t.relative_to(root).as_posix() for t in sorted(pool) if mentions(t, source)][:3]
+
+
+def check(root: Path) -> tuple[list[str], list[str], list[str]]:
+    """(findings, summary lines, the rows docs/tests.md lacks: --suggest prints them)."""
     doc = (root / TABLE).read_text(encoding="utf-8")
     covered_rows, untested_rows = read_rows(doc, COVERED), read_rows(doc, UNTESTED)
     sources = {s.path: s for s in cpp_sources(root) + python_sources(root)}
     tests = tests_of(root)
     problems: list[str] = []
+    missing_rows: list[str] = []
 
     named: dict[str, list[str]] = {}
     near_misses: dict[str, list[str]] = {}
@@ -200,6 +209,9 @@ def check(root: Path) -> tuple[list[str], list[str]]:
             continue
         miss = near_misses.get(s.path)
         why = f" ({', '.join(miss)} has its name but does not {what_to_mention(s)})" if miss else ""
+        found = candidates(root, s)
+        cells = " ".join(f"`{t}`" for t in found)
+        missing_rows.append(f"| `{s.path}` | {cells} |  |" if found else f"| `{s.path}` |")
         problems.append(
             f"{s.path}: no test named after it{why}. Add {named_test_hint(s)}, or a row "
             f'"| `{s.path}` | `TEST FILE` |" to {TABLE}\'s table "Covered by another test" '
@@ -221,23 +233,34 @@ def check(root: Path) -> tuple[list[str], list[str]]:
         f'test mirror: untested-source list ({TABLE}, "Not tested yet"): {len(untested)}; '
         f"without a test named after them: {len(sources) - len(named)} of {len(sources)}"
     )
-    return problems, summary
+    return problems, summary, missing_rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument(
+        "--suggest",
+        action="store_true",
+        help="print a row for each source docs/tests.md lacks: with the tests that include or import it "
+        '(check that they test it) for "Covered by another test", else for "Not tested yet"',
+    )
     args = parser.parse_args()
     try:
-        problems, summary = check(args.root)
+        problems, summary, missing_rows = check(args.root)
     except (OSError, ValueError) as e:
         print(f"check_test_mirror: {e}", file=sys.stderr)
         return 2
+    if args.suggest:
+        print("\n".join(missing_rows))
+        return 0
     for p in problems:
         print(f"check_test_mirror: {p}")
     print("\n".join(summary))
     if problems:
         print(f'check_test_mirror: {len(problems)} finding(s) (the test layout: docs/architecture.md, "Tests")')
+        if missing_rows:
+            print("check_test_mirror: ci/check_test_mirror.py --suggest prints the rows to start from")
         return 1
     print("check_test_mirror: every source has a test named after it or is listed in docs/tests.md")
     return 0

@@ -93,7 +93,7 @@ def test_rows_that_went_stale_fail(tree: Path):
     (tree / "harness/src/store/gzip.cpp").unlink()
     trace_test = tree / "harness/tests/cpu/trace_test.cpp"
     trace_test.write_text(trace_test.read_text().replace("pin_event.hpp", "other.hpp"))
-    (tree / "harness/tests/cpu/random_token_test.cpp").write_text("// random_token\n")
+    (tree / "harness/tests/cpu/temp_directory_test.cpp").write_text("// temp_directory\n")
     table.write_text(text)
     result = _run(tree)
     assert result.returncode == 1
@@ -106,8 +106,8 @@ def test_rows_that_went_stale_fail(tree: Path):
         "`harness/tests/cpu/trace_test.cpp` does not include `pin_event.hpp`"
     ) in result.stdout
     assert (
-        'docs/tests.md, "Not tested yet": `harness/src/platform/random_token.cpp` has a test named after it '
-        "(harness/tests/cpu/random_token_test.cpp): remove its row"
+        'docs/tests.md, "Not tested yet": `harness/src/platform/temp_directory.cpp` has a test named after it '
+        "(harness/tests/cpu/temp_directory_test.cpp): remove its row"
     ) in result.stdout
     assert "3 finding(s)" in result.stdout, result.stdout
     before, after = _counts(_run(ROOT).stdout), _counts(result.stdout)
@@ -120,3 +120,35 @@ def test_an_unreadable_table_is_exit_2(tree: Path):
     result = _run(tree)
     assert result.returncode == 2
     assert "docs/tests.md has no '<!-- test-mirror: untested -->' table" in result.stderr
+
+
+def test_suggest_prints_the_rows_to_start_from(tree: Path):
+    (tree / "harness/src/run/new_thing.cpp").write_text('#include "run/new_thing.hpp"\n')
+    (tree / "harness/src/run/new_thing.hpp").write_text("#pragma once\n")
+    user = tree / "harness/tests/cpu/plan_test.cpp"
+    user.write_text('#include "run/new_thing.hpp"\n' + user.read_text())
+    (tree / "reports/pinreport/analysis/new_model.py").write_text("def f():\n    return 1\n")
+    result = subprocess.run(
+        [sys.executable, str(CHECK), "--root", str(tree), "--suggest"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == [
+        "| `harness/src/run/new_thing.cpp` | `harness/tests/cpu/plan_test.cpp` |  |",
+        "| `reports/pinreport/analysis/new_model.py` |",
+    ]
+
+
+def test_public_headers_moved_into_stage_folders_still_count(tree: Path):
+    """A header moved to harness/include/pinbench/<stage>/ and its includes rewritten: the rows
+    that name a test including it still hold."""
+    old = tree / "harness/include/pinbench/snapshot.hpp"
+    new = tree / "harness/include/pinbench/probes/snapshot.hpp"
+    new.parent.mkdir(exist_ok=True)
+    old.rename(new)
+    for test in (tree / "harness/tests").rglob("*.cpp"):
+        text = test.read_text(errors="replace")
+        if '"pinbench/snapshot.hpp"' in text:
+            test.write_text(text.replace('"pinbench/snapshot.hpp"', '"pinbench/probes/snapshot.hpp"'))
+    result = _run(tree)
+    assert result.returncode == 0, result.stdout
+    assert _counts(result.stdout) == _counts(_run(ROOT).stdout)
