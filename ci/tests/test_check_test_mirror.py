@@ -85,33 +85,54 @@ def test_a_test_of_the_same_name_that_imports_another_module_does_not_count(tree
     ) in result.stdout
 
 
-def test_rows_that_went_stale_fail(tree: Path):
-    table = tree / "docs/tests.md"
+def _add_rows(table: Path, covered: list[str], untested: list[str]) -> None:
     text = table.read_text()
-    # A removed source, a covering test that no longer includes the header, a source that now has
-    # its own test.
-    (tree / "harness/src/store/gzip.cpp").unlink()
-    trace_test = tree / "harness/tests/cpu/trace_test.cpp"
-    trace_test.write_text(trace_test.read_text().replace("pin_event.hpp", "other.hpp"))
-    (tree / "harness/tests/cpu/temp_directory_test.cpp").write_text("// temp_directory\n")
+    text = text.replace("| --- | --- | --- |\n", "| --- | --- | --- |\n" + "".join(r + "\n" for r in covered), 1)
+    text = text.replace("| source |\n| --- |\n", "| source |\n| --- |\n" + "".join(r + "\n" for r in untested), 1)
     table.write_text(text)
+
+
+def test_rows_that_went_stale_fail(tree: Path):
+    # Rows planted beside the real ones: a source that is gone, a covering test that does not
+    # mention its source, a source listed as untested that has its own test by now.
+    (tree / "harness/src/run/planted_a.cpp").write_text("int a;\n")
+    (tree / "harness/src/run/planted_b.cpp").write_text("int b;\n")
+    (tree / "harness/tests/cpu/planted_b_test.cpp").write_text("// planted_b\n")
+    _add_rows(
+        tree / "docs/tests.md",
+        covered=[
+            "| `harness/src/run/gone.cpp` | `harness/tests/cpu/plan_test.cpp` |  |",
+            "| `harness/src/run/planted_a.cpp` | `harness/tests/cpu/plan_test.cpp` |  |",
+        ],
+        untested=["| `harness/src/run/planted_b.cpp` |"],
+    )
     result = _run(tree)
     assert result.returncode == 1
     assert (
-        'docs/tests.md, "Covered by another test": `harness/src/store/gzip.cpp` is no source (renamed or '
+        'docs/tests.md, "Covered by another test": `harness/src/run/gone.cpp` is no source (renamed or '
         "removed?): remove its row or write its new path"
     ) in result.stdout
+    assert (
+        'docs/tests.md, "Covered by another test": `harness/src/run/planted_a.cpp`: its test '
+        "`harness/tests/cpu/plan_test.cpp` does not name `planted_a`"
+    ) in result.stdout
+    assert (
+        'docs/tests.md, "Not tested yet": `harness/src/run/planted_b.cpp` has a test named after it '
+        "(harness/tests/cpu/planted_b_test.cpp): remove its row"
+    ) in result.stdout
+    assert "3 finding(s)" in result.stdout, result.stdout
+
+
+def test_a_covering_test_that_stops_including_the_header_fails(tree: Path):
+    covered = tree / "harness/tests/cpu/trace_test.cpp"
+    assert 'pin_event.hpp"' in covered.read_text()  # docs/tests.md: pin_event.cpp is tested there
+    covered.write_text(covered.read_text().replace('pin_event.hpp"', 'other.hpp"'))
+    result = _run(tree)
+    assert result.returncode == 1
     assert (
         'docs/tests.md, "Covered by another test": `harness/src/cuda/pin_event.cpp`: its test '
         "`harness/tests/cpu/trace_test.cpp` does not include `pin_event.hpp`"
     ) in result.stdout
-    assert (
-        'docs/tests.md, "Not tested yet": `harness/src/platform/temp_directory.cpp` has a test named after it '
-        "(harness/tests/cpu/temp_directory_test.cpp): remove its row"
-    ) in result.stdout
-    assert "3 finding(s)" in result.stdout, result.stdout
-    before, after = _counts(_run(ROOT).stdout), _counts(result.stdout)
-    assert before != after
 
 
 def test_an_unreadable_table_is_exit_2(tree: Path):
