@@ -160,16 +160,18 @@ def test_suggest_prints_the_rows_to_start_from(tree: Path):
 
 
 def test_public_headers_moved_into_stage_folders_still_count(tree: Path):
-    """A header moved to harness/include/pinbench/<stage>/ and its includes rewritten: the rows
-    that name a test including it still hold."""
-    old = tree / "harness/include/pinbench/snapshot.hpp"
-    new = tree / "harness/include/pinbench/probes/snapshot.hpp"
-    new.parent.mkdir(exist_ok=True)
+    """A public header moved into another folder of harness/include/pinbench/ and its includes
+    rewritten: the rows that name a test including it still hold."""
+    include = tree / "harness/include"
+    old = next(include.rglob("snapshot.hpp"))
+    was = old.relative_to(include).as_posix()
+    new = include / "pinbench/moved/snapshot.hpp"
+    new.parent.mkdir()
     old.rename(new)
     for test in (tree / "harness/tests").rglob("*.cpp"):
         text = test.read_text(errors="replace")
-        if '"pinbench/snapshot.hpp"' in text:
-            test.write_text(text.replace('"pinbench/snapshot.hpp"', '"pinbench/probes/snapshot.hpp"'))
+        if f'"{was}"' in text:
+            test.write_text(text.replace(f'"{was}"', '"pinbench/moved/snapshot.hpp"'))
     result = _run(tree)
     assert result.returncode == 0, result.stdout
     assert _counts(result.stdout) == _counts(_run(ROOT).stdout)
