@@ -12,9 +12,20 @@
 #                     `python3 -m pinreport` with reports/ on PYTHONPATH)
 #   MAIN_REPLAY=1     the replay path even where a GPU is present
 #   OUT=DIR           instead of out/
+# It ends with `ci/main.sh: exit N after S s` and, after a measurement, how many repeats the
+# stopping rule saved (docs/scenario-format.md, "Stopping early").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+SECONDS=0
+repeats_line=""
+# shellcheck disable=SC2317  # called by the EXIT trap
+say_wall() {
+  local rc=$?
+  [[ -n $repeats_line ]] && echo "${repeats_line#pinbench: }"
+  echo "ci/main.sh: exit $rc after $SECONDS s"
+}
+trap say_wall EXIT
 [[ ${SKIP_SETUP:-0} == 1 ]] || ci/setup-debian.sh
 if [[ -n ${PINBENCH_EXE:-} ]]; then
   pinbench=$PINBENCH_EXE
@@ -60,12 +71,19 @@ if [[ ${MAIN_REPLAY:-0} == 1 ]] || ! nvidia-smi -L >/dev/null 2>&1; then
   "$pinbench" store add results/h200-quick/results.json --store "$store" >/dev/null
 else
   "$pinbench" doctor --bundle "$out/doctor.json"
+  store=$out/store  # kept between runs: the next driver release is compared with this one
+  # The progress line's eta from the start: this machine's earlier repeat times in the store,
+  # else the committed H200 answer's, scaled to this machine as its first repeats come in.
+  times=$store
+  [[ -f $store/store.json ]] || times=results/h200-main-answer/quick.json
   # A failed or disturbed run (exit 3) still gets its answer; a cancelled one (128+N) does not.
   # No summary from `run` itself: the one below compares with the earlier releases in the store.
+  # Its progress lines still go to the terminal; their last ones (the repeats saved) end the job.
   rc=0
-  "$pinbench" run scenarios/quick.yaml -o "$out/quick.json" --no-summary || rc=$?
+  "$pinbench" run scenarios/quick.yaml -o "$out/quick.json" --no-summary --times-from "$times" \
+    2> >(tee "$out/run.log" >&2) || rc=$?
   ((rc < 128)) || exit "$rc"
-  store=$out/store  # kept between runs: the next driver release is compared with this one
+  repeats_line=$(grep -a '^pinbench: repeats: ' "$out/run.log" | tail -1 || true)
   "$pinbench" store add "$out/quick.json" --store "$store" || echo "pinbench: store add failed: no history kept of this run"
 fi
 

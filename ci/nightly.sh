@@ -23,6 +23,7 @@
 # another process disturbed (pinreport gave no verdict on them).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+SECONDS=0  # the job's wall time, said at its end
 
 usage() { sed -n '8,18p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
@@ -132,6 +133,10 @@ finish() {
   ((disturbed > 0)) && verdict="$verdict; $disturbed runs disturbed: no verdict on them"
   ((replay)) && verdict="[REPLAYED] $verdict"
   echo "**nightly: $verdict (exit $status)**" | tee -a "$summary" >&2
+  local repeats
+  repeats=$(grep -a '^pinbench: repeats: ' "$out/run.log" 2>/dev/null | tail -1)
+  [[ -n $repeats ]] && note "${repeats#pinbench: }"
+  echo "ci/nightly.sh: exit $status after $SECONDS s" | tee -a "$summary" >&2
   echo "$status" >"$out/exit_code"
   echo "$disturbed" >"$out/disturbed"
   # GitHub Actions shows this on the run page; elsewhere the file is in the artifacts.
@@ -146,6 +151,7 @@ cancelled() {
   echo "**nightly: CANCELLED (pinbench run exit $1, signal $(($1 - 128))); $results is partial: continue it with ci/nightly.sh --resume and the same --out**" |
     tee -a "$summary" >&2
   echo "$1" >"$out/exit_code"
+  echo "ci/nightly.sh: exit $1 after $SECONDS s" | tee -a "$summary" >&2
   exit "$1"
 }
 
@@ -236,7 +242,12 @@ else
   record doctor $rc
   ((rc == 0)) || finish
   # --no-summary: the answer comes after the store, against the previous release (below).
-  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" --no-summary >"$out/run.log" 2>&1
+  # --all-repeats: a baseline keeps every planned repeat (pinreport compare's verdicts need 7 a
+  # side: docs/scenario-format.md, "Stopping early"). --times-from: the eta from earlier nights.
+  times_args=()
+  [[ -n $store && -f $store/store.json ]] && times_args=(--times-from "$store")
+  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" --no-summary --all-repeats \
+    "${times_args[@]}" >"$out/run.log" 2>&1
   rc=$?
   cancelled $rc
   record "run $scenario" $rc

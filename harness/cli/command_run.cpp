@@ -24,6 +24,7 @@
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/units.hpp"
 #include "run/plan_runner.hpp"
+#include "store/earlier_times.hpp"
 #include "validators.hpp"
 
 namespace pinbench::cli {
@@ -71,6 +72,8 @@ public:
             partial = load_results(resume_path_);
             take_from_partial(*partial, options);
         }
+        // A replay reproduces its source repeat for repeat unless asked to stop early.
+        options.stop_when_agreed = backend_ == "replay" ? stop_early_ : !all_repeats_;
         // Before anything is measured; the resumed file is this run's own, not an input.
         options.results_path = prepare_output(options.results_path, kDefaultResults,
                                               {scenario_path_, replay_from_, replay_script_});
@@ -115,6 +118,16 @@ private:
                          "Seconds per repeat, overriding the scenario's timeout_s")
             ->check(
                 FiniteNumber(0.0, max_timeout_s, true));  // as timeout_s: larger values overflowed the timer
+        app_->add_flag("--all-repeats", all_repeats_,
+                       "Measure every planned repeat: no stopping once 3 clean repeats agree to the byte "
+                       "(docs/scenario-format.md, 'Stopping early'; the nightly baselines use it)");
+        app_->add_flag("--stop-early", stop_early_,
+                       "Replay: apply the stopping rule (off by default there: a replay reproduces every "
+                       "repeat of its source)")
+            ->excludes("--all-repeats");
+        app_->add_option("--times-from", times_from_,
+                         "A baseline store (this machine's results) or a results file whose repeat times "
+                         "give the progress line's eta from the start (else the run's own first repeats)");
         app_->add_option("--control-size", positive_, "Positive control allocation")
             ->check(SizeValidator())
             ->capture_default_str();
@@ -176,6 +189,12 @@ private:
         options.watch.null_every = std::chrono::milliseconds(static_cast<long long>(null_every_s_ * 1000));
         options.allow_busy_gpu = allow_busy_gpu_;
         options.keep_going_when_busy = keep_going_when_busy_;
+        if (!times_from_.empty()) {
+            options.earlier_times = [dir = times_from_](const nlohmann::json& environment,
+                                                        std::string* note) {
+                return repeat_times_from_store(dir, environment, 3, note);
+            };
+        }
         return options;
     }
 
@@ -219,8 +238,8 @@ private:
     double retry_wait_s_ = 1.0, null_every_s_ = 60;
     std::string resume_path_;
     bool allow_busy_gpu_ = false, keep_going_when_busy_ = false;
-    bool no_summary_ = false;
-    std::string store_dir_;
+    bool no_summary_ = false, all_repeats_ = false, stop_early_ = false;
+    std::string store_dir_, times_from_;
 };
 
 }  // namespace

@@ -159,12 +159,21 @@ def results_doc(
 ) -> dict[str, Any]:
     """A complete results document around `runs` (see run_doc); version 1 drops plan.params
     and repeats[].data, version 2 adds empty ones where a run has none, version 3 and older
-    drop the metrics' samples."""
+    drop the metrics' samples, version 5 adds a null stopping record and empty phases where a
+    run has none (version 4 and older drop them)."""
     for run in runs:
         if schema_version < 4:
             for m in run["metrics"].values():
                 m.pop("samples", None)
+        if schema_version >= 5:
+            run.setdefault("stopping", None)
+        else:
+            run.pop("stopping", None)
         for r in run["repeats"]:
+            if schema_version >= 5:
+                r.setdefault("phases_ms", {})
+            else:
+                r.pop("phases_ms", None)
             if schema_version >= 2:
                 r.setdefault("data", {})
             else:

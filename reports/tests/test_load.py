@@ -26,18 +26,18 @@ def test_builder_documents_are_schema_valid(tmp_path):
 def test_other_version_names_file_and_versions():
     # The C++ reader's message, word for word (harness/tests/cpu/results_json_test.cpp).
     with pytest.raises(BadInputError) as e:
-        load_results(HARNESS_FIXTURES / "version5.json")
+        load_results(HARNESS_FIXTURES / "version6.json")
     assert str(e.value) == (
-        f"{HARNESS_FIXTURES / 'version5.json'}: results schema version 5 is not supported "
-        "(this build reads versions 1 to 4)"
+        f"{HARNESS_FIXTURES / 'version6.json'}: results schema version 6 is not supported "
+        "(this build reads versions 1 to 5)"
     )
 
 
-@pytest.mark.parametrize("version", [0, 5, "2", True, None])
-def test_versions_outside_1_to_4_are_rejected(tmp_path, version):
+@pytest.mark.parametrize("version", [0, 6, "2", True, None])
+def test_versions_outside_1_to_5_are_rejected(tmp_path, version):
     doc = results_doc([run_doc()])
     doc["schema_version"] = version
-    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 4\)"):
+    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 5\)"):
         load_results(write_json(tmp_path / "r.json", doc))
 
 
@@ -45,8 +45,8 @@ def test_version_1_loads_without_params_and_data(tmp_path):
     doc = results_doc([run_doc()], schema_version=1)
     assert "params" not in doc["runs"][0]["plan"] and "data" not in doc["runs"][0]["repeats"][0]
     r = load_results(write_json(tmp_path / "r.json", doc))
-    # Read upgraded by the harness: version 4, each metric with its samples rebuilt.
-    assert r.doc["schema_version"] == 4 and r.runs[0].plan.kind == "overhead"
+    # Read upgraded by the harness: version 5, each metric with its samples rebuilt.
+    assert r.doc["schema_version"] == 5 and r.runs[0].plan.kind == "overhead"
     assert r.runs[0].metrics["cost.after_first_use.cuda.free"].samples == (2.0 * 1024**2,) * 7
 
 
@@ -54,6 +54,45 @@ def test_version_4_samples_are_read_as_written(tmp_path):
     doc = results_doc([run_doc(timings={"alloc": [3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0]})])
     r = load_results(write_json(tmp_path / "r.json", doc))
     assert r.runs[0].metrics["time.alloc_ms"].samples == (3.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0)
+
+
+def test_version_5_stopping_and_phases_round_trip(tmp_path):
+    # Results schema 5 (issue 46): a run's stopping record and a repeat's phases, read as written.
+    run = run_doc(timings={"alloc": [1.0] * 7})
+    run["stopping"] = {"planned": 5, "stopped_at": 3, "why": "agreed: 3 repeats identical to the byte"}
+    for r in run["repeats"]:
+        r["phases_ms"] = {"wait_before": 0.0, "start": 12.5, "measure": 250.0, "exit": 90.0, "return_wait": 20.0}
+    r = load_results(write_json(tmp_path / "r.json", results_doc([run])))
+    assert r.doc["schema_version"] == 5
+    assert r.doc["runs"][0]["stopping"] == {
+        "planned": 5,
+        "stopped_at": 3,
+        "why": "agreed: 3 repeats identical to the byte",
+    }
+    assert r.doc["runs"][0]["repeats"][0]["phases_ms"]["exit"] == 90.0
+
+
+def test_version_5_needs_the_stopping_record(tmp_path):
+    run = run_doc(timings={"alloc": [1.0] * 7})
+    doc = results_doc([run])
+    del doc["runs"][0]["stopping"]
+    with pytest.raises(BadInputError, match=r"r.json: runs\[0\]: 'stopping' is a required property"):
+        load_results(write_json(tmp_path / "r.json", doc))
+    doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})])
+    doc["runs"][0]["stopping"] = {"planned": 5, "stopped_at": "3", "why": ""}
+    with pytest.raises(BadInputError, match="stopped_at"):
+        load_results(write_json(tmp_path / "r.json", doc))
+
+
+def test_version_4_reads_without_the_harness(tmp_path, monkeypatch):
+    # Version 4 is version 5 without the stopping record and the phases: read as it is, never
+    # through `pinbench results upgrade` (no pinbench is needed).
+    monkeypatch.setenv("PINBENCH_EXE", str(tmp_path / "no-pinbench"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})], schema_version=4)
+    r = load_results(write_json(tmp_path / "r.json", doc))
+    assert r.doc["schema_version"] == 4
+    assert "stopping" not in r.doc["runs"][0]
 
 
 def test_samples_must_match_n(tmp_path):
@@ -91,7 +130,7 @@ def test_every_kind_loads_with_params_and_data(tmp_path):
     doc = kinds_doc()
     doc["runs"][1]["repeats"][0]["data"] = {"pin_error": "", "filler_intact": True}
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.doc["schema_version"] == 4
+    assert r.doc["schema_version"] == 5
     assert {run.plan.kind for run in r.runs} == {
         "overhead",
         "capacity",
@@ -125,7 +164,7 @@ def test_params_data_and_units_are_checked(tmp_path, edit, where):
 
 def test_committed_version_1_results_still_load(repo_root):
     r = load_results(repo_root / "results/h200-quick/results.json")
-    assert r.doc["schema_version"] == 4 and r.runs
+    assert r.doc["schema_version"] == 5 and r.runs
     # Every metric of the committed file is rebuilt per repeat (none summary only).
     assert all(isinstance(m.samples, tuple) for run in r.runs for m in run.metrics.values())
 
@@ -187,7 +226,7 @@ def test_json_roundtrip_of_fixture_dir():
         else:
             # Read as the current version: the same document, each metric with its samples.
             raw, doc = json.loads(p.read_text()), load_results(p).doc
-            assert doc["schema_version"] == 4 and [r["id"] for r in doc["runs"]] == [r["id"] for r in raw["runs"]]
+            assert doc["schema_version"] == 5 and [r["id"] for r in doc["runs"]] == [r["id"] for r in raw["runs"]]
             for run, raw_run in zip(doc["runs"], raw["runs"], strict=True):
                 for name, m in raw_run["metrics"].items():
                     got = run["metrics"][name]

@@ -98,7 +98,7 @@ json disturbance_from(const JsonAt& at) {
     return at.json();
 }
 
-RepeatRecord repeat_from(const JsonAt& at) {
+RepeatRecord repeat_from(const JsonAt& at, std::int64_t version) {
     at.require_object();
     RepeatRecord r;
     const JsonAt index = at.field("index");
@@ -124,6 +124,11 @@ RepeatRecord repeat_from(const JsonAt& at) {
     at.field("timings_ms").for_each_member([&](const std::string& name, const JsonAt& v) {
         r.timings_ms[name] = v.number();
     });
+    if (version >= 5 || at.has("phases_ms")) {  // version 5
+        at.field("phases_ms").for_each_member([&](const std::string& name, const JsonAt& v) {
+            r.phases_ms[name] = v.number();
+        });
+    }
     at.field("snapshots").for_each_element([&](const JsonAt& s) {
         r.snapshots.push_back(detail::snapshot_from(s));
     });
@@ -137,6 +142,28 @@ RepeatRecord repeat_from(const JsonAt& at) {
     return r;
 }
 
+Stopping stopping_from(const JsonAt& at) {
+    at.require_object();
+    Stopping s;
+    const auto count = [&](const char* name) {
+        const JsonAt f = at.field(name);
+        const std::int64_t n = f.integer();
+        if (n < 0 || n > std::numeric_limits<int>::max()) f.fail("out of range");
+        return static_cast<int>(n);
+    };
+    s.planned = count("planned");
+    s.stopped_at = count("stopped_at");
+    if (s.stopped_at > s.planned)
+        at.field("stopped_at").fail("more than the planned " + std::to_string(s.planned));
+    s.why = at.field("why").string();
+    return s;
+}
+
+json to_json(const std::optional<Stopping>& s) {
+    if (!s) return nullptr;
+    return json{{"planned", s->planned}, {"stopped_at", s->stopped_at}, {"why", s->why}};
+}
+
 json to_json(const RunRecord& run) {
     json repeats = json::array();
     for (const auto& r : run.repeats) repeats.push_back(to_json(r));
@@ -148,7 +175,8 @@ json to_json(const RunRecord& run) {
                 {"reason", run.reason},
                 {"repeats", std::move(repeats)},
                 {"metrics", std::move(metrics)},
-                {"disturbance", run.disturbance}};
+                {"disturbance", run.disturbance},
+                {"stopping", to_json(run.stopping)}};
 }
 
 RunRecord run_from(const JsonAt& at, std::int64_t version) {
@@ -167,10 +195,16 @@ RunRecord run_from(const JsonAt& at, std::int64_t version) {
     if (run.run.id != id_text) id.fail("'" + id_text + "' differs from plan.id '" + run.run.id + "'");
     run.status = status_at(at.field("status"));
     run.reason = at.field("reason").string();
-    at.field("repeats").for_each_element([&](const JsonAt& r) { run.repeats.push_back(repeat_from(r)); });
+    at.field("repeats").for_each_element(
+        [&](const JsonAt& r) { run.repeats.push_back(repeat_from(r, version)); });
     at.field("metrics").for_each_member(
         [&](const std::string& name, const JsonAt& m) { run.metrics[name] = metric_from(m, version); });
     if (at.has("disturbance")) run.disturbance = disturbance_from(at.field("disturbance"));
+    // Version 5: null or the record; absent before (an older file says nothing of it).
+    if (version >= 5 || at.has("stopping")) {
+        const JsonAt stopping = at.field("stopping");
+        if (!stopping.json().is_null()) run.stopping = stopping_from(stopping);
+    }
     return run;
 }
 
@@ -259,6 +293,8 @@ json to_json(const RepeatRecord& r) {
     for (const auto& s : r.snapshots) snapshots.push_back(s);
     json timings = json::object();
     for (const auto& [name, ms] : r.timings_ms) timings[name] = ms;
+    json phases = json::object();
+    for (const auto& [name, ms] : r.phases_ms) phases[name] = ms;
     return json{{"index", r.index},
                 {"attempt", r.attempt},
                 {"status", to_string(r.status)},
@@ -269,13 +305,16 @@ json to_json(const RepeatRecord& r) {
                 {"parent_wait_ms", r.parent_wait_ms},
                 {"parent_settled", r.parent_settled},
                 {"timings_ms", std::move(timings)},
+                {"phases_ms", std::move(phases)},
                 {"snapshots", std::move(snapshots)},
                 {"output_tail", r.output_tail},
                 {"data", r.data.is_object() ? r.data : json::object()},
                 {"disturbance", r.disturbance}};
 }
 
-RepeatRecord repeat_from_json(const json& j) { return repeat_from(JsonAt(j, "", "repeat")); }
+RepeatRecord repeat_from_json(const json& j) {
+    return repeat_from(JsonAt(j, "", "repeat"), results_schema_version);
+}
 
 json to_json(const ResultsDocument& doc) {
     json runs = json::array();
@@ -381,7 +420,8 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
     const std::int64_t version = root.field("schema_version").integer();
     // Version 1 is version 2 without kind parameters and repeat data, version 2 is version 3
     // without disturbance, attempts, measurement_id, interrupted and resumed, version 3 is
-    // version 4 without the metrics' samples; all read alike, then upgraded below.
+    // version 4 without the metrics' samples, version 4 is version 5 without the runs' stopping
+    // record and the repeats' phases; all read alike, then upgraded below.
     if (version < 1 || version > results_schema_version) {
         throw InputError(file + ": results schema version " + std::to_string(version) +
                          " is not supported (this build reads versions 1 to " +

@@ -135,6 +135,7 @@ nlohmann::json make_response(const nlohmann::json& request, const Outcome& outco
 }  // namespace
 
 int child_main(const std::string& request_path) {
+    const auto main_at = SteadyClock::now();
     nlohmann::json request;
     try {
         request = nlohmann::json::parse(read_file(request_path));
@@ -149,6 +150,13 @@ int child_main(const std::string& request_path) {
     outcome.record.index = request.value("repeat", -1);
     outcome.record.nonce = request.value("nonce", "");
     outcome.record.pid = current_process_id();
+    // Where the time went (results-schema.md, "Phases"): the parent's launch to this main, and
+    // this main to the response; the steady clock is machine-wide (run/settle.hpp).
+    if (const std::int64_t launched = request.value("launched_ns", std::int64_t{0}); launched > 0) {
+        outcome.record.phases_ms["start"] = static_cast<double>(steady_ns(main_at) - launched) / 1e6;
+    }
+    outcome.record.phases_ms["measure"] =
+        std::chrono::duration<double, std::milli>(SteadyClock::now() - main_at).count();
     try {
         if (mode == child_mode::replay) {
             outcome.record = replay_repeat(request, &outcome.injected_watch);  // may crash or hang on purpose
@@ -185,6 +193,13 @@ int child_main(const std::string& request_path) {
     outcome.record.index = request.value("repeat", -1);
     outcome.record.nonce = request.value("nonce", "");
     outcome.record.pid = current_process_id();
+    // Where the time went (results-schema.md, "Phases"): the parent's launch to this main, and
+    // this main to the response; the steady clock is machine-wide (run/settle.hpp).
+    if (const std::int64_t launched = request.value("launched_ns", std::int64_t{0}); launched > 0) {
+        outcome.record.phases_ms["start"] = static_cast<double>(steady_ns(main_at) - launched) / 1e6;
+    }
+    outcome.record.phases_ms["measure"] =
+        std::chrono::duration<double, std::milli>(SteadyClock::now() - main_at).count();
     try {
         write_file_atomically(request.at("response_path").get<std::string>(),
                               make_response(request, outcome).dump());

@@ -9,6 +9,7 @@
 #include "pinbench/vocabulary/errors.hpp"
 #include "run/busy_gpu.hpp"
 #include "run/child_launcher.hpp"
+#include "run/eta.hpp"
 #include "run/progress.hpp"
 #include "run/repeat_judgement.hpp"
 #include "run/repeat_runner.hpp"
@@ -109,12 +110,14 @@ RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nv
         if (const RunRecord* kept = options.resume ? finished_run(*options.resume, planned.id) : nullptr) {
             // Measured before the interruption: kept as it was.
             progress.skip(planned.repeats);
+            progress.run_finished(i);
             progress.run_note(i, runs, planned.id, "kept from " + options.resume_path);
             doc.runs.push_back(*kept);
             continue;
         }
         if (const auto why = parent_waive_reason(planned, model, have_gpus, replay)) {
             progress.skip(planned.repeats);
+            progress.run_finished(i);
             progress.run_note(i, runs, planned.id, "WAIVED: " + *why);
             doc.runs.push_back(waived_run(planned, *why));
             save_results(doc, options.results_path);
@@ -123,6 +126,7 @@ RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nv
         const WatchPlan watch_plan =
             watch_plan_for(doc.environment, planned.gpus, options.controls.tolerance);
         MeasuredRun measured = repeats.run(planned, i, runs, watch_plan);
+        progress.run_finished(i);
         if (!measured.stopped.is_null()) {
             outcome.stopped_in = measured.stopped;
             break;
@@ -162,6 +166,37 @@ int finish_interrupted(ResultsDocument& doc, int signal, const nlohmann::json& s
     return exit_code_for_signal(signal);
 }
 
+// The eta from the start: earlier repeat times (--times-from), else the plan's own first
+// repeats (run/eta.hpp).
+EtaModel eta_model(const Plan& plan, const RunOptions& options, const nlohmann::json& environment,
+                   Progress& progress) {
+    RepeatTimes times;
+    if (options.earlier_times) {
+        std::string note;
+        times = options.earlier_times(environment, &note);
+        progress.note("pinbench: eta from " + note);
+    }
+    return {plan.runs, std::move(times), options.stop_when_agreed ? options.agreeing_repeats : 0};
+}
+
+// "repeats: planned N, measured M, K saved by the stopping rule": what ci/main.sh and
+// ci/nightly.sh repeat at their end.
+std::string repeats_line(const ResultsDocument& doc) {
+    long long planned = 0, measured = 0, saved = 0, runs_stopped = 0;
+    for (const auto& run : doc.runs) {
+        if (!run.stopping) continue;
+        planned += run.stopping->planned;
+        measured += run.stopping->stopped_at;
+        if (run.stopping->why.starts_with("agreed")) {
+            saved += run.stopping->planned - run.stopping->stopped_at;
+            ++runs_stopped;
+        }
+    }
+    return "pinbench: repeats: planned " + std::to_string(planned) + ", measured " +
+           std::to_string(measured) + "; " + std::to_string(saved) + " saved by the stopping rule in " +
+           std::to_string(runs_stopped) + " runs whose repeats agreed to the byte";
+}
+
 }  // namespace
 
 Plan plan_from_results(const ResultsDocument& doc) {
@@ -183,6 +218,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     const bool controls_ok = controls_ok_noted(doc.controls, progress);
 
     progress = Progress(options.progress, total_repeats(plan));
+    progress.set_eta(eta_model(plan, options, doc.environment, progress));
     WatchSummary watch(options.watch);
     RepeatRunner repeats(launcher, setup.nvml.get(), options, doc.environment,
                          per_process_probe_judges(doc.controls),
@@ -195,6 +231,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     doc.finished_at = utc_now();
     doc.complete = true;
     save_results(doc, options.results_path);
+    progress.note(repeats_line(doc));
     progress.note("results: " + options.results_path);
     if (outcome.any_disturbed) {
         progress.note("pinbench: some runs were disturbed by other processes on the GPU (status disturbed)");

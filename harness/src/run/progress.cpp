@@ -21,9 +21,12 @@ std::string clock_text(double seconds) {
 void Progress::repeat_done(std::size_t run_index, std::size_t runs, const std::string& id, int repeat,
                            int repeats, const std::string& status, bool counts) {
     if (counts) ++done_;
+    const auto now = SteadyClock::now();
+    if (eta_) eta_->attempt_done(run_index, std::chrono::duration<double>(now - last_).count(), counts);
+    last_ = now;
     if (!out_) return;
-    const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start_).count();
-    const double eta = done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double eta = eta_ ? eta_->remaining_s() : done_ > 0 ? elapsed / done_ * (total_ - done_) : 0;
     *out_ << "[" << run_index + 1 << "/" << runs << "] " << terminal_text(id) << " repeat " << repeat + 1
           << "/" << repeats << " " << terminal_text(status) << "  elapsed " << clock_text(elapsed) << "  eta "
           << clock_text(eta) << "\n"

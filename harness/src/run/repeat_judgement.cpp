@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+#include "pinbench/results/run_metrics.hpp"
+
 namespace pinbench {
 namespace {
 
@@ -84,6 +86,41 @@ void mark_unverified(std::vector<RepeatRecord>& repeats) {
         d["evidence"].push_back({{"what", "unverified"}, {"text", why}});
         r->disturbance = d;
     }
+}
+
+Agreement repeats_agree(const RunRecord& run, int min_agreeing) {
+    for (const auto& r : run.repeats) {
+        if (r.status != Status::ok) {
+            return {false, "repeat " + std::to_string(r.index + 1) + " attempt " +
+                               std::to_string(r.attempt + 1) + " was " + to_string(r.status) +
+                               ": every repeat is measured"};
+        }
+    }
+    const int n = static_cast<int>(run.repeats.size());
+    if (n < min_agreeing) {
+        return {false,
+                std::to_string(n) + " repeat(s), " + std::to_string(min_agreeing) + " needed to agree"};
+    }
+    // Granules do not change a sample.
+    int compared = 0;
+    for (const auto& [name, m] : compute_run_metrics(run, {})) {
+        if ((m.unit != "bytes" && m.unit != "count") || !m.samples) continue;
+        const std::vector<double>& v = *m.samples;
+        if (static_cast<int>(v.size()) != n) {
+            return {false, name + " is missing in some repeats"};
+        }
+        for (double x : v) {
+            if (x != v.front()) {
+                return {false, name + " differs between repeats (" +
+                                   std::to_string(static_cast<long long>(v.front())) + " and " +
+                                   std::to_string(static_cast<long long>(x)) + ")"};
+            }
+        }
+        ++compared;
+    }
+    if (compared == 0) return {false, "no bytes or count metric to agree on"};
+    return {true, std::to_string(n) + " repeats identical to the byte on all " + std::to_string(compared) +
+                      " bytes and count metrics"};
 }
 
 nlohmann::json run_disturbance(const std::vector<RepeatRecord>& repeats, int attempts,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "pinbench/results/results.hpp"
@@ -29,6 +30,17 @@ std::vector<int> mark_outliers(std::vector<RepeatRecord>& repeats, const WatchPl
 // evidence "unverified", so their metrics carry "disturbed": true and are never judged
 // ("Without process lists").
 void mark_unverified(std::vector<RepeatRecord>& repeats);
+
+// The stopping rule (docs/scenario-format.md, "Stopping early"): do the run's repeats so far
+// agree well enough to decide? Yes when there are at least `min_agreeing` of them, every
+// attempt of the run ended ok (a disturbed, failed or retried attempt never counts toward
+// agreement: such a run repeats its full count), and every bytes and count metric of the run is
+// identical to the byte in all of them. `why` says which either way, for the run's stopping record.
+struct Agreement {
+    bool agreed = false;
+    std::string why;
+};
+Agreement repeats_agree(const RunRecord& run, int min_agreeing);
 
 // The run's disturbance record: {attempts, disturbed_attempts, probes, evidence (the first 20)}
 // over its disturbed repeats.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "pinbench/platform/interrupt.hpp"
@@ -17,6 +19,18 @@ void sleep_unless_stopped(std::chrono::milliseconds d) {
     const auto until = SteadyClock::now() + d;
     while (stop_signal() == 0 && SteadyClock::now() < until) {
         std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(d, std::chrono::milliseconds(50)));
+    }
+}
+
+// The parent's phases beside the child's own (results-schema.md, "Phases"); the child's exit
+// is what its wall time leaves after its start and measure.
+void record_phases(RepeatRecord& r, double wait_before_ms, double return_wait_ms) {
+    r.phases_ms["wait_before"] = wait_before_ms;
+    r.phases_ms["return_wait"] = return_wait_ms;
+    const auto start = r.phases_ms.find("start");
+    const auto measure = r.phases_ms.find("measure");
+    if (start != r.phases_ms.end() && measure != r.phases_ms.end()) {
+        r.phases_ms["exit"] = std::max(0.0, r.wall_ms - start->second - measure->second);
     }
 }
 
@@ -71,9 +85,11 @@ MeasuredRun RepeatRunner::run(const PlannedRun& planned, std::size_t index, std:
 }
 
 // Every repeat in turn, each attempted until an attempt is final; stops at a stop signal (noted
-// in `stopped`), a busy GPU, or a waived repeat.
+// in `stopped`), a busy GPU, a waived repeat, or once the repeats agree (the stopping rule).
 void RepeatRunner::first_attempts(RunState& run, nlohmann::json& stopped) {
-    for (int k = 0; k < run.planned.repeats && stop_signal() == 0 && busy_.empty(); ++k) {
+    const int planned = run.planned.repeats;
+    Stopping& stopping = run.record.stopping.emplace(Stopping{planned, 0, ""});
+    for (int k = 0; k < planned && stop_signal() == 0 && busy_.empty(); ++k) {
         Status status = Status::ok;
         for (int number = 0; stop_signal() == 0; ++number) {
             const auto [final, st] = attempt(run, k, number);
@@ -84,13 +100,46 @@ void RepeatRunner::first_attempts(RunState& run, nlohmann::json& stopped) {
             stopped = {{"run_id", run.planned.id}, {"repeat", k}};
             return;
         }
+        stopping.stopped_at = k + 1;
         if (status == Status::waived) {
             // The machine cannot do it (an unsupported API, too few GPUs): asking again
             // would only repeat the reason.
-            progress_.skip(run.planned.repeats - k - 1);
+            progress_.skip(planned - k - 1);
+            stopping.why = "waived";
             return;
         }
+        if (k + 1 < planned) {
+            if (const auto why = stop_here(run)) {
+                progress_.skip(planned - k - 1);
+                stopping.why = "agreed: " + *why;
+                return;
+            }
+        }
     }
+    if (!busy_.empty()) {
+        stopping.why = "stopped: the GPU is busy";
+    } else if (!options_.stop_when_agreed) {
+        stopping.why = "all repeats: the stopping rule is off (--all-repeats; a replay without --stop-early)";
+    } else if (planned <= options_.agreeing_repeats) {
+        stopping.why = "all repeats: " + std::to_string(planned) + " planned, " +
+                       std::to_string(options_.agreeing_repeats) + " needed to agree";
+    } else if (run.neighbour_seen || run.device_level || run.disturbed_attempts > 0) {
+        stopping.why = "all repeats: another process was on the GPU, or NVML could not say";
+    } else {
+        stopping.why = "all repeats: " + repeats_agree(run.record, options_.agreeing_repeats).why;
+    }
+}
+
+// Why the run may stop after its repeats so far (the stopping rule), or nullopt: never beside
+// a neighbour (the outlier check compares every repeat with the run's median) nor without
+// process lists (no neighbour could be told apart), never after a disturbed attempt.
+std::optional<std::string> RepeatRunner::stop_here(const RunState& run) const {
+    if (!options_.stop_when_agreed || run.neighbour_seen || run.device_level || run.disturbed_attempts > 0) {
+        return std::nullopt;
+    }
+    const Agreement a = repeats_agree(run.record, options_.agreeing_repeats);
+    if (!a.agreed) return std::nullopt;
+    return a.why;
 }
 
 // A neighbour was on the GPU (or NVML could not say: no process list): repeats that disagree
@@ -175,6 +224,7 @@ RepeatRecord RepeatRunner::watched_attempt(RunState& run, int k, int number) {
     RepeatRecord r = std::move(w.record);
     r.attempt = number;
     r.parent_wait_ms = wait.waited_ms;
+    record_phases(r, wait.waited_ms, w.return_wait_ms);
     r.parent_settled = wait.settled;
     if (!wait.settled && r.error.empty()) r.error = wait.note;
     if (r.status == Status::ok && disturbs_judgement(w.disturbance, run.plan, per_process_judges_)) {

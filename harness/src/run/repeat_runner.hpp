@@ -1,11 +1,13 @@
 // One planned run's repeats, each in a fresh child process under the device watch: a disturbed
 // attempt is retried (waiting longer each time), and where a neighbour was on the GPU or NVML
-// could not say, repeats that disagree with the rest are retried too. Ends with the run's
-// status, reason and disturbance record (docs/disturbance.md).
+// could not say, repeats that disagree with the rest are retried too. Stops early once its clean
+// repeats agree to the byte (docs/scenario-format.md, "Stopping early"). Ends with the run's
+// status, reason, disturbance and stopping records (docs/disturbance.md).
 #pragma once
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +49,7 @@ private:
     std::pair<bool, Status> attempt(RunState& run, int k, int number);
     RepeatRecord watched_attempt(RunState& run, int k, int number);
     void first_attempts(RunState& run, nlohmann::json& stopped);
+    std::optional<std::string> stop_here(const RunState& run) const;
     void retry_outliers(RunState& run);
     void retry(RunState& run, int k);
     void conclude(RunState& run) const;

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "pinbench/results/results.hpp"
+#include "results/repeat_times.hpp"
 #include "run/controls.hpp"
 #include "run/watched_attempt.hpp"
 
@@ -21,8 +24,15 @@ struct RunOptions {
     ControlOptions controls;
     WatchOptions watch;  // the device watch and what a disturbance costs (docs/disturbance.md)
     std::chrono::milliseconds device_wait_limit{15000};
-    bool allow_busy_gpu = false;              // measure even beside a leftover pinbench process
-    bool keep_going_when_busy = false;        // do not stop when a neighbour keeps the GPU busy
+    bool allow_busy_gpu = false;        // measure even beside a leftover pinbench process
+    bool keep_going_when_busy = false;  // do not stop when a neighbour keeps the GPU busy
+    // The stopping rule (docs/scenario-format.md, "Stopping early"): a run stops repeating once
+    // this many clean repeats agree to the byte; false (--all-repeats): every planned repeat.
+    bool stop_when_agreed = true;
+    int agreeing_repeats = 3;
+    // Earlier repeat times for the eta (run/eta.hpp), given the environment; *note says where
+    // from. Unset: the eta learns from the plan's own repeats. (The CLI reads --times-from.)
+    std::function<RepeatTimes(const nlohmann::json& environment, std::string* note)> earlier_times;
     const ResultsDocument* resume = nullptr;  // --resume: the partial file being continued
     std::string resume_path;
     std::ostream* progress = nullptr;  // stderr in the CLI

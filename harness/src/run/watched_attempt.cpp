@@ -104,6 +104,7 @@ WatchedAttempt run_watched_attempt(ChildLauncher& launcher, const Nvml* nvml, nl
         request.contains("run") ? request["run"].value("kind", std::string()) : std::string();
     AttemptWindow window;
     window.begin_ns = steady_ns(SteadyClock::now());
+    request["launched_ns"] = window.begin_ns;  // the child's start phase (results-schema.md, "Phases")
     const ChildLauncher::Result result = launcher.run(std::move(request), timeout);
     out.record = record_from(result, index);
     RepeatRecord& r = out.record;
@@ -123,6 +124,7 @@ WatchedAttempt run_watched_attempt(ChildLauncher& launcher, const Nvml* nvml, nl
             }
             std::this_thread::sleep_for(options.interval);
         }
+        out.return_wait_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - exited).count();
         trace = watch->finish();
         out.watch_reads = trace.reads;
         out.watch_read_ms = trace.read_ms_total;

@@ -52,6 +52,7 @@ struct WatchedAttempt {
     std::string no_process_list;
     long long watch_reads = 0;
     double watch_read_ms = 0;
+    double return_wait_ms = 0;  // after the child ended, until device usage was back (or the limit)
 };
 
 // Runs the child for `request` under the watch (none when nvml is null or watching is off; a

@@ -761,6 +761,8 @@ void walk_namespace(const fs::path& root, const fs::path& dir, bool replay, bool
 
 }  // namespace
 
+ResultsDocument load_stored_results(const StoredEntry& entry) { return load_stored(entry.path).doc; }
+
 std::vector<StoredEntry> Store::list(bool real_only) const {
     const fs::path root = path_from_utf8(dir_);
     std::vector<StoredEntry> entries;

@@ -137,7 +137,7 @@ TEST(Cli, ResultsUpgradeWritesEveryMetricsSamples) {
     const auto before = nlohmann::json::parse(read_file(in));
     const auto after = nlohmann::json::parse(read_file(out_path.string()));
     EXPECT_EQ(before.at("schema_version"), 2);
-    EXPECT_EQ(after.at("schema_version"), 4);
+    EXPECT_EQ(after.at("schema_version"), 5);
     std::size_t metrics = 0;
     std::set<std::string> kinds;
     for (std::size_t i = 0; i < before.at("runs").size(); ++i) {

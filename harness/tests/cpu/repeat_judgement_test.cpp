@@ -1,6 +1,6 @@
 // A run's repeats judged against neighbours (run/repeat_judgement.hpp) on hand-made repeats:
 // which probes judge, the repeat that disagrees with the rest, the clean repeats too few to show
-// agreement, and the run's disturbance record.
+// agreement, the run's disturbance record, and the stopping rule's agreement.
 #include <gtest/gtest.h>
 
 #include "run/repeat_judgement.hpp"
@@ -98,6 +98,71 @@ TEST(RepeatJudgement, TheRunsRecordJoinsItsDisturbedRepeatsAndKeepsTwentyEvidenc
     ASSERT_EQ(d.at("evidence").size(), 20u);
     EXPECT_EQ(d.at("evidence").front().at("text"), "0");
     EXPECT_EQ(d.at("evidence").back().at("text"), "19");
+}
+
+// An overhead run of these repeats (the stopping rule reads the run's metrics).
+RunRecord run_of(std::vector<RepeatRecord> repeats) {
+    RunRecord run;
+    run.run.id = "s/cudaMallocHost/64MiB/x1/g1";
+    run.run.kind = "overhead";
+    run.run.repeats = 5;
+    run.repeats = std::move(repeats);
+    return run;
+}
+
+TEST(StoppingRule, ThreeRepeatsIdenticalToTheByteAgree) {
+    const Agreement a = repeats_agree(
+        run_of({repeat_costing(0, 64 * MiB), repeat_costing(1, 64 * MiB), repeat_costing(2, 64 * MiB)}), 3);
+    EXPECT_TRUE(a.agreed);
+    EXPECT_EQ(a.why, "3 repeats identical to the byte on all 1 bytes and count metrics");
+}
+
+TEST(StoppingRule, TwoRepeatsAreTooFew) {
+    const Agreement a = repeats_agree(run_of({repeat_costing(0, 64 * MiB), repeat_costing(1, 64 * MiB)}), 3);
+    EXPECT_FALSE(a.agreed);
+    EXPECT_EQ(a.why, "2 repeat(s), 3 needed to agree");
+}
+
+TEST(StoppingRule, OneStepApartIsDisagreement) {
+    // One 2 MiB step of the driver in one repeat: the run keeps repeating.
+    const Agreement a = repeats_agree(
+        run_of({repeat_costing(0, 64 * MiB), repeat_costing(1, 66 * MiB), repeat_costing(2, 64 * MiB)}), 3);
+    EXPECT_FALSE(a.agreed);
+    EXPECT_EQ(a.why, "cost.after_alloc.cuda.free differs between repeats (67108864 and 69206016)");
+    // Even a byte.
+    EXPECT_FALSE(repeats_agree(run_of({repeat_costing(0, 64 * MiB), repeat_costing(1, 64 * MiB + 1),
+                                       repeat_costing(2, 64 * MiB)}),
+                               3)
+                     .agreed);
+}
+
+TEST(StoppingRule, ADisturbedAttemptNeverCountsTowardAgreement) {
+    // Three clean identical repeats beside a disturbed attempt (retried under index 1): the run
+    // measures its full count.
+    RepeatRecord disturbed = repeat_costing(1, 64 * MiB);
+    disturbed.status = Status::disturbed;
+    RepeatRecord retried = repeat_costing(1, 64 * MiB);
+    retried.attempt = 1;
+    const Agreement a = repeats_agree(
+        run_of({repeat_costing(0, 64 * MiB), disturbed, retried, repeat_costing(2, 64 * MiB)}), 3);
+    EXPECT_FALSE(a.agreed);
+    EXPECT_EQ(a.why, "repeat 2 attempt 1 was disturbed: every repeat is measured");
+    // Nor a failed one.
+    RepeatRecord failed = repeat_costing(3, 64 * MiB);
+    failed.status = Status::failed;
+    EXPECT_FALSE(repeats_agree(run_of({repeat_costing(0, 64 * MiB), repeat_costing(1, 64 * MiB),
+                                       repeat_costing(2, 64 * MiB), failed}),
+                               3)
+                     .agreed);
+}
+
+TEST(StoppingRule, NothingInBytesNothingToAgreeOn) {
+    RepeatRecord r = repeat_costing(0, 64 * MiB);
+    r.snapshots.clear();
+    r.timings_ms["alloc"] = 1.0;
+    const Agreement a = repeats_agree(run_of({r, r, r}), 3);
+    EXPECT_FALSE(a.agreed) << "times are never asked to agree, and never let a run stop";
+    EXPECT_EQ(a.why, "no bytes or count metric to agree on");
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ std::string error_of(const json& j) {
 TEST(ResultsJson, WriterHeader) {
     const json j = to_json(sample_doc());
     EXPECT_EQ(j.at("schema"), "pinbench.results");
-    EXPECT_EQ(j.at("schema_version"), 4);
+    EXPECT_EQ(j.at("schema_version"), 5);
     EXPECT_EQ(j.at("backend"), "cuda");
     EXPECT_TRUE(j.at("replay").is_null());
     EXPECT_EQ(j.at("runs").size(), 3u);
@@ -139,8 +139,47 @@ TEST(ResultsJson, OlderVersionsAreUpgradedWhenRead) {
     EXPECT_EQ(metrics.at("time.alloc_ms").stats.min, 4.0);
     // Written again, the document is version 4; the metric it could not rebuild says null.
     const json written = to_json(doc);
-    EXPECT_EQ(written.at("schema_version"), 4);
+    EXPECT_EQ(written.at("schema_version"), 5);
     EXPECT_TRUE(written.at("runs")[0].at("metrics").at("time.alloc_ms").at("samples").is_null());
+}
+
+// Version 5: a run's stopping record and a repeat's phases are written and read back; a version
+// 4 file has neither and reads as it is; a version 5 file without the record is refused.
+TEST(ResultsJson, StoppingAndPhasesRoundTripAndAVersion4FileHasNone) {
+    ResultsDocument doc = sample_doc();
+    doc.runs[0].stopping = Stopping{5, 3, "agreed: 3 repeats identical to the byte"};
+    doc.runs[0].repeats[0].phases_ms = {{"start", 12.5}, {"measure", 250.0}, {"exit", 90.25}};
+    const json j = to_json(doc);
+    EXPECT_EQ(j.at("runs")[0].at("stopping"),
+              (json{{"planned", 5}, {"stopped_at", 3}, {"why", "agreed: 3 repeats identical to the byte"}}));
+    EXPECT_TRUE(j.at("runs")[1].at("stopping").is_null());
+    const ResultsDocument back = results_from_json(json::parse(j.dump()), "r.json");
+    ASSERT_TRUE(back.runs[0].stopping.has_value());
+    EXPECT_EQ(back.runs[0].stopping->planned, 5);
+    EXPECT_EQ(back.runs[0].stopping->stopped_at, 3);
+    EXPECT_EQ(back.runs[0].stopping->why, "agreed: 3 repeats identical to the byte");
+    EXPECT_FALSE(back.runs[1].stopping.has_value());
+    EXPECT_EQ(back.runs[0].repeats[0].phases_ms.at("exit"), 90.25);
+    EXPECT_EQ(to_json(back), j);
+
+    json v4 = j;
+    v4["schema_version"] = 4;
+    for (auto& run : v4["runs"]) {
+        run.erase("stopping");
+        for (auto& r : run["repeats"]) r.erase("phases_ms");
+    }
+    const ResultsDocument old = results_from_json(v4, "r.json");
+    EXPECT_FALSE(old.runs[0].stopping.has_value());
+    EXPECT_TRUE(old.runs[0].repeats[0].phases_ms.empty());
+
+    json missing = j;
+    missing["runs"][0].erase("stopping");
+    EXPECT_NE(error_of(missing).find("stopping: missing required field"), std::string::npos)
+        << error_of(missing);
+    json more = j;
+    more["runs"][0]["stopping"]["stopped_at"] = 6;
+    EXPECT_NE(error_of(more).find("stopped_at: more than the planned 5"), std::string::npos)
+        << error_of(more);
 }
 
 TEST(ResultsJson, RoundTripIsLossless) {
@@ -209,12 +248,12 @@ TEST(ResultsJson, RejectsOtherSchemas) {
               "r.json: not a pinbench results file (schema is \"pinbench.baseline\", expected "
               "\"pinbench.results\")");
     j["schema"] = "pinbench.results";
-    j["schema_version"] = 5;
+    j["schema_version"] = 6;
     EXPECT_EQ(error_of(j),
-              "r.json: results schema version 5 is not supported (this build reads versions 1 to 4)");
+              "r.json: results schema version 6 is not supported (this build reads versions 1 to 5)");
     j["schema_version"] = 0;
     EXPECT_EQ(error_of(j),
-              "r.json: results schema version 0 is not supported (this build reads versions 1 to 4)");
+              "r.json: results schema version 0 is not supported (this build reads versions 1 to 5)");
     j["schema_version"] = "1";
     EXPECT_EQ(error_of(j), "r.json: schema_version: expected an integer, found string");
     j.erase("schema_version");
@@ -350,9 +389,9 @@ std::string load_error(const std::string& name) {
 
 TEST(LoadResults, RejectsWithTheFileName) {
     EXPECT_EQ(
-        load_error("version5.json"),
+        load_error("version6.json"),
         fixtures +
-            "version5.json: results schema version 5 is not supported (this build reads versions 1 to 4)");
+            "version6.json: results schema version 6 is not supported (this build reads versions 1 to 5)");
     EXPECT_EQ(
         load_error("not_results.json").rfind(fixtures + "not_results.json: not a pinbench results file", 0),
         0u);

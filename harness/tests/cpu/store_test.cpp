@@ -713,7 +713,7 @@ TEST(Store, InvalidResultsFilesAreNamed) {
             << e.what();
     }
     EXPECT_THROW(store.add(tmp.file("missing.json")), InputError);
-    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version5.json"), InputError);
+    EXPECT_THROW(store.add(std::string(PINBENCH_FIXTURES) + "/results/version6.json"), InputError);
     EXPECT_TRUE(store.list().empty());
 }
 

@@ -1,7 +1,8 @@
 """An older results file as the current version, by the harness.
 
-Every document is read as the current version (4: each metric carries its per-repeat samples).
-An older one (1 to 3: summaries only) is upgraded by the harness, in one place for both
+Every document is read as the current version (5; version 4 reads as it is: each metric carries
+its per-repeat samples, and what 5 adds, the runs' stopping record and the repeats' phases, is
+only shown). An older one (1 to 3: summaries only) is upgraded by the harness, in one place for both
 languages: `pinbench results upgrade -` (PINBENCH_EXE, else `pinbench` on PATH) rebuilds each
 metric's samples from the repeats' snapshots, timings and data, and keeps them where they
 summarise to the stored summary; a metric it cannot rebuild has `samples: null`: shown, never
@@ -22,6 +23,7 @@ from pinreport.result import upgrade_cache
 from pinreport.schema import (
     RESULTS_SCHEMA_NAME,
     RESULTS_SCHEMA_OLDEST_VERSION,
+    RESULTS_SCHEMA_SAMPLES_VERSION,
     RESULTS_SCHEMA_VERSION,
 )
 
@@ -117,7 +119,7 @@ def as_current_version(doc: dict[str, Any], path: str, data: bytes | None = None
     index alone keeps as stored the versions it reads alike: parse_results). data: the bytes
     `doc` was parsed from, when the caller has them (upgrade())."""
     version = doc.get("schema_version")
-    if isinstance(version, int) and not isinstance(version, bool) and version < RESULTS_SCHEMA_VERSION:
+    if isinstance(version, int) and not isinstance(version, bool) and version < RESULTS_SCHEMA_SAMPLES_VERSION:
         return upgrade(doc, path, data)
     return doc
 
@@ -136,11 +138,11 @@ def older_version_document(data: bytes) -> dict[str, Any] | None:
     quarter of the time, and a night of a year-old store is read so once per machine."""
     at = data.rfind(b'"schema_version"')
     hint = _VERSION_MEMBER.match(data, at) if at >= 0 else None
-    if hint is None or int(hint.group(1)) >= RESULTS_SCHEMA_VERSION:
+    if hint is None or int(hint.group(1)) >= RESULTS_SCHEMA_SAMPLES_VERSION:
         return None
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError):
         return None
     version = supported_version(doc) if isinstance(doc, dict) and doc.get("schema") == RESULTS_SCHEMA_NAME else None
-    return doc if version is not None and version < RESULTS_SCHEMA_VERSION else None
+    return doc if version is not None and version < RESULTS_SCHEMA_SAMPLES_VERSION else None

@@ -18,9 +18,11 @@ namespace pinbench {
 inline constexpr const char* results_schema_name = "pinbench.results";
 // Version 2 (scenario kinds) adds plan.params and repeats[].data; version 3 adds the status
 // "disturbed", repeat attempts and disturbance evidence, measurement_id, interrupted and
-// resumed; version 4 the per-repeat samples of every metric (docs/results-schema.md, with the
-// version plan). Versions 1 to 3 still read: the reader upgrades them (results_upgrade.cpp).
-inline constexpr int results_schema_version = 4;
+// resumed; version 4 the per-repeat samples of every metric; version 5 each run's stopping
+// record (how many repeats were planned, how many were measured and why) and each repeat's
+// phases (docs/results-schema.md, with the version plan). Versions 1 to 4 still read: the reader
+// upgrades 1 to 3 (results_upgrade.cpp); a version 4 file is version 5 without those two fields.
+inline constexpr int results_schema_version = 5;
 
 // Every planned run and every repeat ends with one of these; "not measured" is never 0.
 // disturbed: another process moved device memory inside the measuring window and retries
@@ -40,7 +42,13 @@ struct RepeatRecord {
     double parent_wait_ms = 0;   // how long the parent waited for the device to settle
     bool parent_settled = true;  // false when usage never returned to its pre-run level
     std::vector<Snapshot> snapshots;
-    std::map<std::string, double> timings_ms;        // "context", "alloc", "first_use", "free"
+    std::map<std::string, double> timings_ms;  // "context", "alloc", "first_use", "free"
+    // Where the attempt's time went (version 5; empty in older files and for replayed
+    // repeats): "wait_before" (the parent's wait for the devices), "start" (the child's process
+    // start, until its main), "measure" (main until the response is written), "exit" (the
+    // response until the process ended: the driver's teardown), "return_wait" (the parent's
+    // wait for device usage to come back). Docs: results-schema.md "Phases".
+    std::map<std::string, double> phases_ms;
     std::string output_tail;                         // child's output when it did not end cleanly
     nlohmann::json data = nlohmann::json::object();  // kind-specific measurements (docs/kinds.md)
     // Null or {"probes": [keys], "evidence": [{..., "text"}]}: what another process did inside
@@ -58,6 +66,13 @@ struct MetricSummary {
     std::optional<std::vector<double>> samples;
 };
 
+// How many repeats a run measured and why (version 5; docs/scenario-format.md, "Stopping early").
+struct Stopping {
+    int planned = 0;     // the scenario's repeats
+    int stopped_at = 0;  // repeat indices measured (every attempt of them in `repeats`)
+    std::string why;     // "agreed: ...", "all repeats: ...", "waived", ...
+};
+
 struct RunRecord {
     PlannedRun run;
     Status status = Status::ok;         // ok when every repeat is ok; else the worst repeat's status
@@ -66,6 +81,7 @@ struct RunRecord {
     // Null, or {"attempts": N, "probes": [keys], "evidence": [...]} when any attempt was disturbed.
     nlohmann::json disturbance;
     std::map<std::string, MetricSummary> metrics;  // e.g. "cost.after_first_use.cuda.free"
+    std::optional<Stopping> stopping;              // null: not measured here, or an older file
 };
 
 struct ResultsDocument {

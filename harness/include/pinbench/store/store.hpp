@@ -56,6 +56,12 @@ struct StoredEntry {
     std::string problem;                // list(): why this file is not a usable entry; "" when it is
 };
 
+struct ResultsDocument;
+
+// The document of a stored file (a list() entry), decompressed and read as load_results reads
+// one (the eta's earlier repeat times: run/eta.hpp). Throws InputError as load_results does.
+ResultsDocument load_stored_results(const StoredEntry& entry);
+
 // How a writer waits for the store's lock and when it may break one left behind.
 struct StoreLockOptions {
     std::chrono::milliseconds wait{30'000};  // give up (SystemError) after this long
