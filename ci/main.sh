@@ -79,9 +79,11 @@ else
   # A failed or disturbed run (exit 3) still gets its answer; a cancelled one (128+N) does not.
   # No summary from `run` itself: the one below compares with the earlier releases in the store.
   # Its progress lines still go to the terminal; their last ones (the repeats saved) end the job.
-  rc=0
-  "$pinbench" run scenarios/quick.yaml -o "$out/quick.json" --no-summary --times-from "$times" \
-    2> >(tee "$out/run.log" >&2) || rc=$?
+  set +e
+  "$pinbench" run scenarios/quick.yaml -o "$out/quick.json" --no-summary --times-from "$times" 2>&1 |
+    tee "$out/run.log"
+  rc=${PIPESTATUS[0]}
+  set -e
   ((rc < 128)) || exit "$rc"
   repeats_line=$(grep -a '^pinbench: repeats: ' "$out/run.log" | tail -1 || true)
   "$pinbench" store add "$out/quick.json" --store "$store" || echo "pinbench: store add failed: no history kept of this run"

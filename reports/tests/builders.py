@@ -105,6 +105,7 @@ def run_doc(
                 "timings_ms": {name: values[i] for name, values in timings.items()},
                 "snapshots": snaps,
                 "output_tail": "",
+                "phases_ms": {},
             }
         )
     metrics = {}
@@ -139,6 +140,7 @@ def run_doc(
         "reason": reason if status != "ok" else "",
         "repeats": repeats,
         "metrics": metrics,
+        "stopping": None,  # results schema 5; results_doc drops it for older versions
     }
 
 

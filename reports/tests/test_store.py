@@ -134,7 +134,7 @@ def test_read_store_names_corrupted_files_and_reads_the_rest(tmp_path):
     truncated.write_text(stored_text(good1)[:100])
     other_version = good1.parent / "20250604T100000Z-bbbbbbbbbbbb.json"
     doc = json.loads(stored_text(good1))
-    doc["schema_version"] = 5
+    doc["schema_version"] = 6
     other_version.write_text(json.dumps(doc))
     (good1.parent / "20250605T100000Z-cccccccccccc.json.tmp.123.abcd").write_text("{")  # a writer's temp
 
@@ -142,7 +142,7 @@ def test_read_store_names_corrupted_files_and_reads_the_rest(tmp_path):
     assert [Path(e.path) for e in contents.entries] == [good2, good1]  # oldest first
     assert [e.path for e in contents.problems] == [str(truncated), str(other_version)]
     assert "invalid JSON" in str(contents.problems[0])
-    assert "results schema version 5 is not supported" in str(contents.problems[1])
+    assert "results schema version 6 is not supported" in str(contents.problems[1])
 
 
 def test_store_without_marker_is_not_read(tmp_path):
