@@ -22,6 +22,8 @@ wall=$out/wall.txt
 : >"$wall"
 say() { echo "$*" | tee -a "$wall"; }
 left() { echo $((budget_s - SECONDS)); }
+# Seconds a stage may take: what is left less a margin for the stages after it, at least 10.
+limit() { local l=$(($(left) - $1)); echo $((l < 10 ? 10 : l)); }
 
 if compgen -G ".whl/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
@@ -46,15 +48,15 @@ old_exe=$root/build/old/harness/pinbench
 new_exe=$root/build/gpu/harness/pinbench
 
 # --- 1. ci/main.sh, old then new (no build: PINBENCH_EXE; no apt: SKIP_SETUP) ---------------
-main_of() {  # NAME TREE EXE
+main_of() {  # NAME TREE EXE SECONDS-TO-KEEP-FOR-LATER-STAGES
   local name=$1 tree=$2 exe=$3 rc=0 t0=$SECONDS
   (cd "$tree" && SKIP_SETUP=1 PINBENCH_EXE=$exe OUT=$work/$name \
-    timeout -s INT "$(($(left) - 20))" bash ci/main.sh) >"$work/logs/main-$name.log" 2>&1 || rc=$?
+    timeout -s INT -k 15 "$(limit "$4")" bash ci/main.sh) >"$work/logs/main-$name.log" 2>&1 || rc=$?
   say "$name: ci/main.sh: exit $rc after $((SECONDS - t0)) s (doctor, quick.yaml, budget, pinreport; built before)"
   grep -a '^ci/main.sh: \|repeats: planned' "$work/logs/main-$name.log" | sed "s/^/$name: /" | tee -a "$wall"
 }
-main_of old "$root/old-tree" "$old_exe"
-main_of new "$root" "$new_exe"
+main_of old "$root/old-tree" "$old_exe" 200
+main_of new "$root" "$new_exe" 60
 cp "$work/old/quick.json" "$out/old-quick.json" 2>/dev/null
 cp "$work/new/quick.json" "$out/new-quick.json" 2>/dev/null
 
@@ -92,7 +94,7 @@ t=$SECONDS
 neighbour=$!
 sleep 3
 rc=0
-timeout -s INT "$(($(left) - 15))" "$new_exe" run scenarios/quick.yaml --only 'quick-overhead/cudaMallocHost/*' \
+timeout -s INT -k 15 "$(limit 15)" "$new_exe" run scenarios/quick.yaml --only 'quick-overhead/cudaMallocHost/*' \
   -o "$work/neighbour.json" --no-summary >"$work/logs/neighbour-run.log" 2>&1 || rc=$?
 kill "$neighbour" 2>/dev/null
 wait "$neighbour" 2>/dev/null
