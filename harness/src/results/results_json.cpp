@@ -153,8 +153,9 @@ Stopping stopping_from(const JsonAt& at) {
     };
     s.planned = count("planned");
     s.stopped_at = count("stopped_at");
-    if (s.stopped_at > s.planned)
+    if (s.stopped_at > s.planned) {
         at.field("stopped_at").fail("more than the planned " + std::to_string(s.planned));
+    }
     s.why = at.field("why").string();
     return s;
 }
