@@ -57,7 +57,7 @@ def test_version_4_samples_are_read_as_written(tmp_path):
 
 
 def test_version_5_stopping_and_phases_round_trip(tmp_path):
-    # Results schema 5 (issue 46): a run's stopping record and a repeat's phases, read as written.
+    # Results schema 5 (the stopping rule): a run's stopping record and a repeat's phases, read as written.
     run = run_doc(timings={"alloc": [1.0] * 7})
     run["stopping"] = {"planned": 5, "stopped_at": 3, "why": "agreed: 3 repeats identical to the byte"}
     for r in run["repeats"]:

@@ -10,6 +10,7 @@
 
 #include "pinbench/results/results.hpp"
 #include "pinbench/store/store.hpp"
+#include "results/repeat_times.hpp"
 #include "run/eta.hpp"
 #include "store/earlier_times.hpp"
 #include "temp_dir.hpp"
