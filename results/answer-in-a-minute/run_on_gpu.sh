@@ -30,7 +30,7 @@ if compgen -G ".whl/*.whl" >/dev/null; then
   export PYTHONPATH=/tmp/site
 fi
 nvidia-smi -L | tee -a "$wall"
-[[ -d old-tree/harness ]] || { say "old-tree/ is missing: see results/h200-minute/README.md"; exit 2; }
+[[ -d old-tree/harness ]] || { say "old-tree/ is missing: see results/answer-in-a-minute/README.md"; exit 2; }
 [[ -d old-tree/.deps || ! -d .deps ]] || cp -R .deps old-tree/.deps
 
 # --- both builds at once (16 cores): pinbench of each, the neighbour of the new one ---------
@@ -116,7 +116,7 @@ else
   say "new nightly.yaml: not run, $rest s left"
 fi
 
-python3 "$root/results/h200-minute/scripts/phases.py" "$work"/old/quick.json "$work"/new/quick.json \
+python3 "$root/results/answer-in-a-minute/scripts/phases.py" "$work"/old/quick.json "$work"/new/quick.json \
   "$work"/neighbour.json "$work"/nightly.json >"$out/phases.txt" 2>&1
 cp "$work"/old/*.md "$work"/new/*.md "$work"/*/run.log "$work/logs/" 2>/dev/null
 tar -czf "$out/logs.tar.gz" -C "$work" logs

@@ -1,7 +1,7 @@
 """Where a results file's repeat time went: per phase (results schema 5's phases_ms), the
 child's context and settle waits, and what the stopping rule saved. Python 3 standard library.
 
-    python3 results/h200-minute/scripts/phases.py RESULTS.json [...]
+    python3 results/answer-in-a-minute/scripts/phases.py RESULTS.json [...]
 """
 
 import json
