@@ -10,6 +10,7 @@ from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
 from pinreport.environment import WSL2_MODEL
 from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import ResultsFile
 from test_pinnable import wddm_doc
 
 
@@ -19,7 +20,7 @@ class _Report:
 
 
 def _data(doc):
-    return ClaimData(doc, _Report(doc), BenchRows())
+    return ClaimData(ResultsFile("results.json", doc), _Report(doc), BenchRows())
 
 
 def test_the_register_is_the_briefs_order():

@@ -28,7 +28,7 @@ from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.reading import read_store
 
 
@@ -294,7 +294,7 @@ class _Report:
 
 
 def _claims(doc):
-    return {int(c["n"]): c for c in brief_rows(ClaimData(doc, _Report(doc), BenchRows()))}
+    return {int(c["n"]): c for c in brief_rows(ClaimData(ResultsFile("results.json", doc), _Report(doc), BenchRows()))}
 
 
 def test_claims_on_every_kind_linux():

@@ -16,7 +16,7 @@ from pinreport.pipeline import run_pipeline
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.reading import read_store
 
 # The public table (MiB): (free before the search, max pinnable, capped).
@@ -42,7 +42,7 @@ def linux_doc():
 
 
 def _row(doc):
-    (row,) = further_rows(ClaimData(doc, None, BenchRows()))
+    (row,) = further_rows(ClaimData(ResultsFile("results.json", doc), None, BenchRows()))
     return row
 
 

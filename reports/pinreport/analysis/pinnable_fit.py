@@ -47,7 +47,7 @@ from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.stats import median
-from pinreport.environment import driver_models
+from pinreport.environment import Environment
 from pinreport.probe_keys import ok_repeats
 from pinreport.units import as_number, format_bytes
 
@@ -322,12 +322,11 @@ def judge_points(points: Sequence[Point]) -> Judgement:
     )
 
 
-def platform(doc: dict[str, Any]) -> str:
+def platform(env: Environment) -> str:
     """ "windows, WDDM": the file's platform and its devices' driver models ("linux" once, where
     the driver model is the platform's name)."""
-    env = doc.get("environment") or {}
-    where = env.get("platform") or "unknown platform"
-    models = sorted(set(driver_models(env)) - {where}) or ([] if where == "linux" else ["unknown driver model"])
+    where = env.platform or "unknown platform"
+    models = sorted(set(env.driver_models) - {where}) or ([] if where == "linux" else ["unknown driver model"])
     return ", ".join([where, *models])
 
 

@@ -16,9 +16,10 @@ from pinreport.analysis.rule import (
     is_judged_key,
     pinned_bytes,
 )
-from pinreport.environment import WSL2_MODEL, driver_models, model_family
+from pinreport.environment import WSL2_MODEL, model_family
 from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import ResultsFile
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 
@@ -65,13 +66,18 @@ def observations(doc: dict[str, Any], pageable: bool = False) -> list[Observatio
 
 @dataclass
 class ClaimData:
-    doc: dict[str, Any]  # the current results file
+    current: ResultsFile  # the current results file
     report: Any  # its CompareReport (claims read report.rule)
     bench: BenchRows
 
+    @property
+    def doc(self) -> dict[str, Any]:
+        """The current file's document as written, for the claims that read its runs' records."""
+        return self.current.doc
+
     @cached_property
     def models(self) -> set[str]:
-        return set(driver_models(self.doc.get("environment") or {}))
+        return set(self.current.environment.driver_models)
 
     @property
     def windows(self) -> bool:

@@ -43,7 +43,7 @@ class MaxPinnableTracksFreeVram(Claim):
 
     def judge(self, seen: PinnableEvidence) -> Finding:
         j = seen.judgement
-        evidence = f"on {pinnable_fit.platform(seen.data.doc)}: {j.evidence}"
+        evidence = f"on {pinnable_fit.platform(seen.data.current.environment)}: {j.evidence}"
         if j.outcome == pinnable_fit.Outcome.AMBIGUOUS:
             evidence = f"inconclusive: {evidence}"
         return _VERDICT[j.outcome], evidence
@@ -55,4 +55,4 @@ class MaxPinnableTracksFreeVram(Claim):
         text = "; ".join(c.describe() for c in seen.caps)
         if seen.data.windows:
             return f"Windows cap (reported, not judged): {text}"
-        return f"Windows cap: not judged on {pinnable_fit.platform(seen.data.doc)}; here {text}"
+        return f"Windows cap: not judged on {pinnable_fit.platform(seen.data.current.environment)}; here {text}"
