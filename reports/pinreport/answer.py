@@ -109,18 +109,18 @@ class Answer:
         return tuple(sorted(Counter(c["verdict"] for c in self.claims).items()))
 
 
-def _clean_doc(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _clean_doc(current: ResultsFile) -> tuple[dict[str, Any], list[str]]:
     """The document with only the ok runs no other process disturbed, and the runs left out."""
     kept, left_out = [], []
-    for run in doc.get("runs", []):
-        if run.get("status") != "ok":
+    for run in current.runs:
+        if run.status != "ok":
             continue
         bad = disturbed_metrics(run)
         if bad:
-            left_out.append(f"{run.get('id', '?')}: {len(bad)} disturbed metric(s), left out of the fit")
+            left_out.append(f"{run.id}: {len(bad)} disturbed metric(s), left out of the fit")
             continue
-        kept.append(run)
-    return {**doc, "runs": kept}, left_out
+        kept.append(run.record)
+    return {**current.doc, "runs": kept}, left_out
 
 
 def _rule_of(report: CompareReport, api: str, run_ids: set[str]) -> tuple[str, tuple, tuple | None]:
@@ -210,7 +210,7 @@ def build_answer(
     store was given; `budget`: a `pinbench budget` document to give in one line). The report
     pipeline (pipeline.py) calls it, once."""
     doc, key = current.doc, current.environment.key
-    clean, left_out = _clean_doc(doc)
+    clean, left_out = _clean_doc(current)
     runs = doc.get("runs", [])
     by_reason: dict[str, list[str]] = {}
     for r in runs:

@@ -11,12 +11,13 @@ from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
 from pinreport.environment import WSL2_MODEL
 from pinreport.result.bench_rows import BenchRows
 from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 from test_pinnable import wddm_doc
 
 
 class _Report:
     def __init__(self, doc):
-        self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
+        self.rule = [x for run in doc["runs"] for x in rule_results(Run.from_json(run), Band())]
 
 
 def _data(doc):

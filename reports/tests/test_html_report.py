@@ -31,6 +31,7 @@ from pinreport.render.svg_charts import (
 )
 from pinreport.result.bench_rows import BenchRows
 from pinreport.result.load import ResultsFile, load_results
+from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 # --- geometry ---------------------------------------------------------------------------------
@@ -251,7 +252,7 @@ def test_claims_on_wddm_data(tmp_path):
         def __init__(self, doc):
             from pinreport.analysis.rule import Band, rule_results
 
-            self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
+            self.rule = [x for run in doc["runs"] for x in rule_results(Run.from_json(run), Band())]
 
     by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ResultsFile("viol.json", viol), R(viol), BenchRows()))}
     assert by["1"] == "CONFIRMED" and by["10"] == "REFUTED"

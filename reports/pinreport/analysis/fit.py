@@ -23,7 +23,7 @@ import numpy as np
 
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, held_costs, is_judged_key, is_shared_key
 from pinreport.environment import StoreKey
-from pinreport.result.load import metric_samples
+from pinreport.result.model import Run
 
 DEFAULT_CONFIDENCE = 0.95
 _DEVICE_INDEX = re.compile(r"^nvml\.[0-9]+\.")
@@ -126,15 +126,15 @@ def collect_points(docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> dict[FitK
     """Points (pinned bytes, held cost of one repeat) per fit group, from results documents."""
     points: dict[FitKey, _Points] = defaultdict(_Points)
     for key, doc in docs:
-        for run in doc.get("runs", []):
-            plan = run.get("plan", {})
-            if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+        for run in map(Run.from_json, doc.get("runs", [])):
+            plan = run.plan.record
+            if run.status != "ok" or run.plan.kind not in RULE_KINDS:
                 continue
             x = float(plan["size_bytes"]) * float(plan["count"])
             for probe, cost in held_costs(run).items():
                 if not (is_judged_key(probe) or is_shared_key(probe)):
                     continue
-                samples = metric_samples(run, f"{cost.stage}.{probe}")
+                samples = run.metrics[f"{cost.stage}.{probe}"].samples
                 if not samples:
                     continue
                 p = points[FitKey(key.group, key.release, plan["api"], int(plan["gpus"]), probe_family(probe))]

@@ -49,6 +49,7 @@ from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.stats import median
 from pinreport.environment import Environment
 from pinreport.probe_keys import ok_repeats
+from pinreport.result.model import Run
 from pinreport.units import as_number, format_bytes
 
 GiB = 1024**3
@@ -175,7 +176,12 @@ def _capped(run: dict[str, Any], repeats: list[dict[str, Any]]) -> bool | None:
 def run_point(run: dict[str, Any]) -> Point | None:
     """The point of one ok, undisturbed max_pinnable run with free_target; None otherwise, or
     when its free VRAM, its max pinnable or whether it was capped is not recorded."""
-    if not is_pinnable_run(run) or is_failure_path(run) or run.get("status") != "ok" or disturbed_metrics(run):
+    if (
+        not is_pinnable_run(run)
+        or is_failure_path(run)
+        or run.get("status") != "ok"
+        or disturbed_metrics(Run.from_json(run))
+    ):
         return None
     repeats = ok_repeats(run)
     x = kind_results.median_of(run, kind_results.FREE_BEFORE)

@@ -20,6 +20,7 @@ from pinreport.environment import WSL2_MODEL, model_family
 from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.result.bench_rows import BenchRows
 from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 
@@ -43,24 +44,23 @@ def ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[di
         for r in kind_results.runs_of(doc, kind)
         if r.get("status") == "ok"
         and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
-        and not disturbed_metrics(r)
+        and not disturbed_metrics(Run.from_json(r))
     ]
 
 
-def observations(doc: dict[str, Any], pageable: bool = False) -> list[Observation]:
+def observations(current: ResultsFile, pageable: bool = False) -> list[Observation]:
     """The held costs on dedicated keys of ok rule-kind runs; pinned runs, or the pageable
     control with pageable=True. Disturbed keys are never judged (disturbance.py)."""
     out = []
-    for run in doc.get("runs", []):
-        plan = run.get("plan", {})
-        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+    for run in current.runs:
+        if run.status != "ok" or run.plan.kind not in RULE_KINDS:
             continue
-        if (plan.get("api") == CONTROL_API) != pageable:
+        if (run.plan.record.get("api") == CONTROL_API) != pageable:
             continue
         disturbed = disturbed_keys(run)
         for key, cost in sorted(held_costs(run).items()):
             if is_judged_key(key) and key not in disturbed:
-                out.append(Observation(run["id"], key, cost.median, pinned_bytes(plan), float(cost.granule or 0)))
+                out.append(Observation(run.id, key, cost.median, pinned_bytes(run.plan), float(cost.granule or 0)))
     return out
 
 
@@ -103,7 +103,7 @@ class ClaimData:
 
     @cached_property
     def observations(self) -> list[Observation]:
-        return observations(self.doc)
+        return observations(self.current)
 
     @cached_property
     def capacity_ratios(self) -> list[RuleResult]:

@@ -73,6 +73,12 @@ class Metrics(Mapping[str, Metric]):
     def __eq__(self, other: object) -> bool:
         return dict(self.items()) == dict(other.items()) if isinstance(other, Mapping) else NotImplemented
 
+    def records(self) -> Iterator[tuple[str, Any]]:
+        """(name, record as written) of every metric, no Metric built: for the one pass over every
+        metric of every baseline run (disturbance.disturbed_metrics), which reads a flag and a
+        sign of each and builds a Metric only for the few that need one."""
+        return iter(self._raw.items())
+
 
 @dataclass(frozen=True)
 class Plan:

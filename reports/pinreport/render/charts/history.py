@@ -16,13 +16,13 @@ def history_charts(all_nights: list[Night], max_ticks: int = 8) -> list[Chart]:
         return []
     values: dict[tuple[str, str], dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for i, n in enumerate(all_nights):
-        for (scenario, api), runs in rule_kind_groups(n.doc).items():
+        for (scenario, api), runs in rule_kind_groups(n.runs).items():
             for run in runs:
                 costs = held_costs(run)
                 head = headline_key(set(costs))
                 if head is None:
                     continue
-                plan = run["plan"]
+                plan = run.plan.record
                 name = f"{size_label(plan['size_bytes'])} x{plan['count']} · {probe_label(head)}"
                 values[(scenario, api)][name].append((float(i), costs[head].median / MiB))
     marks = [
