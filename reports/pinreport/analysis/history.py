@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from pinreport.analysis.rule import RULE_KINDS, held_costs
+from pinreport.analysis.rule import RULE_KINDS, HeldCost, held_costs
 from pinreport.result.load import ResultsFile
 from pinreport.result.model import Run
 from pinreport.store.files import REAL, measurement_id
@@ -72,11 +72,14 @@ def latest_per_release(all_nights: list[Night], current: ResultsFile) -> list[Ni
     return sorted(by.values(), key=lambda n: (0, release_key(n.release)) if is_release(n.release) else (1, n.release))
 
 
-def rule_kind_groups(runs: Iterable[Run]) -> dict[tuple[str, str], list[Run]]:
-    """Ok rule-kind runs with held costs per (scenario, api) (capacity runs have none: their
-    rule result is capacity.loss)."""
-    out: dict[tuple[str, str], list[Run]] = defaultdict(list)
+def rule_kind_groups(runs: Iterable[Run]) -> dict[tuple[str, str], list[tuple[Run, dict[str, HeldCost]]]]:
+    """Ok rule-kind runs with held costs per (scenario, api), each with its held costs (worked
+    out once: the charts read them of every night); capacity runs have none: their rule result
+    is capacity.loss."""
+    out: dict[tuple[str, str], list[tuple[Run, dict[str, HeldCost]]]] = defaultdict(list)
     for run in runs:
-        if run.status == "ok" and run.plan.kind in RULE_KINDS and held_costs(run):
-            out[(run.plan.scenario, run.plan.record["api"])].append(run)
+        if run.status == "ok" and run.plan.kind in RULE_KINDS:
+            costs = held_costs(run)
+            if costs:
+                out[(run.plan.scenario, run.plan.record["api"])].append((run, costs))
     return out

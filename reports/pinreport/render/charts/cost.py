@@ -3,7 +3,7 @@
 from collections import defaultdict
 
 from pinreport.analysis.history import Night, rule_kind_groups
-from pinreport.analysis.rule import CONTROL_API, held_costs, is_judged_key, is_shared_key
+from pinreport.analysis.rule import CONTROL_API, is_judged_key, is_shared_key
 from pinreport.labels import MiB, anchor, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
 from pinreport.result.model import Run
@@ -27,13 +27,13 @@ def cost_charts(per_release: list[Night]) -> list[Chart]:
         runs_cur = current_groups.get((scenario, api)) or next(
             g[(scenario, api)] for g in groups if (scenario, api) in g
         )
-        axis = _x_axis(runs_cur)
+        axis = _x_axis([run for run, _ in runs_cur])
         series = []
         for n, g in zip(per_release, groups, strict=True):
             points: dict[str, list[tuple[float, float]]] = defaultdict(list)
-            for run in g.get((scenario, api), []):
+            for run, costs in g.get((scenario, api), []):
                 x = run.plan.record["count"] if axis == "count" else run.plan.record["size_bytes"]
-                for key, cost in held_costs(run).items():
+                for key, cost in costs.items():
                     if is_judged_key(key) or is_shared_key(key):
                         points[key].append((float(x), cost.median / MiB))
             for key in sorted(points):
