@@ -178,9 +178,9 @@ def test_brief_claims_take_no_evidence_from_a_disturbed_run():
         )
         for w in (1, 4)
     ]
-    assert len(ok_runs(results_doc(runs), "workers")) == 2
+    assert len(ok_runs(ResultsFile("results.json", results_doc(runs)).runs, "workers")) == 2
     disturb_metrics(runs[1], ["workers.context_per_worker.cuda.free"], [EVIDENCE])
-    assert [r["id"] for r in ok_runs(results_doc(runs), "workers")] == [runs[0]["id"]]
+    assert [r.id for r in ok_runs(ResultsFile("results.json", results_doc(runs)).runs, "workers")] == [runs[0]["id"]]
 
 
 def test_an_ok_run_whose_repeats_carry_the_evidence_shows_it(tmp_path, capsys):

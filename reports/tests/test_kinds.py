@@ -373,7 +373,7 @@ def test_every_headline_metric_is_written_by_the_harness():
     ]
     missing = []
     for kind, heads in kind_results.HEADLINES.items():
-        names = {m for d in docs for r in kind_results.runs_of(d, kind) for m in r.get("metrics", {})}
+        names = {m for d in docs for r in kind_results.runs_of(map(Run.from_json, d["runs"]), kind) for m in r.metrics}
         assert names, kind
         missing += [(kind, h) for h in heads if not (kind_results.keys_for(h, names) if "<" in h else {h} & names)]
     assert missing == []

@@ -17,6 +17,7 @@ from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
 from pinreport.result.load import ResultsFile, load_results
+from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 # The public table (MiB): (free before the search, max pinnable, capped).
@@ -238,7 +239,7 @@ def test_no_free_target_runs_is_not_tested():
 
 
 def test_sweep_headlines_carry_the_new_metrics():
-    assert kind_results.metric_columns("sweep", wddm_doc()["runs"]) == [
+    assert kind_results.metric_columns("sweep", [Run.from_json(r) for r in wddm_doc()["runs"]]) == [
         "sweep.max_pinnable",
         "sweep.free_before",
         "sweep.capped",

@@ -173,22 +173,17 @@ def _capped(run: dict[str, Any], repeats: list[dict[str, Any]]) -> bool | None:
     return None if low is None else low >= 1.0
 
 
-def run_point(run: dict[str, Any]) -> Point | None:
+def run_point(run: Run) -> Point | None:
     """The point of one ok, undisturbed max_pinnable run with free_target; None otherwise, or
     when its free VRAM, its max pinnable or whether it was capped is not recorded."""
-    if (
-        not is_pinnable_run(run)
-        or is_failure_path(run)
-        or run.get("status") != "ok"
-        or disturbed_metrics(Run.from_json(run))
-    ):
+    if not is_pinnable_run(run.record) or is_failure_path(run.record) or run.status != "ok" or disturbed_metrics(run):
         return None
-    repeats = ok_repeats(run)
+    repeats = ok_repeats(run.record)
     x = kind_results.median_of(run, kind_results.FREE_BEFORE)
     x = x if x is not None else _from_data(repeats, "free_before")
     y = kind_results.median_of(run, kind_results.MAX_PINNABLE)
     y = y if y is not None else _from_data(repeats, "max_pinnable")
-    capped = _capped(run, repeats)
+    capped = _capped(run.record, repeats)
     if x is None or y is None or capped is None:
         return None
     ratio = kind_results.median_of(run, kind_results.OVER_HOST_RAM)
@@ -197,9 +192,9 @@ def run_point(run: dict[str, Any]) -> Point | None:
         ratio = y / ram if ram else None
     stops, small = _stops_of(repeats)
     datas = [r.get("data") or {} for r in repeats]
-    plan = run["plan"]
+    plan = run.plan.record
     return Point(
-        run_id=run["id"],
+        run_id=run.id,
         api=str(plan.get("api", "")),
         free_target=plan["params"][FREE_TARGET],
         free_before=x,
@@ -228,7 +223,7 @@ def _stops_of(repeats: list[dict[str, Any]]) -> tuple[tuple[str, ...], tuple[boo
     return tuple(stops), tuple(small)
 
 
-def collect_runs(runs: Iterable[dict[str, Any]]) -> dict[str, list[Point]]:
+def collect_runs(runs: Iterable[Run]) -> dict[str, list[Point]]:
     """api -> its points, by free VRAM (then run id)."""
     out: dict[str, list[Point]] = {}
     for run in runs:
@@ -240,7 +235,7 @@ def collect_runs(runs: Iterable[dict[str, Any]]) -> dict[str, list[Point]]:
 
 def collect(doc: dict[str, Any]) -> dict[str, list[Point]]:
     """api -> its points in a results document (collect_runs over doc["runs"])."""
-    return collect_runs(doc.get("runs", []))
+    return collect_runs(map(Run.from_json, doc.get("runs", [])))
 
 
 # --- the fit and the claim ----------------------------------------------------------------------

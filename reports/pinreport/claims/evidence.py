@@ -1,6 +1,7 @@
 """The data at hand for the claims: one results file, its CompareReport and the benchmark
 rows, with the platform it was measured on and the look-ups several claims share."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -36,15 +37,15 @@ class Observation:
     granule: float
 
 
-def ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[dict[str, Any]]:
+def ok_runs(runs: Iterable[Run], kind: str, pinned_only: bool = True) -> list[Run]:
     """The ok runs of a kind that no other process disturbed (a run with a disturbed probe
     gives no evidence for a claim: disturbance.py)."""
     return [
         r
-        for r in kind_results.runs_of(doc, kind)
-        if r.get("status") == "ok"
-        and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
-        and not disturbed_metrics(Run.from_json(r))
+        for r in kind_results.runs_of(runs, kind)
+        if r.status == "ok"
+        and not (pinned_only and r.plan.record.get("api") == CONTROL_API)
+        and not disturbed_metrics(r)
     ]
 
 
@@ -110,5 +111,5 @@ class ClaimData:
         """The rule's capacity.loss results that were judged (rule.capacity_result)."""
         return [r for r in self.report.rule if r.key == CAPACITY_LOSS and r.verdict != RuleVerdict.NOT_JUDGED]
 
-    def ok_runs(self, kind: str) -> list[dict[str, Any]]:
-        return ok_runs(self.doc, kind)
+    def ok_runs(self, kind: str) -> list[Run]:
+        return ok_runs(self.current.runs, kind)
