@@ -184,7 +184,7 @@ def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreCont
         err(f"error: {e}")
         return EXIT_BAD_INPUT
     # scipy's import (about a second) while worker processes check the store's files.
-    return current, read(args.store, current.doc, meanwhile=load_libraries)
+    return current, read(args.store, current, meanwhile=load_libraries)
 
 
 def _load_budget(path: str | None) -> BudgetDocument | None | int:
