@@ -130,7 +130,12 @@ class Environment:
     driver_models: tuple[str, ...]  # each described device's, in device order
     platform: str | None  # "linux", "windows" ... as recorded
     replayed: bool  # the record says the replay backend wrote it
-    gpu: str | None  # the first described device's name; None when it has none
+    device_names: tuple[str, ...]  # each described device's name, in device order ("" where it has none)
+
+    @property
+    def gpu(self) -> str | None:
+        """The first described device's name; None when it has none."""
+        return (self.device_names[0] or None) if self.device_names else None
 
     @property
     def memory_total(self) -> int | None:
@@ -150,8 +155,7 @@ class Environment:
         that failed its checks is still labelled, as "unknown-...")."""
         env = record if isinstance(record, dict) else {}
         platform = env.get("platform")
-        devices = _devices(env)
-        gpu = devices[0].get("name") if devices else None
+        names = tuple(d.get("name") if isinstance(d.get("name"), str) else "" for d in _devices(env))
         return cls(
             record=env,
             key=store_key(env),
@@ -159,7 +163,7 @@ class Environment:
             driver_models=tuple(driver_models(env)),
             platform=platform if isinstance(platform, str) else None,
             replayed=env.get("replayed") is True,
-            gpu=gpu if isinstance(gpu, str) and gpu else None,
+            device_names=names,
         )
 
 
