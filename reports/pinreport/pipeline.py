@@ -70,7 +70,7 @@ class Report:
     @cached_property
     def fits(self) -> dict[FitKey, CostFit]:
         """The cost fits of every run of the current file (the rule's charts, the reserve table)."""
-        return fit_all([(self.key, self.current.doc)])
+        return fit_all([(self.key, self.current.runs)])
 
     @cached_property
     def _claim_data(self) -> ClaimData:

@@ -61,7 +61,7 @@ class Fits:
 def make_fits(trace: TraceFile, runs: Iterable[StoredRun], gpus: int) -> Fits:
     key = trace.key
     runs = [r for r in runs if r.environment.key == key]
-    fits = fit_all((r.environment.key, r.doc) for r in runs)
+    fits = fit_all((r.environment.key, r.runs) for r in runs)
     paths = sorted({r.path for r in runs})
     replayed = any(r.replayed for r in runs)
     machine = Machine.from_environment(trace.environment).words()

@@ -16,6 +16,7 @@ from typing import Any
 from pinreport.environment import Environment
 from pinreport.result.budget import BudgetDocument
 from pinreport.result.gbench import BenchFile, NotBenchmarkJson, load_bench
+from pinreport.result.model import Run
 from pinreport.units import format_bytes
 
 # What to run to get each piece of evidence (benchmarks/README.md, docs/store.md, docs/budget.md).
@@ -226,6 +227,11 @@ class StoredRun:
     def environment(self) -> Environment:
         """The document's environment record, read once."""
         return Environment.from_json(self.doc.get("environment"))
+
+    @cached_property
+    def runs(self) -> tuple[Run, ...]:
+        """The document's runs, read once (result/model.py)."""
+        return tuple(Run.from_json(r) for r in self.doc.get("runs", []))
 
 
 def _median(run: dict[str, Any], metric: str) -> float | None:

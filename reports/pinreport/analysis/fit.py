@@ -17,7 +17,6 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -122,11 +121,12 @@ class _Points:
     granules: set[int | None] = field(default_factory=set)
 
 
-def collect_points(docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> dict[FitKey, _Points]:
-    """Points (pinned bytes, held cost of one repeat) per fit group, from results documents."""
+def collect_points(files: Iterable[tuple[StoreKey, Iterable[Run]]]) -> dict[FitKey, _Points]:
+    """Points (pinned bytes, held cost of one repeat) per fit group, from the runs of results
+    files, each with its store key."""
     points: dict[FitKey, _Points] = defaultdict(_Points)
-    for key, doc in docs:
-        for run in map(Run.from_json, doc.get("runs", [])):
+    for key, runs in files:
+        for run in runs:
             plan = run.plan.record
             if run.status != "ok" or run.plan.kind not in RULE_KINDS:
                 continue
@@ -145,10 +145,11 @@ def collect_points(docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> dict[FitK
 
 
 def fit_all(
-    docs: Iterable[tuple[StoreKey, dict[str, Any]]], confidence: float = DEFAULT_CONFIDENCE
+    files: Iterable[tuple[StoreKey, Iterable[Run]]], confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[FitKey, CostFit]:
+    """The cost fit of every group of runs (FitKey) among the files' runs (store key, runs)."""
     out = {}
-    for k, p in collect_points(docs).items():
+    for k, p in collect_points(files).items():
         known = [g for g in p.granules if g is not None]
         granule = max(known) if known and None not in p.granules else None
         out[k] = fit_cost(p.xs, p.ys, granule, confidence)
