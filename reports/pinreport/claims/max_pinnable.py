@@ -21,7 +21,7 @@ _VERDICT = {
 @dataclass(frozen=True)
 class PinnableEvidence:
     data: ClaimData
-    by_api: dict[str, list[pinnable_fit.Point]]  # pinnable_fit.collect
+    by_api: dict[str, list[pinnable_fit.Point]]  # pinnable_fit.collect_runs of the current file
     judgement: pinnable_fit.Judgement
     caps: list[pinnable_fit.WindowsCap]
 
@@ -34,7 +34,7 @@ class MaxPinnableTracksFreeVram(Claim):
     )
 
     def gather(self, data: ClaimData) -> PinnableEvidence:
-        by_api = pinnable_fit.collect(data.doc)
+        by_api = pinnable_fit.collect_runs(data.current.runs)
         return PinnableEvidence(data, by_api, pinnable_fit.judge(data.doc, by_api), pinnable_fit.windows_caps(by_api))
 
     def applies(self, seen: PinnableEvidence) -> str | None:
