@@ -16,7 +16,6 @@ formatter labels them REPLAYED.
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
 from pinreport.analysis.disturbance import disturbed_metrics
@@ -26,6 +25,7 @@ from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.environment import EnvironmentChange, StoreKey
 from pinreport.result.budget import BudgetDocument, FamilyBudget
 from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 from pinreport.units import format_bytes
 
 GiB = 1024**3
@@ -109,18 +109,18 @@ class Answer:
         return tuple(sorted(Counter(c["verdict"] for c in self.claims).items()))
 
 
-def _clean_doc(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The document with only the ok runs no other process disturbed, and the runs left out."""
+def _clean_runs(current: ResultsFile) -> tuple[list[Run], list[str]]:
+    """The ok runs no other process disturbed, and the runs left out."""
     kept, left_out = [], []
-    for run in doc.get("runs", []):
-        if run.get("status") != "ok":
+    for run in current.runs:
+        if run.status != "ok":
             continue
         bad = disturbed_metrics(run)
         if bad:
-            left_out.append(f"{run.get('id', '?')}: {len(bad)} disturbed metric(s), left out of the fit")
+            left_out.append(f"{run.id}: {len(bad)} disturbed metric(s), left out of the fit")
             continue
         kept.append(run)
-    return {**doc, "runs": kept}, left_out
+    return kept, left_out
 
 
 def _rule_of(report: CompareReport, api: str, run_ids: set[str]) -> tuple[str, tuple, tuple | None]:
@@ -132,19 +132,19 @@ def _rule_of(report: CompareReport, api: str, run_ids: set[str]) -> tuple[str, t
     return worst, ordered, (min(ratios), max(ratios)) if ratios else None
 
 
-def _rows(doc: dict[str, Any], key: StoreKey, report: CompareReport) -> tuple[CostRow, ...]:
-    fits: dict[FitKey, CostFit] = fit_all([(key, doc)])
+def _rows(runs: list[Run], key: StoreKey, report: CompareReport) -> tuple[CostRow, ...]:
+    fits: dict[FitKey, CostFit] = fit_all([(key, runs)])
     releases = {key.group: key.release}
     rows = []
     for gpus in sorted({k.gpus for k in fits}):
         at = {size: {r.api: r for r in recommend(fits, size, gpus, releases)} for size in RESERVE_SIZES}
         for api, rec in sorted(at[RESERVE_SIZES[-1]].items()):
             ids = {
-                r["id"]
-                for r in doc["runs"]
-                if r["plan"].get("api") == api and int(r["plan"].get("gpus", 1)) == gpus and api != CONTROL_API
+                r.id
+                for r in runs
+                if r.plan.record.get("api") == api and int(r.plan.record.get("gpus", 1)) == gpus and api != CONTROL_API
             }
-            fit_runs = {r["id"] for r in doc["runs"] if r["id"] in ids and r["plan"].get("kind") in RULE_KINDS}
+            fit_runs = {r.id for r in runs if r.id in ids and r.plan.kind in RULE_KINDS}
             reserves = tuple(Reserve(s, at[s][api].per_gpu, at[s][api].notes) for s in RESERVE_SIZES if api in at[s])
             worst, counts, ratios = _rule_of(report, api, ids)
             rows.append(CostRow(api, gpus, rec.family, rec.fit, len(fit_runs), reserves, worst, counts, ratios))
@@ -210,7 +210,7 @@ def build_answer(
     store was given; `budget`: a `pinbench budget` document to give in one line). The report
     pipeline (pipeline.py) calls it, once."""
     doc, key = current.doc, current.environment.key
-    clean, left_out = _clean_doc(doc)
+    clean, left_out = _clean_runs(current)
     runs = doc.get("runs", [])
     by_reason: dict[str, list[str]] = {}
     for r in runs:

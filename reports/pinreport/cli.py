@@ -51,7 +51,6 @@ from pinreport.analysis.stats import (
     load_libraries,
 )
 from pinreport.atomic_write import output_path
-from pinreport.environment import store_key
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.exit_codes import (
     EXIT_BAD_INPUT,
@@ -184,7 +183,7 @@ def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreCont
         err(f"error: {e}")
         return EXIT_BAD_INPUT
     # scipy's import (about a second) while worker processes check the store's files.
-    return current, read(args.store, current.doc, meanwhile=load_libraries)
+    return current, read(args.store, current, meanwhile=load_libraries)
 
 
 def _load_budget(path: str | None) -> BudgetDocument | None | int:
@@ -312,7 +311,7 @@ def _run_reserve(args: argparse.Namespace) -> int:
     for problem in store.problems:
         err(f"error: {problem}")
     chosen = {e.key.group: e.key.release for e in store.entries}
-    fits = fit_all(((e.key, e.doc) for e in store.entries), args.confidence)
+    fits = fit_all(((e.key, e.results.runs) for e in store.entries), args.confidence)
     recs = recommend(fits, size, args.gpus, chosen)
     out(format_reserve(recs, size, args.gpus, replayed=args.replay))
     if not recs:
@@ -396,7 +395,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     if isinstance(got, int):
         return got
     advice, problems, runs = got
-    judgement = trace.judge_trace(tf, ((store_key(r.doc["environment"]), r.doc) for r in runs))
+    judgement = trace.judge_trace(tf, ((r.environment.key, r.doc) for r in runs))
     out(format_trace(judgement))
     out(format_advice(advice))
     for problem in problems:

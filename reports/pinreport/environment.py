@@ -130,6 +130,24 @@ class Environment:
     driver_models: tuple[str, ...]  # each described device's, in device order
     platform: str | None  # "linux", "windows" ... as recorded
     replayed: bool  # the record says the replay backend wrote it
+    device_names: tuple[str, ...]  # each described device's name, in device order ("" where it has none)
+
+    @property
+    def gpu(self) -> str | None:
+        """The first described device's name; None when it has none."""
+        return (self.device_names[0] or None) if self.device_names else None
+
+    @property
+    def memory_total(self) -> int | None:
+        """The smallest total memory of the described GPUs (NVML's, else the runtime's); None
+        when no device records one."""
+        totals = []
+        for d in _devices(self.record):
+            nvml = d.get("nvml")
+            total = (nvml.get("memory_total") if isinstance(nvml, dict) else None) or d.get("total_global_mem")
+            if isinstance(total, int) and total > 0:
+                totals.append(total)
+        return min(totals) if totals else None
 
     @classmethod
     def from_json(cls, record: Any) -> "Environment":
@@ -137,6 +155,7 @@ class Environment:
         that failed its checks is still labelled, as "unknown-...")."""
         env = record if isinstance(record, dict) else {}
         platform = env.get("platform")
+        names = tuple(d.get("name") if isinstance(d.get("name"), str) else "" for d in _devices(env))
         return cls(
             record=env,
             key=store_key(env),
@@ -144,6 +163,7 @@ class Environment:
             driver_models=tuple(driver_models(env)),
             platform=platform if isinstance(platform, str) else None,
             replayed=env.get("replayed") is True,
+            device_names=names,
         )
 
 

@@ -70,11 +70,11 @@ class Report:
     @cached_property
     def fits(self) -> dict[FitKey, CostFit]:
         """The cost fits of every run of the current file (the rule's charts, the reserve table)."""
-        return fit_all([(self.key, self.current.doc)])
+        return fit_all([(self.key, self.current.runs)])
 
     @cached_property
     def _claim_data(self) -> ClaimData:
-        return ClaimData(self.current.doc, self.compared, self.bench)
+        return ClaimData(self.current, self.compared, self.bench)
 
     @cached_property
     def claims(self) -> tuple[dict[str, str], ...]:
@@ -92,7 +92,7 @@ class Report:
         if self.bench == BenchRows():
             claims = self.claims
         else:
-            claims = tuple(brief_rows(ClaimData(self.current.doc, self.compared, BenchRows())))
+            claims = tuple(brief_rows(ClaimData(self.current, self.compared, BenchRows())))
         return build_answer(self.current, self.compared, self.stored, claims, budget=self.budget)
 
     @cached_property

@@ -33,7 +33,7 @@ def _median(path, name):
 
 
 def test_the_machine_of_a_trace_and_of_a_benchmark_file_agree():
-    assert Machine.from_environment(trace("trace-dataloader-w4.json").doc["environment"]) == H200
+    assert Machine.from_environment(trace("trace-dataloader-w4.json").environment) == H200
     assert all(Machine.from_bench(b) == H200 for b in load_benches([str(TRANSFER), str(STAGING)]).files)
 
 
@@ -107,7 +107,7 @@ def test_a_budget_is_used_only_for_its_own_machine():
     budget = load_budget(H100_BUDGET)
     other = budget_for(budget, H200)
     assert isinstance(other, Missing) and "NVIDIA H100" in other.why and other.run == RUN_BUDGET
-    h100 = Machine.from_environment(budget.doc["environment"])
+    h100 = Machine.from_environment(budget.environment)
     doc, source = budget_for(budget, h100)
     assert doc.safe_budget == budget.safe_budget and source.path == str(H100_BUDGET)
     assert isinstance(budget_for(None, H200), Missing)

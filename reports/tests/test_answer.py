@@ -27,6 +27,12 @@ from pinreport.render.page import render_html
 from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.reading import StoreContents, read_for_compare
 
+
+def _current(doc):
+    """A current results file as the commands read it (the store readers take a ResultsFile)."""
+    return ResultsFile("current.json", doc)
+
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -120,7 +126,7 @@ def test_first_night_and_changes_since_the_previous_release(tmp_path: Path) -> N
     store = make_store(tmp_path / "s")
     add_to_store(store, results_doc(night(4 * MiB), release="570.10"))
     doc = results_doc(night(30 * MiB), release="580.10", started_at="2025-07-01T10:00:00Z")
-    answer = _answer(doc, store=read_for_compare(store, doc))
+    answer = _answer(doc, store=read_for_compare(store, _current(doc)))
     assert answer.changes.state == COMPARED and answer.changes.release == "570.10"
     assert [(v.run_id, str(v.verdict)) for v in answer.changes.named][0] == (
         "quick-overhead/cudaMallocHost/1GiB/x1/g1",
@@ -128,7 +134,7 @@ def test_first_night_and_changes_since_the_previous_release(tmp_path: Path) -> N
     )
     assert "Since driver 570.10: " in format_summary(answer)
     first = results_doc(_runs(), release="590.1", gpu="NVIDIA B200")
-    assert _answer(first, store=read_for_compare(store, first)).changes.state == FIRST_NIGHT
+    assert _answer(first, store=read_for_compare(store, _current(first))).changes.state == FIRST_NIGHT
 
 
 def test_the_report_opens_with_the_answer(tmp_path: Path) -> None:
@@ -216,7 +222,7 @@ def test_rows_ambiguous_only_for_too_few_nights_are_grouped_not_listed_first(tmp
     store = make_store(tmp_path / "s")
     add_to_store(store, night("2025-05-31T10:00:00Z"))
     doc = night("2025-06-01T10:00:00Z")
-    ctx = page_context(run_pipeline(ResultsFile("current.json", doc), read_for_compare(store, doc)))
+    ctx = page_context(run_pipeline(ResultsFile("current.json", doc), read_for_compare(store, _current(doc))))
     few = [r for r in ctx["rows"] if r["few_nights"]]
     assert few and all(r["status"] == "AMBIGUOUS" and not r["shown"] for r in few)
     assert ctx["few_nights"] == len(few)

@@ -10,16 +10,18 @@ from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
 from pinreport.environment import WSL2_MODEL
 from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 from test_pinnable import wddm_doc
 
 
 class _Report:
     def __init__(self, doc):
-        self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
+        self.rule = [x for run in doc["runs"] for x in rule_results(Run.from_json(run), Band())]
 
 
 def _data(doc):
-    return ClaimData(doc, _Report(doc), BenchRows())
+    return ClaimData(ResultsFile("results.json", doc), _Report(doc), BenchRows())
 
 
 def test_the_register_is_the_briefs_order():

@@ -25,6 +25,7 @@ from pinreport.pipeline import run_pipeline
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.load import ResultsFile
+from pinreport.result.model import Metric, Run
 from pinreport.store.reading import StoreContents, read_store
 
 EVIDENCE = "pid 4242 (python3) nvml used 1.50 GiB -> 1.75 GiB at +1.20 s inside repeat 2 (between steps)"
@@ -67,20 +68,20 @@ def test_negative_cost_beyond_a_granule_is_a_disturbed_probe_not_nothing_used():
 
 def test_negative_cost_within_one_granule_is_noise_and_judged():
     m = {"unit": "bytes", "n": 7, "median": -2 * MiB, "min": -2 * MiB, "max": 0, "mad": 0, "granule": 2 * MiB}
-    assert negative_beyond_noise(m) is None
+    assert negative_beyond_noise(Metric.from_json("cost.after_first_use.cuda.free", m)) is None
     run = run_doc(size=4 * GiB, costs={"cuda.free": [-2 * MiB] * 7})
-    assert disturbed_metrics(run) == {}
-    (r,) = [r for r in rule_results(run, Band()) if r.key == "cuda.free"]
+    assert disturbed_metrics(Run.from_json(run)) == {}
+    (r,) = [r for r in rule_results(Run.from_json(run), Band()) if r.key == "cuda.free"]
     assert r.verdict == RuleVerdict.OVER_RESERVED
     # granule unknown: 2 MiB of slack (pinbench's default tolerance), not 1 byte
     m["granule"], m["min"] = None, -3 * MiB
-    assert "2.00 MiB (granule unknown)" in negative_beyond_noise(m)
+    assert "2.00 MiB (granule unknown)" in negative_beyond_noise(Metric.from_json("cost.after_first_use.cuda.free", m))
 
 
 def test_rule_uncertainty_includes_the_mad_of_the_repeats():
     """Before: one granule / pinned alone (+- 0.0000 beside a MAD of 82 MiB)."""
     run = run_doc(size=4 * GiB, costs={"cuda.free": [c * MiB for c in (2, 4, 6, 8, 10, 12, 14)]})
-    (r,) = [r for r in rule_results(run, Band()) if r.key == "cuda.free"]
+    (r,) = [r for r in rule_results(Run.from_json(run), Band()) if r.key == "cuda.free"]
     assert run["metrics"]["cost.after_first_use.cuda.free"]["mad"] == 4 * MiB
     assert r.uncertainty == (2 * MiB + 4 * MiB) / (4 * GiB)
     assert math.isclose(r.uncertainty, 0.00146484375)
@@ -177,9 +178,9 @@ def test_brief_claims_take_no_evidence_from_a_disturbed_run():
         )
         for w in (1, 4)
     ]
-    assert len(ok_runs(results_doc(runs), "workers")) == 2
+    assert len(ok_runs(ResultsFile("results.json", results_doc(runs)).runs, "workers")) == 2
     disturb_metrics(runs[1], ["workers.context_per_worker.cuda.free"], [EVIDENCE])
-    assert [r["id"] for r in ok_runs(results_doc(runs), "workers")] == [runs[0]["id"]]
+    assert [r.id for r in ok_runs(ResultsFile("results.json", results_doc(runs)).runs, "workers")] == [runs[0]["id"]]
 
 
 def test_an_ok_run_whose_repeats_carry_the_evidence_shows_it(tmp_path, capsys):
@@ -188,7 +189,7 @@ def test_an_ok_run_whose_repeats_carry_the_evidence_shows_it(tmp_path, capsys):
     in an ok repeat is on the repeat (the run's disturbance is null: no attempt was disturbed)."""
     run = run_doc(costs={"cuda.free": [2 * MiB] * 7, "nvml.0.used": [2 * MiB] * 7})
     disturb_probe_in_ok_repeats(run, "nvml.0.used", [EVIDENCE])
-    why = disturbed_metrics(run)
+    why = disturbed_metrics(Run.from_json(run))
     assert set(why) == {m for m in run["metrics"] if m.endswith(".nvml.0.used")}
     assert all(EVIDENCE + " (repeat 0)" in w and "no evidence recorded" not in w for w in why.values()), why
     assert all("(and 4 more)" in w for w in why.values()), "3 of the 7 repeats' texts, the rest counted"
@@ -204,7 +205,7 @@ def test_the_disturbed_metrics_computed_once_give_what_each_reader_computed_alon
     the same results as when each reads the run again."""
     from pinreport.analysis.disturbance import disturbed_keys, keys_of, of_run
 
-    run = run_doc(size=4 * GiB, costs={"cuda.free": [-64 * MiB] * 7, "nvml.0.used": [8 * MiB] * 7})
+    run = Run.from_json(run_doc(size=4 * GiB, costs={"cuda.free": [-64 * MiB] * 7, "nvml.0.used": [8 * MiB] * 7}))
     bad = disturbed_metrics(run)
     assert bad and keys_of(bad) == disturbed_keys(run) and set(keys_of(bad)) == {"cuda.free"}
     assert rule_results(run, Band(), bad) == rule_results(run, Band())

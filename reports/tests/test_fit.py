@@ -4,6 +4,13 @@ import pytest
 from builders import GiB, MiB, results_doc, run_doc
 from pinreport.analysis.fit import FitKey, fit_all, fit_cost, probe_family, recommend
 from pinreport.environment import store_key
+from pinreport.result.model import Run
+
+
+def _runs(doc):
+    """A document's runs as the fits take them (result/model.py)."""
+    return [Run.from_json(r) for r in doc["runs"]]
+
 
 G = 2 * MiB
 
@@ -70,7 +77,7 @@ def _replayed_sweep(base, slope, gpus=1):
 
 def test_fit_from_replayed_documents_recovers_base_and_slope():
     doc = _replayed_sweep(base=24 * MiB, slope=0.125)
-    fits = fit_all([(store_key(doc["environment"]), doc)])
+    fits = fit_all([(store_key(doc["environment"]), _runs(doc))])
     key = store_key(doc["environment"])
     f = fits[FitKey(key.group, "999.01-replayed", "cudaMallocHost", 1, "cuda.free")]
     assert f.base == pytest.approx(24 * MiB, abs=1)
@@ -81,7 +88,7 @@ def test_fit_from_replayed_documents_recovers_base_and_slope():
 def test_recommendation_for_several_gpus():
     doc = _replayed_sweep(base=24 * MiB, slope=0.125)
     key = store_key(doc["environment"])
-    fits = fit_all([(key, doc)])
+    fits = fit_all([(key, _runs(doc))])
     (rec,) = recommend(fits, 2 * GiB, 4, {key.group: key.release})
     expected = 24 * MiB + 0.125 * 2 * GiB + G  # exact fit: prediction + one granule
     assert rec.per_gpu == pytest.approx(expected, rel=1e-6)
@@ -95,7 +102,7 @@ def test_recommendation_prefers_runs_on_that_many_gpus():
     four = _replayed_sweep(base=24 * MiB, slope=0.25, gpus=4)
     four["environment"] = one["environment"]  # same machine key
     key = store_key(one["environment"])
-    fits = fit_all([(key, one), (key, four)])
+    fits = fit_all([(key, _runs(one)), (key, _runs(four))])
     (rec,) = recommend(fits, 1 * GiB, 4, {key.group: key.release})
     assert rec.fit_gpus == 4
     assert rec.per_gpu == pytest.approx(24 * MiB + 0.25 * GiB + G, rel=1e-6)

@@ -30,7 +30,8 @@ from pinreport.render.svg_charts import (
     nice_step,
 )
 from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
+from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 # --- geometry ---------------------------------------------------------------------------------
@@ -251,11 +252,11 @@ def test_claims_on_wddm_data(tmp_path):
         def __init__(self, doc):
             from pinreport.analysis.rule import Band, rule_results
 
-            self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
+            self.rule = [x for run in doc["runs"] for x in rule_results(Run.from_json(run), Band())]
 
-    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(viol, R(viol), BenchRows()))}
+    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ResultsFile("viol.json", viol), R(viol), BenchRows()))}
     assert by["1"] == "CONFIRMED" and by["10"] == "REFUTED"
-    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ok, R(ok), BenchRows()))}
+    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ResultsFile("ok.json", ok), R(ok), BenchRows()))}
     assert by["10"] == "CONFIRMED" and by["6"] == "NOT TESTED HERE"
 
 

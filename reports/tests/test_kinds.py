@@ -28,7 +28,8 @@ from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
+from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 
@@ -144,7 +145,7 @@ def test_version_1_baseline_against_version_2_current(tmp_path):
     ],
 )
 def test_rule_judges_capacity_loss_against_the_pinned_bytes(loss_mib, expected):
-    (r,) = rule_results(_capacity([loss_mib] * 7), Band())
+    (r,) = rule_results(Run.from_json(_capacity([loss_mib] * 7)), Band())
     assert r.key == CAPACITY_LOSS and r.verdict == expected
     assert r.pinned == 1 * GiB
     assert r.ratio == pytest.approx(loss_mib / 1024)
@@ -153,9 +154,9 @@ def test_rule_judges_capacity_loss_against_the_pinned_bytes(loss_mib, expected):
 
 
 def test_capacity_rule_uses_the_runs_resolution_and_skips_the_control():
-    (r,) = rule_results(_capacity([150] * 7, resolution=8 * MiB), Band())
+    (r,) = rule_results(Run.from_json(_capacity([150] * 7, resolution=8 * MiB)), Band())
     assert r.uncertainty == pytest.approx(8 / 1024)
-    (c,) = rule_results(_capacity([0] * 7, api="pageable"), Band())
+    (c,) = rule_results(Run.from_json(_capacity([0] * 7, api="pageable")), Band())
     assert c.verdict == RuleVerdict.NOT_JUDGED
 
 
@@ -163,7 +164,7 @@ def test_capacity_probe_costs_are_beside_not_judged():
     run = _capacity([150] * 7)
     extra = run_doc(costs={"cuda.free": [900 * MiB] * 7, "dxgi.nonlocal.usage": [1 * GiB] * 7})
     run["metrics"].update(extra["metrics"])
-    results = {r.key: r for r in rule_results(run, Band())}
+    results = {r.key: r for r in rule_results(Run.from_json(run), Band())}
     assert results[CAPACITY_LOSS].verdict == RuleVerdict.OK
     assert results["cuda.free"].verdict == RuleVerdict.NOT_JUDGED
     assert results["cuda.free"].reason == "capacity run: judged on capacity.loss"
@@ -290,11 +291,11 @@ def test_kind_sections_say_replayed(tmp_path):
 
 class _Report:
     def __init__(self, doc):
-        self.rule = [x for run in doc["runs"] for x in rule_results(run, Band())]
+        self.rule = [x for run in doc["runs"] for x in rule_results(Run.from_json(run), Band())]
 
 
 def _claims(doc):
-    return {int(c["n"]): c for c in brief_rows(ClaimData(doc, _Report(doc), BenchRows()))}
+    return {int(c["n"]): c for c in brief_rows(ClaimData(ResultsFile("results.json", doc), _Report(doc), BenchRows()))}
 
 
 def test_claims_on_every_kind_linux():
@@ -372,7 +373,7 @@ def test_every_headline_metric_is_written_by_the_harness():
     ]
     missing = []
     for kind, heads in kind_results.HEADLINES.items():
-        names = {m for d in docs for r in kind_results.runs_of(d, kind) for m in r.get("metrics", {})}
+        names = {m for d in docs for r in kind_results.runs_of(map(Run.from_json, d["runs"]), kind) for m in r.metrics}
         assert names, kind
         missing += [(kind, h) for h in heads if not (kind_results.keys_for(h, names) if "<" in h else {h} & names)]
     assert missing == []

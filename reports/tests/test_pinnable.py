@@ -16,7 +16,8 @@ from pinreport.pipeline import run_pipeline
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
+from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 # The public table (MiB): (free before the search, max pinnable, capped).
@@ -42,7 +43,7 @@ def linux_doc():
 
 
 def _row(doc):
-    (row,) = further_rows(ClaimData(doc, None, BenchRows()))
+    (row,) = further_rows(ClaimData(ResultsFile("results.json", doc), None, BenchRows()))
     return row
 
 
@@ -240,7 +241,7 @@ def test_no_free_target_runs_is_not_tested():
 
 
 def test_sweep_headlines_carry_the_new_metrics():
-    assert kind_results.metric_columns("sweep", wddm_doc()["runs"]) == [
+    assert kind_results.metric_columns("sweep", [Run.from_json(r) for r in wddm_doc()["runs"]]) == [
         "sweep.max_pinnable",
         "sweep.free_before",
         "sweep.capped",

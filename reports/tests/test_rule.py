@@ -7,6 +7,7 @@ import pytest
 from builders import MiB, run_doc
 from pinreport.analysis.rule import NVML_SUM_KEY, Band, RuleVerdict, judge_ratio, rule_results
 from pinreport.errors import UsageError
+from pinreport.result.model import Run
 
 BAND = Band()  # 10%-20%
 PINNED = 1000 * MiB
@@ -15,7 +16,7 @@ G = 2 * MiB  # uncertainty = 2/1000 of the ratio
 
 def _verdict(cost_mib, granule=G, band=BAND):
     run = run_doc(size=PINNED, costs={"cuda.free": [cost_mib * MiB] * 7}, granules={"cuda.free": granule})
-    (r,) = [r for r in rule_results(run, band) if r.key == "cuda.free"]
+    (r,) = [r for r in rule_results(Run.from_json(run), band) if r.key == "cuda.free"]
     return r
 
 
@@ -74,7 +75,7 @@ def test_band_setting():
 
 def test_pinned_bytes_is_size_times_count():
     run = run_doc(size=64 * MiB, count=64, costs={"cuda.free": [512 * MiB] * 7})
-    (r,) = rule_results(run, BAND)
+    (r,) = rule_results(Run.from_json(run), BAND)
     assert r.pinned == 4096 * MiB
     assert r.ratio == pytest.approx(0.125)
     assert r.verdict == RuleVerdict.OK
@@ -90,20 +91,22 @@ def test_only_dedicated_keys_are_judged_and_pageable_is_the_control():
         "pdh.process.shared": [1000 * MiB] * 7,
         "nvml.0.reserved": [8 * MiB] * 7,
     }
-    results = {r.key: r for r in rule_results(run_doc(size=PINNED, costs=costs), BAND)}
+    results = {r.key: r for r in rule_results(Run.from_json(run_doc(size=PINNED, costs=costs)), BAND)}
     for key in ("cuda.free", "nvml.0.used", "dxgi.local.usage", "pdh.process.dedicated"):
         assert results[key].verdict == RuleVerdict.OK
     for key in ("dxgi.nonlocal.usage", "pdh.process.shared"):
         assert results[key].verdict == RuleVerdict.NOT_JUDGED
         assert results[key].ratio == pytest.approx(1.0)
     assert "nvml.0.reserved" not in results
-    control = rule_results(run_doc(api="pageable", size=PINNED, costs={"cuda.free": [500 * MiB] * 7}), BAND)
+    control = rule_results(
+        Run.from_json(run_doc(api="pageable", size=PINNED, costs={"cuda.free": [500 * MiB] * 7})), BAND
+    )
     assert [r.verdict for r in control] == [RuleVerdict.NOT_JUDGED]
 
 
 def test_multi_gpu_per_device_and_sum():
     costs = {f"nvml.{i}.used": [300 * MiB] * 7 for i in range(4)}
-    results = {r.key: r for r in rule_results(run_doc(size=2000 * MiB, gpus=4, costs=costs), BAND)}
+    results = {r.key: r for r in rule_results(Run.from_json(run_doc(size=2000 * MiB, gpus=4, costs=costs)), BAND)}
     for i in range(4):
         assert results[f"nvml.{i}.used"].verdict == RuleVerdict.OK  # 15% on each GPU
     total = results[NVML_SUM_KEY]
@@ -115,11 +118,11 @@ def test_multi_gpu_per_device_and_sum():
 def test_held_cost_is_the_larger_stage():
     run = run_doc(size=PINNED, costs={"cuda.free": [100 * MiB] * 7})
     run["metrics"]["cost.after_first_use.cuda.free"]["median"] = 250 * MiB
-    (r,) = rule_results(run, BAND)
+    (r,) = rule_results(Run.from_json(run), BAND)
     assert r.stage == "cost.after_first_use"
     assert r.verdict == RuleVerdict.VIOLATION
 
 
 def test_failed_and_other_kind_runs_are_not_judged():
-    assert rule_results(run_doc(status="failed"), BAND) == []
-    assert rule_results(run_doc(kind="transfer"), BAND) == []
+    assert rule_results(Run.from_json(run_doc(status="failed")), BAND) == []
+    assert rule_results(Run.from_json(run_doc(kind="transfer")), BAND) == []

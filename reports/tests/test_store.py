@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text
 from pinreport.environment import StoreKey, slug, store_key
+from pinreport.result.load import ResultsFile
 from pinreport.schema import TEST_DOUBLE_MARKER
 from pinreport.store.files import (
     REAL,
@@ -19,6 +20,11 @@ from pinreport.store.files import (
     read_stored_bytes,
 )
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
+
+
+def _current(doc):
+    """A current results file as the commands read it (the store readers take a ResultsFile)."""
+    return ResultsFile("current.json", doc)
 
 
 def test_entry_path_layout(tmp_path):
@@ -243,7 +249,7 @@ def test_entries_that_are_not_regular_files_are_named_never_opened(tmp_path):
         "deeper": "a directory, not a stored file (never opened)",
         "loop.json": "a symbolic link, not a stored file (never opened)",
     }
-    for contents in (read_store(root), read_for_compare(root, doc), read_for_html(root, doc)):
+    for contents in (read_store(root), read_for_compare(root, _current(doc)), read_for_html(root, _current(doc))):
         assert [e.path for e in contents.entries] == [str(stored)]
         assert {Path(p.path).name: p.detail for p in contents.problems} == expected
 

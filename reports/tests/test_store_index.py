@@ -7,11 +7,16 @@ import os
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from pinreport.cli import main
-from pinreport.result.load import load_results
+from pinreport.result.load import ResultsFile, load_results
 from pinreport.store import summary_index as store_index
 from pinreport.store.files import content_hash, legacy_content_hash, measurement_id
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
 from pinreport.store.summary_index import GroupIndex, index_path
+
+
+def _current(doc):
+    """A current results file as the commands read it (the store readers take a ResultsFile)."""
+    return ResultsFile("current.json", doc)
 
 
 def _night(started_at: str, release: str = "580.65.06", **kw) -> dict:
@@ -77,7 +82,7 @@ def test_compare_reads_only_the_current_and_previous_release(tmp_path, capsys):
     """Before: compare read, hashed and schema-checked every stored file (and named the corrupt
     560.10 file it never needed, exit 2)."""
     root, current, _, old = _store_with_history(tmp_path)
-    contents = read_for_compare(root, load_results(current).doc)
+    contents = read_for_compare(root, load_results(current))
     assert sorted({e.key.release for e in contents.entries}) == ["572.16", "580.65.06"]
     assert len(contents.entries) == 5
     assert contents.problems == []
@@ -112,19 +117,19 @@ def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_pat
         return real_check(root_, path, namespace, **kw)
 
     monkeypatch.setattr(store_index, "check_stored_file", counting)
-    first = read_for_html(root, doc)
+    first = read_for_html(root, _current(doc))
     assert len(checked) == 6  # each file of the group once, the corrupt 560.10 one included
     assert [e.key.release for e in first.history] == ["572.16"] * 3 + ["580.65.06"] * 2
     assert [p.path for p in first.problems] == [str(old)]  # html names every problem of the group
     checked.clear()
-    second = read_for_html(root, doc)
+    second = read_for_html(root, _current(doc))
     assert checked == []  # nothing checked again: same hash, same stamp
     assert [e.path for e in second.history] == [e.path for e in first.history]
     # The history doc is a summary: ok rule-kind runs and their held costs only.
     assert set(second.history[0].doc) == {"started_at", "backend", "measurement_id", "complete", "environment", "runs"}
     # A new night: only it is checked.
     add_to_store(root, _night("2025-05-07T10:00:00Z"))
-    read_for_html(root, doc)
+    read_for_html(root, _current(doc))
     assert checked == [f"20250507T100000Z-{p.name[17:]}" for p in sorted((root / "real").rglob("20250507*"))]
 
 
@@ -137,7 +142,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
     root, current, _, old = _store_with_history(tmp_path)
     history_only = add_to_store(root, _night("2025-04-15T10:00:00Z", "565.00"))  # compare never reads it
     doc = load_results(current).doc
-    first = read_for_html(root, doc)
+    first = read_for_html(root, _current(doc))
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)  # new inodes, ctimes
     edited = sorted((copy / "real").rglob("20250504*"))[0]
@@ -150,7 +155,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
         return real_check(root_, path, namespace, **kw)
 
     monkeypatch.setattr(store_index, "check_stored_file", counting)
-    second = read_for_html(copy, doc)
+    second = read_for_html(copy, _current(doc))
     # The comparison's own files (current and previous release) are read as always (the edited
     # one among them); of the rest, only the file with a problem is checked again.
     assert edited.name in checked and old.name in checked
@@ -164,7 +169,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
 def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     root, current, baseline, _ = _store_with_history(tmp_path)
     doc = load_results(current).doc
-    read_for_html(root, doc)
+    read_for_html(root, _current(doc))
     index = index_path(root, ("linux", "linux", "nvidia-h200", "1gpu"))
     rows = json.loads(index.read_text())["files"]
     assert len(rows) == 6  # 5 nights and the corrupt 560.10 file (a problem row)
@@ -173,13 +178,13 @@ def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     stale.write_text("{")
     os.utime(stale, (0, 0))
     index.write_text(index.read_text()[:100])  # a broken index (never written so: atomic)
-    again = read_for_html(root, doc)
+    again = read_for_html(root, _current(doc))
     assert len(again.history) == 5
     assert json.loads(index.read_text())["files"] == rows  # rebuilt from the stored files alike
     assert [p.name for p in index.parent.iterdir()] == [index.name]  # no temporaries left
     # An edit changes the file's stamp: its row is checked again and names it.
     rewrite_stored(baseline, stored_text(baseline).replace('"wall_ms": 500.0', '"wall_ms": 502.0', 1))
-    edited = read_for_html(root, doc)
+    edited = read_for_html(root, _current(doc))
     assert str(baseline) in [p.path for p in edited.problems]
     assert str(baseline) not in [e.path for e in edited.history]
 
@@ -194,10 +199,14 @@ def test_a_version_1_store_with_fnv_names_still_reads(tmp_path):
     legacy = path.with_name(f"20250501T100000Z-{legacy_content_hash(data)}.json")
     legacy.write_bytes(data)
     current = _night("2025-05-02T10:00:00Z")
-    for contents in (read_store(root), read_for_compare(root, current), read_for_html(root, current)):
+    for contents in (
+        read_store(root),
+        read_for_compare(root, _current(current)),
+        read_for_html(root, _current(current)),
+    ):
         assert contents.problems == []
         assert [e.path for e in contents.entries] == [str(legacy)]
-    assert [e.path for e in read_for_html(root, current).history] == [str(legacy)]  # from the index
+    assert [e.path for e in read_for_html(root, _current(current)).history] == [str(legacy)]  # from the index
 
 
 def test_index_rows_survive_a_reader_between_saves(tmp_path):
@@ -286,7 +295,7 @@ def test_worker_processes_read_the_store_as_one_process_does(tmp_path, monkeypat
             assert len(set(worker_pool.map_in_processes(_pid_of, list(range(12))))) > 1
         for index in (root / "index").rglob("*.json"):
             index.unlink()
-        contents = read_for_html(root, current)
+        contents = read_for_html(root, _current(current))
         rows = json.loads(next((root / "index").rglob("*.json")).read_text())["files"]
         seen[jobs] = (
             [(e.path, e.doc) for e in contents.entries],

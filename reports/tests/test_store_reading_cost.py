@@ -15,8 +15,14 @@ from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport.errors import BadInputError
 from pinreport.result import load, upgrade, upgrade_cache, validate
+from pinreport.result.load import ResultsFile
 from pinreport.store.files import measurement_id
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
+
+
+def _current(doc):
+    """A current results file as the commands read it (the store readers take a ResultsFile)."""
+    return ResultsFile("current.json", doc)
 
 
 @pytest.fixture
@@ -51,7 +57,7 @@ def test_the_history_relies_on_the_name_and_a_verdict_on_every_check(tmp_path, c
     good = add_to_store(root, results_doc([run_doc()], started_at="2025-06-03T11:00:00Z", release="572.16"))
     current = results_doc([run_doc()], started_at="2025-06-04T10:00:00Z", release="580.65.06")
 
-    contents = read_for_html(root, current)
+    contents = read_for_html(root, _current(current))
     assert [p.path for p in contents.problems] == [str(baseline)]
     assert "differs from plan.id" in contents.problems[0].detail
     # The previous release's files (the verdicts') in full; the 570.10 nights: summaries only.
@@ -60,7 +66,7 @@ def test_the_history_relies_on_the_name_and_a_verdict_on_every_check(tmp_path, c
     assert [e.started_at for e in contents.history] == nights
     # Once checked in full, a file is not checked again (the index remembers its bytes passed).
     counted_validations.clear()
-    assert [e.path for e in read_for_compare(root, current).entries] == [str(good)]
+    assert [e.path for e in read_for_compare(root, _current(current)).entries] == [str(good)]
     assert counted_validations == []
     # read_store (pinbench store list's reading) checks everything, every time.
     counted_validations.clear()
@@ -77,7 +83,7 @@ def test_a_vouched_file_that_is_not_json_is_still_named(tmp_path):
     broken = good.with_name(f"20250602T100000Z-{content_hash(text)}.json.gz")
     broken.write_bytes(compressed_bytes(text))
     current = results_doc([run_doc()], started_at="2025-06-03T10:00:00Z")
-    contents = read_for_html(root, current)
+    contents = read_for_html(root, _current(current))
     assert [e.path for e in contents.history] == [str(good)]
     assert [p.path for p in contents.problems] == [str(broken)]
     assert contents.problems[0].detail.startswith("invalid JSON at line 1")
@@ -89,7 +95,7 @@ def test_compare_keeps_no_repeat_data_of_a_baseline_night(tmp_path):
     add_to_store(root, stored)
     current = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
 
-    [entry] = read_for_compare(root, current).entries
+    [entry] = read_for_compare(root, _current(current)).entries
     repeats = entry.doc["runs"][0]["repeats"]
     assert repeats and all(set(r) <= {"index", "status", "nonce"} for r in repeats)
     assert [r["nonce"] for r in repeats] == [r["nonce"] for r in stored["runs"][0]["repeats"]]
@@ -105,11 +111,11 @@ def test_reading_leaves_the_cycle_collector_as_it_was(tmp_path):
     add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
     current = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
     assert gc.isenabled()
-    read_for_html(root, current)
+    read_for_html(root, _current(current))
     assert gc.isenabled()
     gc.disable()
     try:
-        read_for_html(root, current)
+        read_for_html(root, _current(current))
         assert not gc.isenabled()
     finally:
         gc.enable()
@@ -204,6 +210,6 @@ def test_a_hand_made_history_night_under_its_right_name_is_named_not_a_crash(tmp
     odd = add_to_store(root, doc)
     current = results_doc([run_doc()], started_at="2025-06-04T10:00:00Z", release="580.65.06")
     add_to_store(root, results_doc([run_doc()], started_at="2025-06-03T10:00:00Z", release="572.16"))
-    contents = read_for_html(root, current)
+    contents = read_for_html(root, _current(current))
     assert [p.path for p in contents.problems] == [str(odd)]
     assert contents.problems[0].detail.startswith("runs:")

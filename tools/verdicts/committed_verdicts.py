@@ -148,7 +148,7 @@ def current_path(root: Path, current: str) -> str:
 
 def pair_verdicts(root: Path, stores: dict[str, Path], store: str, current: str) -> PairVerdicts:
     f = load_results(current_path(root, current))
-    report = compare(f, read_for_compare(stores[store], f.doc))
+    report = compare(f, read_for_compare(stores[store], f))
     lines = [f"{v.run_id}\t{v.metric}\t{v.kind}\t{v.verdict}" for v in report.verdicts]
     return PairVerdicts(store, current, lines, report.exit_code(), len(report.bad_input), len(report.infrastructure))
 

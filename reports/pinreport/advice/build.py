@@ -77,8 +77,7 @@ def build_advice(
 ) -> Advice:
     runs = list(runs)
     benches = benches or Benches()
-    env = trace.doc.get("environment") or {}
-    machine = Machine.from_environment(env)
+    machine = Machine.from_environment(trace.environment)
     gpus = gpus_used(trace)
     fits = make_fits(trace, runs, gpus)
     observed = observed_cost(trace)

@@ -20,7 +20,6 @@ from pinreport import catalog
 from pinreport.advice.evidence import Machine, Source, StoredRun
 from pinreport.analysis.fit import CostFit, FitKey, fit_all
 from pinreport.analysis.trace import DEDICATED_FAMILY, STORE_APIS, TraceFile, cost_step, traced_pids
-from pinreport.environment import store_key
 from pinreport.units import format_bytes
 
 FAMILY_OF_API = {a.api: a.family for a in catalog.traced_apis()}
@@ -61,11 +60,11 @@ class Fits:
 
 def make_fits(trace: TraceFile, runs: Iterable[StoredRun], gpus: int) -> Fits:
     key = trace.key
-    runs = [r for r in runs if store_key(r.doc.get("environment") or {}) == key]
-    fits = fit_all((store_key(r.doc["environment"]), r.doc) for r in runs)
+    runs = [r for r in runs if r.environment.key == key]
+    fits = fit_all((r.environment.key, r.runs) for r in runs)
     paths = sorted({r.path for r in runs})
     replayed = any(r.replayed for r in runs)
-    machine = Machine.from_environment(trace.doc.get("environment") or {}).words()
+    machine = Machine.from_environment(trace.environment).words()
     out = Fits(gpus=gpus)
     for family, apis in STORE_APIS.items():
         chosen: tuple[FitKey, CostFit] | None = None
@@ -111,12 +110,7 @@ def gpus_used(trace: TraceFile) -> int:
 
 def gpu_memory(trace: TraceFile) -> int | None:
     """The smallest total memory of the trace's GPUs (NVML's, else the runtime's)."""
-    totals = []
-    for d in (trace.doc.get("environment") or {}).get("devices", []):
-        total = (d.get("nvml") or {}).get("memory_total") or d.get("total_global_mem")
-        if isinstance(total, int) and total > 0:
-            totals.append(total)
-    return min(totals) if totals else None
+    return trace.environment.memory_total
 
 
 def resolution(trace: TraceFile, fits: Fits) -> int:

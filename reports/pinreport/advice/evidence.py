@@ -10,10 +10,13 @@ in their context or environment)."""
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from pinreport.environment import Environment
 from pinreport.result.budget import BudgetDocument
 from pinreport.result.gbench import BenchFile, NotBenchmarkJson, load_bench
+from pinreport.result.model import Run
 from pinreport.units import format_bytes
 
 # What to run to get each piece of evidence (benchmarks/README.md, docs/store.md, docs/budget.md).
@@ -35,12 +38,9 @@ class Machine:
     release: str
 
     @staticmethod
-    def from_environment(env: dict[str, Any]) -> "Machine":
-        """A results, trace or budget environment record: the first device's name, the driver."""
-        devices = env.get("devices") if isinstance(env.get("devices"), list) else []
-        first = devices[0] if devices and isinstance(devices[0], dict) else {}
-        driver = env.get("driver") if isinstance(env.get("driver"), dict) else {}
-        return Machine(str(first.get("name") or "unknown GPU"), str(driver.get("release") or "unknown"))
+    def from_environment(env: Environment) -> "Machine":
+        """A results, trace or budget environment: the first device's name, the driver."""
+        return Machine(env.gpu or "unknown GPU", env.release or "unknown")
 
     @staticmethod
     def from_bench(bench: BenchFile) -> "Machine":
@@ -223,6 +223,16 @@ class StoredRun:
     doc: dict[str, Any]
     replayed: bool = False
 
+    @cached_property
+    def environment(self) -> Environment:
+        """The document's environment record, read once."""
+        return Environment.from_json(self.doc.get("environment"))
+
+    @cached_property
+    def runs(self) -> tuple[Run, ...]:
+        """The document's runs, read once (result/model.py)."""
+        return tuple(Run.from_json(r) for r in self.doc.get("runs", []))
+
 
 def _median(run: dict[str, Any], metric: str) -> float | None:
     m = (run.get("metrics") or {}).get(metric) or {}
@@ -236,7 +246,7 @@ def register_window_speed(runs: Iterable[StoredRun], machine: Machine, size: int
     stored run's size nearest `size`, of the newest file that has one."""
     found = []
     for r in runs:
-        if Machine.from_environment(r.doc.get("environment") or {}) != machine:
+        if Machine.from_environment(r.environment) != machine:
             continue
         for run in r.doc.get("runs", []):
             plan = run.get("plan", {})
@@ -265,7 +275,7 @@ def budget_for(budget: BudgetDocument | None, machine: Machine) -> tuple[BudgetD
     """The pin budget of this machine, or what is missing."""
     if budget is None:
         return Missing("pin budget", "no budget document was given", RUN_BUDGET)
-    theirs = Machine.from_environment(budget.doc.get("environment") or {})
+    theirs = Machine.from_environment(budget.environment)
     if theirs != machine:
         return Missing("pin budget", f"{budget.path} is of {theirs.words()}, not this machine", RUN_BUDGET)
     if budget.safe_budget is None:

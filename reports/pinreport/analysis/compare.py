@@ -235,7 +235,7 @@ def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: Run) -> 
     """The metrics of a stored run that are disturbed (left out of every baseline)."""
     key = (entry.path, brun.id)
     if key not in report._baseline_disturbed:
-        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun.record))
+        report._baseline_disturbed[key] = frozenset(disturbance.disturbed_metrics(brun))
     return report._baseline_disturbed[key]
 
 
@@ -401,8 +401,8 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
         if status == "waived":
             report.notes.append(f"run {run.id} waived: {run.reason}")
         # metric -> why, of an ok run: computed once, for its verdicts, its disturbance and the rule
-        not_judged = disturbance.disturbed_metrics(run.record) if status == "ok" else {}
-        disturbed = disturbance.of_run(run.record, not_judged if status == "ok" else None)
+        not_judged = disturbance.disturbed_metrics(run) if status == "ok" else {}
+        disturbed = disturbance.of_run(run, not_judged if status == "ok" else None)
         if disturbed is not None:
             report.disturbed.append(disturbed)
         if status not in ("ok", disturbance.DISTURBED):
@@ -425,6 +425,6 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
                     c = _compare_metric(run, metric, report.baselines[kind], floor, options, report)
                 report.verdicts.append(MetricVerdict(run.id, scenario, metric, info.unit, kind, c, shown))
         if status == "ok":
-            report.rule.extend(rule_results(run.record, options.band, not_judged))
+            report.rule.extend(rule_results(run, options.band, not_judged))
     report.claims = check_expectations(current)
     return report

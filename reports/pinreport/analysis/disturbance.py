@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport.probe_keys import split_metric
+from pinreport.result.model import Metric, Run
 from pinreport.units import as_number, format_bytes
 
 DISTURBED = "disturbed"
@@ -43,8 +44,8 @@ class Disturbance:
         return f"run {self.run_id}: {what}{tries}: " + "; ".join(self.evidence)
 
 
-def _texts(run: dict[str, Any]) -> list[str]:
-    d = run.get("disturbance")
+def _texts(d: Any) -> list[str]:
+    """The evidence texts of a disturbance record (a run's or a repeat's)."""
     items = d.get("evidence") if isinstance(d, dict) else None
     out = []
     for e in items if isinstance(items, list) else []:
@@ -54,54 +55,60 @@ def _texts(run: dict[str, Any]) -> list[str]:
     return out
 
 
-def _repeat_texts(run: dict[str, Any]) -> dict[str, list[str]]:
+def _repeat_texts(run: Run) -> dict[str, list[str]]:
     """probe key -> the evidence texts of the ok repeats whose disturbance names that probe."""
     out: dict[str, list[str]] = {}
-    for r in run.get("repeats") or []:
+    for r in run.record.get("repeats") or []:
         d = r.get("disturbance") if isinstance(r, dict) and r.get("status", "ok") == "ok" else None
         if not isinstance(d, dict):
             continue
-        texts = _texts({"disturbance": d})
+        texts = _texts(d)
         for probe in d.get("probes") or []:
             if isinstance(probe, str):
                 out.setdefault(probe, []).extend(texts)
     return out
 
 
-def attempts(run: dict[str, Any]) -> int | None:
-    d = run.get("disturbance")
+def attempts(run: Run) -> int | None:
+    d = run.record.get("disturbance")
     n = d.get("attempts") if isinstance(d, dict) else None
     return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 
-def run_disturbed(run: dict[str, Any]) -> bool:
-    return run.get("status") == DISTURBED
+def run_disturbed(run: Run) -> bool:
+    return run.status == DISTURBED
 
 
-def negative_beyond_noise(m: dict[str, Any]) -> str | None:
+def _low(m: Any) -> float | None:
+    """A metric record's smallest repeat (its "min", which the Metric does not type: only this
+    check reads it); None when it has none."""
+    return as_number(m.get("min")) if isinstance(m, dict) else None
+
+
+def negative_beyond_noise(m: Metric) -> str | None:
     """Why a byte metric's summary shows memory coming back beyond one granule; None when not."""
-    if m.get("unit") != "bytes":
+    if m.unit != "bytes":
         return None
-    low = as_number(m.get("min"))
+    low = _low(m.record)
     if low is None:
         return None
-    g = m.get("granule")
-    slack = g if isinstance(g, int) and not isinstance(g, bool) and g > 0 else UNKNOWN_GRANULE_SLACK
+    known = m.granule is not None and m.granule > 0
+    slack = m.granule if known else UNKNOWN_GRANULE_SLACK
     if low >= -slack:
         return None
-    step = f"one granule ({format_bytes(slack)})" if slack is g else f"{format_bytes(slack)} (granule unknown)"
-    med = as_number(m.get("median"))
+    step = f"one granule ({format_bytes(slack)})" if known else f"{format_bytes(slack)} (granule unknown)"
     return (
-        f"reads {format_bytes(low)} in a repeat (median {format_bytes(med or 0)}), more than {step} below zero: "
+        f"reads {format_bytes(low)} in a repeat (median {format_bytes(m.median or 0)}), more than {step} below zero: "
         "memory came back that this repeat never took (another process freed it)"
     )
 
 
-def disturbed_metrics(run: dict[str, Any]) -> dict[str, str]:
+def disturbed_metrics(run: Run) -> dict[str, str]:
     """metric -> why, for every metric of an ok run that must not be judged: those pinbench
     marked disturbed, and every metric of a probe key one of whose cost or residual metrics
-    is negative beyond noise (module docstring)."""
-    metrics = run.get("metrics") or {}
+    is negative beyond noise (module docstring). Asked of every run of every baseline file, it
+    reads the records (Metrics.records) and builds a Metric only for one whose smallest repeat
+    is below zero."""
     out: dict[str, str] = {}
     # run["disturbance"] of an ok run summarises attempts that were retried and superseded: its
     # metrics come from the clean attempts, so only a metric's own flag marks it. The flag's
@@ -109,9 +116,9 @@ def disturbed_metrics(run: dict[str, Any]) -> dict[str, str]:
     # summarize_run_metrics() in harness/src/results/run_metrics.cpp reads them); the run's
     # own evidence stands in only where no repeat has any (files written before repeats did).
     by_probe = _repeat_texts(run)
-    evidence = _texts(run)
+    evidence = _texts(run.record.get("disturbance"))
     bad_keys: dict[str, str] = {}
-    for name, m in metrics.items():
+    for name, m in run.metrics.records():
         if not isinstance(m, dict):
             continue
         if m.get("disturbed") is True:
@@ -120,11 +127,14 @@ def disturbed_metrics(run: dict[str, Any]) -> dict[str, str]:
             shown = "; ".join(texts[:MAX_SHOWN])
             more = f" (and {len(texts) - MAX_SHOWN} more)" if len(texts) > MAX_SHOWN else ""
             out[name] = f"pinbench marked this probe disturbed: {shown or 'no evidence recorded'}{more}"
+        low = _low(m)
+        if low is None or low >= 0:
+            continue
         parts = split_metric(name)
-        why = negative_beyond_noise(m) if parts is not None else None
+        why = negative_beyond_noise(Metric.from_json(name, m)) if parts is not None else None
         if why is not None and parts[1] not in bad_keys:
             bad_keys[parts[1]] = f"{name} {why}"
-    for name in metrics:
+    for name in run.metrics:
         parts = split_metric(name)
         if parts is not None and parts[1] in bad_keys and name not in out:
             why = bad_keys[parts[1]]
@@ -143,23 +153,23 @@ def keys_of(disturbed: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def disturbed_keys(run: dict[str, Any]) -> dict[str, str]:
+def disturbed_keys(run: Run) -> dict[str, str]:
     """probe key -> why, for the keys of an ok run whose cost or residual metrics are disturbed."""
     return keys_of(disturbed_metrics(run))
 
 
-def of_run(run: dict[str, Any], disturbed: dict[str, str] | None = None) -> Disturbance | None:
+def of_run(run: Run, disturbed: dict[str, str] | None = None) -> Disturbance | None:
     """The disturbance of one run of the current file, or None when it was measured cleanly
     (`disturbed`: its disturbed_metrics, where the caller has them already)."""
     if run_disturbed(run):
-        texts = _texts(run) or [run.get("reason") or "pinbench marked the run disturbed (no evidence recorded)"]
-        return Disturbance(
-            run.get("id", "?"), True, tuple(sorted(run.get("metrics") or {})), tuple(texts), attempts(run)
-        )
-    if run.get("status") != "ok":
+        texts = _texts(run.record.get("disturbance")) or [
+            run.reason or "pinbench marked the run disturbed (no evidence recorded)"
+        ]
+        return Disturbance(run.id, True, tuple(sorted(run.metrics)), tuple(texts), attempts(run))
+    if run.status != "ok":
         return None
     bad = disturbed_metrics(run) if disturbed is None else disturbed
     if not bad:
         return None
     reasons = tuple(dict.fromkeys(bad.values()))
-    return Disturbance(run.get("id", "?"), False, tuple(sorted(bad)), reasons, attempts(run))
+    return Disturbance(run.id, False, tuple(sorted(bad)), reasons, attempts(run))

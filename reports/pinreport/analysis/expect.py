@@ -21,6 +21,7 @@ from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
 from pinreport.environment import model_family
 from pinreport.result.load import ResultsFile
+from pinreport.result.model import Metric
 from pinreport.units import format_bytes
 
 LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")
@@ -64,14 +65,14 @@ def _run_models(devices: tuple[str, ...], gpus: int) -> set[str]:
 
 def _observations(current: ResultsFile, scenario: str, model: str) -> list[tuple[str, str, float, float, float]]:
     """(run id, key, value bytes, pinned bytes, granule bytes) of every judged cost."""
-    doc, devices = current.doc, current.environment.driver_models
+    devices = current.environment.driver_models
     out = []
-    for run in doc.get("runs", []):
-        plan = run.get("plan", {})
+    for run in current.runs:
+        plan = run.plan.record
         if (
             plan.get("scenario") != scenario
-            or run.get("status") != "ok"
-            or plan.get("kind") not in RULE_KINDS
+            or run.status != "ok"
+            or run.plan.kind not in RULE_KINDS
             or plan.get("api") == CONTROL_API
             or _run_models(devices, plan.get("gpus", 1)) != {model}
         ):
@@ -81,7 +82,7 @@ def _observations(current: ResultsFile, scenario: str, model: str) -> list[tuple
             if is_judged_key(key) and key not in disturbed:
                 # the uncertainty: one granule plus the repeats' MAD, as the rule's (rule.py)
                 u = float(cost.granule or 0) + cost.mad
-                out.append((run["id"], key, cost.median, float(pinned_bytes(plan)), u))
+                out.append((run.id, key, cost.median, float(pinned_bytes(run.plan)), u))
     return out
 
 
@@ -120,24 +121,20 @@ def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, floa
 
 def _metric_claims(current: ResultsFile, scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
     """Bounds on named metrics: each ok run of the scenario under `model` that has the metric."""
-    doc, devices = current.doc, current.environment.driver_models
+    devices = current.environment.driver_models
     runs = [
         r
-        for r in doc.get("runs", [])
-        if r.get("plan", {}).get("scenario") == scenario
-        and r.get("status") == "ok"
-        and _run_models(devices, r.get("plan", {}).get("gpus", 1)) == {model}
+        for r in current.runs
+        if r.plan.record.get("scenario") == scenario
+        and r.status == "ok"
+        and _run_models(devices, r.plan.record.get("gpus", 1)) == {model}
     ]
     out = []
     for name, bounds in sorted(metrics.items()):
         if not isinstance(bounds, dict):
             continue
-        values = [
-            (r["id"], r["metrics"][name])
-            for r in runs
-            if name in (r.get("metrics") or {}) and name not in disturbed_metrics(r)
-        ]
-        unit = values[0][1].get("unit", "") if values else ""
+        values = [(r.id, r.metrics[name]) for r in runs if name in r.metrics and name not in disturbed_metrics(r)]
+        unit = values[0][1].unit if values else ""
         for side in ("min", "max"):
             if side not in bounds:
                 continue
@@ -151,14 +148,12 @@ def _metric_claims(current: ResultsFile, scenario: str, model: str, metrics: dic
     return out
 
 
-def _check_metric(
-    side: str, bound: float, unit: str, values: list[tuple[str, dict[str, Any]]]
-) -> tuple[ClaimVerdict, str]:
+def _check_metric(side: str, bound: float, unit: str, values: list[tuple[str, Metric]]) -> tuple[ClaimVerdict, str]:
     unit = unit or "bytes"
     items = []
     for run_id, m in values:
-        value = float(m["median"])
-        u = float(m.get("granule") or 0) if unit == "bytes" else 0.0
+        value = float(m.median)
+        u = float(m.granule or 0) if unit == "bytes" else 0.0
         items.append((run_id, value, u, _shown("", value, unit)))
     return _judge(items, bound, side == "max", _shown("", bound, unit), "runs")
 

@@ -17,13 +17,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, held_costs, is_judged_key, is_shared_key
 from pinreport.environment import StoreKey
-from pinreport.result.load import metric_samples
+from pinreport.result.model import Run
 
 DEFAULT_CONFIDENCE = 0.95
 _DEVICE_INDEX = re.compile(r"^nvml\.[0-9]+\.")
@@ -122,19 +121,20 @@ class _Points:
     granules: set[int | None] = field(default_factory=set)
 
 
-def collect_points(docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> dict[FitKey, _Points]:
-    """Points (pinned bytes, held cost of one repeat) per fit group, from results documents."""
+def collect_points(files: Iterable[tuple[StoreKey, Iterable[Run]]]) -> dict[FitKey, _Points]:
+    """Points (pinned bytes, held cost of one repeat) per fit group, from the runs of results
+    files, each with its store key."""
     points: dict[FitKey, _Points] = defaultdict(_Points)
-    for key, doc in docs:
-        for run in doc.get("runs", []):
-            plan = run.get("plan", {})
-            if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+    for key, runs in files:
+        for run in runs:
+            plan = run.plan.record
+            if run.status != "ok" or run.plan.kind not in RULE_KINDS:
                 continue
             x = float(plan["size_bytes"]) * float(plan["count"])
             for probe, cost in held_costs(run).items():
                 if not (is_judged_key(probe) or is_shared_key(probe)):
                     continue
-                samples = metric_samples(run, f"{cost.stage}.{probe}")
+                samples = run.metrics[f"{cost.stage}.{probe}"].samples
                 if not samples:
                     continue
                 p = points[FitKey(key.group, key.release, plan["api"], int(plan["gpus"]), probe_family(probe))]
@@ -145,10 +145,11 @@ def collect_points(docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> dict[FitK
 
 
 def fit_all(
-    docs: Iterable[tuple[StoreKey, dict[str, Any]]], confidence: float = DEFAULT_CONFIDENCE
+    files: Iterable[tuple[StoreKey, Iterable[Run]]], confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[FitKey, CostFit]:
+    """The cost fit of every group of runs (FitKey) among the files' runs (store key, runs)."""
     out = {}
-    for k, p in collect_points(docs).items():
+    for k, p in collect_points(files).items():
         known = [g for g in p.granules if g is not None]
         granule = max(known) if known and None not in p.granules else None
         out[k] = fit_cost(p.xs, p.ys, granule, confidence)

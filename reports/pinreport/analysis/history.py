@@ -2,11 +2,14 @@
 latest night per driver release, for the history and cost charts (render/charts/)."""
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from pinreport.analysis.rule import RULE_KINDS, held_costs
+from pinreport.analysis.rule import RULE_KINDS, HeldCost, held_costs
 from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 from pinreport.store.files import REAL, measurement_id
 from pinreport.store.reading import StoreContents
 from pinreport.versions import is_release, release_key
@@ -18,6 +21,11 @@ class Night:
     release: str
     doc: dict[str, Any]
     replayed: bool
+
+    @cached_property
+    def runs(self) -> tuple[Run, ...]:
+        """The night's runs, read once (model.py); a stored night's doc is its summary."""
+        return tuple(Run.from_json(r) for r in self.doc.get("runs", []))
 
     @property
     def release_name(self) -> str:
@@ -64,12 +72,14 @@ def latest_per_release(all_nights: list[Night], current: ResultsFile) -> list[Ni
     return sorted(by.values(), key=lambda n: (0, release_key(n.release)) if is_release(n.release) else (1, n.release))
 
 
-def rule_kind_groups(doc: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Ok rule-kind runs with held costs per (scenario, api) (capacity runs have none: their
-    rule result is capacity.loss)."""
-    out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for run in doc.get("runs", []):
-        plan = run.get("plan", {})
-        if run.get("status") == "ok" and plan.get("kind") in RULE_KINDS and held_costs(run):
-            out[(plan["scenario"], plan["api"])].append(run)
+def rule_kind_groups(runs: Iterable[Run]) -> dict[tuple[str, str], list[tuple[Run, dict[str, HeldCost]]]]:
+    """Ok rule-kind runs with held costs per (scenario, api), each with its held costs (worked
+    out once: the charts read them of every night); capacity runs have none: their rule result
+    is capacity.loss."""
+    out: dict[tuple[str, str], list[tuple[Run, dict[str, HeldCost]]]] = defaultdict(list)
+    for run in runs:
+        if run.status == "ok" and run.plan.kind in RULE_KINDS:
+            costs = held_costs(run)
+            if costs:
+                out[(run.plan.scenario, run.plan.record["api"])].append((run, costs))
     return out

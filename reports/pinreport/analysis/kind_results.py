@@ -15,6 +15,8 @@ from typing import Any
 from pinreport import catalog
 from pinreport.analysis.stats import median
 from pinreport.probe_keys import cost_between, is_dedicated_key, ok_repeats, reading
+from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 from pinreport.units import format_value
 
 # sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks
@@ -55,12 +57,12 @@ _NVML_USED = re.compile(r"^nvml\.[0-9]+\.used$")
 SHARED_BESIDE = "dxgi.nonlocal.usage"
 
 
-def runs_of(doc: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-    return [r for r in doc.get("runs", []) if r.get("plan", {}).get("kind") == kind]
+def runs_of(runs: Iterable[Run], kind: str) -> list[Run]:
+    return [r for r in runs if r.plan.kind == kind]
 
 
-def kinds_present(doc: dict[str, Any]) -> set[str]:
-    return {r.get("plan", {}).get("kind") for r in doc.get("runs", [])}
+def kinds_present(runs: Iterable[Run]) -> set[str | None]:
+    return {r.plan.kind for r in runs}
 
 
 def keys_for(template: str, metric_names: Iterable[str]) -> set[str]:
@@ -83,16 +85,16 @@ def dedicated_headline(keys: Iterable[str]) -> str | None:
     return dedicated[0] if dedicated else None
 
 
-def dedicated_key(runs: list[dict[str, Any]], prefix: str) -> str | None:
+def dedicated_key(runs: list[Run], prefix: str) -> str | None:
     """The dedicated probe key that fills `<prefix><key>` among the runs' metrics, as the charts
     draw it and the claims judge it: cudaMemGetInfo first (dedicated_headline)."""
-    names = {m for r in runs for m in r.get("metrics", {})}
+    names = {m for r in runs for m in r.metrics}
     return dedicated_headline(keys_for(prefix + "<key>", names))
 
 
-def metric_columns(kind: str, runs: list[dict[str, Any]]) -> list[str]:
+def metric_columns(kind: str, runs: list[Run]) -> list[str]:
     """The headline metric names of `kind` that at least one of `runs` has, in headline order."""
-    names = {m for r in runs for m in r.get("metrics", {})}
+    names = {m for r in runs for m in r.metrics}
     out = []
     for template in HEADLINES.get(kind, ()):
         if "<dev>" in template:
@@ -118,46 +120,43 @@ class Cell:
     unit: str
 
 
-def cell(run: dict[str, Any], metric: str) -> Cell:
+def cell(run: Run, metric: str) -> Cell:
     """Median and spread (min - max over the ok repeats) of one metric; "not measured" when the
     run has no such metric (never 0)."""
-    m = run.get("metrics", {}).get(metric)
-    if not isinstance(m, dict):
+    if metric not in run.metrics:
         return Cell("not measured", None, "")
-    unit = m.get("unit", "")
-    med = float(m["median"])
-    text = format_value(med, unit)
-    if m.get("min") != m.get("max"):
-        text += f" [{format_value(float(m['min']), unit)} - {format_value(float(m['max']), unit)}]"
-    return Cell(text, med, unit)
+    m = run.metrics[metric]
+    low, high = m.record.get("min"), m.record.get("max")  # the spread: only this table reads it
+    text = format_value(m.median, m.unit)
+    if low != high:
+        text += f" [{format_value(float(low), m.unit)} - {format_value(float(high), m.unit)}]"
+    return Cell(text, m.median, m.unit)
 
 
-def median_of(run: dict[str, Any], metric: str) -> float | None:
-    m = run.get("metrics", {}).get(metric)
-    return float(m["median"]) if isinstance(m, dict) and run.get("status") == "ok" else None
+def median_of(run: Run, metric: str) -> float | None:
+    return run.metrics[metric].median if metric in run.metrics and run.status == "ok" else None
 
 
-def granule_of(doc: dict[str, Any], run: dict[str, Any], metric: str, key: str | None = None) -> float:
+def granule_of(current: ResultsFile, run: Run, metric: str, key: str | None = None) -> float:
     """The metric's granule, else the null control's granule of its probe key, else 0."""
-    m = run.get("metrics", {}).get(metric) or {}
-    g = m.get("granule")
-    if isinstance(g, (int, float)) and not isinstance(g, bool):
+    g = run.metrics[metric].granule if metric in run.metrics else None
+    if g is not None:
         return float(g)
-    granules = ((doc.get("controls") or {}).get("granules")) or {}
+    granules = ((current.doc.get("controls") or {}).get("granules")) or {}
     g = granules.get(key) if key else None
     return float(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else 0.0
 
 
-def params_text(run: dict[str, Any]) -> str:
-    params = run.get("plan", {}).get("params") or {}
+def params_text(run: Run) -> str:
+    params = run.plan.record.get("params") or {}
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "(none)"
 
 
-def snapshot_trace(run: dict[str, Any], key: str, prefix: str = "cycle_") -> list[tuple[int, float]]:
+def snapshot_trace(run: Run, key: str, prefix: str = "cycle_") -> list[tuple[int, float]]:
     """Per cycle i (snapshot label `<prefix><i>`), the median over the ok repeats of the cost on
     `key` relative to the repeat's after_context snapshot; cycles missing anywhere are left out."""
     per_cycle: dict[int, list[float]] = {}
-    repeats = ok_repeats(run)
+    repeats = ok_repeats(run.record)
     for r in repeats:
         snaps = {}
         for s in r.get("snapshots", []):
@@ -179,10 +178,10 @@ def snapshot_trace(run: dict[str, Any], key: str, prefix: str = "cycle_") -> lis
     return out
 
 
-def final_cost(run: dict[str, Any], key: str, label: str = "final") -> float | None:
+def final_cost(run: Run, key: str, label: str = "final") -> float | None:
     """Median over the ok repeats of the cost at snapshot `label` (churn: after the final wait)."""
     values = []
-    for r in ok_repeats(run):
+    for r in ok_repeats(run.record):
         snaps = {}
         for s in r.get("snapshots", []):
             snaps.setdefault(s.get("label"), s)
@@ -201,13 +200,13 @@ def _snap_reading(snapshot: dict[str, Any] | None, key: str) -> int | None:
 _SWEEP_POINT = re.compile(r"^sweep\.cost\.(x?)([0-9]+)\.(.+)$")
 
 
-def sweep_points(run: dict[str, Any]) -> dict[tuple[str, str], list[tuple[float, float]]]:
+def sweep_points(run: Run) -> dict[tuple[str, str], list[tuple[float, float]]]:
     """{(axis, key): [(x, median cost)]} from sweep.cost.<bytes>.<key> (axis "size") and
     sweep.cost.x<k>.<key> (axis "count")."""
     out: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for name, m in run.get("metrics", {}).items():
+    for name in run.metrics:
         match = _SWEEP_POINT.match(name)
-        if match and isinstance(m, dict):
+        if match:
             axis = "count" if match.group(1) else "size"
-            out.setdefault((axis, match.group(3)), []).append((float(match.group(2)), float(m["median"])))
+            out.setdefault((axis, match.group(3)), []).append((float(match.group(2)), float(run.metrics[name].median)))
     return {k: sorted(v) for k, v in out.items()}

@@ -47,8 +47,9 @@ from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.stats import median
-from pinreport.environment import driver_models
+from pinreport.environment import Environment
 from pinreport.probe_keys import ok_repeats
+from pinreport.result.model import Run
 from pinreport.units import as_number, format_bytes
 
 GiB = 1024**3
@@ -172,17 +173,17 @@ def _capped(run: dict[str, Any], repeats: list[dict[str, Any]]) -> bool | None:
     return None if low is None else low >= 1.0
 
 
-def run_point(run: dict[str, Any]) -> Point | None:
+def run_point(run: Run) -> Point | None:
     """The point of one ok, undisturbed max_pinnable run with free_target; None otherwise, or
     when its free VRAM, its max pinnable or whether it was capped is not recorded."""
-    if not is_pinnable_run(run) or is_failure_path(run) or run.get("status") != "ok" or disturbed_metrics(run):
+    if not is_pinnable_run(run.record) or is_failure_path(run.record) or run.status != "ok" or disturbed_metrics(run):
         return None
-    repeats = ok_repeats(run)
+    repeats = ok_repeats(run.record)
     x = kind_results.median_of(run, kind_results.FREE_BEFORE)
     x = x if x is not None else _from_data(repeats, "free_before")
     y = kind_results.median_of(run, kind_results.MAX_PINNABLE)
     y = y if y is not None else _from_data(repeats, "max_pinnable")
-    capped = _capped(run, repeats)
+    capped = _capped(run.record, repeats)
     if x is None or y is None or capped is None:
         return None
     ratio = kind_results.median_of(run, kind_results.OVER_HOST_RAM)
@@ -191,9 +192,9 @@ def run_point(run: dict[str, Any]) -> Point | None:
         ratio = y / ram if ram else None
     stops, small = _stops_of(repeats)
     datas = [r.get("data") or {} for r in repeats]
-    plan = run["plan"]
+    plan = run.plan.record
     return Point(
-        run_id=run["id"],
+        run_id=run.id,
         api=str(plan.get("api", "")),
         free_target=plan["params"][FREE_TARGET],
         free_before=x,
@@ -222,7 +223,7 @@ def _stops_of(repeats: list[dict[str, Any]]) -> tuple[tuple[str, ...], tuple[boo
     return tuple(stops), tuple(small)
 
 
-def collect_runs(runs: Iterable[dict[str, Any]]) -> dict[str, list[Point]]:
+def collect_runs(runs: Iterable[Run]) -> dict[str, list[Point]]:
     """api -> its points, by free VRAM (then run id)."""
     out: dict[str, list[Point]] = {}
     for run in runs:
@@ -234,7 +235,7 @@ def collect_runs(runs: Iterable[dict[str, Any]]) -> dict[str, list[Point]]:
 
 def collect(doc: dict[str, Any]) -> dict[str, list[Point]]:
     """api -> its points in a results document (collect_runs over doc["runs"])."""
-    return collect_runs(doc.get("runs", []))
+    return collect_runs(map(Run.from_json, doc.get("runs", [])))
 
 
 # --- the fit and the claim ----------------------------------------------------------------------
@@ -322,12 +323,11 @@ def judge_points(points: Sequence[Point]) -> Judgement:
     )
 
 
-def platform(doc: dict[str, Any]) -> str:
+def platform(env: Environment) -> str:
     """ "windows, WDDM": the file's platform and its devices' driver models ("linux" once, where
     the driver model is the platform's name)."""
-    env = doc.get("environment") or {}
-    where = env.get("platform") or "unknown platform"
-    models = sorted(set(driver_models(env)) - {where}) or ([] if where == "linux" else ["unknown driver model"])
+    where = env.platform or "unknown platform"
+    models = sorted(set(env.driver_models) - {where}) or ([] if where == "linux" else ["unknown driver model"])
     return ", ".join([where, *models])
 
 

@@ -33,12 +33,12 @@ import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
 
 from pinreport import catalog
 from pinreport.analysis.disturbance import disturbed_metrics, keys_of
 from pinreport.errors import UsageError
 from pinreport.probe_keys import CAPACITY_LOSS, describe_key, is_dedicated_key, split_metric
+from pinreport.result.model import Metric, Plan, Run
 from pinreport.units import format_bytes
 
 # The kinds whose held costs the rule judges, and the stages it reads them at (catalog.py).
@@ -111,8 +111,8 @@ def judge_ratio(ratio: Fraction | float, uncertainty: Fraction | float, band: Ba
     return RuleVerdict.AMBIGUOUS, None
 
 
-def pinned_bytes(plan: dict[str, Any]) -> int:
-    return int(plan["size_bytes"]) * int(plan["count"])
+def pinned_bytes(plan: Plan) -> int:
+    return int(plan.record["size_bytes"]) * int(plan.record["count"])
 
 
 @dataclass(frozen=True)
@@ -123,17 +123,25 @@ class HeldCost:
     mad: float = 0.0  # the spread of the repeats (median absolute deviation), bytes
 
 
-def held_costs(run: dict[str, Any]) -> dict[str, HeldCost]:
+def _spread(m: Metric) -> float:
+    """The metric's MAD over the repeats (its record's "mad", which only the rule reads); 0 when
+    it has none."""
+    mad = m.record.get("mad")
+    return float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
+
+
+def held_costs(run: Run) -> dict[str, HeldCost]:
     """Per probe key, the held stage with the larger median (the worst moment while holding)."""
     out: dict[str, HeldCost] = {}
-    for name, m in run.get("metrics", {}).items():
+    for name in run.metrics:
         parts = split_metric(name)
-        if parts is None or parts[0] not in HELD_STAGES or m.get("unit") != "bytes":
+        if parts is None or parts[0] not in HELD_STAGES:
+            continue
+        m = run.metrics[name]
+        if m.unit != "bytes":
             continue
         stage, key = parts
-        mad = m.get("mad")
-        spread = float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
-        cost = HeldCost(stage, float(m["median"]), m.get("granule"), spread)
+        cost = HeldCost(stage, float(m.median), m.granule, _spread(m))
         if key not in out or cost.median > out[key].median:
             out[key] = cost
     return out
@@ -160,9 +168,9 @@ class RuleResult:
 
 
 def _result(
-    run: dict[str, Any], key: str, cost: HeldCost, pinned: int, band: Band | None, why: str, granule_count: int = 1
+    run: Run, key: str, cost: HeldCost, pinned: int, band: Band | None, why: str, granule_count: int = 1
 ) -> RuleResult:
-    plan = run["plan"]
+    plan = run.plan.record
     ratio = exact(cost.median) / pinned
     spread = exact(cost.mad)
     u = (granule_count * cost.granule + spread) / pinned if cost.granule else None
@@ -176,7 +184,7 @@ def _result(
         if factor is not None:
             reason += f"; reserve is {factor:.3g}x what was used" if math.isfinite(factor) else "; nothing used"
     return RuleResult(
-        run["id"],
+        run.id,
         plan["scenario"],
         plan["api"],
         key,
@@ -191,28 +199,25 @@ def _result(
     )
 
 
-def capacity_resolution(plan: dict[str, Any]) -> int:
-    value = (plan.get("params") or {}).get("resolution", DEFAULT_RESOLUTION)
+def capacity_resolution(plan: Plan) -> int:
+    value = (plan.record.get("params") or {}).get("resolution", DEFAULT_RESOLUTION)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_RESOLUTION
 
 
-def capacity_result(
-    run: dict[str, Any], band: Band | None, disturbed: dict[str, str] | None = None
-) -> RuleResult | None:
+def capacity_result(run: Run, band: Band | None, disturbed: dict[str, str] | None = None) -> RuleResult | None:
     """The rule on a capacity run's capacity.loss (module docstring); None when not measured.
     `disturbed`: the run's disturbed_metrics, where the caller has them already."""
-    plan = run.get("plan", {})
-    m = run.get("metrics", {}).get(CAPACITY_LOSS)
-    if plan.get("kind") != "capacity" or not isinstance(m, dict) or m.get("unit") != "bytes":
+    if run.plan.kind != "capacity" or CAPACITY_LOSS not in run.metrics:
         return None
-    pinned = int(plan["size_bytes"])
-    step = capacity_resolution(plan)
-    if isinstance(m.get("granule"), int) and m["granule"] > step:
-        step = m["granule"]
-    control = plan.get("api") == CONTROL_API
-    mad = m.get("mad")
-    spread = float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
-    cost = HeldCost(CAPACITY_LOSS, float(m["median"]), step, spread)
+    m = run.metrics[CAPACITY_LOSS]
+    if m.unit != "bytes":
+        return None
+    pinned = int(run.plan.record["size_bytes"])
+    step = capacity_resolution(run.plan)
+    if m.granule is not None and m.granule > step:
+        step = m.granule
+    control = run.plan.record.get("api") == CONTROL_API
+    cost = HeldCost(CAPACITY_LOSS, float(m.median), step, _spread(m))
     why = (disturbed_metrics(run) if disturbed is None else disturbed).get(CAPACITY_LOSS)
     if why is not None:
         return _result(run, CAPACITY_LOSS, cost, pinned, None, f"disturbed: {why}")
@@ -221,15 +226,14 @@ def capacity_result(
     return replace(r, reason=f"{what}; {r.reason}")
 
 
-def rule_results(run: dict[str, Any], band: Band, disturbed: dict[str, str] | None = None) -> list[RuleResult]:
+def rule_results(run: Run, band: Band, disturbed: dict[str, str] | None = None) -> list[RuleResult]:
     """The rule's results for one run (empty when the rule does not apply to it). `disturbed`:
     the run's disturbed_metrics, where the caller has them already (compare)."""
-    plan = run.get("plan", {})
-    if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+    if run.status != "ok" or run.plan.kind not in RULE_KINDS:
         return []
-    pinned = pinned_bytes(plan)
-    control = plan.get("api") == CONTROL_API
-    capacity = plan.get("kind") == "capacity"
+    pinned = pinned_bytes(run.plan)
+    control = run.plan.record.get("api") == CONTROL_API
+    capacity = run.plan.kind == "capacity"
     out = []
     bad = disturbed_metrics(run) if disturbed is None else disturbed
     loss = capacity_result(run, band, bad)

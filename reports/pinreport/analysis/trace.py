@@ -26,6 +26,7 @@ from pinreport.environment import Environment, StoreKey
 from pinreport.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
 from pinreport.input_file import TRACE_LIMIT
 from pinreport.result.load import read_versioned_document
+from pinreport.result.model import Run
 from pinreport.schema import results_json_schema_text, trace_json_schema_text
 from pinreport.units import format_bytes as size_label
 
@@ -184,7 +185,7 @@ def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str,
     key = trace.key
     release = trace.environment.release or key.release
     docs = [(k, d) for k, d in store_docs if k.group == key.group and k.release == key.release]
-    fits = fit_all(docs)
+    fits = fit_all((k, map(Run.from_json, d.get("runs", []))) for k, d in docs)
     peak = int(trace.pinned.get("peak_bytes") or 0)
     by_family = {f: int(b) for f, b in (trace.pinned.get("peak_by_family") or {}).items() if int(b) > 0}
     notes: list[str] = []

@@ -26,7 +26,7 @@ class Churn(Claim):
                 metric = f"churn.creep.{key}"
                 value = kind_results.median_of(run, metric)
                 if value is not None:
-                    creeps.append((run["id"], value, kind_results.granule_of(data.doc, run, metric, key)))
+                    creeps.append((run.id, value, kind_results.granule_of(data.current, run, metric, key)))
             if creeps:
                 worst = max(creeps, key=lambda c: c[1] - c[2])
                 seen = worst[1] > worst[2]
@@ -35,7 +35,7 @@ class Churn(Claim):
         for run in data.ok_runs("fragmentation"):
             value = kind_results.median_of(run, "fragmentation.largest_loss")
             if value is not None:
-                frag.append((run["id"], value, float(capacity_resolution(run["plan"]))))
+                frag.append((run.id, value, float(capacity_resolution(run.plan))))
         if frag:
             worst = max(frag, key=lambda f: f[1] - f[2])
             seen = worst[1] > worst[2]

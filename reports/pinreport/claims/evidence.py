@@ -1,6 +1,7 @@
 """The data at hand for the claims: one results file, its CompareReport and the benchmark
 rows, with the platform it was measured on and the look-ups several claims share."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -16,9 +17,11 @@ from pinreport.analysis.rule import (
     is_judged_key,
     pinned_bytes,
 )
-from pinreport.environment import WSL2_MODEL, driver_models, model_family
+from pinreport.environment import WSL2_MODEL, model_family
 from pinreport.probe_keys import CAPACITY_LOSS
 from pinreport.result.bench_rows import BenchRows
+from pinreport.result.load import ResultsFile
+from pinreport.result.model import Run
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 
@@ -34,44 +37,48 @@ class Observation:
     granule: float
 
 
-def ok_runs(doc: dict[str, Any], kind: str, pinned_only: bool = True) -> list[dict[str, Any]]:
+def ok_runs(runs: Iterable[Run], kind: str, pinned_only: bool = True) -> list[Run]:
     """The ok runs of a kind that no other process disturbed (a run with a disturbed probe
     gives no evidence for a claim: disturbance.py)."""
     return [
         r
-        for r in kind_results.runs_of(doc, kind)
-        if r.get("status") == "ok"
-        and not (pinned_only and r.get("plan", {}).get("api") == CONTROL_API)
+        for r in kind_results.runs_of(runs, kind)
+        if r.status == "ok"
+        and not (pinned_only and r.plan.record.get("api") == CONTROL_API)
         and not disturbed_metrics(r)
     ]
 
 
-def observations(doc: dict[str, Any], pageable: bool = False) -> list[Observation]:
+def observations(current: ResultsFile, pageable: bool = False) -> list[Observation]:
     """The held costs on dedicated keys of ok rule-kind runs; pinned runs, or the pageable
     control with pageable=True. Disturbed keys are never judged (disturbance.py)."""
     out = []
-    for run in doc.get("runs", []):
-        plan = run.get("plan", {})
-        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
+    for run in current.runs:
+        if run.status != "ok" or run.plan.kind not in RULE_KINDS:
             continue
-        if (plan.get("api") == CONTROL_API) != pageable:
+        if (run.plan.record.get("api") == CONTROL_API) != pageable:
             continue
         disturbed = disturbed_keys(run)
         for key, cost in sorted(held_costs(run).items()):
             if is_judged_key(key) and key not in disturbed:
-                out.append(Observation(run["id"], key, cost.median, pinned_bytes(plan), float(cost.granule or 0)))
+                out.append(Observation(run.id, key, cost.median, pinned_bytes(run.plan), float(cost.granule or 0)))
     return out
 
 
 @dataclass
 class ClaimData:
-    doc: dict[str, Any]  # the current results file
+    current: ResultsFile  # the current results file
     report: Any  # its CompareReport (claims read report.rule)
     bench: BenchRows
 
+    @property
+    def doc(self) -> dict[str, Any]:
+        """The current file's document as written, for the claims that read its runs' records."""
+        return self.current.doc
+
     @cached_property
     def models(self) -> set[str]:
-        return set(driver_models(self.doc.get("environment") or {}))
+        return set(self.current.environment.driver_models)
 
     @property
     def windows(self) -> bool:
@@ -97,12 +104,12 @@ class ClaimData:
 
     @cached_property
     def observations(self) -> list[Observation]:
-        return observations(self.doc)
+        return observations(self.current)
 
     @cached_property
     def capacity_ratios(self) -> list[RuleResult]:
         """The rule's capacity.loss results that were judged (rule.capacity_result)."""
         return [r for r in self.report.rule if r.key == CAPACITY_LOSS and r.verdict != RuleVerdict.NOT_JUDGED]
 
-    def ok_runs(self, kind: str) -> list[dict[str, Any]]:
-        return ok_runs(self.doc, kind)
+    def ok_runs(self, kind: str) -> list[Run]:
+        return ok_runs(self.current.runs, kind)

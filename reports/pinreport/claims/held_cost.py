@@ -82,7 +82,7 @@ class ApiVariants(Claim):
 
     def gather(self, data: ClaimData) -> tuple[ClaimData, str]:
         """(the data, what the pageable control shows)."""
-        control = observations(data.doc, pageable=True)
+        control = observations(data.current, pageable=True)
         seen = ""
         if control:
             worst = max(abs(o.cost) - o.granule for o in control)

@@ -21,7 +21,7 @@ _VERDICT = {
 @dataclass(frozen=True)
 class PinnableEvidence:
     data: ClaimData
-    by_api: dict[str, list[pinnable_fit.Point]]  # pinnable_fit.collect
+    by_api: dict[str, list[pinnable_fit.Point]]  # pinnable_fit.collect_runs of the current file
     judgement: pinnable_fit.Judgement
     caps: list[pinnable_fit.WindowsCap]
 
@@ -34,7 +34,7 @@ class MaxPinnableTracksFreeVram(Claim):
     )
 
     def gather(self, data: ClaimData) -> PinnableEvidence:
-        by_api = pinnable_fit.collect(data.doc)
+        by_api = pinnable_fit.collect_runs(data.current.runs)
         return PinnableEvidence(data, by_api, pinnable_fit.judge(data.doc, by_api), pinnable_fit.windows_caps(by_api))
 
     def applies(self, seen: PinnableEvidence) -> str | None:
@@ -43,7 +43,7 @@ class MaxPinnableTracksFreeVram(Claim):
 
     def judge(self, seen: PinnableEvidence) -> Finding:
         j = seen.judgement
-        evidence = f"on {pinnable_fit.platform(seen.data.doc)}: {j.evidence}"
+        evidence = f"on {pinnable_fit.platform(seen.data.current.environment)}: {j.evidence}"
         if j.outcome == pinnable_fit.Outcome.AMBIGUOUS:
             evidence = f"inconclusive: {evidence}"
         return _VERDICT[j.outcome], evidence
@@ -55,4 +55,4 @@ class MaxPinnableTracksFreeVram(Claim):
         text = "; ".join(c.describe() for c in seen.caps)
         if seen.data.windows:
             return f"Windows cap (reported, not judged): {text}"
-        return f"Windows cap: not judged on {pinnable_fit.platform(seen.data.doc)}; here {text}"
+        return f"Windows cap: not judged on {pinnable_fit.platform(seen.data.current.environment)}; here {text}"

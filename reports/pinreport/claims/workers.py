@@ -2,11 +2,10 @@
 granule and flat in N (spread within max(granule, LINEAR_TOLERANCE of the largest)): CONFIRMED;
 a part within one granule of 0, or not flat: REFUTED; a part not measured: NOT TESTED HERE."""
 
-from typing import Any
-
 from pinreport.analysis import kind_results
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
+from pinreport.result.model import Run
 from pinreport.units import format_bytes
 
 LINEAR_TOLERANCE = 0.10  # per-worker costs this close (relative) count as flat in N
@@ -16,30 +15,30 @@ class Workers(Claim):
     n = "11"
     title = "Workers: each process pays its own pinned cost and CUDA context, linear in workers."
 
-    def gather(self, data: ClaimData) -> tuple[ClaimData, list[dict[str, Any]], str | None]:
+    def gather(self, data: ClaimData) -> tuple[ClaimData, list[Run], str | None]:
         """(the data, its ok per_process runs with N > 0, the dedicated key they are judged on)."""
         runs = [
             r
             for r in data.ok_runs("workers")
-            if (r["plan"].get("params") or {}).get("variant", "per_process") == "per_process"
-            and isinstance((r["plan"].get("params") or {}).get("workers"), int)
-            and r["plan"]["params"]["workers"] > 0
+            if (r.plan.record.get("params") or {}).get("variant", "per_process") == "per_process"
+            and isinstance((r.plan.record.get("params") or {}).get("workers"), int)
+            and r.plan.record["params"]["workers"] > 0
         ]
         return data, runs, kind_results.dedicated_key(runs, "workers.context_per_worker.")
 
-    def applies(self, seen: tuple[ClaimData, list[dict[str, Any]], str | None]) -> str | None:
+    def applies(self, seen: tuple[ClaimData, list[Run], str | None]) -> str | None:
         return None if seen[2] is not None else "no ok per_process workers run with N > 0"
 
-    def judge(self, seen: tuple[ClaimData, list[dict[str, Any]], str | None]) -> Finding:
+    def judge(self, seen: tuple[ClaimData, list[Run], str | None]) -> Finding:
         data, runs, key = seen
         texts, problems = [], []
         for part in ("context", "pinned"):
             metric = f"workers.{part}_per_worker.{key}"
             points = [
                 (
-                    r["plan"]["params"]["workers"],
+                    r.plan.record["params"]["workers"],
                     kind_results.median_of(r, metric),
-                    kind_results.granule_of(data.doc, r, metric, key),
+                    kind_results.granule_of(data.current, r, metric, key),
                 )
                 for r in runs
             ]

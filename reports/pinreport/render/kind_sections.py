@@ -7,11 +7,13 @@ from typing import Any
 
 from pinreport.analysis import kind_results
 from pinreport.labels import anchor
+from pinreport.probe_keys import ok_repeats
 from pinreport.render.charts.churn import churn_charts
 from pinreport.render.charts.pinnable import pinnable_charts
 from pinreport.render.charts.sweep import sweep_charts
 from pinreport.render.charts.workers import workers_charts
 from pinreport.render.svg_charts import Chart
+from pinreport.result.model import Run
 
 # The chart families, by the names a kind's catalog entry gives (KindSpec::charts in
 # harness/src/kinds/<kind>.cpp); a kind draws its families' charts in its entry's order.
@@ -23,27 +25,27 @@ CHART_FAMILIES: dict[str, Callable[[list[dict[str, Any]]], list[Chart]]] = {
 }
 
 
-def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
+def kind_sections(runs: tuple[Run, ...]) -> list[dict[str, Any]]:
     """One section per scenario kind present: a table (run id, status, params, median and
     [min - max] of each headline metric; "not measured" where a run lacks one) and the charts
     that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM, workers
     against N)."""
     out = []
     for kind in kind_results.KINDS:
-        runs = kind_results.runs_of(doc, kind)
-        if not runs:
+        of_kind = kind_results.runs_of(runs, kind)
+        if not of_kind:
             continue
-        columns = kind_results.metric_columns(kind, runs)
+        columns = kind_results.metric_columns(kind, of_kind)
         rows = []
-        for run in runs:
-            ok = run.get("status") == "ok"
+        for run in of_kind:
+            ok = run.status == "ok"
             rows.append(
                 {
-                    "id": run["id"],
-                    "status": run.get("status", ""),
-                    "reason": run.get("reason", ""),
+                    "id": run.id,
+                    "status": run.status or "",
+                    "reason": run.reason,
                     "params": kind_results.params_text(run),
-                    "repeats": str(len([r for r in run.get("repeats", []) if r.get("status") == "ok"])),
+                    "repeats": str(len(ok_repeats(run.record))),
                     "cells": [kind_results.cell(run, m).text if ok else "" for m in columns],
                 }
             )
@@ -54,15 +56,15 @@ def kind_sections(doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "title": kind_results.TITLES[kind],
                 "columns": columns,
                 "rows": rows,
-                "charts": [c for family in kind_results.CHARTS[kind] for c in CHART_FAMILIES[family](runs)],
+                "charts": [c for family in kind_results.CHARTS[kind] for c in CHART_FAMILIES[family](of_kind)],
             }
         )
     return out
 
 
-def not_measured(doc: dict[str, Any]) -> list[dict[str, str]]:
+def not_measured(runs: tuple[Run, ...]) -> list[dict[str, str]]:
     """The scenario kinds with no run here: named, never drawn from nothing."""
-    present = kind_results.kinds_present(doc)
+    present = kind_results.kinds_present(runs)
     return [
         {"chart": kind_results.TITLES[k], "why": f"no '{k}' runs in this results file"}
         for k in kind_results.KINDS

@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 
+from pinreport.environment import Environment
 from pinreport.input_file import RESULTS_LIMIT
 from pinreport.result.load import read_versioned_document
 from pinreport.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
@@ -66,6 +67,7 @@ class BudgetDocument:
     safe_budget: int | None
     families: tuple[FamilyBudget, ...]
     doc: dict[str, Any]
+    environment: Environment  # the environment record, read once
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
 
 
@@ -81,13 +83,15 @@ def load_budget(path: str | Path) -> BudgetDocument:
         _validator(),
     )
     best = doc["safe_budget"]
+    env = Environment.from_json(doc.get("environment", {}))
     return BudgetDocument(
         path=p,
         complete=doc["complete"],
         safe_budget=best["bytes"] if best is not None else None,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
         doc=doc,
-        machine=_machine(doc.get("environment", {})),
+        environment=env,
+        machine=_machine(env.record),
     )
 
 

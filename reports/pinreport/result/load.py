@@ -29,14 +29,6 @@ from pinreport.schema import (
 )
 
 
-def metric_samples(run: dict[str, Any], metric: str) -> list[float] | None:
-    """The metric's value in each ok repeat, in repeat order, as the file holds it; None when
-    the run has no such metric or no samples of it (an older file's metric the upgrade could
-    not rebuild)."""
-    samples = (run.get("metrics", {}).get(metric) or {}).get("samples")
-    return [float(v) for v in samples] if isinstance(samples, list) else None
-
-
 @dataclass(frozen=True)
 class ResultsFile:
     path: str

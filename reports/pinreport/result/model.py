@@ -2,23 +2,20 @@
 
 A run and its metrics reach the stages as frozen values whose fields are typed here, at the
 border, instead of each stage asking the document's dicts again (`run.get("status")`,
-`metrics.get(name) or {}`). The record as written stays beside each value (`record`): the
-stages that have not moved to the typed values yet (disturbance.py, rule.py, expect.py, fit.py)
-read it, and every value is built from a checked document (load.py), so the typing is a
-reading, not a second check: a field the document lacks is None here, as `.get` gave.
+`metrics.get(name) or {}`). The record as written stays beside each value (`record`), for
+the fields one stage alone reads (a metric's min and mad: disturbance.py, rule.py; a run's
+repeats and disturbance evidence: disturbance.py; a plan's size, count, api and params) and for
+the kind tables and claims that still read the records (kind_results.py). Every value is built
+from a checked document (load.py), so the typing is a reading, not a second check: a field the
+document lacks is None here, as `.get` gave.
 """
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+_new_tuple = tuple.__new__
+_NUMBERS = (int, float)
 
 
 class Metric(NamedTuple):
@@ -36,15 +33,23 @@ class Metric(NamedTuple):
 
     @classmethod
     def from_json(cls, name: str, m: Any) -> "Metric":
-        m = m if isinstance(m, dict) else {}
-        unit, samples = m.get("unit", ""), m.get("samples")
-        return cls(
-            name,
-            unit if isinstance(unit, str) else "",
-            _number(m.get("median")),
-            _int(m.get("granule")),
-            tuple(map(float, samples)) if isinstance(samples, list) else None,
-            m,
+        """A number is an int or a float, never a bool; a granule an int. The classes are asked
+        exactly (a JSON value's class is dict, str, int, float or list; a bool's is bool): built
+        for every metric compare judges and the charts read, of every night, this costs half
+        what isinstance and a helper call per field did."""
+        if m.__class__ is not dict:
+            m = {}
+        unit, median, granule, samples = m.get("unit", ""), m.get("median"), m.get("granule"), m.get("samples")
+        return _new_tuple(
+            cls,
+            (
+                name,
+                unit if unit.__class__ is str else "",
+                float(median) if median.__class__ in _NUMBERS else None,
+                granule if granule.__class__ is int else None,
+                tuple(map(float, samples)) if samples.__class__ is list else None,
+                m,
+            ),
         )
 
 
@@ -72,6 +77,12 @@ class Metrics(Mapping[str, Metric]):
 
     def __eq__(self, other: object) -> bool:
         return dict(self.items()) == dict(other.items()) if isinstance(other, Mapping) else NotImplemented
+
+    def records(self) -> Iterator[tuple[str, Any]]:
+        """(name, record as written) of every metric, no Metric built: for the one pass over every
+        metric of every baseline run (disturbance.disturbed_metrics), which reads a flag and a
+        sign of each and builds a Metric only for the few that need one."""
+        return iter(self._raw.items())
 
 
 @dataclass(frozen=True)

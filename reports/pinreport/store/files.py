@@ -233,7 +233,7 @@ def check_stored_file(
     trusted = validated or (name_vouches and named_xxh3)
     # Every check, on the bytes read once (they are hashed too).
     results = _parse_vouched(data, path, as_stored_from) if trusted else results_from_bytes(data, str(path))
-    if produced_by_test_double(results.doc):
+    if produced_by_test_double(results.environment):
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"

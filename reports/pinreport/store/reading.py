@@ -11,11 +11,10 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pinreport.environment import driver_release, store_key
 from pinreport.errors import BadInputError
 from pinreport.input_file import read_bounded
+from pinreport.result.load import ResultsFile
 from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.store.files import (
     REAL,
@@ -169,7 +168,7 @@ def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | 
 
 
 def read_for_compare(
-    root: str | Path, current_doc: dict[str, Any], index=None, meanwhile: Callable[[], None] | None = None
+    root: str | Path, current: ResultsFile, index=None, meanwhile: Callable[[], None] | None = None
 ) -> StoreContents:
     """What `pinreport compare` needs of the store, and nothing else: the real files of the
     current file's group under its own release (history) and under the previous release, which
@@ -184,7 +183,7 @@ def read_for_compare(
     root, contents = _open(root)
     if contents.problems:
         return contents
-    key = store_key(current_doc.get("environment") or {})
+    key = current.environment.key
     index = index or GroupIndex(root, key.group)
     dirs = release_dirs(root, key.group)
 
@@ -199,7 +198,7 @@ def read_for_compare(
         return found
 
     with no_cyclic_gc():
-        release = driver_release(current_doc.get("environment") or {})
+        release = current.environment.release
         older = set(dirs)
         prev = previous_release(release, older) if release and is_release(release) and older else None
         entries = read(([dirs[key.release]] if key.release in dirs else []) + ([dirs[prev]] if prev else []))
@@ -214,16 +213,13 @@ def read_for_compare(
     return contents
 
 
-def read_for_html(
-    root: str | Path, current_doc: dict[str, Any], meanwhile: Callable[[], None] | None = None
-) -> StoreContents:
+def read_for_html(root: str | Path, current: ResultsFile, meanwhile: Callable[[], None] | None = None) -> StoreContents:
     """read_for_compare(), plus the history of every night of the group from the summary index
     (summary_index.GroupIndex.history: each file checked once, again only when its size, mtime,
     ctime or inode changed); the index's problems are named beside the comparison's."""
     root = Path(root)
-    key = store_key(current_doc.get("environment") or {})
-    index = GroupIndex(root, key.group)
-    contents = read_for_compare(root, current_doc, index, meanwhile)
+    index = GroupIndex(root, current.environment.key.group)
+    contents = read_for_compare(root, current, index, meanwhile)
     if contents.problems and contents.problems[0].path.endswith(STORE_FILE):
         return contents
     with no_cyclic_gc():

@@ -1,20 +1,20 @@
 """Churn charts: the cost after each allocate/free cycle, and after the final wait."""
 
 from collections import defaultdict
-from typing import Any
 
 from pinreport.analysis import kind_results
 from pinreport.labels import MiB, anchor, probe_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
+from pinreport.result.model import Run
 
 
-def churn_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+def churn_charts(runs: list[Run]) -> list[Chart]:
     """Cost after each allocate/free cycle (cycle_<i> snapshots, median over repeats), and after
     the final wait, per churn run; one chart per scenario."""
-    by_scenario: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_scenario: dict[str, list[Run]] = defaultdict(list)
     for run in runs:
-        if run.get("status") == "ok":
-            by_scenario[run["plan"]["scenario"]].append(run)
+        if run.status == "ok":
+            by_scenario[run.plan.record["scenario"]].append(run)
     charts = []
     for scenario, group in sorted(by_scenario.items()):
         key = kind_results.dedicated_key(group, "churn.creep.") or "cuda.free"
@@ -23,7 +23,7 @@ def churn_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             trace = kind_results.snapshot_trace(run, key)
             if not trace:
                 continue
-            name = f"{run['plan']['api']} {kind_results.params_text(run)}"
+            name = f"{run.plan.record['api']} {kind_results.params_text(run)}"
             series.append(Series(f"{name} · {probe_label(key)}", [(float(i), c / MiB) for i, c in trace]))
             final = kind_results.final_cost(run, key)
             if final is not None:

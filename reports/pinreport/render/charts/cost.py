@@ -1,25 +1,25 @@
 """Cost charts: held cost against pinned size (or buffer count) per scenario and api."""
 
 from collections import defaultdict
-from typing import Any
 
 from pinreport.analysis.history import Night, rule_kind_groups
-from pinreport.analysis.rule import CONTROL_API, held_costs, is_judged_key, is_shared_key
+from pinreport.analysis.rule import CONTROL_API, is_judged_key, is_shared_key
 from pinreport.labels import MiB, anchor, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
+from pinreport.result.model import Run
 
 
-def _x_axis(runs: list[dict[str, Any]]) -> str:
+def _x_axis(runs: list[Run]) -> str:
     """ "size" when the sizes vary (or nothing varies), "count" when only the count does."""
-    sizes = {r["plan"]["size_bytes"] for r in runs}
-    counts = {r["plan"]["count"] for r in runs}
+    sizes = {r.plan.record["size_bytes"] for r in runs}
+    counts = {r.plan.record["count"] for r in runs}
     return "count" if len(sizes) == 1 and len(counts) > 1 else "size"
 
 
 def cost_charts(per_release: list[Night]) -> list[Chart]:
     """Held cost against pinned size (or buffer count) per scenario and api; one line per
     driver release and probe, so the chart shows which probe moves."""
-    groups = [rule_kind_groups(n.doc) for n in per_release]
+    groups = [rule_kind_groups(n.runs) for n in per_release]
     current_groups = groups[-1] if per_release else {}
     keys = sorted(set().union(*[set(g) for g in groups])) if per_release else []
     charts = []
@@ -27,13 +27,13 @@ def cost_charts(per_release: list[Night]) -> list[Chart]:
         runs_cur = current_groups.get((scenario, api)) or next(
             g[(scenario, api)] for g in groups if (scenario, api) in g
         )
-        axis = _x_axis(runs_cur)
+        axis = _x_axis([run for run, _ in runs_cur])
         series = []
         for n, g in zip(per_release, groups, strict=True):
             points: dict[str, list[tuple[float, float]]] = defaultdict(list)
-            for run in g.get((scenario, api), []):
-                x = run["plan"]["count"] if axis == "count" else run["plan"]["size_bytes"]
-                for key, cost in held_costs(run).items():
+            for run, costs in g.get((scenario, api), []):
+                x = run.plan.record["count"] if axis == "count" else run.plan.record["size_bytes"]
+                for key, cost in costs.items():
                     if is_judged_key(key) or is_shared_key(key):
                         points[key].append((float(x), cost.median / MiB))
             for key in sorted(points):

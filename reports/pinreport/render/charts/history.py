@@ -4,7 +4,6 @@ import math
 from collections import defaultdict
 
 from pinreport.analysis.history import Night, rule_kind_groups
-from pinreport.analysis.rule import held_costs
 from pinreport.labels import MiB, anchor, headline_key, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 
@@ -16,13 +15,12 @@ def history_charts(all_nights: list[Night], max_ticks: int = 8) -> list[Chart]:
         return []
     values: dict[tuple[str, str], dict[str, list[tuple[float, float]]]] = defaultdict(lambda: defaultdict(list))
     for i, n in enumerate(all_nights):
-        for (scenario, api), runs in rule_kind_groups(n.doc).items():
-            for run in runs:
-                costs = held_costs(run)
+        for (scenario, api), runs in rule_kind_groups(n.runs).items():
+            for run, costs in runs:
                 head = headline_key(set(costs))
                 if head is None:
                     continue
-                plan = run["plan"]
+                plan = run.plan.record
                 name = f"{size_label(plan['size_bytes'])} x{plan['count']} · {probe_label(head)}"
                 values[(scenario, api)][name].append((float(i), costs[head].median / MiB))
     marks = [

@@ -1,17 +1,16 @@
 """The max-pinnable chart: max pinnable against free VRAM (pinnable_fit.py), with the fit and y = x."""
 
-from typing import Any
-
 from pinreport.analysis import pinnable_fit
 from pinreport.labels import GiB
 from pinreport.render.svg_charts import Chart, Series, line_chart
+from pinreport.result.model import Run
 
 
 def _gib(v: float) -> str:
     return f"{v:.3g}"
 
 
-def pinnable_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+def pinnable_charts(runs: list[Run]) -> list[Chart]:
     """Max pinnable against free VRAM before the search (pinnable_fit.py), over the sweep kind's
     max_pinnable runs with free_target: one series per api, its capped (or timed-out) points,
     lower bounds, as a second series drawn as upward triangles in the api's colour, the

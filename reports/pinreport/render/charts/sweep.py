@@ -1,17 +1,16 @@
 """Sweep charts: cost against pinned size (size_curve) or buffer count (count_curve)."""
 
-from typing import Any
-
 from pinreport.analysis import kind_results
 from pinreport.labels import MiB, anchor, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
+from pinreport.result.model import Run
 
 
-def sweep_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+def sweep_charts(runs: list[Run]) -> list[Chart]:
     """Cost against pinned size (size_curve) or buffer count (count_curve), per sweep run."""
     charts = []
     for run in runs:
-        if run.get("status") != "ok":
+        if run.status != "ok":
             continue
         points = kind_results.sweep_points(run)
         for axis in ("size", "count"):
@@ -24,8 +23,8 @@ def sweep_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             size_axis = axis == "size"
             charts.append(
                 line_chart(
-                    anchor("sweep", run["id"], axis),
-                    f"sweep: {run['id']}",
+                    anchor("sweep", run.id, axis),
+                    f"sweep: {run.id}",
                     "pinned size" if size_axis else "buffers held at once (count)",
                     "cost (MiB)",
                     series,

@@ -1,21 +1,21 @@
 """Workers charts: per-worker context and pinned cost against the number of workers."""
 
 from collections import defaultdict
-from typing import Any
 
 from pinreport.analysis import kind_results
 from pinreport.labels import MiB, anchor, probe_label
 from pinreport.render.svg_charts import Chart, Series, line_chart
+from pinreport.result.model import Run
 
 
-def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
+def workers_charts(runs: list[Run]) -> list[Chart]:
     """Per-worker context cost and per-worker pinned cost against the number of workers (the
     per_process variant), per scenario and api: flat lines are linear scaling."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
-        params = run.get("plan", {}).get("params") or {}
-        if run.get("status") == "ok" and params.get("variant", "per_process") == "per_process":
-            groups[(run["plan"]["scenario"], run["plan"]["api"])].append(run)
+        params = run.plan.record.get("params") or {}
+        if run.status == "ok" and params.get("variant", "per_process") == "per_process":
+            groups[(run.plan.record["scenario"], run.plan.record["api"])].append(run)
     charts = []
     for (scenario, api), group in sorted(groups.items()):
         key = kind_results.dedicated_key(group, "workers.context_per_worker.") or kind_results.dedicated_key(
@@ -28,7 +28,7 @@ def workers_charts(runs: list[dict[str, Any]]) -> list[Chart]:
             pts = []
             for run in group:
                 value = kind_results.median_of(run, f"workers.{part}_per_worker.{key}")
-                workers = (run["plan"].get("params") or {}).get("workers")
+                workers = (run.plan.record.get("params") or {}).get("workers")
                 if value is not None and isinstance(workers, int):
                     pts.append((float(workers), value / MiB))
             if pts:
