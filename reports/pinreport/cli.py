@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pinreport import __version__
-from pinreport.advice.command import add_evidence_options, evidence_advice, run_advise
+from pinreport.advice.command import add_evidence_options, run_advise, traced_advice
 from pinreport.advice.command import add_parser as add_advise_parser
 from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
@@ -384,17 +384,12 @@ def _run_trace(args: argparse.Namespace) -> int:
         missing = _missing_store(args.store)
         if missing is not None:
             return missing
-    try:
-        tf = trace.load_trace(args.trace)
-    except BadInputError as e:
-        err(f"error: {e}")
-        return EXIT_BAD_INPUT
     # The fits judge_trace uses, and the advice's evidence (advice/command.py); without --store,
     # the trace's own figures.
-    got = evidence_advice(args, tf)
+    got = traced_advice(args)
     if isinstance(got, int):
         return got
-    advice, problems, runs = got
+    tf, advice, problems, runs = got
     judgement = trace.judge_trace(tf, ((r.environment.key, r.doc) for r in runs))
     out(format_trace(judgement))
     out(format_advice(advice))

@@ -98,21 +98,29 @@ def evidence_advice(args: argparse.Namespace, trace: TraceFile) -> tuple[Advice,
     return advice, problems + list(advice.problems), runs
 
 
-def run_advise(args: argparse.Namespace, out) -> int:
-    """`out`: cli.py's writer of standard output (streams.out)."""
-    from pinreport.advice.json_doc import format_advice_json
-    from pinreport.advice.text import format_advice
-    from pinreport.analysis import trace as trace_module
+def traced_advice(args: argparse.Namespace) -> tuple[TraceFile, Advice, list[str], list[StoredRun]] | int:
+    """`advise` and `trace` alike: the trace of args.trace read (exit 2 when it cannot be), then
+    the advice on it (evidence_advice), or the exit code that ended it."""
+    from pinreport.analysis.trace import load_trace
 
     try:
-        tf = trace_module.load_trace(args.trace)
+        tf = load_trace(args.trace)
     except BadInputError as e:
         err(f"error: {e}")
         return EXIT_BAD_INPUT
     got = evidence_advice(args, tf)
+    return got if isinstance(got, int) else (tf, *got)
+
+
+def run_advise(args: argparse.Namespace, out) -> int:
+    """`out`: cli.py's writer of standard output (streams.out)."""
+    from pinreport.advice.json_doc import format_advice_json
+    from pinreport.advice.text import format_advice
+
+    got = traced_advice(args)
     if isinstance(got, int):
         return got
-    advice, problems, _ = got
+    _, advice, problems, _ = got
     out(format_advice_json(advice) if args.json else format_advice(advice))
     for p in problems:
         err(f"error: {p}")

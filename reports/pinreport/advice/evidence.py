@@ -10,13 +10,12 @@ in their context or environment)."""
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from pinreport.environment import Environment
 from pinreport.result.budget import BudgetDocument
 from pinreport.result.gbench import BenchFile, NotBenchmarkJson, load_bench
-from pinreport.result.model import Run
+from pinreport.result.load import ResultsFile
 from pinreport.units import format_bytes
 
 # What to run to get each piece of evidence (benchmarks/README.md, docs/store.md, docs/budget.md).
@@ -216,22 +215,15 @@ def ring_speed(
 
 
 @dataclass(frozen=True)
-class StoredRun:
-    """A results document the store gave, with its file (StoreEntry's path and doc)."""
+class StoredRun(ResultsFile):
+    """A results document the store gave, with its file (StoreEntry's path and doc); replayed
+    also where the store's replay namespace held it."""
 
-    path: str
-    doc: dict[str, Any]
-    replayed: bool = False
+    in_replay_namespace: bool = False
 
-    @cached_property
-    def environment(self) -> Environment:
-        """The document's environment record, read once."""
-        return Environment.from_json(self.doc.get("environment"))
-
-    @cached_property
-    def runs(self) -> tuple[Run, ...]:
-        """The document's runs, read once (result/model.py)."""
-        return tuple(Run.from_json(r) for r in self.doc.get("runs", []))
+    @property
+    def replayed(self) -> bool:
+        return self.in_replay_namespace or super().replayed
 
 
 def _median(run: dict[str, Any], metric: str) -> float | None:

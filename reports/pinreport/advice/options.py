@@ -334,28 +334,15 @@ def register_window(ctx: Context, cost: Cost) -> Option:
     got = register_window_speed(ctx.runs, ctx.machine, size)
     notes = (f"transfer size {format_bytes(size)}: {how}",)
     if isinstance(got, Missing):
-        return _with_vram(
-            ctx,
-            cost,
-            {"host_register": size},
-            applies=True,
-            bytes_saved=cost.held - size,
-            missing=(got,),
-            notes=notes,
-            **base,
+        said = dict(missing=(got,), notes=notes)
+    else:
+        said = dict(
+            speed=got.ratio,
+            speed_detail=got.detail,
+            evidence=(got.source,),
+            notes=(f"{notes[0]}; measured at {format_bytes(got.size)}",),
         )
-    return _with_vram(
-        ctx,
-        cost,
-        {"host_register": size},
-        applies=True,
-        bytes_saved=cost.held - size,
-        speed=got.ratio,
-        speed_detail=got.detail,
-        evidence=(got.source,),
-        notes=(f"{notes[0]}; measured at {format_bytes(got.size)}",),
-        **base,
-    )
+    return _with_vram(ctx, cost, {"host_register": size}, applies=True, bytes_saved=cost.held - size, **said, **base)
 
 
 def all_options(ctx: Context, cost: Cost) -> list[Option]:
