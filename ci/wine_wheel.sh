@@ -71,16 +71,8 @@ doctor() {
 }
 check "the installed pinbench.exe doctor against the double" doctor
 
-cat >small.yaml <<'EOF'
-schema_version: 2
-defaults:
-  repeats: 3
-scenarios:
-  - name: wheel-overhead
-    kind: overhead
-    api: [pageable, cudaMallocHost, cudaHostRegister]
-    size: [16MiB, 64MiB]
-EOF
+# The small scenario both wheel checks run (ci/wheel_check.sh, ci/wine_wheel.sh).
+cp "$root/ci/wheel-small.yaml" small.yaml
 run_small() {
   pinbench run small.yaml -o out/small.json >"$top/run.log" 2>&1 || { tail -20 "$top/run.log"; return 1; }
   tail -2 "$top/run.log"
