@@ -15,7 +15,10 @@ inc=.deps/cuda12/nvidia
 grep -qE "define CUDART_VERSION +1209" "$inc/cuda_runtime/include/cuda_runtime_api.h" || { echo "not the 12.9 headers" >&2; exit 2; }
 # The test-double driver (harness/tests/doubles) is left out: it is always built against these
 # headers (.deps/cuda12, docs/test-double.md), and its tests need the build's definitions.
-mapfile -t sources < <(grep -rlE --exclude-dir=doubles '#include <(cuda[a-z_]*\.h|nvml\.h)>|#include "(pinbench/)?cuda/' --include='*.cpp' harness benchmarks | sort)
+# The sources that include them: directly, or through the public headers that do
+# (pinbench/cuda/cuda_check.hpp, cuda_handles.hpp) or the CUDA core's own (harness/src/cuda/); the
+# rest of pinbench/cuda/ declares the core's API without CUDA types.
+mapfile -t sources < <(grep -rlE --exclude-dir=doubles '#include <(cuda[a-z_]*\.h|nvml\.h)>|#include "(pinbench/cuda/cuda_|cuda/)' --include='*.cpp' harness benchmarks | sort)
 ((${#sources[@]})) || { echo "no sources found" >&2; exit 2; }
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
