@@ -170,6 +170,26 @@ def forbidden_imports(platform: Platform, libraries: list[str]) -> list[str]:
     return problems
 
 
+def checked_programs(platform: Platform, build: Path, who: str, hint: str) -> list[Path] | int:
+    """The build's pinbench and its injection library, each read for its imports and refused
+    where one is not the operating system's (forbidden_imports), as the package and the wheel
+    ship them; else the exit code, said on standard error: 2 not built (HINT says how), 1 a
+    forbidden import."""
+    program = build / "harness" / platform.program
+    if not program.is_file():
+        print(f"{who}: {program} not found: build it first ({hint})", file=sys.stderr)
+        return 2
+    programs = [program] + sorted((build / "harness").glob(platform.library_glob))
+    failed = False
+    for p in programs:
+        libraries = platform.imports_of(p)
+        print(f"{who}: {p.name}: {p.stat().st_size} bytes, imports {', '.join(libraries) or 'nothing'}")
+        for problem in forbidden_imports(platform, libraries):
+            print(f"{who}: FORBIDDEN import in {p.name}: {problem}", file=sys.stderr)
+            failed = True
+    return 1 if failed else programs
+
+
 def project_version(build: Path) -> str:
     cache = (build / "CMakeCache.txt").read_text(encoding="utf-8", errors="replace")
     match = re.search(r"^CMAKE_PROJECT_VERSION:STATIC=(\S+)$", cache, flags=re.M)
@@ -237,21 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which(platform.tool[0]) is None:
         print(f"package: {platform.tool[0]} not found (ci/setup-debian.sh --test)", file=sys.stderr)
         return 2
-    program = build / "harness" / platform.program
-    if not program.is_file():
-        print(f"package: {program} not found: build it first (ci/README.md, 'Packages')", file=sys.stderr)
-        return 2
-    programs = [program] + sorted((build / "harness").glob(platform.library_glob))
-
-    failed = False
-    for p in programs:
-        libraries = platform.imports_of(p)
-        print(f"package: {p.name}: {p.stat().st_size} bytes, imports {', '.join(libraries) or 'nothing'}")
-        for problem in forbidden_imports(platform, libraries):
-            print(f"package: FORBIDDEN import in {p.name}: {problem}", file=sys.stderr)
-            failed = True
-    if failed:
-        return 1
+    programs = checked_programs(platform, build, "package", "ci/README.md, 'Packages'")
+    if isinstance(programs, int):
+        return programs
 
     args.out.mkdir(parents=True, exist_ok=True)
     top = f"pinbench-{project_version(build)}-{platform.name}-x64"

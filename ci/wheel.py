@@ -154,20 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         if shutil.which(tool) is None:
             print(f"wheel: {tool} not found (ci/wheel_check.sh installs auditwheel into a venv)", file=sys.stderr)
             return 2
-    program = build / "harness" / platform.program
-    if not program.is_file():
-        print(f"wheel: {program} not found: build it first (docs/pip-install.md, 'Building')", file=sys.stderr)
-        return 2
-    programs = [program] + sorted((build / "harness").glob(platform.library_glob))
-    failed = False
-    for p in programs:
-        libraries = platform.imports_of(p)
-        print(f"wheel: {p.name}: {p.stat().st_size} bytes, imports {', '.join(libraries) or 'nothing'}")
-        for problem in package.forbidden_imports(platform, libraries):
-            print(f"wheel: FORBIDDEN import in {p.name}: {problem}", file=sys.stderr)
-            failed = True
-    if failed:
-        return 1
+    programs = package.checked_programs(platform, build, "wheel", "docs/pip-install.md, 'Building'")
+    if isinstance(programs, int):
+        return programs
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
