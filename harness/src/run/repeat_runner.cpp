@@ -47,6 +47,13 @@ struct RepeatRunner::RunState {
     bool neighbour_seen = false;  // a neighbour was on the GPU, or NVML could not say
     bool gave_up = false;         // no more retries: a repeat stayed disturbed, or the GPU is busy
     bool device_level = false;    // some attempt's watch had no process list
+
+    // The stopping rule never applies beside a neighbour (the outlier check compares every
+    // repeat with the run's median), without process lists (no neighbour could be told apart),
+    // nor after a disturbed attempt: such a run measures every planned repeat.
+    [[nodiscard]] bool measures_every_repeat() const {
+        return neighbour_seen || device_level || disturbed_attempts > 0;
+    }
 };
 
 RepeatRunner::RepeatRunner(ChildLauncher& launcher, const Nvml* nvml, const RunOptions& options,
@@ -123,18 +130,17 @@ void RepeatRunner::first_attempts(RunState& run, nlohmann::json& stopped) {
     } else if (planned <= options_.agreeing_repeats) {
         stopping.why = "all repeats: " + std::to_string(planned) + " planned, " +
                        std::to_string(options_.agreeing_repeats) + " needed to agree";
-    } else if (run.neighbour_seen || run.device_level || run.disturbed_attempts > 0) {
+    } else if (run.measures_every_repeat()) {
         stopping.why = "all repeats: another process was on the GPU, or NVML could not say";
     } else {
         stopping.why = "all repeats: " + repeats_agree(run.record, options_.agreeing_repeats).why;
     }
 }
 
-// Why the run may stop after its repeats so far (the stopping rule), or nullopt: never beside
-// a neighbour (the outlier check compares every repeat with the run's median) nor without
-// process lists (no neighbour could be told apart), never after a disturbed attempt.
+// Why the run may stop after its repeats so far (the stopping rule), or nullopt
+// (RunState::measures_every_repeat says when it never may).
 std::optional<std::string> RepeatRunner::stop_here(const RunState& run) const {
-    if (!options_.stop_when_agreed || run.neighbour_seen || run.device_level || run.disturbed_attempts > 0) {
+    if (!options_.stop_when_agreed || run.measures_every_repeat()) {
         return std::nullopt;
     }
     const Agreement a = repeats_agree(run.record, options_.agreeing_repeats);
