@@ -159,6 +159,9 @@ private:
         app_->add_flag(
             "--allow-busy-gpu", allow_busy_gpu_,
             "Measure even beside a leftover pinbench process on the GPU (recorded in the results)");
+        app_->add_flag("--fresh-driver", fresh_driver_,
+                       "Do not keep the CUDA driver initialised between children: each initialises it alone "
+                       "(slower on native Linux; docs/scenario-format.md, 'Less waiting per repeat')");
         app_->add_flag("--keep-going-when-busy", keep_going_when_busy_,
                        "Do not stop when the same neighbour disturbs the null window and the first attempts "
                        "(every run then retries and ends disturbed on its own)");
@@ -189,6 +192,7 @@ private:
         options.watch.null_every = std::chrono::milliseconds(static_cast<long long>(null_every_s_ * 1000));
         options.allow_busy_gpu = allow_busy_gpu_;
         options.keep_going_when_busy = keep_going_when_busy_;
+        options.hold_driver = !fresh_driver_;
         if (!times_from_.empty()) {
             options.earlier_times = [dir = times_from_](const nlohmann::json& environment,
                                                         std::string* note) {
@@ -238,7 +242,7 @@ private:
     double retry_wait_s_ = 1.0, null_every_s_ = 60;
     std::string resume_path_;
     bool allow_busy_gpu_ = false, keep_going_when_busy_ = false;
-    bool no_summary_ = false, all_repeats_ = false, stop_early_ = false;
+    bool no_summary_ = false, all_repeats_ = false, stop_early_ = false, fresh_driver_ = false;
     std::string store_dir_, times_from_;
 };
 

@@ -175,6 +175,10 @@ void note_busy_gpu_allowed(json& environment, const std::string& leftovers) {
     environment["busy_gpu_allowed"] = leftovers;
 }
 
+void note_parent_driver(json& environment, bool held, const std::string& why) {
+    environment["parent_driver"] = {{"held", held}, {"why", why}};
+}
+
 std::string driver_model_family(const std::string& model) {
     return model == kWsl2DriverModel ? std::string("WDDM") : model;
 }

@@ -26,6 +26,7 @@ struct RunOptions {
     std::chrono::milliseconds device_wait_limit{15000};
     bool allow_busy_gpu = false;        // measure even beside a leftover pinbench process
     bool keep_going_when_busy = false;  // do not stop when a neighbour keeps the GPU busy
+    bool hold_driver = true;            // false (--fresh-driver): run/driver_hold.hpp off
     // The stopping rule (docs/scenario-format.md, "Stopping early"): a run stops repeating once
     // this many clean repeats agree to the byte; false (--all-repeats): every planned repeat.
     bool stop_when_agreed = true;

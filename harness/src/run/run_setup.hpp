@@ -10,6 +10,7 @@
 #include "pinbench/results/results.hpp"
 #include "pinbench/scenario/plan.hpp"
 #include "run/child_launcher.hpp"
+#include "run/driver_hold.hpp"
 #include "run/progress.hpp"
 #include "run/run_options.hpp"
 
@@ -19,6 +20,7 @@ struct RunSetup {
     std::unique_ptr<Nvml> nvml;          // the parent's view of the devices; null: none (replay, no NVML)
     std::int64_t controls_began_ns = 0;  // steady clock; when the controls (null first) began; 0: none ran
     std::optional<int> exit_code;        // set: nothing is to be measured, exit with this
+    DriverHold driver;                   // the driver kept initialised between children, or why not
 };
 
 // Measuring: the environment from a child, then (where there is a CUDA device and no leftover

@@ -250,7 +250,15 @@ CUresult CUDAAPI cuInit(unsigned int Flags) {
     if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
     if (const CUresult r = driver().scripted("cuInit"); r != CUDA_SUCCESS) return r;
     if (const CUresult r = driver().inject(); r != CUDA_SUCCESS) return r;
-    driver().initialized = true;
+    Driver& d = driver();
+    if (!d.initialized) {
+        for (int dev = 0; dev < d.script.devices; ++dev) {
+            if (d.script.init_cost > 0 && !d.state.charge_unlisted(dev, d.script.init_cost)) {
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            }
+        }
+    }
+    d.initialized = true;
     return CUDA_SUCCESS;
 }
 

@@ -64,6 +64,13 @@ bool DeviceState::charge(int device, std::uint64_t bytes) {
     return true;
 }
 
+bool DeviceState::charge_unlisted(int device, std::uint64_t bytes) {
+    const Impl::Locked lock(*impl_);
+    if (impl_->used_locked(device) + bytes > impl_->total) return false;
+    impl_->own(true)->unlisted[device] += bytes;
+    return true;
+}
+
 void DeviceState::release(int device, std::uint64_t bytes) {
     const Impl::Locked lock(*impl_);
     if (ProcessEntry* p = impl_->own(false)) p->bytes[device] -= std::min(bytes, p->bytes[device]);

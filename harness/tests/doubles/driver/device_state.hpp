@@ -30,6 +30,9 @@ public:
     // Takes `bytes` of `device` for this process; false (nothing taken) when they are not free.
     bool charge(int device, std::uint64_t bytes);
     void release(int device, std::uint64_t bytes);
+    // Takes `bytes` of `device` for this process without listing it in NVML (what a process that
+    // only initialised the driver holds); they go when the process leaves.
+    bool charge_unlisted(int device, std::uint64_t bytes);
     // A context on `device` lists this process in NVML even before it allocates.
     void open_context(int device);
     void close_context(int device);

@@ -12,13 +12,14 @@
 
 namespace pinbench::driver_double {
 
-inline constexpr std::uint64_t state_magic = 0x70696e6264626c31;  // "pinbdbl1"
+inline constexpr std::uint64_t state_magic = 0x70696e6264626c32;  // "pinbdbl2"
 inline constexpr std::size_t max_processes = 64;
 
 struct ProcessEntry {
     std::int64_t pid;  // 0: free
     std::uint64_t bytes[max_devices];
-    std::uint32_t contexts;  // bit d: a context on device d
+    std::uint64_t unlisted[max_devices];  // the driver's own for an initialised process: used, never listed
+    std::uint32_t contexts;               // bit d: a context on device d
 };
 
 struct Layout {
@@ -48,7 +49,7 @@ inline ProcessEntry* own_entry(Layout& layout, std::int64_t self, bool create) {
 inline std::uint64_t used_by_all(const Layout& layout, std::uint64_t reserved, int device) {
     std::uint64_t sum = reserved;
     for (const ProcessEntry& p : layout.processes) {
-        if (p.pid != 0) sum += p.bytes[device];
+        if (p.pid != 0) sum += p.bytes[device] + p.unlisted[device];
     }
     return sum;
 }

@@ -70,6 +70,8 @@ void apply(Script& s, const std::string& key, const std::string& value) {
         s.reserved_memory = size_of(value);
     } else if (key == "context_cost") {
         s.context_cost = size_of(value);
+    } else if (key == "init_cost") {
+        s.init_cost = size_of(value);
     } else if (key == "vmm_granularity") {
         s.vmm_granularity = size_of(value);
         if (s.vmm_granularity == 0) throw std::invalid_argument("vmm_granularity must be > 0");

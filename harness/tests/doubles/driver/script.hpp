@@ -37,6 +37,7 @@ struct Script {
     std::uint64_t total_memory = std::uint64_t{1} << 30;
     std::uint64_t reserved_memory = 0;  // used before any process: what the driver keeps
     std::uint64_t context_cost = 0;
+    std::uint64_t init_cost = 0;  // per device, from cuInit: used, not listed
     std::uint64_t vmm_granularity = std::uint64_t{2} << 20;
     int cuda_driver_version = 12080;
     int compute_capability_major = 9;

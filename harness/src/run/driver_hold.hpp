@@ -1,0 +1,34 @@
+// The parent keeps the CUDA driver initialised (cuInit, never a context) while its children
+// measure, as a persistence daemon keeps a GPU ready: each child then starts and ends faster, and
+// measures the same costs (docs/scenario-format.md, "Less waiting per repeat").
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace pinbench {
+
+namespace cuda {
+class DriverApi;
+}
+
+class DriverHold {
+public:
+    // Holds the driver where every described device runs the native Linux driver model and
+    // `wanted`; else holds nothing, and why() says why not.
+    static DriverHold for_environment(const nlohmann::json& environment, bool wanted);
+    DriverHold();
+    DriverHold(DriverHold&&) noexcept;
+    DriverHold& operator=(DriverHold&&) noexcept;
+    ~DriverHold();
+
+    bool held() const { return api_ != nullptr; }
+    const std::string& why() const { return why_; }  // held: what it saves; not held: the reason
+
+private:
+    std::unique_ptr<cuda::DriverApi> api_;  // loaded and initialised; kept for the run's life
+    std::string why_;
+};
+
+}  // namespace pinbench
