@@ -27,7 +27,7 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // The held phase first: where it reaches the cap in chunks, the single phase tries the cap at
-// once (held_reached_cap).
+// once (cap_first_applies, budget_rule.hpp).
 constexpr const char* kPhases[] = {"held", "single"};
 
 // A child's phase record, or why there is none: {"status": ok|waived|failed, "error", "data"}.
@@ -101,35 +101,8 @@ std::string failure_verdict(const json& single, const json& held) {
     return verdict;
 }
 
-// A phase's data saw a pin that reported success without being pinned.
-bool silent_fallback_in(const json& phase) {
-    if (phase.value("stopped_by", "") == budget_stop::silent_fallback) return true;
-    if (phase.contains("first_try") && phase["first_try"].contains("not_pinned")) return true;
-    for (const char* list : {"tried", "chunks"}) {
-        if (!phase.contains(list)) continue;
-        for (const json& p : phase[list]) {
-            if (p.contains("not_pinned")) return true;
-        }
-    }
-    return false;
-}
-
 bool saw_silent_fallback(const json& single, const json& held) {
     return silent_fallback_in(single) || silent_fallback_in(held);
-}
-
-// Whether the held phase reached the cap in chunks with nothing failing, falling back or moving
-// beside it: then the single phase pins the cap at once first (budget_child.hpp, "cap_first").
-// Where nothing fails below the cap that one pin is the answer, and the doubling's pins of one
-// chunk, two, four ... up to the cap are not made: about half of the bytes the phase pinned
-// (16 GiB instead of 31.75 GiB per family with the defaults). Where the held phase stopped
-// otherwise (the driver, a silent fallback, the time limit, the host's available memory), the
-// cap at once would fail or not be asked, and the single phase searches as it always did.
-bool held_reached_cap(const json& held_phase) {
-    if (held_phase.value("status", "") != "ok" || held_phase.contains("disturbed")) return false;
-    const json& held = held_phase["data"];
-    return held.value("stopped_by", "") == budget_stop::cap && !held.contains("failure_check") &&
-           !silent_fallback_in(held);
 }
 
 // A single phase's child that pinned the cap at once first and failed: it did not search.
@@ -258,7 +231,7 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
         for (const char* phase : kPhases) {
             if (stop_signal() != 0) break;
             const bool single = std::string(phase) == "single";
-            const bool cap_first = single && held_reached_cap(phases["held"]);
+            const bool cap_first = single && cap_first_applies(phases["held"]);
             std::int64_t share = share_of(phases_left--);
             progress << "pinbench budget: " << family << ", "
                      << (single ? "largest single pin" : "held at once in chunks") << " ("
