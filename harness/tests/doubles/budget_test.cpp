@@ -255,6 +255,7 @@ TEST_F(DoubleBudget, TheTimeLimitStopsTheSearchAndSaysSo) {
         EXPECT_EQ(f["largest_single"]["stopped_by"], "time_limit") << f.dump();
         EXPECT_LT(f["held_at_once"]["bytes"].get<std::uint64_t>(), 64 * MiB);
         EXPECT_EQ(f["limit_found"], false);
+        EXPECT_TRUE(first_try(f).empty()) << "the held phase did not reach the cap";
     }
     EXPECT_TRUE(has(o.process.output, "the time limit stopped it at")) << o.process.output;
     EXPECT_TRUE(has(o.process.output, "the real limit is higher")) << o.process.output;
@@ -291,9 +292,11 @@ TEST_F(DoubleBudget, ASilentFallbackIsCaughtThroughTheDriver) {
     EXPECT_EQ(f["largest_single"]["bytes"], 40 * MiB);
     EXPECT_TRUE(has(f["held_at_once"]["words"].get<std::string>(), "cuPointerGetAttribute")) << f.dump();
     EXPECT_EQ(f["failure"], "not_seen") << "no call failed";
+    EXPECT_TRUE(first_try(f).empty()) << "no cap at once after a silent fallback";
     const json& r = o.family("cudaHostRegister");
     EXPECT_EQ(r["silent_fallback"], false);
     EXPECT_EQ(r["held_at_once"]["stopped_by"], "cap");
+    EXPECT_EQ(tried_bytes(r), std::vector<std::uint64_t>{64 * MiB}) << "the cap at once";
     EXPECT_TRUE(has(o.process.output, "SILENT FALLBACK")) << o.process.output;
 }
 
