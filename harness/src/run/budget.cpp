@@ -26,7 +26,9 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr const char* kPhases[] = {"single", "held"};
+// The held phase first: where it reaches the cap in chunks, the single phase tries the cap at
+// once (cap_first_applies, budget_rule.hpp).
+constexpr const char* kPhases[] = {"held", "single"};
 
 // A child's phase record, or why there is none: {"status": ok|waived|failed, "error", "data"}.
 json phase_record(const ChildLauncher::Result& r) {
@@ -100,16 +102,14 @@ std::string failure_verdict(const json& single, const json& held) {
 }
 
 bool saw_silent_fallback(const json& single, const json& held) {
-    for (const json* phase : {&single, &held}) {
-        if (phase->value("stopped_by", "") == budget_stop::silent_fallback) return true;
-        for (const char* list : {"tried", "chunks"}) {
-            if (!phase->contains(list)) continue;
-            for (const json& p : (*phase)[list]) {
-                if (p.contains("not_pinned")) return true;
-            }
-        }
-    }
-    return false;
+    return silent_fallback_in(single) || silent_fallback_in(held);
+}
+
+// A single phase's child that pinned the cap at once first and failed: it did not search.
+bool cap_at_once_failed(const json& single_phase) {
+    if (!single_phase.contains("data")) return false;
+    const json& data = single_phase["data"];
+    return data.contains("first_try") && !data["first_try"].value("ok", false);
 }
 
 // Seconds per GiB over the chunks that pinned: the call's time (`field` pin_ms), and the first
@@ -219,18 +219,24 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
     // A pin call is not interrupted at the deadline: the parent waits this long beyond it.
     const auto grace = 30s + std::chrono::seconds(options.cap >> 30);
     int phases_left = static_cast<int>(std::size(kBudgetFamilies) * std::size(kPhases));
+    // Each phase gets the time left over the phases left, this one included.
+    const auto share_of = [&](int phases) {
+        const std::int64_t left = std::max<std::int64_t>(
+            0, limit_ms - static_cast<std::int64_t>(ms_between(start, SteadyClock::now())));
+        return left / phases;
+    };
     doc["families"] = json::array();
     for (const char* family : kBudgetFamilies) {
         json phases = json::object();
         for (const char* phase : kPhases) {
             if (stop_signal() != 0) break;
-            const std::int64_t left = std::max<std::int64_t>(
-                0, limit_ms - static_cast<std::int64_t>(ms_between(start, SteadyClock::now())));
-            const std::int64_t share = left / phases_left--;
+            const bool single = std::string(phase) == "single";
+            const bool cap_first = single && cap_first_applies(phases["held"]);
+            std::int64_t share = share_of(phases_left--);
             progress << "pinbench budget: " << family << ", "
-                     << (std::string(phase) == "single" ? "largest single pin" : "held at once in chunks")
-                     << " (up to " << format_bytes(options.cap) << ", " << static_cast<double>(share) / 1000.0
-                     << " s)" << std::endl;
+                     << (single ? "largest single pin" : "held at once in chunks") << " ("
+                     << (cap_first ? "the cap at once first, " : "up to ") << format_bytes(options.cap)
+                     << ", " << static_cast<double>(share) / 1000.0 << " s)" << std::endl;
             json request = {{"mode", child_mode::budget},
                             {"family", family},
                             {"phase", phase},
@@ -238,11 +244,30 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
                             {"chunk", options.chunk},
                             {"keep_free", keep_free},
                             {"small_bytes", kBudgetSmallPin},
-                            {"time_limit_ms", share}};
+                            {"time_limit_ms", share},
+                            {"cap_first", cap_first}};
             const auto timeout = std::chrono::milliseconds(share) + grace;
-            phases[phase] = std::string(phase) == "held"
-                                ? run_watched_phase(launcher, nvml.get(), environment, request, timeout)
-                                : run_phase(launcher, request, timeout);
+            if (!single) {
+                phases[phase] = run_watched_phase(launcher, nvml.get(), environment, request, timeout);
+                continue;
+            }
+            phases[phase] = run_phase(launcher, request, timeout);
+            if (!cap_at_once_failed(phases[phase]) || stop_signal() != 0) continue;
+            // The search as it always was, in a fresh process: the failure may have poisoned the
+            // first one, and a clean failure must not leave the search a process unlike the one
+            // it always had. It shares what is left with the phases after it as one more phase.
+            share = share_of(phases_left + 1);
+            progress << "pinbench budget: " << family
+                     << ", the cap at once did not pin; largest single pin (up to "
+                     << format_bytes(options.cap) << ", " << static_cast<double>(share) / 1000.0 << " s)"
+                     << std::endl;
+            request["cap_first"] = false;
+            request["time_limit_ms"] = share;
+            const json first_try = phases[phase]["data"]["first_try"];
+            phases[phase] = run_phase(launcher, request, std::chrono::milliseconds(share) + grace);
+            // The failed try stays on record beside the search's pins (beside the phase's error
+            // when the search has no record).
+            (phases[phase].contains("data") ? phases[phase]["data"] : phases[phase])["first_try"] = first_try;
         }
         if (stop_signal() != 0) break;
         doc["families"].push_back(family_answer(family, phases["single"], phases["held"], options.chunk));

@@ -29,8 +29,11 @@ inline constexpr const char* host_available = "host_available";    // available 
 // available now minus keep_free (read again before every request); after the first failed call
 // both release what they hold and pin `small_bytes` again in the same process: it works (the
 // failure was clean) or not (it poisons).
+// With "cap_first" (the held phase reached the cap in chunks), "single" first pins the cap at
+// once: when that works it is the answer ("first_try" and the one pin in "tried"); when it fails
+// the record holds only "first_try", and the caller searches in a fresh process.
 // Request: family (an API variant's spelling), phase, cap, chunk, keep_free, small_bytes,
-// time_limit_ms. Returns the phase's record (docs/budget.md, "The document").
+// time_limit_ms, cap_first (optional). Returns the phase's record (docs/budget.md, "The document").
 nlohmann::json budget_phase(const nlohmann::json& request, const Nvml* nvml);
 
 }  // namespace pinbench

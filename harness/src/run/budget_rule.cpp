@@ -63,6 +63,32 @@ bool stopped_by_driver(const std::string& stopped_by) {
     return stopped_by == budget_stop::driver || stopped_by == budget_stop::silent_fallback;
 }
 
+bool silent_fallback_in(const nlohmann::json& phase_data) {
+    if (phase_data.value("stopped_by", "") == budget_stop::silent_fallback) return true;
+    if (const auto first = phase_data.find("first_try");
+        first != phase_data.end() && first->contains("not_pinned")) {
+        return true;
+    }
+    for (const char* list : {"tried", "chunks"}) {
+        const auto pins = phase_data.find(list);
+        if (pins == phase_data.end()) continue;
+        for (const nlohmann::json& p : *pins) {
+            if (p.contains("not_pinned")) return true;
+        }
+    }
+    return false;
+}
+
+bool cap_first_applies(const nlohmann::json& held_phase) {
+    if (held_phase.value("status", "") != "ok") return false;
+    if (const auto d = held_phase.find("disturbed"); d != held_phase.end() && d->is_array() && !d->empty()) {
+        return false;  // as vram_answer reads it: an empty list is no evidence
+    }
+    const nlohmann::json data = held_phase.value("data", nlohmann::json::object());
+    return data.value("stopped_by", "") == budget_stop::cap && !data.contains("failure_check") &&
+           !silent_fallback_in(data);
+}
+
 std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uint64_t failed_at,
                        const std::string& reason) {
     const std::string failed = failed_at > 0 ? " at " + format_bytes(failed_at) : "";

@@ -1,5 +1,5 @@
-// The decisions of `pinbench budget` that are arithmetic, kept apart from the processes so the
-// CPU tests pin them down with hand-computed values (docs/budget.md, "The margin rule").
+// The decisions of `pinbench budget` that are arithmetic or read from a phase's record, kept apart
+// from the processes so the CPU tests pin them down with hand-computed values (docs/budget.md).
 #pragma once
 
 #include <cstdint>
@@ -49,5 +49,19 @@ std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uin
 
 // True when what stopped it was the driver's limit, not the cap, the time or the host's memory.
 bool stopped_by_driver(const std::string& stopped_by);
+
+// Whether a phase's data (budget_child.hpp) saw a pin that reported success without being
+// pinned: stopped by it, or a pin of "tried", "chunks" or "first_try" named it (not_pinned).
+bool silent_fallback_in(const nlohmann::json& phase_data);
+
+// Whether the single phase pins the cap at once first (budget_child.hpp, "cap_first"): the held
+// phase (its record, {"status", "data", "disturbed"?}) reached the cap in chunks with no call
+// failing, no silent fallback and no other process moving device memory beside it. Where nothing
+// fails below the cap that one pin is the answer the doubling gives, and the doubling's pins of
+// one chunk, two, four ... up to the cap are not made: about half of the bytes the phase pins
+// (16 GiB instead of 31.75 GiB per family with the defaults). Where the held phase stopped
+// otherwise (the driver, a silent fallback, the time limit, the host's available memory), the
+// single phase searches as it always did.
+bool cap_first_applies(const nlohmann::json& held_phase);
 
 }  // namespace pinbench

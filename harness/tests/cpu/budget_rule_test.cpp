@@ -84,5 +84,45 @@ TEST(BudgetRule, ADisturbedHeldPhaseGivesNoVramFigure) {
     EXPECT_EQ(vram_answer(disturbed, 512 * MiB), (nlohmann::json{{"cost", 922 * MiB}}));
 }
 
+// The single phase pins the cap at once only after a held phase that reached the cap cleanly:
+// stopped by the cap, no failed call, no silent fallback, no neighbour moving device memory.
+TEST(BudgetRule, TheCapIsPinnedAtOnceOnlyAfterAHeldPhaseThatReachedItCleanly) {
+    const nlohmann::json capped = {
+        {"status", "ok"},
+        {"data",
+         {{"stopped_by", "cap"},
+          {"held", 16 * MiB},
+          {"chunks", {{{"ok", true}, {"bytes", 8 * MiB}}, {{"ok", true}, {"bytes", 8 * MiB}}}}}}};
+    EXPECT_TRUE(cap_first_applies(capped));
+    nlohmann::json quiet_list = capped;
+    quiet_list["disturbed"] = nlohmann::json::array();  // an empty list is no evidence
+    EXPECT_TRUE(cap_first_applies(quiet_list));
+
+    nlohmann::json disturbed = capped;
+    disturbed["disturbed"] = {"pid 1578 (pinbench_neighbour) on GPU 0: +920 MiB"};
+    EXPECT_FALSE(cap_first_applies(disturbed));
+    for (const char* stop : {"driver", "silent_fallback", "time_limit", "host_available", ""}) {
+        nlohmann::json other = capped;
+        other["data"]["stopped_by"] = stop;
+        EXPECT_FALSE(cap_first_applies(other)) << stop;
+    }
+    nlohmann::json checked = capped;
+    checked["data"]["failure_check"] = {{"ok", true}, {"verdict", "clean"}};
+    EXPECT_FALSE(cap_first_applies(checked));
+    nlohmann::json fallback = capped;
+    fallback["data"]["chunks"][1]["not_pinned"] = "cuPointerGetAttribute: not host memory";
+    EXPECT_FALSE(cap_first_applies(fallback));
+    EXPECT_TRUE(silent_fallback_in(fallback["data"]));
+    for (const char* status : {"failed", "waived"}) {
+        nlohmann::json failed = capped;
+        failed["status"] = status;
+        EXPECT_FALSE(cap_first_applies(failed)) << status;
+    }
+    EXPECT_FALSE(cap_first_applies({{"status", "failed"}, {"error", "the child crashed"}}));
+    EXPECT_FALSE(silent_fallback_in(capped["data"]));
+    EXPECT_TRUE(
+        silent_fallback_in({{"first_try", {{"bytes", 16 * MiB}, {"ok", false}, {"not_pinned", "x"}}}}));
+}
+
 }  // namespace
 }  // namespace pinbench

@@ -137,6 +137,112 @@ TEST_F(DoubleBudget, ACapThatStopsTheSearchSaysTheRealLimitIsHigher) {
     EXPECT_TRUE(has(o.process.output, "at least")) << o.process.output;
 }
 
+// The bytes of each pin the single phase tried, in order.
+std::vector<std::uint64_t> tried_bytes(const json& family) {
+    std::vector<std::uint64_t> bytes;
+    for (const json& p : family["phases"]["single"]["data"]["tried"]) bytes.push_back(p["bytes"]);
+    return bytes;
+}
+
+// The single phase's first try of the cap at once ({} when there was none).
+json first_try(const json& family) {
+    return family["phases"]["single"]["data"].value("first_try", json::object());
+}
+
+// Nothing fails below the cap: the held phase, run first, reaches the cap in chunks, so the
+// single phase tries the cap at once and is done after that one pin (no doubling). The answers
+// are those of the doubling: the cap, capped. A cap that is no whole number of chunks (100 MiB:
+// the held phase stops at 96 MiB) is still tried whole.
+TEST_F(DoubleBudget, WhenTheHeldPhaseReachesTheCapTheSinglePhasePinsTheCapOnce) {
+    for (const std::uint64_t cap : {64 * MiB, 100 * MiB}) {
+        SCOPED_TRACE(cap / MiB);
+        const Outcome o = budget(priced(""), {"--cap", std::to_string(cap / MiB) + "MiB"});
+        ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+        for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+            SCOPED_TRACE(name);
+            const json& f = o.family(name);
+            ASSERT_EQ(f["status"], "ok") << f.dump();
+            EXPECT_EQ(f["held_at_once"]["bytes"], cap / chunk * chunk);
+            EXPECT_EQ(f["held_at_once"]["stopped_by"], "cap");
+            EXPECT_EQ(f["largest_single"]["bytes"], cap);
+            EXPECT_EQ(f["largest_single"]["stopped_by"], "cap");
+            EXPECT_EQ(tried_bytes(f), std::vector<std::uint64_t>{cap}) << "one pin of the cap";
+            EXPECT_EQ(first_try(f).value("bytes", std::uint64_t{0}), cap);
+            EXPECT_EQ(first_try(f).value("ok", false), true);
+            EXPECT_EQ(f["failure"], "not_seen");
+            EXPECT_EQ(f["silent_fallback"], false);
+            EXPECT_EQ(f["limit_found"], false);
+            EXPECT_EQ(f["safe_budget"], cap / chunk * chunk * 8 / 10 / chunk * chunk);
+        }
+        // The held phase ran first.
+        const auto held = o.process.output.find("cudaMallocHost, held at once");
+        const auto single = o.process.output.find("cudaMallocHost, largest single pin");
+        ASSERT_NE(held, std::string::npos) << o.process.output;
+        EXPECT_LT(held, single) << o.process.output;
+    }
+}
+
+// A limit below the cap: the held phase ends on the driver, the cap is not tried at once, and the
+// single phase searches as it always did: doubling from the chunk to the cap (100 MiB fails),
+// then bisection in chunks between 64 and 100 MiB.
+TEST_F(DoubleBudget, BelowTheCapTheSinglePhaseDoublesAndBisects) {
+    const Outcome o = budget(priced("pin_limit = 90MiB\n"), {"--cap", "100MiB"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        EXPECT_EQ(tried_bytes(f), (std::vector<std::uint64_t>{8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB,
+                                                              100 * MiB, 80 * MiB, 88 * MiB, 96 * MiB}));
+        EXPECT_FALSE(f["phases"]["single"]["data"].contains("first_try")) << "the held phase hit the limit";
+        EXPECT_EQ(f["largest_single"]["bytes"], 88 * MiB);
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "driver");
+        EXPECT_EQ(f["phases"]["single"]["data"]["smallest_failed"], 96 * MiB);
+        EXPECT_EQ(f["held_at_once"]["bytes"], 88 * MiB);
+        EXPECT_EQ(f["failure"], "clean");
+    }
+}
+
+// A single pin above 40 MiB fails while 64 MiB held in 8 MiB chunks does not: the held phase
+// reaches the cap, the cap tried at once fails, and a fresh process searches as before (8, 16,
+// 32, 64 fails, bisection 48 fails, 40 pins): the largest single pin is 40 MiB, found by the
+// driver. Where that failure poisons the process, the fresh process still finds 32 MiB (64 MiB
+// fails there and poisons it, as it did before the first try), not the poison's 0.
+TEST_F(DoubleBudget, AFailedFirstTryOfTheCapStillFindsTheLargestSinglePin) {
+    const std::string limits = "fail_above.cuMemHostAlloc = 40MiB\nfail_above.cuMemHostRegister_v2 = 40MiB\n";
+    for (const bool poisons : {false, true}) {
+        SCOPED_TRACE(poisons ? "poisons" : "clean");
+        const Outcome o =
+            budget(priced(limits + (poisons ? "poison_after_failure = on\n" : "")), {"--cap", "64MiB"});
+        ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+        for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+            SCOPED_TRACE(name);
+            const json& f = o.family(name);
+            ASSERT_EQ(f["status"], "ok") << f.dump();
+            EXPECT_EQ(f["held_at_once"]["bytes"], 64 * MiB);
+            EXPECT_EQ(f["held_at_once"]["stopped_by"], "cap");
+            const json& single = f["phases"]["single"]["data"];
+            EXPECT_EQ(first_try(f).value("bytes", std::uint64_t{0}), 64 * MiB) << single.dump();
+            EXPECT_EQ(first_try(f).value("ok", true), false) << single.dump();
+            EXPECT_EQ(f["largest_single"]["stopped_by"], "driver");
+            if (poisons) {
+                EXPECT_EQ(tried_bytes(f),
+                          (std::vector<std::uint64_t>{8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB}));
+                EXPECT_EQ(f["largest_single"]["bytes"], 32 * MiB);
+                EXPECT_EQ(single.value("bisection_skipped", ""), "the failure poisoned this process");
+                EXPECT_EQ(f["failure"], "poisons");
+            } else {
+                EXPECT_EQ(tried_bytes(f), (std::vector<std::uint64_t>{8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB,
+                                                                      48 * MiB, 40 * MiB}));
+                EXPECT_EQ(f["largest_single"]["bytes"], 40 * MiB);
+                EXPECT_EQ(single.value("smallest_failed", std::uint64_t{0}), 48 * MiB);
+                EXPECT_EQ(f["failure"], "clean");
+            }
+            EXPECT_EQ(f["safe_budget"], 48 * MiB) << "the held total's, as before";
+        }
+    }
+}
+
 // Every pinning call takes 400 ms and the four phases share 1 s: each stops on its time limit.
 TEST_F(DoubleBudget, TheTimeLimitStopsTheSearchAndSaysSo) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -149,6 +255,7 @@ TEST_F(DoubleBudget, TheTimeLimitStopsTheSearchAndSaysSo) {
         EXPECT_EQ(f["largest_single"]["stopped_by"], "time_limit") << f.dump();
         EXPECT_LT(f["held_at_once"]["bytes"].get<std::uint64_t>(), 64 * MiB);
         EXPECT_EQ(f["limit_found"], false);
+        EXPECT_TRUE(first_try(f).empty()) << "the held phase did not reach the cap";
     }
     EXPECT_TRUE(has(o.process.output, "the time limit stopped it at")) << o.process.output;
     EXPECT_TRUE(has(o.process.output, "the real limit is higher")) << o.process.output;
@@ -185,9 +292,11 @@ TEST_F(DoubleBudget, ASilentFallbackIsCaughtThroughTheDriver) {
     EXPECT_EQ(f["largest_single"]["bytes"], 40 * MiB);
     EXPECT_TRUE(has(f["held_at_once"]["words"].get<std::string>(), "cuPointerGetAttribute")) << f.dump();
     EXPECT_EQ(f["failure"], "not_seen") << "no call failed";
+    EXPECT_TRUE(first_try(f).empty()) << "no cap at once after a silent fallback";
     const json& r = o.family("cudaHostRegister");
     EXPECT_EQ(r["silent_fallback"], false);
     EXPECT_EQ(r["held_at_once"]["stopped_by"], "cap");
+    EXPECT_EQ(tried_bytes(r), std::vector<std::uint64_t>{64 * MiB}) << "the cap at once";
     EXPECT_TRUE(has(o.process.output, "SILENT FALLBACK")) << o.process.output;
 }
 
