@@ -1,6 +1,6 @@
 #include "run/driver_hold.hpp"
 
-#include "cuda/driver_api.hpp"
+#include "pinbench/cuda/initialised_driver.hpp"
 #include "pinbench/results/environment_record.hpp"
 
 namespace pinbench {
@@ -31,18 +31,11 @@ DriverHold DriverHold::for_environment(const nlohmann::json& environment, bool w
         return hold;
     }
     std::string why;
-    auto api = cuda::DriverApi::load(&why);
-    if (api == nullptr) {
+    hold.driver_ = cuda::InitialisedDriver::open(&why);
+    if (!hold.held()) {
         hold.why_ = "not held: " + why;
         return hold;
     }
-    try {
-        api->call(api->init, 0u);
-    } catch (const std::exception& e) {
-        hold.why_ = std::string("not held: ") + e.what();
-        return hold;
-    }
-    hold.api_ = std::move(api);
     // On the H100 a child's cuInit took 95 ms and its exit 40 ms with no other process holding
     // the driver, 9 and 4 ms beside one; the holder's own 3.25 MiB (NVML's used) is there before
     // the first reading and never moves, so no cost does.

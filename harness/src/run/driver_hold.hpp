@@ -10,7 +10,7 @@
 namespace pinbench {
 
 namespace cuda {
-class DriverApi;
+class InitialisedDriver;
 }
 
 class DriverHold {
@@ -23,11 +23,11 @@ public:
     DriverHold& operator=(DriverHold&&) noexcept;
     ~DriverHold();
 
-    bool held() const { return api_ != nullptr; }
+    bool held() const { return driver_ != nullptr; }
     const std::string& why() const { return why_; }  // held: what it saves; not held: the reason
 
 private:
-    std::unique_ptr<cuda::DriverApi> api_;  // loaded and initialised; kept for the run's life
+    std::unique_ptr<cuda::InitialisedDriver> driver_;  // kept for the run's life
     std::string why_;
 };
 
