@@ -4,6 +4,7 @@ labelled REPLAYED on every line that carries a number, with an HTML report besid
 Needs the pinbench binary (build/ci-nogpu/harness/pinbench, or $PINBENCH_BIN) and pinreport
 (.venv/bin/pinreport, or $PINREPORT_BIN); nothing is built or installed (SKIP_SETUP=1)."""
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -34,6 +35,11 @@ def test_main_without_gpu_gives_the_replayed_answer(tmp_path: Path) -> None:
     }
     job = subprocess.run(["bash", str(ROOT / "ci" / "main.sh")], capture_output=True, text=True, env=env, timeout=300)
     assert job.returncode == 0, job.stdout + job.stderr
+    # The answer's runs only, as on a GPU (ci/main.sh's default scope): the source's overhead runs.
+    source = json.loads((ROOT / "results/h200-quick/results.json").read_text())["runs"]
+    wanted = sorted(r["id"] for r in source if r["id"].startswith("quick-overhead/"))
+    assert len(wanted) < len(source)
+    assert sorted(r["id"] for r in json.loads((out / "quick.json").read_text())["runs"]) == wanted
     lines = job.stdout.splitlines()
     answer = [line for line in lines if "per pinned GiB" in line or "reserve per GPU" in line]
     assert len(answer) >= 10  # five pinned APIs, each a cost line and a reserve line
