@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job on a Linux machine with an NVIDIA GPU: build, check the probes with the controls
-# (pinbench doctor), run the answer's runs of scenarios/quick.yaml (its quick-overhead runs; every
+# The main job on a Linux machine with an NVIDIA GPU: build, run (after the controls that check
+# the probes, which `pinbench run` makes itself) the answer's runs of scenarios/quick.yaml (its quick-overhead runs; every
 # run with MAIN_SCOPE=quick), then give the answer: `pinreport summary` (what
 # pinning costs per pinned GiB, the reservation rule's verdict, the reserve, what changed since
 # the previous driver release in out/store, the pin budget of `pinbench budget`) and an HTML
@@ -85,7 +85,8 @@ if [[ ${MAIN_REPLAY:-0} == 1 ]] || ! nvidia-smi -L >/dev/null 2>&1; then
   rm -rf "$store"
   "$pinbench" store add results/h200-quick/results.json --store "$store" >/dev/null
 else
-  "$pinbench" doctor --bundle "$out/doctor.json"
+  # No `pinbench doctor` first: `pinbench run` makes the same controls before measuring, records
+  # them and fails on them (exit 3); a doctor before it took 4 s of the minute to make them twice.
   store=$out/store  # kept between runs: the next driver release is compared with this one
   # The progress line's eta from the start: this machine's earlier repeat times in the store,
   # else the committed H200 answer's, scaled to this machine as its first repeats come in.

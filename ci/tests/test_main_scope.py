@@ -26,6 +26,8 @@ def test_main_measures_the_answers_runs_by_default(tmp_path):
     run = _run_call(calls)
     assert run[:3] == ["pinbench", "run", "scenarios/quick.yaml"], run
     assert run[_only_at(run) : _only_at(run) + 2] == ["--only", "quick-overhead/*"], run
+    # The controls are the run's own: no doctor before it making them a second time.
+    assert not any(line.startswith("pinbench doctor") for line in calls.splitlines()), calls
 
 
 def test_main_scope_quick_measures_every_run_of_quick_yaml(tmp_path):
