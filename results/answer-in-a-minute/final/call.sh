@@ -81,7 +81,7 @@ nightly_of() {  # TREE MARGIN [OPTION]: ci/nightly.sh of that tree (no build, no
 }
 
 if [[ $which == new ]]; then
-  main_of new 430
+  main_of new 400
   nightly_of new 10
 else
   # Beside a neighbour that allocates and frees 20 GiB in bursts: with no retries the run must
