@@ -149,6 +149,7 @@ KindSpec command() {
                    integer_param("stack", 0, false, 0)}};
     kind.measure = measure;
     kind.derive = derive;
+    kind.starts_cuda_processes = true;
     kind.metrics = {
         {"command.peak_pinned_bytes", "bytes", higher_is_worse, true,
          "the most the program held pinned at once", host_budget},

@@ -54,6 +54,7 @@ KindSpec shared() {
                   Condition{"variant", "shared"}};
     kind.measure = measure;
     kind.derive = derive;
+    kind.starts_cuda_processes = true;
     kind.metrics = {
         {"shared.device_cost.<key>", "bytes", higher_is_worse, true, "cost of all processes together"},
         {"shared.per_process_cost.<key>", "bytes", higher_is_worse, true, "cost per process"},

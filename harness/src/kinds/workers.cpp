@@ -105,6 +105,7 @@ KindSpec workers() {
                    when(integer_param("prefetch_factor", 1, false, 2), "variant", "framework")}};
     kind.measure = measure;
     kind.derive = derive;
+    kind.starts_cuda_processes = true;
     kind.metrics = {
         {"workers.context_per_worker.<key>", "bytes", higher_is_worse, true, "a worker's CUDA context"},
         {"workers.workspace_per_worker.<key>", "bytes", higher_is_worse, true,

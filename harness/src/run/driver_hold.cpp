@@ -2,6 +2,8 @@
 
 #include "pinbench/cuda/initialised_driver.hpp"
 #include "pinbench/results/environment_record.hpp"
+#include "pinbench/scenario/plan.hpp"
+#include "scenario/kind_table.hpp"
 
 namespace pinbench {
 
@@ -10,11 +12,21 @@ DriverHold::DriverHold(DriverHold&&) noexcept = default;
 DriverHold& DriverHold::operator=(DriverHold&&) noexcept = default;
 DriverHold::~DriverHold() = default;
 
-DriverHold DriverHold::for_environment(const nlohmann::json& environment, bool wanted) {
+DriverHold DriverHold::for_run(const nlohmann::json& environment, const Plan& plan, bool wanted) {
     DriverHold hold;
     if (!wanted) {
         hold.why_ = "off (--fresh-driver): every child initialises the driver alone";
         return hold;
+    }
+    // On the H100 the workers (per process) and shared runs of nightly.yaml read 64 KiB more
+    // residual and per-worker context beside a held driver, every repeat; one-process kinds read
+    // the same to the byte (results/answer-in-a-minute/README.md).
+    for (const PlannedRun& run : plan.runs) {
+        if (const KindSpec* kind = find_kind(run.kind); kind != nullptr && kind->starts_cuda_processes) {
+            hold.why_ = "not held: " + run.id + " starts other CUDA processes (kind " + run.kind +
+                        "), whose costs move beside a held driver";
+            return hold;
+        }
     }
     // Measured on native Linux only (results/answer-in-a-minute/probe): under WDDM, TCC, MCDM
     // and WSL2 what an initialised process costs and saves is not known, so nothing changes there.

@@ -75,7 +75,7 @@ RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLaunche
     }
     if (options.resume != nullptr) check_same_environment(*options.resume, doc, options.resume_path);
     // Before the controls' first reading, so what the parent holds is in every baseline.
-    setup.driver = DriverHold::for_environment(doc.environment, options.hold_driver);
+    setup.driver = DriverHold::for_run(doc.environment, plan, options.hold_driver);
     note_parent_driver(doc.environment, setup.driver.held(), setup.driver.why());
     if (stop_signal() == 0) {
         setup.controls_began_ns = steady_ns(SteadyClock::now());  // the null control comes first
