@@ -25,20 +25,29 @@ static long long now_ns() {
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-template <class F> static F sym(void* lib, const char* name) {
+template <class F>
+static F sym(void* lib, const char* name) {
     void* p = dlsym(lib, name);
-    if (!p) { std::fprintf(stderr, "missing %s\n", name); std::exit(2); }
+    if (!p) {
+        std::fprintf(stderr, "missing %s\n", name);
+        std::exit(2);
+    }
     return reinterpret_cast<F>(p);
 }
 
-struct NvmlMem { unsigned long long total, free, used; };
+struct NvmlMem {
+    unsigned long long total, free, used;
+};
 struct Nvml {
     void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
     void* dev = nullptr;
     int (*mem)(void*, NvmlMem*) = nullptr;
     int (*procs)(void*, unsigned*, void*) = nullptr;
     Nvml() {
-        if (!lib) { std::fprintf(stderr, "no NVML\n"); std::exit(2); }
+        if (!lib) {
+            std::fprintf(stderr, "no NVML\n");
+            std::exit(2);
+        }
         sym<int (*)()>(lib, "nvmlInit_v2")();
         sym<int (*)(unsigned, void**)>(lib, "nvmlDeviceGetHandleByIndex_v2")(0, &dev);
         mem = sym<int (*)(void*, NvmlMem*)>(lib, "nvmlDeviceGetMemoryInfo");
@@ -75,9 +84,10 @@ static int time_child(long long launched) {
     long long t3 = now_ns();
     cuCtxDestroy_(c);
     long long t4 = now_ns();
-    std::printf("start_ms %.1f dlopen_ms %.1f cuInit_ms %.1f ctx_ms %.1f destroy_ms %.1f free %zu exit_at %lld\n",
-                (t0 - launched) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6,
-                free_b, now_ns());
+    std::printf(
+        "start_ms %.1f dlopen_ms %.1f cuInit_ms %.1f ctx_ms %.1f destroy_ms %.1f free %zu exit_at %lld\n",
+        (t0 - launched) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6, free_b,
+        now_ns());
     std::fflush(stdout);
     return 0;
 }
@@ -124,7 +134,10 @@ static void run_time_child(const char* self) {
     long long reaped = now_ns();
     close(in);
     close(out);
-    if (n <= 0) { std::printf("child failed, status %d\n", status); return; }
+    if (n <= 0) {
+        std::printf("child failed, status %d\n", status);
+        return;
+    }
     long long exit_at = std::atoll(std::strstr(buf, "exit_at ") + 8);
     buf[std::strcspn(buf, "\n")] = 0;
     std::printf("%s exit_ms %.1f\n", buf, (reaped - exit_at) / 1e6);
