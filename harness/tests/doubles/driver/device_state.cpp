@@ -43,6 +43,7 @@ struct DeviceState::Impl {
 DeviceState::DeviceState(const Script& script) : impl_(std::make_unique<Impl>(script)) {
     Layout& layout = impl_->mapping.layout();
     impl_->mapping.lock();
+    if (earlier_state_magic(layout.magic)) layout = Layout{};
     if (layout.magic == 0) layout.magic = state_magic;  // a new file reads as zeros
     const bool ours = layout.magic == state_magic;
     impl_->mapping.unlock();

@@ -13,6 +13,12 @@
 namespace pinbench::driver_double {
 
 inline constexpr std::uint64_t state_magic = 0x70696e6264626c32;  // "pinbdbl2"
+// An earlier layout of this double's own ("pinbdbl1", ...): a build directory keeps state files
+// between builds, and an older double's state means nothing to this one, so it starts afresh.
+inline bool earlier_state_magic(std::uint64_t magic) {
+    return (magic >> 8) == (state_magic >> 8) && (magic & 0xff) >= '1' &&
+           (magic & 0xff) < (state_magic & 0xff);
+}
 inline constexpr std::size_t max_processes = 64;
 
 struct ProcessEntry {
