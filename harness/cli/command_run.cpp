@@ -123,7 +123,7 @@ private:
                        "(docs/scenario-format.md, 'Stopping early'; the nightly baselines use it)");
         app_->add_flag("--stop-early", stop_early_,
                        "Replay: apply the stopping rule (off by default there: a replay reproduces every "
-                       "repeat of its source)")
+                       "repeat its source measured)")
             ->excludes("--all-repeats");
         app_->add_option("--times-from", times_from_,
                          "A baseline store (this machine's results) or a results file whose repeat times "

@@ -174,7 +174,7 @@ EtaModel eta_model(const Plan& plan, const RunOptions& options, const nlohmann::
     if (options.earlier_times) {
         std::string note;
         times = options.earlier_times(environment, &note);
-        progress.note("pinbench: eta from " + note);
+        progress.note("pinbench: " + note);
     }
     return {plan.runs, std::move(times), options.stop_when_agreed ? options.agreeing_repeats : 0};
 }

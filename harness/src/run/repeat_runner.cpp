@@ -10,6 +10,7 @@
 #include "pinbench/results/run_metrics.hpp"
 #include "run/protocol.hpp"
 #include "run/repeat_judgement.hpp"
+#include "run/replay_child.hpp"
 
 namespace pinbench {
 namespace {
@@ -69,6 +70,7 @@ RepeatRunner::RepeatRunner(ChildLauncher& launcher, const Nvml* nvml, const RunO
       progress_(progress),
       watch_(watch) {
     if (nvml_) baseline_ = read_device_level(*nvml_, all_devices_);
+    if (replay_) source_stops_ = early_stops(load_results(options.replay_source));
 }
 
 MeasuredRun RepeatRunner::run(const PlannedRun& planned, std::size_t index, std::size_t runs,
@@ -92,11 +94,18 @@ MeasuredRun RepeatRunner::run(const PlannedRun& planned, std::size_t index, std:
 }
 
 // Every repeat in turn, each attempted until an attempt is final; stops at a stop signal (noted
-// in `stopped`), a busy GPU, a waived repeat, or once the repeats agree (the stopping rule).
+// in `stopped`), a busy GPU, a waived repeat, once the repeats agree (the stopping rule), or, in
+// a replay, where the source's run stopped (it has nothing past that to replay).
 void RepeatRunner::first_attempts(RunState& run, nlohmann::json& stopped) {
     const int planned = run.planned.repeats;
     Stopping& stopping = run.record.stopping.emplace(Stopping{planned, 0, ""});
+    const auto source_stop = source_stops_.find(run.planned.id);
     for (int k = 0; k < planned && stop_signal() == 0 && busy_.empty(); ++k) {
+        if (source_stop != source_stops_.end() && k >= source_stop->second.stopped_at) {
+            progress_.skip(planned - k);
+            stopping.why = "the source stopped here: " + source_stop->second.why;
+            return;
+        }
         Status status = Status::ok;
         for (int number = 0; stop_signal() == 0; ++number) {
             const auto [final, st] = attempt(run, k, number);

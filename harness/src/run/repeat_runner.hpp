@@ -1,11 +1,13 @@
 // One planned run's repeats, each in a fresh child process under the device watch: a disturbed
 // attempt is retried (waiting longer each time), and where a neighbour was on the GPU or NVML
 // could not say, repeats that disagree with the rest are retried too. Stops early once its clean
-// repeats agree to the byte (docs/scenario-format.md, "Stopping early"). Ends with the run's
-// status, reason, disturbance and stopping records (docs/disturbance.md).
+// repeats agree to the byte (docs/scenario-format.md, "Stopping early"), and a replay where its
+// source's run stopped (docs/replay.md). Ends with the run's status, reason, disturbance and
+// stopping records (docs/disturbance.md).
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -58,6 +60,7 @@ private:
     const Nvml* nvml_;
     const RunOptions& options_;
     bool replay_;
+    std::map<std::string, Stopping> source_stops_;  // replay: the source's runs that stopped early
     std::vector<unsigned>
         all_devices_;       // the GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index
     DeviceLevel baseline_;  // their usage before the first run: each attempt waits for it

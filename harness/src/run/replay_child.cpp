@@ -116,4 +116,15 @@ RepeatRecord replay_repeat(const nlohmann::json& request, nlohmann::json* inject
     throw InputError("replay source has no run " + run_id);
 }
 
+std::map<std::string, Stopping> early_stops(const ResultsDocument& source) {
+    std::map<std::string, Stopping> stops;
+    for (const auto& run : source.runs) {
+        if (run.stopping && run.stopping->stopped_at > 0 &&
+            run.stopping->stopped_at < run.stopping->planned) {
+            stops.emplace(run.run.id, *run.stopping);
+        }
+    }
+    return stops;
+}
+
 }  // namespace pinbench

@@ -10,6 +10,13 @@
 #include "pinbench/store/store.hpp"
 
 namespace pinbench {
+namespace {
+
+// The note where no earlier times were found: the eta learns from this run's own first repeats
+// (run/eta.hpp); `why` says why there are none.
+std::string from_first_repeats(const std::string& why) { return "eta from this run's first repeats; " + why; }
+
+}  // namespace
 
 RepeatTimes repeat_times_from_store(const std::string& dir, const nlohmann::json& environment, int newest,
                                     std::string* note) {
@@ -17,7 +24,10 @@ RepeatTimes repeat_times_from_store(const std::string& dir, const nlohmann::json
     try {
         if (std::filesystem::is_regular_file(path_from_utf8(dir))) {
             for (const auto& run : load_results(dir).runs) times.add(run);
-            if (note) *note = "the repeat times of " + dir;
+            if (note) {
+                *note = times.empty() ? from_first_repeats("no repeat times in " + dir)
+                                      : "eta from the repeat times of " + dir;
+            }
             return times;
         }
         const Store store = Store::open_existing(dir);
@@ -34,11 +44,13 @@ RepeatTimes repeat_times_from_store(const std::string& dir, const nlohmann::json
         }
         if (note) {
             *note = times.empty()
-                        ? "no earlier run of this machine in " + dir
-                        : std::to_string(mine.size()) + " earlier results of this machine in " + dir;
+                        ? from_first_repeats("no earlier run of this machine in " + dir)
+                        : "eta from the repeat times of " + std::to_string(mine.size()) +
+                              (mine.size() == 1 ? " earlier results file" : " earlier results files") +
+                              " of this machine in " + dir;
         }
     } catch (const std::exception& e) {
-        if (note) *note = std::string("cannot read earlier repeat times: ") + e.what();
+        if (note) *note = from_first_repeats(std::string("earlier repeat times unreadable: ") + e.what());
         times = {};
     }
     return times;

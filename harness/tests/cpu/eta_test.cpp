@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "pinbench/platform/subprocess.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/store/store.hpp"
 #include "results/repeat_times.hpp"
@@ -98,7 +99,7 @@ TEST(Eta, AResultsFileOfAnotherMachineIsScaledToThisOne) {
     const ResultsDocument doc = load_results(answer);
     std::string note;
     const RepeatTimes times = repeat_times_from_store(answer, nlohmann::json::object(), 3, &note);
-    EXPECT_EQ(note, "the repeat times of " + answer);
+    EXPECT_EQ(note, "eta from the repeat times of " + answer);
     EXPECT_LE(worst_error_after_a_tenth(doc, EtaModel(plan_of(doc), times, 3), 0.6), 0.20)
         << "a faster machine";
     EXPECT_LE(worst_error_after_a_tenth(doc, EtaModel(plan_of(doc), times, 3), 1.5), 0.20) << "a slower one";
@@ -111,7 +112,8 @@ TEST(Eta, RepeatTimesComeFromTheStoreOfThisMachine) {
     const ResultsDocument doc = load_results(answer);
     std::string note;
     const RepeatTimes times = repeat_times_from_store(tmp.file("store"), doc.environment, 3, &note);
-    EXPECT_EQ(note, "1 earlier results of this machine in " + tmp.file("store"));
+    EXPECT_EQ(note,
+              "eta from the repeat times of 1 earlier results file of this machine in " + tmp.file("store"));
     ASSERT_TRUE(times.per_repeat(doc.runs[0].run).has_value());
     double s = 0;
     for (const auto& rep : doc.runs[0].repeats) s += seconds_of(rep);
@@ -121,9 +123,30 @@ TEST(Eta, RepeatTimesComeFromTheStoreOfThisMachine) {
     elsewhere["driver"]["release"] = "999.99";
     const RepeatTimes none = repeat_times_from_store(tmp.file("store"), elsewhere, 3, &note);
     EXPECT_TRUE(none.empty());
-    EXPECT_EQ(note, "no earlier run of this machine in " + tmp.file("store"));
+    EXPECT_EQ(note,
+              "eta from this run's first repeats; no earlier run of this machine in " + tmp.file("store"));
     repeat_times_from_store(tmp.file("missing"), doc.environment, 3, &note);
-    EXPECT_EQ(note.rfind("cannot read earlier repeat times: ", 0), 0u) << note;
+    EXPECT_EQ(note, "eta from this run's first repeats; earlier repeat times unreadable: " +
+                        tmp.file("missing") + ": no such store (the directory does not exist)");
+}
+
+TEST(Eta, ItsNoteIsOneSentenceInTheRunsOutput) {
+    // What `pinbench run --times-from` prints: the note as written above, after "pinbench: " only.
+    testing_support::TempDir tmp("eta-note");
+    const std::string missing = tmp.file("missing");
+    const std::string unreadable =
+        "pinbench: eta from this run's first repeats; earlier repeat times unreadable: ";
+    for (const auto& [from, line] :
+         {std::pair{answer, "pinbench: eta from the repeat times of " + answer},
+          std::pair{missing, unreadable + missing + ": no such store (the directory does not exist)"}}) {
+        Subprocess p({PINBENCH_EXE, "run", "--backend", "replay", "--from", answer, "--only",
+                      "quick-overhead/pageable/64MiB/*", "--times-from", from, "--no-summary", "-o",
+                      tmp.file("out.json")},
+                     {});
+        const auto outcome = p.wait(std::chrono::minutes(2));
+        ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+        EXPECT_NE(outcome.output.find(line), std::string::npos) << outcome.output;
+    }
 }
 
 }  // namespace
