@@ -1,6 +1,14 @@
 # Every run both files measured: its bytes metrics' medians side by side (python3 medians.py OLD NEW).
-import json, sys
-old, new = (json.load(open(p)) for p in sys.argv[1:3])
+import json
+import sys
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+old, new = (load(p) for p in sys.argv[1:3])
 runs = {r["id"]: r for r in old["runs"]}
 same = differ = runs_common = 0
 for r in new["runs"]:
