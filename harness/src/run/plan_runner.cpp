@@ -220,9 +220,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     progress = Progress(options.progress, total_repeats(plan));
     progress.set_eta(eta_model(plan, options, doc.environment, progress));
     WatchSummary watch(options.watch);
-    RepeatRunner repeats(launcher, setup.nvml.get(), options, doc.environment,
-                         per_process_probe_judges(doc.controls),
-                         busy_gpu_check(doc.controls, setup.controls_began_ns, options), progress, watch);
+    RepeatRunner repeats(
+        launcher, setup.nvml.get(), options, doc.environment, per_process_probe_judges(doc.controls),
+        busy_gpu_check(doc.controls, setup.controls_began_ns, options), progress, watch, setup.source_stops);
     const RunsOutcome outcome = run_each(plan, options, setup.nvml.get(), repeats, watch, doc, progress);
     watch.write(doc.controls, setup.nvml != nullptr);
     if (const int sig = stop_signal(); sig != 0) {

@@ -10,7 +10,6 @@
 #include "pinbench/results/run_metrics.hpp"
 #include "run/protocol.hpp"
 #include "run/repeat_judgement.hpp"
-#include "run/replay_child.hpp"
 
 namespace pinbench {
 namespace {
@@ -59,18 +58,19 @@ struct RepeatRunner::RunState {
 
 RepeatRunner::RepeatRunner(ChildLauncher& launcher, const Nvml* nvml, const RunOptions& options,
                            const nlohmann::json& environment, bool per_process_judges,
-                           BusyGpuCheck busy_check, Progress& progress, WatchSummary& watch)
+                           BusyGpuCheck busy_check, Progress& progress, WatchSummary& watch,
+                           std::map<std::string, Stopping> source_stops)
     : launcher_(launcher),
       nvml_(nvml),
       options_(options),
       replay_(!options.replay_source.empty()),
+      source_stops_(std::move(source_stops)),
       all_devices_(watch_plan_for(environment, 1, options.controls.tolerance).devices),
       per_process_judges_(per_process_judges),
       busy_check_(std::move(busy_check)),
       progress_(progress),
       watch_(watch) {
     if (nvml_) baseline_ = read_device_level(*nvml_, all_devices_);
-    if (replay_) source_stops_ = early_stops(load_results(options.replay_source));
 }
 
 MeasuredRun RepeatRunner::run(const PlannedRun& planned, std::size_t index, std::size_t runs,

@@ -35,10 +35,11 @@ struct MeasuredRun {
 class RepeatRunner {
 public:
     // `environment` names the GPUs the children see; `busy_check` is armed by a disturbed null
-    // control (run/busy_gpu.hpp). `progress` and `watch` outlive the runner.
+    // control (run/busy_gpu.hpp). `progress` and `watch` outlive the runner. `source_stops`: a
+    // replay's source runs that stopped early (run/replay_child.hpp), where its replay ends too.
     RepeatRunner(ChildLauncher& launcher, const Nvml* nvml, const RunOptions& options,
                  const nlohmann::json& environment, bool per_process_judges, BusyGpuCheck busy_check,
-                 Progress& progress, WatchSummary& watch);
+                 Progress& progress, WatchSummary& watch, std::map<std::string, Stopping> source_stops);
 
     // Measures `planned`, run `index` of `runs`, judged on the devices of `plan`.
     MeasuredRun run(const PlannedRun& planned, std::size_t index, std::size_t runs, const WatchPlan& plan);

@@ -9,6 +9,7 @@
 #include "run/controls.hpp"
 #include "run/device_watch.hpp"
 #include "run/protocol.hpp"
+#include "run/replay_child.hpp"
 #include "run/results_file.hpp"
 #include "run/resume.hpp"
 #include "run/settle.hpp"
@@ -101,7 +102,9 @@ RunSetup set_up_replay(ResultsDocument& doc, const RunOptions& options, Progress
                   (options.replay_script.empty() ? "" : " + " + options.replay_script) +
                   " (REPLAYED DATA, not a measurement)");
     if (options.resume != nullptr) check_same_environment(*options.resume, doc, options.resume_path);
-    return {};
+    RunSetup setup;
+    setup.source_stops = early_stops(source);
+    return setup;
 }
 
 bool controls_ok_noted(const nlohmann::json& controls, Progress& progress) {

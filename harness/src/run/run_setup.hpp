@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "pinbench/cuda/nvml.hpp"
 #include "pinbench/results/results.hpp"
@@ -21,6 +23,7 @@ struct RunSetup {
     std::int64_t controls_began_ns = 0;  // steady clock; when the controls (null first) began; 0: none ran
     std::optional<int> exit_code;        // set: nothing is to be measured, exit with this
     DriverHold driver;                   // the driver kept initialised between children, or why not
+    std::map<std::string, Stopping> source_stops;  // replay: the source's runs that stopped early
 };
 
 // Measuring: the environment from a child, then (where there is a CUDA device and no leftover
@@ -29,7 +32,8 @@ struct RunSetup {
 RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLauncher& launcher,
                             const RunOptions& options, Progress& progress);
 
-// Replaying: the source's environment (relabelled by the script) and controls, and doc.replay.
+// Replaying: the source's environment (relabelled by the script) and controls, doc.replay, and
+// the source's runs that stopped early (read from the one load of the source).
 // A transformation out of range is an InputError before any child runs.
 RunSetup set_up_replay(ResultsDocument& doc, const RunOptions& options, Progress& progress);
 
