@@ -34,13 +34,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/ci/wine_checks.sh" wine_double
 
 double="$build/harness/tests/doubles/driver/current"
-cp "$double/nvcuda.dll" "$double/nvml.dll" "$WINEPREFIX/drive_c/windows/system32/"
+double_into_system32 "$double"
 work="$build/wine-double"
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-# Windows paths for what the double and pinbench.exe read: Z: is the Linux root in a new prefix.
-windows_path() { printf 'Z:%s' "${1//\//\\}"; }
 # pinbench trace's parts: the injection DLL beside pinbench.exe, the CUPTI double it loads through
 # PINBENCH_CUPTI_LIBRARY, the program to trace (in a folder of its own: it loads nvcuda.dll from
 # System32, as the injection does). All need the CUPTI and crt headers at build time.

@@ -50,12 +50,10 @@ injection="$build/harness/pinbench_trace_inject.dll"
 for f in "$build/harness/pinbench.exe" "$double/nvcuda.dll" "$double/nvml.dll" "$cupti" "$traced_program" "$injection"; do
   [[ -f $f ]] || { echo "wine_unicode: $f was not built" >&2; exit 2; }
 done
-cp "$double/nvcuda.dll" "$double/nvml.dll" "$WINEPREFIX/drive_c/windows/system32/"
+double_into_system32 "$double"
 work="$build/wine-unicode"
 rm -rf "$work"
 mkdir -p "$work"
-# Windows paths: Z: is the Linux root in a new prefix.
-windows_path() { printf 'Z:%s' "${1//\//\\}"; }
 
 # ja_JP.UTF-8 for this script's commands only (LOCPATH).
 mkdir -p "$work/locales"

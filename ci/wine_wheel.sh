@@ -26,7 +26,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"
 
 double="$build/harness/tests/doubles/driver/current"
-cp "$double/nvcuda.dll" "$double/nvml.dll" "$WINEPREFIX/drive_c/windows/system32/"
+double_into_system32 "$double"
 # The logs in BUILD/wine-wheel; the installed wheel and the empty folder outside the checkout, so
 # that pinbench.exe cannot find the checkout's .venv above itself.
 top="$build/wine-wheel"
@@ -35,7 +35,6 @@ mkdir -p "$top"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/empty"
-windows_path() { printf 'Z:%s' "${1//\//\\}"; }
 
 say "ci/wheel.py windows, pip install --platform win_amd64 --target"
 "$python" "$root/ci/wheel.py" windows --build "$build" --out "$top/dist" >"$top/wheel.log" 2>&1 ||
