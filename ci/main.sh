@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The main job on a Linux machine with an NVIDIA GPU: build, run (after the controls that check
-# the probes, which `pinbench run` makes itself) the answer's runs of scenarios/quick.yaml (its quick-overhead runs; every
-# run with MAIN_SCOPE=quick), then give the answer: `pinreport summary` (what
-# pinning costs per pinned GiB, the reservation rule's verdict, the reserve, what changed since
-# the previous driver release in out/store, the pin budget of `pinbench budget`) and an HTML
-# report. Everything goes to out/.
+# the probes, which `pinbench run` makes itself) the answer's runs of scenarios/quick.yaml (its
+# quick-overhead runs; every run with MAIN_SCOPE=quick), then give the answer: `pinreport
+# summary` (what pinning costs per pinned GiB, the reservation rule's verdict, the reserve, what
+# changed since the previous driver release in out/store, the pin budget of `pinbench budget`)
+# and an HTML report. Everything goes to out/.
 # Without a GPU it gives the same answer from the replay backend on the committed H200 results,
 # labelled REPLAYED on every line (never a measurement).
 #   SKIP_SETUP=1      skip ci/setup-debian.sh (packages already there; a machine without apt)
