@@ -37,7 +37,9 @@ case ${MAIN_SCOPE:-answer} in
   answer) only=(--only 'quick-overhead/*') ;;
   quick) only=() ;;
   *)
-    echo "ci/main.sh: MAIN_SCOPE=$MAIN_SCOPE is not a scope: answer (the default: the answer's runs) or quick (every run of scenarios/quick.yaml)" >&2
+    # %q: a value with a newline or a terminal escape stays one visible line.
+    printf "ci/main.sh: MAIN_SCOPE=%q is not a scope: answer (the default: the answer's runs) or quick %s\n" \
+      "$MAIN_SCOPE" "(every run of scenarios/quick.yaml)" >&2
     exit 2
     ;;
 esac

@@ -79,3 +79,13 @@ def test_main_refuses_an_unknown_scope_before_running_anything(tmp_path):
     assert calls == ""
     assert not out.exists()
     assert job.stdout.splitlines() == ["ci/main.sh: exit 2 after 0 s"]
+
+
+def test_an_unknown_scope_with_a_terminal_escape_and_a_newline_is_shown_as_one_escaped_line(tmp_path):
+    job, _, calls = run_main(tmp_path, env={"MAIN_SCOPE": "\x1b[2J\nquick"})
+    assert job.returncode == 2, job.stdout + job.stderr
+    assert job.stderr.splitlines() == [
+        "ci/main.sh: MAIN_SCOPE=$'\\E[2J\\nquick' is not a scope: answer (the default: the answer's runs) "
+        "or quick (every run of scenarios/quick.yaml)"
+    ]
+    assert calls == ""
