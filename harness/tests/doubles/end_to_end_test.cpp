@@ -246,6 +246,45 @@ TEST_F(DoubleEndToEnd, EveryKindRunsAndItsResultsValidate) {
     EXPECT_EQ(kinds.size(), 9u);  // every kind but overhead (its own test above)
 }
 
+// max_pinnable where the cap pins at once (most machines): the probes at the largest success are
+// read while that pin is still held, not after pinning the cap a second time. The double fails the
+// second registration of the test: a second pin of the cap would leave the run without its
+// at_max_pinnable readings (at_max_pinnable_error).
+TEST_F(DoubleEndToEnd, MaxPinnableReadsItsProbesOnTheCapsOwnPin) {
+    const std::string scenario = dir_.file("max-pinnable.yaml");
+    std::ofstream(scenario)
+        << "schema_version: 2\nscenarios:\n  - name: double-max-pinnable\n    kind: sweep\n"
+           "    api: cudaHostRegister\n    repeats: 1\n"
+           "    params: {mode: max_pinnable, cap: 64MiB, time_limit_s: 10}\n";
+    const std::string output = dir_.file("max-pinnable.json");
+    const auto out = run(scenario, output, double_env(priced_script("fail_call.cuMemHostRegister_v2 = 2\n")),
+                         {"--all-repeats"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const ResultsDocument doc = load_results(output);
+    ASSERT_EQ(doc.runs.size(), 1u);
+    const RunRecord& r = doc.runs.front();
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    ASSERT_EQ(r.repeats.size(), 1u);
+    const RepeatRecord& repeat = r.repeats.front();
+    EXPECT_EQ(repeat.data.at("max_pinnable").get<std::uint64_t>(), 64 * MiB);
+    EXPECT_FALSE(repeat.data.contains("at_max_pinnable_error")) << repeat.data.dump();
+    std::vector<std::string> labels;
+    for (const Snapshot& s : repeat.snapshots) labels.push_back(s.label);
+    EXPECT_EQ(labels, (std::vector<std::string>{"after_context", "at_max_pinnable", "after_free"}));
+    // Read while the 64 MiB registration is held: its scripted cost, and none left after it.
+    const auto used = [&](const std::string& label) {
+        for (const Snapshot& s : repeat.snapshots) {
+            if (s.label == label) return s.readings.at("nvml.0.used").bytes.value_or(-1);
+        }
+        return std::int64_t{-1};
+    };
+    EXPECT_EQ(used("at_max_pinnable") - used("after_context"),
+              static_cast<std::int64_t>(cost_of(64 * MiB, register_per_gib)));
+    EXPECT_EQ(used("after_free"), used("after_context"));
+    EXPECT_EQ(repeat.data.at("free_after"), repeat.data.at("free_before"));
+}
+
 // pinbench trace of a small program (traced_program.cpp): the double loads the injection library
 // at cuInit, the CUPTI double's subscriber gets the calls; the trace holds them as the program
 // noted it made them. ci/wine_double.sh does the same under Wine.
