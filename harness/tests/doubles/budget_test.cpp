@@ -316,6 +316,67 @@ TEST_F(DoubleBudget, LowAvailableHostMemoryStopsBeforeAskingForIt) {
     EXPECT_TRUE(has(o.process.output, "available host memory minus --keep-free")) << o.process.output;
 }
 
+// --held-only: only the held phase of each family runs, and everything the full run reads from
+// it is the same (a limit of 90 MiB held: 88 MiB, the failure check's verdict, the safe budget of
+// 64 MiB and its VRAM cost); the largest single pin is not measured (bytes null, never 0).
+TEST_F(DoubleBudget, HeldOnlyRunsTheHeldPhasesAloneAndGivesTheSameBudget) {
+    const std::string script = priced("pin_limit = 90MiB\n");
+    const Outcome full = budget(script, {"--cap", "100MiB"});
+    const Outcome held = budget(script, {"--cap", "100MiB", "--held-only"});
+    ASSERT_EQ(full.process.exit_code, 0) << full.process.output;
+    ASSERT_EQ(held.process.exit_code, 0) << held.process.output;
+    EXPECT_EQ(full.doc["options"]["held_only"], false);
+    EXPECT_EQ(held.doc["options"]["held_only"], true);
+    EXPECT_EQ(held.doc["complete"], true);
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = held.family(name);
+        const json& g = full.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        std::vector<std::string> phases;
+        for (const auto& [phase, record] : f["phases"].items()) phases.push_back(phase);
+        EXPECT_EQ(phases, std::vector<std::string>{"held"});
+        EXPECT_TRUE(f["largest_single"]["bytes"].is_null()) << f["largest_single"].dump();
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "not_measured");
+        EXPECT_EQ(f["largest_single"]["words"],
+                  "not measured (--held-only; pinbench budget without it measures it)");
+        EXPECT_EQ(f["safe_budget"], 64 * MiB);
+        for (const char* same : {"safe_budget", "held_at_once", "vram_cost_at_budget", "limit_found",
+                                 "failure", "silent_fallback", "device_free_residual"}) {
+            EXPECT_EQ(f[same], g[same]) << same;
+        }
+        EXPECT_TRUE(f["pin_s_per_gib"].is_number());
+    }
+    EXPECT_EQ(held.doc["safe_budget"], full.doc["safe_budget"]);
+    EXPECT_TRUE(has(held.process.output, "safe budget: 64 MiB")) << held.process.output;
+    EXPECT_TRUE(has(held.process.output,
+                    "largest single pin: not measured (--held-only; pinbench budget without it measures it)"))
+        << held.process.output;
+    EXPECT_FALSE(has(held.process.output, ", largest single pin (")) << "no single phase was announced";
+    EXPECT_TRUE(has(full.process.output, ", largest single pin (")) << full.process.output;
+}
+
+// The processes that initialise the driver under --held-only, counted by the double (its
+// fail_call counts calls over every process of the test): the environment's and one held phase
+// per family, three in all. The third cuInit is cudaHostRegister's held phase (it fails, that
+// family is waived); a fourth is never made (all answer). The full run's third is
+// cudaMallocHost's single phase.
+TEST_F(DoubleBudget, HeldOnlyStartsNoSinglePhaseChild) {
+    for (const int nth : {3, 4}) {
+        SCOPED_TRACE(nth);
+        const std::string script =
+            priced("pin_limit = 90MiB\nfail_call.cuInit = " + std::to_string(nth) + "\n");
+        const Outcome o = budget(script, {"--cap", "100MiB", "--held-only"});
+        ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+        EXPECT_EQ(o.family("cudaMallocHost")["status"], "ok") << o.family("cudaMallocHost").dump();
+        EXPECT_EQ(o.family("cudaHostRegister")["status"], nth == 3 ? "waived" : "ok")
+            << o.family("cudaHostRegister").dump();
+    }
+    const Outcome full = budget(priced("pin_limit = 90MiB\nfail_call.cuInit = 4\n"), {"--cap", "100MiB"});
+    EXPECT_EQ(full.family("cudaMallocHost")["status"], "ok");
+    EXPECT_EQ(full.family("cudaHostRegister")["status"], "waived") << "the full run starts a fourth";
+}
+
 // SIGTERM while a child holds pins: the child is ended with everything it pinned, the parent
 // writes what it has, marked incomplete, and exits 128+15.
 TEST_F(DoubleBudget, ASignalEndsTheChildAndLeavesAnIncompleteDocument) {
