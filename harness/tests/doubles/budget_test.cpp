@@ -261,6 +261,40 @@ TEST_F(DoubleBudget, TheTimeLimitStopsTheSearchAndSaysSo) {
     EXPECT_TRUE(has(o.process.output, "the real limit is higher")) << o.process.output;
 }
 
+// The seconds the progress line gave `family`'s held phase ("..., held at once in chunks (up to
+// 1 GiB, 0.48 s)"), or -1.
+double held_share_s(const std::string& output, const std::string& family) {
+    const std::string head = family + ", held at once in chunks (up to ";
+    const auto at = output.find(head);
+    if (at == std::string::npos) return -1;
+    const auto comma = output.find(", ", at + head.size());
+    return comma == std::string::npos ? -1 : std::stod(output.substr(comma + 2));
+}
+
+// Under --held-only the time limit is shared by the two held phases that run: the first gets half
+// of what is left after the environment (a full run's first gets a quarter: at most 0.5 s of 2 s,
+// where held-only's is above it while the environment takes less than 1 s), and each still stops
+// on its share.
+TEST_F(DoubleBudget, HeldOnlySharesTheTimeLimitBetweenTheHeldPhases) {
+    const std::string script = priced("pin_delay_ms = 400\n");
+    const Outcome o = budget(script, {"--cap", "1GiB", "--time-limit", "2", "--held-only"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    const double first = held_share_s(o.process.output, "cudaMallocHost");
+    EXPECT_GT(first, 0.5) << o.process.output;
+    EXPECT_LE(first, 1.0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "time_limit") << f.dump();
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "not_measured") << f.dump();
+    }
+    const Outcome full = budget(script, {"--cap", "1GiB", "--time-limit", "2"});
+    ASSERT_EQ(full.process.exit_code, 0) << full.process.output;
+    const double full_first = held_share_s(full.process.output, "cudaMallocHost");
+    EXPECT_GT(full_first, 0) << full.process.output;
+    EXPECT_LE(full_first, 0.5) << full.process.output;
+}
+
 // After one failed pin every later one fails: both phases see it, and the bisection that would
 // only fail again is not run.
 TEST_F(DoubleBudget, AFailureThatPoisonsTheProcessIsNamed) {
