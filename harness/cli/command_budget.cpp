@@ -1,6 +1,6 @@
-// `pinbench budget [-o BUDGET.json]`: how much host memory one process can pin here, now, per API
-// family, and the safe budget to give a framework (docs/budget.md). Every pin is made in a child
-// process; a signal ends the child and leaves nothing pinned.
+// `pinbench budget [-o BUDGET.json] [--held-only]`: how much host memory one process can pin
+// here, now, per API family, and the safe budget to give a framework (docs/budget.md). Every pin
+// is made in a child process; a signal ends the child and leaves nothing pinned.
 #include <iostream>
 #include <optional>
 #include <string>
@@ -42,6 +42,9 @@ public:
         app_->add_option("--time-limit", time_limit_,
                          "Seconds for all the searches together (above 0, up to 3600)")
             ->capture_default_str();
+        app_->add_flag("--held-only", held_only_,
+                       "Only the held-at-once phase of each family (the safe budget, its VRAM cost, the "
+                       "pin speed); no single-pin search: the largest single pin is not measured");
     }
 
     int run() override {
@@ -60,6 +63,7 @@ public:
         }
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
         options.time_limit_s = std::stod(time_limit_);
+        options.held_only = held_only_;
         if (!out_.empty()) {
             out_ = prepare_output(out_, "pinbench-budget.json", {});  // before anything is pinned
         }
@@ -87,6 +91,7 @@ private:
     std::string chunk_ = "256MiB";
     std::string keep_free_;
     std::string time_limit_ = "60";
+    bool held_only_ = false;
 };
 
 }  // namespace

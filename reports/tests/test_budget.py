@@ -8,7 +8,7 @@ import pytest
 from conftest import REPO_ROOT
 from pinreport import schema
 from pinreport.errors import BadInputError
-from pinreport.result.budget import load_budget
+from pinreport.result.budget import NOT_MEASURED, load_budget
 
 FIXTURE = REPO_ROOT / "reports/tests/fixtures/budget/double-poisons.json"
 MIB = 1 << 20
@@ -68,3 +68,97 @@ def test_a_bad_document_is_named(tmp_path, change, says):
         load_budget(path)
     assert says in str(e.value)
     assert str(e.value).startswith(str(path))
+
+
+# --held-only (docs/budget.md): the held phases alone; written by the harness against the same
+# script as FIXTURE (a poisoning limit of 40 MiB, 8 MiB chunks, a cap of 1 GiB).
+HELD_ONLY = REPO_ROOT / "reports/tests/fixtures/budget/double-poisons-held-only.json"
+
+
+def test_reads_a_held_only_document_the_harness_wrote():
+    b, full = load_budget(HELD_ONLY), load_budget(FIXTURE)
+    assert b.held_only and not full.held_only
+    assert b.complete
+    assert b.safe_budget == full.safe_budget == 32 * MIB
+    assert [f.family for f in b.families] == [f.family for f in full.families]
+    for f, g in zip(b.families, full.families, strict=True):
+        assert f.status == "ok"
+        assert f.held_at_once == g.held_at_once == 40 * MIB
+        assert (f.safe_budget, f.limit_found, f.failure, f.stopped_by) == (32 * MIB, True, "poisons", "driver")
+        assert (f.safe_budget, f.limit_found, f.failure, f.stopped_by) == (
+            g.safe_budget,
+            g.limit_found,
+            g.failure,
+            g.stopped_by,
+        )
+        assert f.vram_cost_at_budget == g.vram_cost_at_budget
+        assert f.largest_single is None and not f.largest_single_measured  # not measured, never 0
+        assert g.largest_single == 32 * MIB and g.largest_single_measured
+    assert [list(f["phases"]) for f in b.doc["families"]] == [["held"], ["held"]]
+
+
+def test_not_measured_is_the_cpp_writers_word():
+    text = (REPO_ROOT / "harness/src/run/budget_child.hpp").read_text()
+    m = re.search(r'inline constexpr const char\* not_measured = "([^"]+)";', text)
+    assert m, "budget_stop::not_measured not found in harness/src/run/budget_child.hpp"
+    assert m.group(1) == NOT_MEASURED == "not_measured"
+
+
+def _not_measured(f):
+    f["largest_single"] = {"bytes": None, "stopped_by": "not_measured", "words": "not measured (--held-only)"}
+    f["phases"].pop("single")
+
+
+def _with_single(f):
+    f["phases"]["single"] = {"status": "ok", "data": {}}
+
+
+@pytest.mark.parametrize(
+    "fixture, change, says",
+    [
+        # A held-only document whose largest single pin is a number, 0, or another word.
+        (HELD_ONLY, lambda f: f["largest_single"].update(bytes=0), "families[0].largest_single.bytes"),
+        (HELD_ONLY, lambda f: f["largest_single"].update(stopped_by="skipped"), "families[0].largest_single"),
+        (HELD_ONLY, lambda f: f["largest_single"].update(stopped_by="cap"), "families[0].largest_single"),
+        (HELD_ONLY, lambda f: f.pop("largest_single"), "'largest_single' is a required property"),
+        (HELD_ONLY, _with_single, "families[0].phases: False schema does not allow"),
+        # A full document that says its largest single pin was not measured, or has none.
+        (FIXTURE, _not_measured, "families[0].largest_single"),
+        (FIXTURE, lambda f: f.pop("largest_single"), "'largest_single' is a required property"),
+        (FIXTURE, lambda f: f["largest_single"].update(bytes=None), "families[0].largest_single"),
+        (FIXTURE, lambda f: f["largest_single"].update(stopped_by="not_measured"), "families[0].largest_single"),
+    ],
+)
+def test_a_largest_single_that_disagrees_with_held_only_is_named(tmp_path, fixture, change, says):
+    doc = json.loads(fixture.read_text())
+    change(doc["families"][0])
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BadInputError) as e:
+        load_budget(path)
+    assert says in str(e.value)
+
+
+@pytest.mark.parametrize("held_only", ["yes", 1, None])
+def test_held_only_must_be_a_boolean(tmp_path, held_only):
+    doc = json.loads(HELD_ONLY.read_text())
+    doc["options"]["held_only"] = held_only
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BadInputError) as e:
+        load_budget(path)
+    assert "options.held_only" in str(e.value)
+
+
+def test_a_held_only_document_without_the_option_is_refused(tmp_path):
+    """Without options.held_only (as documents before the option) the reader expects both phases."""
+    doc = json.loads(HELD_ONLY.read_text())
+    doc["options"].pop("held_only")
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BadInputError) as e:
+        load_budget(path)
+    assert re.search(r"families\[[01]\]\.largest_single", str(e.value)), str(e.value)
+    full = json.loads(FIXTURE.read_text())
+    assert "held_only" not in full["options"]  # written before the option: still read as a full run
+    assert not load_budget(FIXTURE).held_only

@@ -3,6 +3,7 @@
 
 import copy
 import json
+import re
 
 import pytest
 from conftest import FIXTURES, REPO_ROOT
@@ -13,6 +14,7 @@ from pinreport.result.budget import load_budget
 
 H100 = REPO_ROOT / "results/h100-budget"
 DOUBLE = REPO_ROOT / "reports/tests/fixtures/budget/double-poisons.json"
+HELD_ONLY = REPO_ROOT / "reports/tests/fixtures/budget/double-poisons-held-only.json"  # --held-only, same script
 CURRENT = FIXTURES / "current-580.65.06.json"
 MIB = 1 << 20
 
@@ -76,6 +78,44 @@ def test_summary_prints_the_budget_line_and_markdown_has_it(capsys, tmp_path):
     assert "Pin budget (pinbench test-double GPU" in md.read_text()
     code, out, _ = _run(capsys, "summary", CURRENT)
     assert code == 0 and "Pin budget" not in out
+
+
+def _summary_budget_line(capsys, budget):
+    code, out, err = _run(capsys, "summary", CURRENT, "--budget", budget)
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("Pin budget (")]
+    assert len(lines) == 1, out
+    return lines[0]
+
+
+def test_summary_prints_the_same_budget_line_for_a_held_only_document(capsys, tmp_path):
+    """The main job's answer shows only the safe budget, which --held-only measures as the full run
+    does: the double's document made held-only (the single phase dropped, largest_single not
+    measured) gives the same line, and so does the one the harness wrote with --held-only, but for
+    the pin speed (its own timing)."""
+    doc = json.loads(DOUBLE.read_text())
+    doc["options"]["held_only"] = True
+    for f in doc["families"]:
+        f["phases"].pop("single")
+        f["largest_single"] = {"bytes": None, "stopped_by": "not_measured", "words": "not measured (--held-only)"}
+    derived = tmp_path / "held-only.json"
+    derived.write_text(json.dumps(doc))
+    full = _summary_budget_line(capsys, DOUBLE)
+    assert "cudaMallocHost 32.00 MiB, a failure POISONS the process" in full
+    assert _summary_budget_line(capsys, derived) == full
+    speed = re.compile(r"pin [0-9.e-]+ s/GiB")
+    written = _summary_budget_line(capsys, HELD_ONLY)
+    assert speed.sub("pin _ s/GiB", written) == speed.sub("pin _ s/GiB", full)
+    assert "not measured" not in written
+
+
+def test_a_held_only_document_compares_by_its_safe_budget(capsys):
+    """budget-compare judges the safe budget, which a held-only document measures as the full run
+    does: the double's pair (the same limit) is SAME, never a regression or not comparable."""
+    verdicts = compare_budgets(load_budget(DOUBLE), load_budget(HELD_ONLY))
+    assert [(v.family, v.verdict) for v in verdicts] == [("cudaMallocHost", SAME), ("cudaHostRegister", SAME)]
+    code, out, _ = _run(capsys, "budget-compare", HELD_ONLY, DOUBLE)
+    assert code == 0 and "REGRESSION" not in out
 
 
 @pytest.mark.parametrize("content", ["not json", '{"schema": "pinbench.results", "version": 1}'])

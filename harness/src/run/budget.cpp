@@ -27,8 +27,9 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // The held phase first: where it reaches the cap in chunks, the single phase tries the cap at
-// once (cap_first_applies, budget_rule.hpp).
+// once (cap_first_applies, budget_rule.hpp). Under --held-only only the first runs.
 constexpr const char* kPhases[] = {"held", "single"};
+constexpr int kHeldOnlyPhases = 1;
 
 // A child's phase record, or why there is none: {"status": ok|waived|failed, "error", "data"}.
 json phase_record(const ChildLauncher::Result& r) {
@@ -125,11 +126,15 @@ json seconds_per_gib(const json& held, const char* field) {
     return ms / 1000.0 / (bytes / static_cast<double>(1ull << 30));
 }
 
-// One family's answer from its two phases (docs/budget.md, "The document").
-json family_answer(const std::string& family, const json& single_phase, const json& held_phase,
-                   std::uint64_t chunk) {
+// One family's answer from its phases, {"held", "single"} or, under --held-only, {"held"}
+// (docs/budget.md, "The document"). Without a single phase the largest single pin is not
+// measured: bytes null, never 0; everything else is read from the held phase as always.
+json family_answer(const std::string& family, const json& phases, std::uint64_t chunk) {
     json f = {{"family", family}};
-    f["phases"] = {{"single", single_phase}, {"held", held_phase}};
+    f["phases"] = phases;
+    const bool measured_single = phases.contains("single");
+    const json& held_phase = phases.at("held");
+    const json& single_phase = measured_single ? phases.at("single") : held_phase;
     for (const json* p : {&single_phase, &held_phase}) {
         if ((*p)["status"] != "ok") {
             f["status"] = (*p)["status"];
@@ -138,15 +143,22 @@ json family_answer(const std::string& family, const json& single_phase, const js
         }
     }
     f["status"] = "ok";
-    const json& single = single_phase["data"];
+    // Without a single phase its data is empty: no failure check, no silent fallback of its own.
+    const json single = measured_single ? single_phase["data"] : json::object();
     const json& held = held_phase["data"];
-    const std::uint64_t largest = single.value("largest", std::uint64_t{0});
     const std::uint64_t total = held.value("held", std::uint64_t{0});
-    f["largest_single"] = {
-        {"bytes", largest},
-        {"stopped_by", single.value("stopped_by", "")},
-        {"words", stop_words(single.value("stopped_by", ""), largest,
-                             single.value("smallest_failed", std::uint64_t{0}), single.value("reason", ""))}};
+    if (measured_single) {
+        const std::uint64_t largest = single.value("largest", std::uint64_t{0});
+        f["largest_single"] = {{"bytes", largest},
+                               {"stopped_by", single.value("stopped_by", "")},
+                               {"words", stop_words(single.value("stopped_by", ""), largest,
+                                                    single.value("smallest_failed", std::uint64_t{0}),
+                                                    single.value("reason", ""))}};
+    } else {
+        f["largest_single"] = {{"bytes", nullptr},
+                               {"stopped_by", budget_stop::not_measured},
+                               {"words", stop_words(budget_stop::not_measured, 0, 0, "")}};
+    }
     const std::uint64_t held_failed_at = held.value("stopped_by", "") == budget_stop::driver ||
                                                  held.value("stopped_by", "") == budget_stop::silent_fallback
                                              ? total + chunk
@@ -194,7 +206,8 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
                       {"chunk", options.chunk},
                       {"keep_free", keep_free},
                       {"keep_free_default", !options.keep_free.has_value()},
-                      {"time_limit_s", options.time_limit_s}};
+                      {"time_limit_s", options.time_limit_s},
+                      {"held_only", options.held_only}};
     doc["rule"] = {{"keep_share", kBudgetKeepShare}, {"small_pin", kBudgetSmallPin}};
     const auto ram = host_ram_total();
     doc["host"] = {{"available_at_start", available ? json(*available) : json(nullptr)},
@@ -218,7 +231,8 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
     const auto limit_ms = static_cast<std::int64_t>(options.time_limit_s * 1000);
     // A pin call is not interrupted at the deadline: the parent waits this long beyond it.
     const auto grace = 30s + std::chrono::seconds(options.cap >> 30);
-    int phases_left = static_cast<int>(std::size(kBudgetFamilies) * std::size(kPhases));
+    const int phases_per_family = options.held_only ? kHeldOnlyPhases : static_cast<int>(std::size(kPhases));
+    int phases_left = static_cast<int>(std::size(kBudgetFamilies)) * phases_per_family;
     // Each phase gets the time left over the phases left, this one included.
     const auto share_of = [&](int phases) {
         const std::int64_t left = std::max<std::int64_t>(
@@ -228,7 +242,8 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
     doc["families"] = json::array();
     for (const char* family : kBudgetFamilies) {
         json phases = json::object();
-        for (const char* phase : kPhases) {
+        for (int p = 0; p < phases_per_family; ++p) {
+            const char* phase = kPhases[p];
             if (stop_signal() != 0) break;
             const bool single = std::string(phase) == "single";
             const bool cap_first = single && cap_first_applies(phases["held"]);
@@ -270,7 +285,7 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
             (phases[phase].contains("data") ? phases[phase]["data"] : phases[phase])["first_try"] = first_try;
         }
         if (stop_signal() != 0) break;
-        doc["families"].push_back(family_answer(family, phases["single"], phases["held"], options.chunk));
+        doc["families"].push_back(family_answer(family, phases, options.chunk));
     }
     if (const int signal = stop_signal(); signal != 0) {
         doc["complete"] = false;

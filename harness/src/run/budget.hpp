@@ -29,6 +29,10 @@ struct BudgetOptions {
     std::uint64_t chunk = 0;
     std::optional<std::uint64_t> keep_free;  // nothing: default_keep_free(available at the start)
     double time_limit_s = 0;                 // for all the searches together
+    // Only the held phase of each family (--held-only): no single phase child is started, and
+    // largest_single says it was not measured (budget_stop::not_measured). The main job's answer
+    // shows only the safe budget, which comes from the held phase alone (docs/budget.md).
+    bool held_only = false;
 };
 
 // Runs the search, a line on `progress` per phase; returns the document. Stops early, with

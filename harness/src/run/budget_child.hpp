@@ -17,6 +17,9 @@ inline constexpr const char* silent_fallback = "silent_fallback";  // it succeed
 inline constexpr const char* cap = "cap";                          // --cap reached
 inline constexpr const char* time_limit = "time_limit";            // --time-limit reached
 inline constexpr const char* host_available = "host_available";    // available host memory - keep-free
+// Not a phase's: the parent's word for a search it did not run (the single phase under
+// --held-only, run/budget.cpp); its bytes are null, never 0.
+inline constexpr const char* not_measured = "not_measured";
 }  // namespace budget_stop
 
 // The phases, named in the request's "phase":

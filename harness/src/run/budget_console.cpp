@@ -64,8 +64,13 @@ void print_budget(const json& doc, std::ostream& out) {
         }
         out << "  held at once " << bytes_or(held["bytes"]) << " in " << bytes_or(held["chunk"])
             << " chunks: " << held["words"].get<std::string>() << "\n";
-        out << "  largest single pin " << bytes_or(f["largest_single"]["bytes"]) << ": "
-            << f["largest_single"]["words"].get<std::string>() << "\n";
+        const json& single = f["largest_single"];
+        if (single["bytes"].is_number()) {
+            out << "  largest single pin " << bytes_or(single["bytes"]) << ": "
+                << single["words"].get<std::string>() << "\n";
+        } else {  // not measured (--held-only): the words say so and how to measure it
+            out << "  largest single pin: " << single["words"].get<std::string>() << "\n";
+        }
         out << "  a failure: " << failure_words(f["failure"].get<std::string>()) << "\n";
         if (f["silent_fallback"].get<bool>()) {
             out << "  SILENT FALLBACK: a call reported success and the driver does not see the memory "

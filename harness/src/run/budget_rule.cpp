@@ -104,6 +104,9 @@ std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uin
         return "available host memory minus --keep-free stopped it at " + format_bytes(at) +
                ", the real limit is higher";
     }
+    if (stopped_by == budget_stop::not_measured) {
+        return "not measured (--held-only; pinbench budget without it measures it)";
+    }
     return stopped_by.empty() ? "not measured" : stopped_by;
 }
 

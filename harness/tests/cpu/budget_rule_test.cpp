@@ -56,11 +56,13 @@ TEST(BudgetRule, VramCostIsReadAtTheChunkThatReachesTheBudget) {
 TEST(BudgetRule, OnlyTheDriverFindsTheLimit) {
     EXPECT_TRUE(stopped_by_driver("driver"));
     EXPECT_TRUE(stopped_by_driver("silent_fallback"));
-    for (const char* other : {"cap", "time_limit", "host_available", ""})
+    for (const char* other : {"cap", "time_limit", "host_available", "not_measured", ""})
         EXPECT_FALSE(stopped_by_driver(other));
     EXPECT_EQ(stop_words("cap", 16 * GiB, 0, ""), "capped at 16 GiB, the real limit is higher");
     EXPECT_EQ(stop_words("driver", 88 * MiB, 96 * MiB, "cuMemHostAlloc failed: X"),
               "a pin failed at 96 MiB: cuMemHostAlloc failed: X");
+    EXPECT_EQ(stop_words("not_measured", 0, 0, ""),
+              "not measured (--held-only; pinbench budget without it measures it)");
 }
 
 // A neighbour that moved device memory while the held phase measured: no VRAM figure, the

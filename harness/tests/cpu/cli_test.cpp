@@ -29,6 +29,14 @@ TEST(Cli, HelpListsTheSubcommandsAndExitsZero) {
     EXPECT_EQ(out.output.find("__worker"), std::string::npos) << "the internal subcommands stay hidden";
 }
 
+// `pinbench budget --help` names --held-only and what it leaves out (docs/budget.md).
+TEST(Cli, BudgetHelpNamesHeldOnly) {
+    const auto out = run_cli({"budget", "--help"});
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find("--held-only"), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find("the largest single pin is not measured"), std::string::npos) << out.output;
+}
+
 TEST(Cli, PlanPrintsTheQuickScenarioWithoutAGpu) {
     const auto out = run_cli({"plan", std::string(PINBENCH_SOURCE_DIR) + "/scenarios/quick.yaml"});
     EXPECT_EQ(out.exit_code, 0) << out.output;

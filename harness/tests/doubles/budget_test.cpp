@@ -261,6 +261,40 @@ TEST_F(DoubleBudget, TheTimeLimitStopsTheSearchAndSaysSo) {
     EXPECT_TRUE(has(o.process.output, "the real limit is higher")) << o.process.output;
 }
 
+// The seconds the progress line gave `family`'s held phase ("..., held at once in chunks (up to
+// 1 GiB, 0.48 s)"), or -1.
+double held_share_s(const std::string& output, const std::string& family) {
+    const std::string head = family + ", held at once in chunks (up to ";
+    const auto at = output.find(head);
+    if (at == std::string::npos) return -1;
+    const auto comma = output.find(", ", at + head.size());
+    return comma == std::string::npos ? -1 : std::stod(output.substr(comma + 2));
+}
+
+// Under --held-only the time limit is shared by the two held phases that run: the first gets half
+// of what is left after the environment (a full run's first gets a quarter: at most 0.5 s of 2 s,
+// where held-only's is above it while the environment takes less than 1 s), and each still stops
+// on its share.
+TEST_F(DoubleBudget, HeldOnlySharesTheTimeLimitBetweenTheHeldPhases) {
+    const std::string script = priced("pin_delay_ms = 400\n");
+    const Outcome o = budget(script, {"--cap", "1GiB", "--time-limit", "2", "--held-only"});
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    const double first = held_share_s(o.process.output, "cudaMallocHost");
+    EXPECT_GT(first, 0.5) << o.process.output;
+    EXPECT_LE(first, 1.0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "time_limit") << f.dump();
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "not_measured") << f.dump();
+    }
+    const Outcome full = budget(script, {"--cap", "1GiB", "--time-limit", "2"});
+    ASSERT_EQ(full.process.exit_code, 0) << full.process.output;
+    const double full_first = held_share_s(full.process.output, "cudaMallocHost");
+    EXPECT_GT(full_first, 0) << full.process.output;
+    EXPECT_LE(full_first, 0.5) << full.process.output;
+}
+
 // After one failed pin every later one fails: both phases see it, and the bisection that would
 // only fail again is not run.
 TEST_F(DoubleBudget, AFailureThatPoisonsTheProcessIsNamed) {
@@ -314,6 +348,67 @@ TEST_F(DoubleBudget, LowAvailableHostMemoryStopsBeforeAskingForIt) {
         EXPECT_EQ(f["safe_budget"], 0);
     }
     EXPECT_TRUE(has(o.process.output, "available host memory minus --keep-free")) << o.process.output;
+}
+
+// --held-only: only the held phase of each family runs, and everything the full run reads from
+// it is the same (a limit of 90 MiB held: 88 MiB, the failure check's verdict, the safe budget of
+// 64 MiB and its VRAM cost); the largest single pin is not measured (bytes null, never 0).
+TEST_F(DoubleBudget, HeldOnlyRunsTheHeldPhasesAloneAndGivesTheSameBudget) {
+    const std::string script = priced("pin_limit = 90MiB\n");
+    const Outcome full = budget(script, {"--cap", "100MiB"});
+    const Outcome held = budget(script, {"--cap", "100MiB", "--held-only"});
+    ASSERT_EQ(full.process.exit_code, 0) << full.process.output;
+    ASSERT_EQ(held.process.exit_code, 0) << held.process.output;
+    EXPECT_EQ(full.doc["options"]["held_only"], false);
+    EXPECT_EQ(held.doc["options"]["held_only"], true);
+    EXPECT_EQ(held.doc["complete"], true);
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = held.family(name);
+        const json& g = full.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        std::vector<std::string> phases;
+        for (const auto& [phase, record] : f["phases"].items()) phases.push_back(phase);
+        EXPECT_EQ(phases, std::vector<std::string>{"held"});
+        EXPECT_TRUE(f["largest_single"]["bytes"].is_null()) << f["largest_single"].dump();
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "not_measured");
+        EXPECT_EQ(f["largest_single"]["words"],
+                  "not measured (--held-only; pinbench budget without it measures it)");
+        EXPECT_EQ(f["safe_budget"], 64 * MiB);
+        for (const char* same : {"safe_budget", "held_at_once", "vram_cost_at_budget", "limit_found",
+                                 "failure", "silent_fallback", "device_free_residual"}) {
+            EXPECT_EQ(f[same], g[same]) << same;
+        }
+        EXPECT_TRUE(f["pin_s_per_gib"].is_number());
+    }
+    EXPECT_EQ(held.doc["safe_budget"], full.doc["safe_budget"]);
+    EXPECT_TRUE(has(held.process.output, "safe budget: 64 MiB")) << held.process.output;
+    EXPECT_TRUE(has(held.process.output,
+                    "largest single pin: not measured (--held-only; pinbench budget without it measures it)"))
+        << held.process.output;
+    EXPECT_FALSE(has(held.process.output, ", largest single pin (")) << "no single phase was announced";
+    EXPECT_TRUE(has(full.process.output, ", largest single pin (")) << full.process.output;
+}
+
+// The processes that initialise the driver under --held-only, counted by the double (its
+// fail_call counts calls over every process of the test): the environment's and one held phase
+// per family, three in all. The third cuInit is cudaHostRegister's held phase (it fails, that
+// family is waived); a fourth is never made (all answer). The full run's third is
+// cudaMallocHost's single phase.
+TEST_F(DoubleBudget, HeldOnlyStartsNoSinglePhaseChild) {
+    for (const int nth : {3, 4}) {
+        SCOPED_TRACE(nth);
+        const std::string script =
+            priced("pin_limit = 90MiB\nfail_call.cuInit = " + std::to_string(nth) + "\n");
+        const Outcome o = budget(script, {"--cap", "100MiB", "--held-only"});
+        ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+        EXPECT_EQ(o.family("cudaMallocHost")["status"], "ok") << o.family("cudaMallocHost").dump();
+        EXPECT_EQ(o.family("cudaHostRegister")["status"], nth == 3 ? "waived" : "ok")
+            << o.family("cudaHostRegister").dump();
+    }
+    const Outcome full = budget(priced("pin_limit = 90MiB\nfail_call.cuInit = 4\n"), {"--cap", "100MiB"});
+    EXPECT_EQ(full.family("cudaMallocHost")["status"], "ok");
+    EXPECT_EQ(full.family("cudaHostRegister")["status"], "waived") << "the full run starts a fourth";
 }
 
 // SIGTERM while a child holds pins: the child is ended with everything it pinned, the parent

@@ -22,6 +22,11 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
+# largest_single.stopped_by of a search that did not run (--held-only), read from the schema's
+# $defs.not_measured (test_budget.py checks it equals budget_child.hpp's budget_stop::not_measured).
+NOT_MEASURED: str = json.loads(budget_json_schema_text())["$defs"]["not_measured"]["properties"]["stopped_by"]["const"]
+
+
 @dataclass(frozen=True)
 class FamilyBudget:
     family: str
@@ -31,7 +36,8 @@ class FamilyBudget:
     failure: str | None  # "clean", "poisons", "not_seen"
     silent_fallback: bool
     held_at_once: int | None
-    largest_single: int | None
+    largest_single: int | None  # None also where it was not measured (--held-only: largest_single_measured)
+    largest_single_measured: bool  # False under --held-only (stopped_by "not_measured") or without an answer
     vram_cost_at_budget: int | None
     vram_disturbed: tuple[str, ...]  # the NVML watch's evidence; vram_cost_at_budget is None then
     stopped_by: str | None  # what stopped the held phase (the budget's search): driver, cap, ...
@@ -51,6 +57,7 @@ class FamilyBudget:
             silent_fallback=bool(f.get("silent_fallback", False)),
             held_at_once=f["held_at_once"]["bytes"] if ok else None,
             largest_single=f["largest_single"]["bytes"] if ok else None,
+            largest_single_measured=ok and f["largest_single"]["stopped_by"] != NOT_MEASURED,
             vram_cost_at_budget=f.get("vram_cost_at_budget"),
             vram_disturbed=tuple(f.get("vram_disturbed", ())),
             stopped_by=f["held_at_once"]["stopped_by"] if ok else None,
@@ -64,6 +71,7 @@ class FamilyBudget:
 class BudgetDocument:
     path: str
     complete: bool
+    held_only: bool  # --held-only: the held phases alone (the safe budget); no largest single pin
     safe_budget: int | None
     families: tuple[FamilyBudget, ...]
     doc: dict[str, Any]
@@ -87,6 +95,7 @@ def load_budget(path: str | Path) -> BudgetDocument:
     return BudgetDocument(
         path=p,
         complete=doc["complete"],
+        held_only=doc["options"].get("held_only", False),
         safe_budget=best["bytes"] if best is not None else None,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
         doc=doc,
