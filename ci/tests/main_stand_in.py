@@ -1,6 +1,7 @@
 """ci/main.sh's GPU path without a GPU, for its tests: a stand-in pinbench that logs every call
 (`pinbench ARGS`, one line each, in calls.log) and plays doctor, run (it copies a committed
-results file to `-o`) and budget, the real pinbench for the rest (store add, results upgrade); a
+results file to `-o`) and budget (a committed document, held-only with --held-only), the real
+pinbench for the rest (store add, results upgrade); a
 stand-in nvidia-smi that names one GPU; pinreport from reports/."""
 
 import os
@@ -14,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CURRENT = ROOT / "reports/tests/fixtures/current-580.65.06.json"
 BUDGET = ROOT / "reports/tests/fixtures/budget/double-poisons.json"
+BUDGET_HELD_ONLY = ROOT / "reports/tests/fixtures/budget/double-poisons-held-only.json"
 
 
 def _real_pinbench() -> Path:
@@ -38,7 +40,13 @@ def run_main(
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(parents=True)
     log = tmp_path / "calls.log"
-    budget = f'cp {BUDGET} "$3"; exit 0' if budget_writes else 'echo "no GPU answered" >&2; exit 3'
+    # The document its options ask for (--held-only: the held phases alone) to its -o.
+    budget = (
+        f"doc={BUDGET}; [[ \" $* \" == *' --held-only '* ]] && doc={BUDGET_HELD_ONLY}; "
+        'shift; while (($#)); do [[ $1 == -o ]] && cp "$doc" "$2"; shift; done; exit 0'
+        if budget_writes
+        else 'echo "no GPU answered" >&2; exit 3'
+    )
     pinbench = _script(
         bin_dir / "pinbench",
         f"""#!/usr/bin/env bash
