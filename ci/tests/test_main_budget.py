@@ -1,6 +1,7 @@
 """ci/main.sh's pin budget: on the GPU path it runs `pinbench budget -o OUT/budget.json` before the
 answer (its held phase alone, --held-only; both phases with MAIN_SCOPE=quick) and passes it to
-`pinreport summary` and `html` (one line each); under the replay backend it says why there is none. The stand-ins of main_stand_in.py make the GPU path run without a GPU."""
+`pinreport summary` and `html` (one line each); under the replay backend it says why there is none.
+The stand-ins of main_stand_in.py make the GPU path run without a GPU."""
 
 import json
 
