@@ -236,6 +236,10 @@ TEST_F(DoubleEndToEnd, TheDriverHolderMovesNoCostAndStandsAsideForWorkers) {
         order.clear();
         for (const RunRecord& r : doc.runs) {
             ASSERT_EQ(r.status, Status::ok) << r.run.id << ": " << r.reason;
+            // The first repeat after the holder stopped or started waited for the devices' new
+            // level, not for the old one it would never see again.
+            for (const RepeatRecord& rep : r.repeats)
+                EXPECT_TRUE(rep.parent_settled) << r.run.id << ": " << rep.error;
             order.push_back(r.run.kind);
             unlisted[fresh ? 1 : 0][r.run.id] = unlisted_at_first_reading(output, r.run.id);
             for (const auto& [name, m] : r.metrics) {
