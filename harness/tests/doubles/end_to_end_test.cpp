@@ -264,6 +264,24 @@ TEST_F(DoubleEndToEnd, TheDriverHolderMovesNoCostAndStandsAsideForWorkers) {
     }
 }
 
+// A holder that cannot initialise the driver (the second cuInit of the test fails: the
+// environment child's is the first) holds nothing: the runs are measured as with --fresh-driver
+// and the record gives the holder's reason.
+TEST_F(DoubleEndToEnd, AHolderThatFailsToStartHoldsNothingAndSaysWhy) {
+    const auto env = double_env(priced_script("init_cost = 3MiB\nfail_call.cuInit = 2\n"));
+    const std::string output = dir_.file("holder-failed.json");
+    const auto out = run(every_kind, output, env, {"--only", "double-overhead/cudaMallocHost/*"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const ResultsDocument doc = load_results(output);
+    EXPECT_EQ(doc.environment.at("parent_driver"),
+              (json{{"held", false},
+                    {"why", "not held: cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"}}));
+    ASSERT_EQ(doc.runs.size(), 1u);
+    EXPECT_EQ(doc.runs[0].status, Status::ok) << doc.runs[0].reason;
+    EXPECT_EQ(unlisted_at_first_reading(output, doc.runs[0].run.id), 3 * MiB);
+}
+
 TEST_F(DoubleEndToEnd, EveryKindRunsAndItsResultsValidate) {
     const std::string output = dir_.file("every-kind.json");
     std::vector<std::string> only;
