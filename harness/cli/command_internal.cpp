@@ -1,7 +1,9 @@
 // The hidden subcommands pinbench starts itself with: a traced program tied to its tracer
 // (__exec), one isolated measurement (__child), a worker process of the workers and shared kinds
-// (__worker, kinds/worker_group.hpp).
+// (__worker, kinds/worker_group.hpp), the process that keeps the driver initialised beside the
+// children (__hold-driver, run/driver_hold.hpp).
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "pinbench/vocabulary/api_variant.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "run/child.hpp"
+#include "run/driver_hold.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -70,12 +73,29 @@ private:
     std::uint32_t parent_ = 0;
 };
 
+class HoldDriverCommand : public Command {
+public:
+    explicit HoldDriverCommand(CLI::App& app) : Command(app.add_subcommand(holder_subcommand, "")) {
+        app_->group("");
+        app_->add_option("--parent", parent_);
+    }
+
+    int run() override {
+        die_with_parent(parent_);
+        return hold_driver_main(std::cin, std::cout);
+    }
+
+private:
+    std::uint32_t parent_ = 0;
+};
+
 }  // namespace
 
 void add_internal_commands(CLI::App& app, Commands& commands) {
     commands.push_back(std::make_unique<ExecCommand>(app));
     commands.push_back(std::make_unique<ChildCommand>(app));
     commands.push_back(std::make_unique<WorkerCommand>(app));
+    commands.push_back(std::make_unique<HoldDriverCommand>(app));
 }
 
 }  // namespace pinbench::cli

@@ -159,9 +159,11 @@ private:
         app_->add_flag(
             "--allow-busy-gpu", allow_busy_gpu_,
             "Measure even beside a leftover pinbench process on the GPU (recorded in the results)");
-        app_->add_flag("--fresh-driver", fresh_driver_,
-                       "Do not keep the CUDA driver initialised between children: each initialises it alone "
-                       "(slower on native Linux; docs/scenario-format.md, 'Less waiting per repeat')");
+        app_->add_flag(
+            "--fresh-driver", fresh_driver_,
+            "Do not keep the CUDA driver initialised in a holder process beside the children: each "
+            "initialises it alone (slower on native Linux; docs/scenario-format.md, 'Less waiting per "
+            "repeat')");
         app_->add_flag("--keep-going-when-busy", keep_going_when_busy_,
                        "Do not stop when the same neighbour disturbs the null window and the first attempts "
                        "(every run then retries and ends disturbed on its own)");

@@ -175,8 +175,10 @@ void note_busy_gpu_allowed(json& environment, const std::string& leftovers) {
     environment["busy_gpu_allowed"] = leftovers;
 }
 
-void note_parent_driver(json& environment, bool held, const std::string& why) {
+void note_parent_driver(json& environment, bool held, const std::string& why,
+                        const std::optional<std::vector<std::string>>& released_for) {
     environment["parent_driver"] = {{"held", held}, {"why", why}};
+    if (released_for) environment["parent_driver"]["released_for"] = *released_for;
 }
 
 std::string driver_model_family(const std::string& model) {

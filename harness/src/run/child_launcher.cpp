@@ -81,6 +81,12 @@ ChildLauncher::~ChildLauncher() {
     fs::remove_all(path_from_utf8(work_dir_), ignored);
 }
 
+std::unique_ptr<Subprocess> ChildLauncher::start_tied(const std::string& subcommand) {
+    return std::make_unique<Subprocess>(
+        std::vector<std::string>{executable_, subcommand, "--parent", std::to_string(current_process_id())},
+        child_environment());
+}
+
 std::unique_ptr<Subprocess> ChildLauncher::start(nlohmann::json& request) {
     const int n = counter_++;
     request["protocol"] = child_protocol;

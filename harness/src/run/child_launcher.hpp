@@ -37,6 +37,10 @@ public:
     std::unique_ptr<Subprocess> start(nlohmann::json& request);
     Result collect(const nlohmann::json& request, ProcessOutcome outcome);
 
+    // Starts `pinbench <subcommand> --parent <this process>`: a hidden subcommand that dies with
+    // this process and runs until its stdin closes (the driver holder, run/driver_hold.hpp).
+    std::unique_ptr<Subprocess> start_tied(const std::string& subcommand);
+
 private:
     std::string executable_;
     std::string work_dir_;

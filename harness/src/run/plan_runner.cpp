@@ -9,6 +9,7 @@
 #include "pinbench/vocabulary/errors.hpp"
 #include "run/busy_gpu.hpp"
 #include "run/child_launcher.hpp"
+#include "run/driver_hold.hpp"
 #include "run/eta.hpp"
 #include "run/progress.hpp"
 #include "run/repeat_judgement.hpp"
@@ -95,7 +96,7 @@ struct RunsOutcome {  // NOLINT(bugprone-exception-escape)
 // The planned runs in turn: each kept from the partial file (--resume), waived, or measured,
 // with the results file saved after each; stops at a stop signal or once the GPU is busy.
 RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nvml, RepeatRunner& repeats,
-                     WatchSummary& watch, ResultsDocument& doc, Progress& progress) {
+                     DriverHold& driver, WatchSummary& watch, ResultsDocument& doc, Progress& progress) {
     const bool replay = !options.replay_source.empty();
     const std::string model = driver_model_family(driver_model_of(doc.environment));
     const int have_gpus = static_cast<int>(cuda_device_count_of(doc.environment).value_or(0));
@@ -125,6 +126,10 @@ RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nv
         }
         const WatchPlan watch_plan =
             watch_plan_for(doc.environment, planned.gpus, options.controls.tolerance);
+        // The driver holder started or stopped for this run before its first wait for the
+        // devices' level, which then waits for its usage to settle.
+        if (driver.before_run(planned)) repeats.level_moved();
+        if (driver.applies()) driver.note(doc.environment);
         MeasuredRun measured = repeats.run(planned, i, runs, watch_plan);
         progress.run_finished(i);
         if (!measured.stopped.is_null()) {
@@ -211,9 +216,9 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     if (options.resume != nullptr) continue_measurement(doc, *options.resume, options.resume_path);
     ChildLauncher launcher(options.executable);
     Progress progress(options.progress, 0);
-    const RunSetup setup = options.replay_source.empty()
-                               ? set_up_measurement(doc, plan, launcher, options, progress)
-                               : set_up_replay(doc, options, progress);
+    RunSetup setup = options.replay_source.empty()
+                         ? set_up_measurement(doc, plan, launcher, options, progress)
+                         : set_up_replay(doc, options, progress);
     if (setup.exit_code) return *setup.exit_code;
     const bool controls_ok = controls_ok_noted(doc.controls, progress);
 
@@ -223,7 +228,8 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     RepeatRunner repeats(
         launcher, setup.nvml.get(), options, doc.environment, per_process_probe_judges(doc.controls),
         busy_gpu_check(doc.controls, setup.controls_began_ns, options), progress, watch, setup.source_stops);
-    const RunsOutcome outcome = run_each(plan, options, setup.nvml.get(), repeats, watch, doc, progress);
+    const RunsOutcome outcome =
+        run_each(plan, options, setup.nvml.get(), repeats, setup.driver, watch, doc, progress);
     watch.write(doc.controls, setup.nvml != nullptr);
     if (const int sig = stop_signal(); sig != 0) {
         return finish_interrupted(doc, sig, outcome.stopped_in, plan.runs.size(), options, progress);

@@ -221,9 +221,19 @@ std::pair<bool, Status> RepeatRunner::attempt(RunState& run, int k, int number) 
 // repeat whose judged devices were disturbed becomes disturbed.
 RepeatRecord RepeatRunner::watched_attempt(RunState& run, int k, int number) {
     DeviceWait wait;
-    if (nvml_) {
+    if (nvml_ && level_moved_) {
+        // Before the first attempt after the driver holder started or stopped: its level is the
+        // new baseline, read once it stopped moving, so the watch sees no move of the holder's.
+        SettledLevel settled = settled_device_level(*nvml_, all_devices_, options_.device_wait_limit);
+        baseline_ = std::move(settled.level);
+        wait = settled.wait;
+    }
+    level_moved_ = false;
+    if (nvml_ && wait.settled) {
+        const double settling_ms = wait.waited_ms;
         wait = wait_for_device_level(*nvml_, all_devices_, baseline_, options_.controls.tolerance,
                                      options_.device_wait_limit);
+        wait.waited_ms += settling_ms;
     }
     nlohmann::json request = {{"mode", replay_ ? child_mode::replay : child_mode::measure},
                               {"run", to_json(run.planned)},

@@ -44,6 +44,11 @@ public:
     // Measures `planned`, run `index` of `runs`, judged on the devices of `plan`.
     MeasuredRun run(const PlannedRun& planned, std::size_t index, std::size_t runs, const WatchPlan& plan);
 
+    // The devices' usage moved between runs with nothing of ours measuring (the driver holder
+    // started or stopped, run/driver_hold.hpp): the next attempt first waits for it to settle and
+    // takes that as the level every later attempt waits for.
+    void level_moved() { level_moved_ = true; }
+
     // The neighbour that keeps the GPU busy, once found ("" until then): the invocation stops.
     const std::string& busy() const { return busy_; }
 
@@ -63,8 +68,10 @@ private:
     bool replay_;
     std::map<std::string, Stopping> source_stops_;  // replay: the source's runs that stopped early
     std::vector<unsigned>
-        all_devices_;       // the GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index
-    DeviceLevel baseline_;  // their usage before the first run: each attempt waits for it
+        all_devices_;           // the GPUs the children can see (CUDA_VISIBLE_DEVICES), by NVML index
+    DeviceLevel baseline_;      // their usage before the first run: each attempt waits for it
+                                // (read again after the driver holder started or stopped)
+    bool level_moved_ = false;  // baseline_ is to be read again, once usage settles
     bool per_process_judges_;
     BusyGpuCheck busy_check_;
     std::string busy_;

@@ -75,9 +75,9 @@ RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLaunche
         if (!left.empty()) note_busy_gpu_allowed(doc.environment, left);
     }
     if (options.resume != nullptr) check_same_environment(*options.resume, doc, options.resume_path);
-    // Before the controls' first reading, so what the parent holds is in every baseline.
-    setup.driver = DriverHold::for_run(doc.environment, plan, options.hold_driver);
-    note_parent_driver(doc.environment, setup.driver.held(), setup.driver.why());
+    // Before the controls' first reading, so what the holder takes is in their baselines.
+    setup.driver = DriverHold::for_plan(doc.environment, launcher, options.hold_driver);
+    setup.driver.note(doc.environment);
     if (stop_signal() == 0) {
         setup.controls_began_ns = steady_ns(SteadyClock::now());  // the null control comes first
         doc.controls =

@@ -22,7 +22,7 @@ struct RunSetup {
     std::unique_ptr<Nvml> nvml;          // the parent's view of the devices; null: none (replay, no NVML)
     std::int64_t controls_began_ns = 0;  // steady clock; when the controls (null first) began; 0: none ran
     std::optional<int> exit_code;        // set: nothing is to be measured, exit with this
-    DriverHold driver;                   // the driver kept initialised between children, or why not
+    DriverHold driver;                   // the driver holder, started and stopped per run, or why not
     std::map<std::string, Stopping> source_stops;  // replay: the source's runs that stopped early
 };
 

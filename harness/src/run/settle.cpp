@@ -94,4 +94,25 @@ DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& 
     }
 }
 
+SettledLevel settled_device_level(const Nvml& nvml, const std::vector<unsigned>& devices,
+                                  std::chrono::milliseconds limit, int equal_reads) {
+    const auto begin = SteadyClock::now();
+    SettledLevel out;
+    out.level = read_device_level(nvml, devices);
+    for (int equal = 1; equal < equal_reads && stop_signal() == 0;) {
+        if (SteadyClock::now() - begin >= limit) {
+            out.wait.settled = false;
+            out.wait.note = "device usage or compute process list still moved " +
+                            std::to_string(limit.count()) + " ms after the driver holder started or stopped";
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        DeviceLevel next = read_device_level(nvml, devices);
+        equal = next.used == out.level.used && next.processes == out.level.processes ? equal + 1 : 1;
+        out.level = std::move(next);
+    }
+    out.wait.waited_ms = ms_since(begin);
+    return out;
+}
+
 }  // namespace pinbench

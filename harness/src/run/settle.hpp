@@ -48,4 +48,14 @@ DeviceWait wait_for_device_level(const Nvml& nvml, const std::vector<unsigned>& 
                                  const DeviceLevel& baseline, std::int64_t tolerance,
                                  std::chrono::milliseconds limit);
 
+// Reads the devices' level until `equal_reads` consecutive reads agree (their usage moved with
+// nothing of ours measuring: the driver holder started or stopped, run/driver_hold.hpp), polling
+// up to `limit`; the last read, and the wait (settled false when the reads never agreed).
+struct SettledLevel {
+    DeviceLevel level;
+    DeviceWait wait;
+};
+SettledLevel settled_device_level(const Nvml& nvml, const std::vector<unsigned>& devices,
+                                  std::chrono::milliseconds limit, int equal_reads = 5);
+
 }  // namespace pinbench

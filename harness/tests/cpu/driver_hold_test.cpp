@@ -1,15 +1,19 @@
-// Where the parent keeps the driver initialised (run/driver_hold.hpp): only where every device
-// runs the native Linux driver model and no run starts other CUDA processes, and never when told
-// not to; the reason is always given. Holding it on Linux is tested against the driver double
-// (DoubleEndToEnd).
+// Where a holder process keeps the driver initialised (run/driver_hold.hpp): only where every
+// device runs the native Linux driver model, never when told not to (the reason is always given),
+// and never beside a run that starts other CUDA processes. Holding it on Linux, started and
+// stopped per run, is tested against the driver double (DoubleEndToEnd).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "pinbench/results/environment_record.hpp"
 #include "pinbench/scenario/plan.hpp"
+#include "run/child_launcher.hpp"
 #include "run/driver_hold.hpp"
+#include "scenario/kind_table.hpp"
+#include "test_paths.hpp"
 
 namespace pinbench {
 namespace {
@@ -31,41 +35,55 @@ Plan plan_of(std::initializer_list<const char*> kinds) {
     return plan;
 }
 
-const Plan one_process =
-    plan_of({"overhead", "capacity", "sweep", "multi_gpu", "churn", "fragmentation", "register_window"});
+// Never started in these tests: the hold does not apply to any of their environments.
+ChildLauncher& launcher() {
+    static ChildLauncher launcher(PINBENCH_EXE);
+    return launcher;
+}
 
 TEST(DriverHold, NotHeldUnderAWindowsDriverModelNamingIt) {
     for (const char* model : {"WDDM", "TCC", "MCDM", kWsl2DriverModel}) {
         SCOPED_TRACE(model);
-        const DriverHold hold = DriverHold::for_run(environment_of({"linux", model}), one_process, true);
+        const DriverHold hold = DriverHold::for_plan(environment_of({"linux", model}), launcher(), true);
         EXPECT_FALSE(hold.held());
+        EXPECT_FALSE(hold.applies());
         EXPECT_EQ(hold.why(), std::string("not held: device 1 runs the ") + model +
                                   " driver model (measured on native Linux only)");
     }
 }
 
 TEST(DriverHold, NotHeldWhenToldOrWithoutADevice) {
-    const DriverHold off = DriverHold::for_run(environment_of({"linux"}), one_process, false);
+    const DriverHold off = DriverHold::for_plan(environment_of({"linux"}), launcher(), false);
     EXPECT_FALSE(off.held());
     EXPECT_EQ(off.why(), "off (--fresh-driver): every child initialises the driver alone");
-    const DriverHold none = DriverHold::for_run(environment_of({}), one_process, true);
+    const DriverHold none = DriverHold::for_plan(environment_of({}), launcher(), true);
     EXPECT_FALSE(none.held());
     EXPECT_EQ(none.why(), "not held: no device described");
 }
 
 // Beside a held driver the H100's workers and shared runs read 64 KiB more (the README of
-// results/answer-in-a-minute): a plan with a kind that starts other CUDA processes is not held.
-TEST(DriverHold, NotHeldForAPlanWithARunThatStartsOtherCudaProcesses) {
-    for (const char* kind : {"workers", "shared", "command"}) {
-        SCOPED_TRACE(kind);
-        const DriverHold hold =
-            DriverHold::for_run(environment_of({"linux"}), plan_of({"overhead", kind}), true);
-        EXPECT_FALSE(hold.held());
-        EXPECT_EQ(hold.why(), std::string("not held: ") + kind +
-                                  "-run/cudaMallocHost/64MiB/x1/g1 starts other CUDA "
-                                  "processes (kind " +
-                                  kind + "), whose costs move beside a held driver");
+// results/answer-in-a-minute): the holder stands aside for every kind that starts other CUDA
+// processes, and only for those.
+TEST(DriverHold, StandsAsideForTheRunsThatStartOtherCudaProcesses) {
+    std::set<std::string> aside;
+    for (const KindSpec& kind : kind_specs()) {
+        const std::string name(kind.name);
+        if (!DriverHold::holds_beside(plan_of({name.c_str()}).runs.at(0))) aside.insert(name);
     }
+    EXPECT_EQ(aside, (std::set<std::string>{"command", "shared", "workers"}));
+    EXPECT_GT(kind_specs().size(), aside.size());
+}
+
+// A hold that does not apply starts nothing and notes nothing per run.
+TEST(DriverHold, ANoHoldIgnoresItsRuns) {
+    DriverHold off = DriverHold::for_plan(environment_of({"linux"}), launcher(), false);
+    for (const char* kind : {"overhead", "workers"}) EXPECT_FALSE(off.before_run(plan_of({kind}).runs.at(0)));
+    EXPECT_TRUE(off.released_for().empty());
+    nlohmann::json environment = nlohmann::json::object();
+    off.note(environment);
+    EXPECT_EQ(environment.at("parent_driver"),
+              (nlohmann::json{{"held", false},
+                              {"why", "off (--fresh-driver): every child initialises the driver alone"}}));
 }
 
 }  // namespace

@@ -184,29 +184,64 @@ TEST_F(DoubleEndToEnd, OverheadCarriesTheScriptedCostOfEveryApi) {
     }
 }
 
-// The parent keeps the driver initialised between its children (run/driver_hold.hpp), on a
-// driver where an initialised process holds device memory it does not list (the H100's 3.25 MiB):
-// every cost is what each child initialising alone (--fresh-driver) measures, no run is disturbed,
-// and the record says which it was.
-TEST_F(DoubleEndToEnd, TheParentHoldingTheDriverMovesNoCost) {
-    const auto env = double_env(priced_script("init_cost = 3MiB\n"));
+// What NVML's used on device 0 holds beyond the listed processes' memory (the driver's own of
+// each initialised process, the double's init_cost) at the first reading of `run_id`'s first
+// repeat in the results file `path`.
+std::int64_t unlisted_at_first_reading(const std::string& path, const std::string& run_id) {
+    const json doc = json::parse(std::ifstream(path));
+    for (const json& run : doc.at("runs")) {
+        if (run.at("id") != run_id) continue;
+        const json& readings = run.at("repeats").at(0).at("snapshots").at(0).at("readings");
+        return readings.at("nvml.0.used").get<std::int64_t>() -
+               readings.at("nvml.0.process_used").get<std::int64_t>();
+    }
+    ADD_FAILURE() << path << " has no run " << run_id;
+    return -1;
+}
+
+// A holder process keeps the driver initialised beside the children (run/driver_hold.hpp), on a
+// driver where an initialised process holds device memory it does not list (the H100's 3.25 MiB),
+// and stands aside for a run that starts other CUDA processes. A plan of one-process runs, then
+// a workers run, then a one-process run: every cost is what each child initialising alone
+// (--fresh-driver) measures, no run is disturbed, the holder's memory is on the device during
+// the one-process runs and not during the workers run, and the record names the run measured
+// without it.
+TEST_F(DoubleEndToEnd, TheDriverHolderMovesNoCostAndStandsAsideForWorkers) {
+    constexpr std::int64_t init_cost = 3 * MiB;
+    const auto env = double_env(priced_script("init_cost = " + std::to_string(init_cost) + "\n"));
+    const std::string workers = "double-workers/cudaMallocHost/16MiB/x1/g1/workers=2/variant=per_process";
     std::map<std::string, std::map<std::string, double>> costs[2];
+    std::map<std::string, std::int64_t> unlisted[2];
+    std::vector<std::string> order;
     for (const bool fresh : {false, true}) {
         SCOPED_TRACE(fresh ? "--fresh-driver" : "held");
         const std::string output = dir_.file(fresh ? "fresh.json" : "held.json");
-        std::vector<std::string> extra{"--only", "double-overhead/*"};
+        std::vector<std::string> extra{"--only", "double-overhead/*", "--only", "double-workers/*",
+                                       "--only", "double-churn/*"};
         if (fresh) extra.emplace_back("--fresh-driver");
         const auto out = run(every_kind, output, env, extra);
         ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
         ASSERT_EQ(out.exit_code, 0) << out.output;
         const ResultsDocument doc = load_results(output);
-        const nlohmann::json& parent = doc.environment.at("parent_driver");
+        const json& parent = doc.environment.at("parent_driver");
         EXPECT_EQ(parent.at("held").get<bool>(), !fresh) << parent.dump();
         EXPECT_EQ(parent.at("why").get<std::string>().rfind(fresh ? "off (--fresh-driver)" : "held:", 0), 0u)
             << parent.dump();
-        ASSERT_EQ(doc.runs.size(), 6u);
+        if (fresh) {
+            EXPECT_FALSE(parent.contains("released_for")) << parent.dump();
+        } else {
+            EXPECT_EQ(parent.value("released_for", json()), json::array({workers})) << parent.dump();
+        }
+        ASSERT_EQ(doc.runs.size(), 8u);
+        order.clear();
         for (const RunRecord& r : doc.runs) {
             ASSERT_EQ(r.status, Status::ok) << r.run.id << ": " << r.reason;
+            // The first repeat after the holder stopped or started waited for the devices' new
+            // level, not for the old one it would never see again.
+            for (const RepeatRecord& rep : r.repeats)
+                EXPECT_TRUE(rep.parent_settled) << r.run.id << ": " << rep.error;
+            order.push_back(r.run.kind);
+            unlisted[fresh ? 1 : 0][r.run.id] = unlisted_at_first_reading(output, r.run.id);
             for (const auto& [name, m] : r.metrics) {
                 if (name.rfind("cost.", 0) == 0 || name.rfind("residual.", 0) == 0) {
                     costs[fresh ? 1 : 0][r.run.id][name] = m.stats.median;
@@ -214,9 +249,37 @@ TEST_F(DoubleEndToEnd, TheParentHoldingTheDriverMovesNoCost) {
             }
         }
     }
+    // One-process runs, the workers run, a one-process run: the holder stops, then starts again.
+    EXPECT_EQ(order, (std::vector<std::string>{"overhead", "overhead", "overhead", "overhead", "overhead",
+                                               "overhead", "workers", "churn"}));
     EXPECT_EQ(costs[0], costs[1]);
     EXPECT_EQ(costs[0]["double-overhead/cudaMallocHost/64MiB/x1/g1"]["cost.after_alloc.nvml.0.used"],
               static_cast<double>(cost_of(64 * MiB, malloc_host_per_gib)));
+    ASSERT_EQ(unlisted[0].size(), 8u);
+    for (const auto& [id, held] : unlisted[0]) {
+        SCOPED_TRACE(id);
+        // Alone, the child's own cuInit; beside the holder, the holder's too.
+        EXPECT_EQ(unlisted[1][id], init_cost);
+        EXPECT_EQ(held, id == workers ? init_cost : 2 * init_cost);
+    }
+}
+
+// A holder that cannot initialise the driver (the second cuInit of the test fails: the
+// environment child's is the first) holds nothing: the runs are measured as with --fresh-driver
+// and the record gives the holder's reason.
+TEST_F(DoubleEndToEnd, AHolderThatFailsToStartHoldsNothingAndSaysWhy) {
+    const auto env = double_env(priced_script("init_cost = 3MiB\nfail_call.cuInit = 2\n"));
+    const std::string output = dir_.file("holder-failed.json");
+    const auto out = run(every_kind, output, env, {"--only", "double-overhead/cudaMallocHost/*"});
+    ASSERT_EQ(out.kind, ProcessOutcome::Kind::exited) << out.output;
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const ResultsDocument doc = load_results(output);
+    EXPECT_EQ(doc.environment.at("parent_driver"),
+              (json{{"held", false},
+                    {"why", "not held: cuInit failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)"}}));
+    ASSERT_EQ(doc.runs.size(), 1u);
+    EXPECT_EQ(doc.runs[0].status, Status::ok) << doc.runs[0].reason;
+    EXPECT_EQ(unlisted_at_first_reading(output, doc.runs[0].run.id), 3 * MiB);
 }
 
 TEST_F(DoubleEndToEnd, EveryKindRunsAndItsResultsValidate) {

@@ -1,6 +1,6 @@
 // The CUDA driver loaded and initialised (cuInit) in this process, never a context: what the
-// parent holds to keep the driver ready for its children (run/driver_hold.hpp). Held as long as
-// the object lives.
+// driver holder process (`pinbench __hold-driver`, run/driver_hold.hpp) holds to keep the driver
+// ready for the children measuring beside it. Held as long as the object lives.
 #pragma once
 
 #include <memory>

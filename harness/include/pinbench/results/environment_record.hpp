@@ -69,8 +69,10 @@ nlohmann::json replayed_environment(nlohmann::json environment,
                                     const std::optional<std::string>& driver_model);
 // `pinbench run --allow-busy-gpu` found these earlier pinbench processes on the GPU.
 void note_busy_gpu_allowed(nlohmann::json& environment, const std::string& leftovers);
-// Whether `pinbench run` kept the CUDA driver initialised between its children, and why (not).
-void note_parent_driver(nlohmann::json& environment, bool held, const std::string& why);
+// Whether `pinbench run` kept the CUDA driver initialised beside its children (a holder
+// process), and why (not); where the hold applies, the runs measured without it.
+void note_parent_driver(nlohmann::json& environment, bool held, const std::string& why,
+                        const std::optional<std::vector<std::string>>& released_for);
 
 // --- reading a written record (results files of any version; a missing fact reads empty) -------
 std::string platform_of(const nlohmann::json& environment);        // "" when unknown
