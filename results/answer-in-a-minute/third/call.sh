@@ -8,9 +8,8 @@
 #                                                         # holder and with --fresh-driver
 #   bash results/answer-in-a-minute/third/call.sh second  # the new ci/nightly.sh; a run beside a
 #                                                         # neighbour (it must end disturbed)
-#   bash results/answer-in-a-minute/third/call.sh third   # today's ci/nightly.sh, --skip-budget:
-#                                                         # its budget is the one today's ci/main.sh
-#                                                         # measured in the first call
+#   bash results/answer-in-a-minute/third/call.sh third   # today's ci/nightly.sh; the new tree's
+#                                                         # pinbench budget (as the nightly runs it)
 # pinreport runs from each tree's reports/ with the carried wheels (.whl/). Every stage has a
 # deadline, so the call always ends with its files: wall.txt (every timing line) and one tar.gz
 # per job (its results, budget, summary, logs).
@@ -127,7 +126,13 @@ case $which in
       "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("complete", d["complete"], "; ".join(r["id"]+": "+r["status"]+", stopping "+json.dumps(r.get("stopping"))+", attempts "+",".join(a["status"] for a in r["repeats"]) for r in d["runs"]))' "$out/neighbour.json" 2>&1)"
     ;;
   third)
-    nightly_of old 5 --skip-budget
+    nightly_of old 60
+    # The new tree's pinbench budget as ci/nightly.sh runs it, on this machine after today's
+    # nightly: the second call's was cut by its deadline.
+    t=$SECONDS
+    rc=0
+    timeout -s INT -k 10 "$(limit 5)" "$exe_new" budget -o "$out/budget-new.json" >"$work/budget-new.out" 2>&1 || rc=$?
+    say "new: pinbench budget (as ci/nightly.sh runs it): exit $rc after $((SECONDS - t)) s"
     ;;
 esac
 tar -czf "$out/logs.tar.gz" -C "$work" $(cd "$work" && ls -d *.log 2>/dev/null)
