@@ -11,7 +11,7 @@ SECONDS=0
 bash results/answer-in-a-minute/third/make_old_tree.sh || exit 2
 build() {
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real \
-    -DPINBENCH_BUILD_BENCHMARKS=OFF
+    -DPINBENCH_BUILD_BENCHMARKS=OFF \
     -DPINBENCH_BUILD_TESTS=OFF >/dev/null && cmake --build "$2" --target pinbench -j 8 >/dev/null
 }
 build "$root/old-tree" "$root/build/old" & a=$!
