@@ -119,8 +119,8 @@ struct KindSpec {
     // The reservation rule (reports/pinreport/rule.py) judges its held costs.
     bool reservation_rule = false;
     // Its repeat starts other processes that open the CUDA driver (workers, the program it runs):
-    // the parent does not keep the driver initialised through a plan with such a run, as beside an
-    // initialised process their costs moved (run/driver_hold.hpp).
+    // the driver holder is stopped for such a run, as beside an initialised process their costs
+    // moved (run/driver_hold.hpp).
     bool starts_cuda_processes = false;
     // A size parameter that quantises its byte metrics (a block search's step): pinreport does
     // not call a difference smaller than one step a change. Empty: none.
