@@ -3,6 +3,7 @@ compare and html agree on integrity, and the summary index (pinreport.store.summ
 
 import json
 import os
+import time
 
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
@@ -308,6 +309,9 @@ def test_worker_processes_read_the_store_as_one_process_does(tmp_path, monkeypat
 
 
 def _pid_of(_: int) -> int:
+    # Busy for a while: a worker that took every item before the others started (a loaded
+    # 2-core CI machine, once) would leave one pid, and the test would show nothing.
+    time.sleep(0.1)
     return os.getpid()
 
 
