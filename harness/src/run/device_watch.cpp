@@ -32,6 +32,7 @@ WatchSample read_watch_sample(const Nvml& nvml, const std::vector<unsigned>& dev
     std::sort(s.processes.begin(), s.processes.end(), [](const GpuProcessUse& a, const GpuProcessUse& b) {
         return std::tie(a.device, a.pid, a.graphics) < std::tie(b.device, b.pid, b.graphics);
     });
+    s.done_ns = steady_ns(SteadyClock::now());
     return s;
 }
 

@@ -118,6 +118,9 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
     // Device usage that moved while the child was idle (between its snapshot's stable reads).
     // A change counts only when the read before it (which still saw the old state) lies inside
     // the idle window too: a poll that lands just after the child's own step sees that step.
+    // And only when the read that saw it ended inside the window: a read begun just before the
+    // window ends can see the child's next step (its free after the snapshot), once under Wine,
+    // where a read of the double's NVML is slow (a positive control DISTURBED by its own -1 GiB).
     // Idle windows can overlap (the null control's do): a move is evidence once, however many
     // windows hold its sample, so "moved N times" counts moves, not windows.
     std::set<std::pair<unsigned, std::int64_t>> idle_moves_seen;  // (device, sample time)
@@ -126,7 +129,7 @@ Disturbance judge_attempt(const WatchTrace& trace, const AttemptWindow& w, std::
         const WatchSample* start = state_at(trace, idle.stable_ns);
         if (start == nullptr) continue;
         for (const auto& s : trace.samples) {
-            if (s.t_ns <= idle.stable_ns || s.t_ns > idle.end_ns) continue;
+            if (s.t_ns <= idle.stable_ns || std::max(s.t_ns, s.done_ns) > idle.end_ns) continue;
             if (s.since_ns < idle.stable_ns) {
                 start = &s;  // changed before the window began, seen only now
                 continue;

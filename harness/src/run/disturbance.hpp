@@ -36,6 +36,8 @@ struct WatchSample {
     // Why NVML gave no process list on some watched device ("" when every list was read): under
     // WSL2 (and where a shim refuses them) the watch sees device usage only.
     std::string no_process_list;
+    // When the read ended (0: at t_ns): what it saw held at some instant from t_ns to this one.
+    std::int64_t done_ns = 0;
 };
 
 // A watch of one window. Only changes are kept (and the first and last reads), so a quiet

@@ -117,6 +117,22 @@ TEST(Disturbance, AStepOfTheChildSeenLateByThePollIsNotAnIdleMove) {
     EXPECT_FALSE(judge_attempt(t, w, 2 * MiB).any());
 }
 
+TEST(Disturbance, AStepOfTheChildSeenByAReadEndingAfterTheIdleWindowIsNotAnIdleMove) {
+    // The read began 1 ms before the child's snapshot ended and took 20 ms (Wine's double):
+    // the free the child made after its snapshot is what it saw.
+    auto w = window(0, 4 * s_ns, {10});
+    w.idle.push_back({1 * s_ns, 1 * s_ns, 2 * s_ns});
+    WatchSample mid_read{2 * s_ns - 1'000'000, 2 * s_ns - 11'000'000, {0}, {}};
+    mid_read.done_ns = 2 * s_ns + 19'000'000;
+    EXPECT_FALSE(judge_attempt(trace_of({sample(0, 1 * 1024 * MiB, {}), mid_read}), w, 2 * MiB).any());
+    // The same read ending inside the window saw a move while the child was idle.
+    WatchSample in_window{2 * s_ns - 30'000'000, 2 * s_ns - 40'000'000, {0}, {}};
+    in_window.done_ns = 2 * s_ns - 10'000'000;
+    const Disturbance d = judge_attempt(trace_of({sample(0, 1 * 1024 * MiB, {}), in_window}), w, 2 * MiB);
+    ASSERT_EQ(d.evidence.size(), 1u);
+    EXPECT_EQ(d.evidence[0].what, "idle_move");
+}
+
 TEST(Disturbance, UsageThatDoesNotComeBackAfterTheChildIsSeen) {
     auto w = window(0, 4 * s_ns, {10});
     w.returned = false;
