@@ -131,7 +131,10 @@ def _add_verdict_options(p: argparse.ArgumentParser) -> None:
         "above the moves measured between machine starts)",
     )
     p.add_argument(
-        "--min-repeats", type=_positive_int, default=DEFAULT_MIN_REPEATS, help="repeats needed for a verdict (>= 1)"
+        "--min-repeats",
+        type=_positive_int,
+        default=DEFAULT_MIN_REPEATS,
+        help=f"samples each side needs at least (>= 1, default {DEFAULT_MIN_REPEATS}); alpha decides the rest",
     )
     p.add_argument(
         "--min-nights",

@@ -4,7 +4,7 @@ import random
 
 import pytest
 from builders import MiB, add_to_store, make_store, results_doc, run_doc
-from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, compare
+from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, compare, plan_change
 from pinreport.analysis.stats import Verdict
 from pinreport.environment import environment_changes
 from pinreport.exit_codes import EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
@@ -107,13 +107,29 @@ def test_change_under_one_granule_is_same(tmp_path):
 
 def test_too_few_repeats_is_ambiguous(tmp_path):
     store = _store(tmp_path, _night("572.16", "2025-05-01T10:00:00Z", n=7))
-    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=5)), store)
+    report = compare(
+        _current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=5)), store, CompareOptions(min_repeats=7)
+    )
     assert {v.verdict for v in report.verdicts if v.kind == PREVIOUS} == {Verdict.AMBIGUOUS}
     assert report.exit_code() == EXIT_OK
-    report = compare(
-        _current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=5)), store, CompareOptions(min_repeats=5)
-    )
+    report = compare(_current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=5)), store)
     assert _verdicts(report)["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.REGRESSION
+
+
+def test_a_night_stopped_at_three_is_judged_against_the_pooled_nights(tmp_path):
+    """The stopping rule's 3 repeats against one stored night of 7 could be chance (p 0.017);
+    against two (14 pooled) they decide."""
+    current = _current(_night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB, n=3))
+    one = _store(tmp_path / "one", _night("572.16", "2025-05-01T10:00:00Z", n=7))
+    by_metric = {v.metric: v for v in compare(current, one).verdicts if v.kind == PREVIOUS}
+    held = by_metric["cost.after_alloc.cuda.free"].comparison
+    assert held.verdict == Verdict.AMBIGUOUS and "baseline 7, current 3" in held.reason
+    two = _store(
+        tmp_path / "two",
+        _night("572.16", "2025-05-01T10:00:00Z", n=7),
+        _night("572.16", "2025-05-02T10:00:00Z", n=7),
+    )
+    assert _verdicts(compare(current, two))["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == Verdict.REGRESSION
 
 
 def test_a_a_identical_distributions_never_change(tmp_path):
@@ -289,3 +305,29 @@ def test_replayed_file_does_not_report_the_replaying_binary_as_a_change():
     measured = results_doc([run_doc()])
     measured["tool"] = dict(replayed["tool"])
     assert [c.field for c in environment_changes(measured, [base])] == ["tool.compiler", "tool.version"]
+
+
+def test_a_stored_run_of_another_plan_is_no_baseline(tmp_path):
+    """A run id whose params or size changed in the scenario (nightly.yaml's churn cycles) starts
+    a new history: the stored runs of the old plan are not pooled with it."""
+    old = _night("572.16", "2025-05-01T10:00:00Z", cost=2 * MiB)
+    old["runs"][0]["plan"]["params"] = {"cycles": 8, "settle": "immediate"}
+    store = _store(tmp_path, old)
+    new = _night("580.65.06", "2025-06-01T10:00:00Z", cost=10 * MiB)
+    new["runs"][0]["plan"]["params"] = {"cycles": 4, "settle": "immediate", "final_wait_s": 1.0}
+    v = _verdicts(compare(_current(new), store))["quick-overhead/cudaMallocHost/64MiB/x1/g1"]
+    assert v.comparison.verdict == Verdict.NO_BASELINE
+    assert "another plan (params.cycles 8 -> 4): a new history" in v.comparison.reason
+    # a param only one side records (an older writer's plan) is not a change
+    new["runs"][0]["plan"]["params"]["cycles"] = 8
+    assert _verdicts(compare(_current(new), store))["quick-overhead/cudaMallocHost/64MiB/x1/g1"].verdict == (
+        Verdict.REGRESSION
+    )
+
+
+def test_plan_change_names_what_differs():
+    base = {"kind": "churn", "api": "cudaMallocHost", "size_bytes": 1 << 30, "repeats": 3, "params": {"cycles": 8}}
+    assert plan_change(dict(base, repeats=7, timeout_s=60), base) is None
+    assert plan_change(dict(base, size_bytes=1 << 28), base) == "size_bytes 1073741824 -> 268435456"
+    assert plan_change(dict(base, params={"cycles": 4}), base) == "params.cycles 8 -> 4"
+    assert plan_change({"api": "cudaMallocHost"}, base) is None

@@ -4,7 +4,7 @@ from math import comb
 
 import pytest
 from builders import MiB
-from pinreport.analysis.stats import Verdict, compare_bytes, compare_times, mann_whitney_p, median
+from pinreport.analysis.stats import Verdict, compare_bytes, compare_times, extreme_chance, mann_whitney_p, median
 
 G = 2 * MiB
 
@@ -76,11 +76,35 @@ def test_bytes_unknown_granule_means_one_byte():
 
 
 def test_too_few_repeats_is_ambiguous():
-    c = compare_bytes([2 * MiB] * 6, [10 * MiB] * 7, G)
+    c = compare_bytes([2 * MiB] * 6, [10 * MiB] * 7, G, min_repeats=7)
     assert c.verdict == Verdict.AMBIGUOUS
     assert "too few repeats: baseline 6, current 7, need 7" in c.reason
     assert compare_bytes([2 * MiB] * 6, [10 * MiB] * 7, G, min_repeats=6).verdict == Verdict.REGRESSION
-    assert compare_times([1.0] * 7, [2.0] * 3).verdict == Verdict.AMBIGUOUS
+    assert compare_bytes([2 * MiB] * 2, [10 * MiB] * 20, G).verdict == Verdict.AMBIGUOUS  # the default least is 3
+
+
+def test_extreme_chance_is_the_least_p_of_a_rank_comparison():
+    assert extreme_chance(7, 7) == pytest.approx(2 / comb(14, 7))
+    assert extreme_chance(7, 3) == pytest.approx(2 / 120)
+    assert extreme_chance(9, 3) == pytest.approx(2 / 220)
+    # the exact Mann-Whitney test of samples wholly apart reaches it
+    assert mann_whitney_p([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], [20.0, 21.0, 22.0]) == pytest.approx(
+        extreme_chance(9, 3)
+    )
+
+
+def test_three_repeats_decide_against_nine_pooled_and_not_against_seven():
+    """A night stopped at 3 (the stopping rule) is judged against the pooled nights once wholly
+    apart samples could not be chance at alpha: 3 against 9 (p 0.009), not 3 against 7 (0.017)."""
+    c = compare_bytes([2 * MiB] * 7, [4 * MiB] * 3, G)
+    assert c.verdict == Verdict.AMBIGUOUS
+    assert "baseline 7, current 3, even samples wholly apart would be seen by chance with p=0.017" in c.reason
+    assert compare_bytes([2 * MiB] * 9, [4 * MiB] * 3, G).verdict == Verdict.REGRESSION
+    assert compare_bytes([2 * MiB] * 9, [2 * MiB] * 3, G).verdict == Verdict.SAME
+    # alpha decides: at 0.02, 3 against 7 is enough
+    assert compare_bytes([2 * MiB] * 7, [4 * MiB] * 3, G, alpha=0.02).verdict == Verdict.REGRESSION
+    assert compare_times([1.0 + i / 100 for i in range(7)], [2.0, 2.1, 2.2]).verdict == Verdict.AMBIGUOUS
+    assert compare_times([1.0 + i / 100 for i in range(9)], [2.0, 2.1, 2.2], floor=0.5).verdict == Verdict.REGRESSION
 
 
 def test_no_baseline():
@@ -101,8 +125,12 @@ def test_time_separated_samples_exact_p():
 
 def test_time_alpha_decides():
     base = [10.0 + 0.1 * i for i in range(7)]
-    cur = [12.0 + 0.1 * i for i in range(7)]
-    assert compare_times(base, cur, alpha=0.0005).verdict == Verdict.SAME
+    cur = [10.45 + 0.1 * i for i in range(7)]  # overlapping: p = 0.0041
+    assert compare_times(base, cur).verdict == Verdict.REGRESSION
+    assert compare_times(base, cur, alpha=0.001).verdict == Verdict.SAME
+    # an alpha no comparison of these sizes can reach leaves it undecided, not SAME
+    c = compare_times(base, [12.0 + 0.1 * i for i in range(7)], alpha=0.0005)
+    assert c.verdict == Verdict.AMBIGUOUS and "p=0.00058, not below alpha 0.0005" in c.reason
 
 
 def test_time_significant_but_under_floor_is_same():

@@ -140,7 +140,7 @@ class CompareReport:
     # (stored file, run id) -> the disturbed metrics of that baseline run (computed once)
     _baseline_disturbed: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
     # _ok_baseline_runs per (baseline kind, run id): every metric of a run asks for the same runs.
-    _ok_runs: dict[tuple[str, str], list[tuple[Any, dict[str, Any]]]] = field(default_factory=dict, repr=False)
+    _ok_runs: dict[tuple[str, str], "OkBaselineRuns"] = field(default_factory=dict, repr=False)
 
     @property
     def regressions(self) -> list[MetricVerdict]:
@@ -221,14 +221,48 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
     return out
 
 
-def _ok_baseline_runs(baseline: Baseline, run_id: str) -> list[tuple[StoreEntry, Run]]:
-    """(stored entry, its run) for every stored file in which this run ended ok."""
-    out = []
+# What a plan measures, besides its params: a stored run of the same id that differs in one of
+# these (or in a param) measured something else (scenarios/nightly.yaml: a changed size or param
+# starts a new history). Repeats, timeouts and driver models do not change what is measured.
+_PLAN_MEASURES = ("kind", "api", "size_bytes", "count", "gpus")
+
+
+def plan_change(current: dict[str, Any], stored: dict[str, Any]) -> str | None:
+    """How a stored plan of one run id differs from the current one, on what both record (a key
+    one of them lacks is an older or newer writer's, not a change); None when they measure the
+    same."""
+    changes = [
+        f"{k} {stored[k]} -> {current[k]}"
+        for k in _PLAN_MEASURES
+        if k in current and k in stored and current[k] != stored[k]
+    ]
+    cp, sp = current.get("params"), stored.get("params")
+    if isinstance(cp, dict) and isinstance(sp, dict):
+        changes += [f"params.{k} {sp[k]} -> {cp[k]}" for k in sorted(cp.keys() & sp.keys()) if cp[k] != sp[k]]
+    return ", ".join(changes) or None
+
+
+@dataclass(frozen=True)
+class OkBaselineRuns:
+    """The stored runs of one id a baseline may use: ok, and of the current run's plan."""
+
+    runs: list[tuple[StoreEntry, Run]]
+    other_plan: str | None  # how the left-out runs' plan differed (the first seen)
+
+
+def _ok_baseline_runs(baseline: Baseline, run: Run) -> OkBaselineRuns:
+    """(stored entry, its run) for every stored file in which this run ended ok with the same plan."""
+    out, other_plan = [], None
     for entry in baseline.entries:
-        brun = entry.results.run(run_id)
-        if brun is not None and brun.status == "ok":
+        brun = entry.results.run(run.id)
+        if brun is None or brun.status != "ok":
+            continue
+        change = plan_change(run.plan.record, brun.plan.record)
+        if change is None:
             out.append((entry, brun))
-    return out
+        elif other_plan is None:
+            other_plan = change
+    return OkBaselineRuns(out, other_plan)
 
 
 def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: Run) -> frozenset[str]:
@@ -269,9 +303,10 @@ def _compare_metric(
     summary_only = 0
     own = _own_metric(metric)
     steps = [info.granule, bisection_resolution(run.plan.record, metric) if own else None]
-    ok_runs = report._ok_runs.get((baseline.kind, run.id))
-    if ok_runs is None:
-        ok_runs = report._ok_runs[(baseline.kind, run.id)] = _ok_baseline_runs(baseline, run.id)
+    ok = report._ok_runs.get((baseline.kind, run.id))
+    if ok is None:
+        ok = report._ok_runs[(baseline.kind, run.id)] = _ok_baseline_runs(baseline, run)
+    ok_runs = ok.runs
     for entry, brun in ok_runs:
         m = brun.metrics.get(metric)
         if m is None or m.unit != unit or metric in _baseline_disturbed(report, entry, brun):
@@ -284,6 +319,11 @@ def _compare_metric(
     if not nights:
         if summary_only:
             return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))
+        if not ok_runs and ok.other_plan:
+            return Comparison(
+                Verdict.NO_BASELINE,
+                f"the {baseline.describe()} measured this run with another plan ({ok.other_plan}): a new history",
+            )
         what = "this metric" if ok_runs else "this run"
         return Comparison(Verdict.NO_BASELINE, f"the {baseline.describe()} has no ok measurement of {what}")
     worse = higher_is_worse(metric)
@@ -294,6 +334,7 @@ def _compare_metric(
             current,
             max(known) if known else None,
             floor=floor,
+            alpha=options.alpha,
             min_repeats=options.min_repeats,
             higher_is_worse=worse,
         )

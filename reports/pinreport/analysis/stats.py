@@ -2,7 +2,18 @@
 
 Byte metrics (probe readings are quantised by the probe's granule, so a rank test on them is
 dominated by ties) use the separation rule; time and bandwidth metrics use a two-sided
-Mann-Whitney U test. Both need `min_repeats` samples on each side, else AMBIGUOUS.
+Mann-Whitney U test. Both need enough samples to be decisive (below), else AMBIGUOUS.
+
+Enough samples. With nb baseline samples (every stored night's, pooled) and nc current ones,
+the most extreme outcome either rule can see, every current sample beyond every baseline one,
+happens by chance with probability 2 / C(nb + nc, nc) when nothing changed (samples from one
+distribution, in random order). A comparison is decisive only when that is below alpha, and
+each side has at least `min_repeats` samples (default 3, the least a run's stopping rule and
+outlier check measure): 7 against 7 gives 0.0006, 3 against 9 or more (three nights stopped at
+3) 0.009 and less, 3 against 7 0.017, not decisive. Before, each side needed 7, which left every
+3-repeat run AMBIGUOUS however many nights the store held. The A/A check over the committed
+nights (reports/README.md, "Enough samples") found no false alarm the pooled rule adds between
+nights of one harness, and every injected one-granule byte shift.
 
 Byte rule. With g the probe's granule (the larger of the two sides'; 1 byte when unknown) and
 delta = median(current) - median(baseline), the metric changed when all three hold:
@@ -54,7 +65,8 @@ DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a chang
 # halve to be a change; the nights and numbers are in reports/README.md ("A/A: measured") and
 # docs/notes.md.
 DEFAULT_TIME_FLOOR = 1.0
-DEFAULT_MIN_REPEATS = 7
+# Samples each side needs at least (module docstring, "Enough samples"); alpha decides the rest.
+DEFAULT_MIN_REPEATS = 3
 # The night rule (module docstring): nights needed to know the night-to-night spread (two, so
 # that three nights of one release, each from a fresh machine start, judge each other), and how
 # many spreads a change must exceed. A shift of 3 spreads is detected (when over the time floor);
@@ -102,19 +114,30 @@ def _direction(delta: float, higher_is_worse: bool) -> Verdict:
     return Verdict.REGRESSION if (delta > 0) == higher_is_worse else Verdict.IMPROVEMENT
 
 
-def _too_few(baseline: Sequence[float], current: Sequence[float], min_repeats: int) -> Comparison | None:
+def extreme_chance(n_baseline: int, n_current: int) -> float:
+    """The chance, when nothing changed, that every current sample lies beyond every baseline
+    sample on one side or the other: the least p-value any rank comparison of these sizes can
+    give (module docstring, "Enough samples")."""
+    return 2 / math.comb(n_baseline + n_current, n_current)
+
+
+def _too_few(baseline: Sequence[float], current: Sequence[float], min_repeats: int, alpha: float) -> Comparison | None:
     if len(baseline) == 0:
         return Comparison(Verdict.NO_BASELINE, "no baseline samples", n_current=len(current))
     if len(baseline) < min_repeats or len(current) < min_repeats:
-        return Comparison(
-            Verdict.AMBIGUOUS,
-            f"too few repeats: baseline {len(baseline)}, current {len(current)}, need {min_repeats} each",
-            median(baseline),
-            median(current) if current else None,
-            len(baseline),
-            len(current),
-        )
-    return None
+        why = f"need {min_repeats} each"
+    elif (chance := extreme_chance(len(baseline), len(current))) >= alpha:
+        why = f"even samples wholly apart would be seen by chance with p={chance:.2g}, not below alpha {alpha:g}"
+    else:
+        return None
+    return Comparison(
+        Verdict.AMBIGUOUS,
+        f"too few repeats: baseline {len(baseline)}, current {len(current)}, {why}",
+        median(baseline),
+        median(current) if current else None,
+        len(baseline),
+        len(current),
+    )
 
 
 def floor_distance(base: float, floor: float, rise: bool) -> float:
@@ -139,11 +162,12 @@ def compare_bytes(
     granule: int | None,
     *,
     floor: float = DEFAULT_FLOOR,
+    alpha: float = DEFAULT_ALPHA,
     min_repeats: int = DEFAULT_MIN_REPEATS,
     higher_is_worse: bool = True,
 ) -> Comparison:
     """The byte rule (module docstring)."""
-    early = _too_few(baseline, current, min_repeats)
+    early = _too_few(baseline, current, min_repeats, alpha)
     if early is not None:
         return early
     g = granule if granule is not None and granule > 0 else 1
@@ -199,7 +223,7 @@ def compare_times(
     unit: str = "ms",
 ) -> Comparison:
     """The time rule (module docstring); also for bandwidths with higher_is_worse=False."""
-    early = _too_few(baseline, current, min_repeats)
+    early = _too_few(baseline, current, min_repeats, alpha)
     if early is not None:
         return early
     mb, mc = median(baseline), median(current)
@@ -273,7 +297,7 @@ def compare_times_nights(
     """The night rule (module docstring): `nights` holds each stored night's samples."""
     nights = [n for n in nights if len(n)]
     pooled = [x for n in nights for x in n]
-    early = _too_few(pooled, current, min_repeats)
+    early = _too_few(pooled, current, min_repeats, alpha)
     if early is not None:
         return early
     ns = NightSpread.of([median(n) for n in nights])
