@@ -241,12 +241,13 @@ else
   ((rc == 0)) || rc=3   # no GPU, a failed control: infrastructure, never a regression
   record doctor $rc
   ((rc == 0)) || finish
-  # --no-summary: the answer comes after the store, against the previous release (below).
-  # --all-repeats: a baseline keeps every planned repeat (pinreport compare's verdicts need 7 a
-  # side: docs/scenario-format.md, "Stopping early"). --times-from: the eta from earlier nights.
+  # --no-summary: the answer comes after the store, against the previous release (below). The
+  # stopping rule stays on: a run whose repeats agree to the byte stops at 3, and pinreport compare
+  # judges those 3 against the stored nights pooled (docs/scenario-format.md, "Stopping early").
+  # --times-from: the eta from earlier nights.
   times_args=()
   [[ -n $store && -f $store/store.json ]] && times_args=(--times-from "$store")
-  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" --no-summary --all-repeats \
+  "$pinbench" run "$scenario" -o "$results" "${only[@]}" "${resume_args[@]}" --no-summary \
     "${times_args[@]}" >"$out/run.log" 2>&1
   rc=$?
   cancelled $rc
@@ -271,7 +272,9 @@ if ((replay)); then
 elif ((skip_budget)); then
   note "budget: skipped (--skip-budget)"
 else
-  "$pinbench" budget -o "$out/budget.json" >"$out/budget.txt" 2>&1
+  # --held-only: the safe budget, which budget-compare judges; the largest single pin is the
+  # nightly scenario's max_pinnable runs' (docs/budget.md, "--held-only").
+  "$pinbench" budget --held-only -o "$out/budget.json" >"$out/budget.txt" 2>&1
   record "budget" $?  # 3: a family without an answer, or a neighbour moved device memory
   if [[ -s $out/budget.json ]]; then
     budget_args=(--budget "$out/budget.json")

@@ -126,7 +126,7 @@ def test_the_night_measures_the_budget_and_the_answer_shows_it(tmp_path):
     night, out, calls = _gpu_night(tmp_path, 0, [])
     assert night.returncode == 0, night.stderr
     budget = out / "budget.json"
-    assert f"pinbench budget -o {budget}\n" in calls
+    assert f"pinbench budget --held-only -o {budget}\n" in calls
     assert budget.exists()
     summary_call = next(x for x in calls.splitlines() if x.startswith("pinreport summary"))
     html_call = next(x for x in calls.splitlines() if x.startswith("pinreport html"))
