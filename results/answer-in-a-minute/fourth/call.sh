@@ -4,7 +4,8 @@
 # (README.md here has the exact calls):
 #   bash results/answer-in-a-minute/fourth/call.sh first   # both builds; ci/main.sh new, then today's;
 #                                                          # the new ci/nightly.sh
-#   bash results/answer-in-a-minute/fourth/call.sh second  # today's ci/nightly.sh
+#   bash results/answer-in-a-minute/fourth/call.sh second  # today's ci/nightly.sh; then the neighbour run
+#                                                          # when 80 s are left
 #   bash results/answer-in-a-minute/fourth/call.sh third   # a run beside a neighbour (must end disturbed)
 # Every stage has a deadline, so the call always ends with its files: wall.txt (every timing line)
 # and one tar.gz per job (results, budget, summary, logs). pinreport runs from each tree's
@@ -74,29 +75,33 @@ nightly_of() {  # TREE MARGIN: ci/nightly.sh of that tree (no build, no benchmar
   tar -czf "$out/nightly-$tree.tar.gz" -C "$work" "nightly-$tree"
 }
 
+beside_neighbour() {
+  # Beside a neighbour that allocates and frees 20 GiB in bursts: with no retries the run must
+  # end disturbed, and never stop at 3 repeats beside it.
+  local t=$SECONDS rc=0 neighbour
+  "$root/build/gpu/tools/pinbench_neighbour" device-burst --bytes 20 --seconds 150 --seed 1 >"$work/neighbour.log" 2>&1 &
+  neighbour=$!
+  sleep 3
+  timeout -s INT -k 10 "$(limit 5)" "$exe_new" run scenarios/quick.yaml --only 'quick-overhead/cudaMallocHost/64MiB/*' \
+    --disturbance-retries 0 -o "$out/neighbour.json" --no-summary >"$work/neighbour-run.log" 2>&1 || rc=$?
+  kill "$neighbour" 2>/dev/null
+  wait "$neighbour" 2>/dev/null
+  cp "$work/neighbour-run.log" "$out/"
+  say "beside device-burst: pinbench run exit $rc after $((SECONDS - t)) s"
+}
+
 case $which in
   first)
     main_of new 400
     main_of old 330
     nightly_of new 5
     ;;
-  second)
-    nightly_of old 5
+  second)  # today's nightly, then the neighbour run if 80 s are left
+    nightly_of old 85
+    ((budget_s - SECONDS >= 80)) && beside_neighbour
     ;;
   third)
-    # Beside a neighbour that allocates and frees 20 GiB in bursts: with no retries the run must
-    # end disturbed, and never stop at 3 repeats beside it.
-    t=$SECONDS
-    "$root/build/gpu/tools/pinbench_neighbour" device-burst --bytes 20 --seconds 150 --seed 1 >"$work/neighbour.log" 2>&1 &
-    neighbour=$!
-    sleep 3
-    rc=0
-    timeout -s INT -k 10 "$(limit 5)" "$exe_new" run scenarios/quick.yaml --only 'quick-overhead/cudaMallocHost/64MiB/*' \
-      --disturbance-retries 0 -o "$out/neighbour.json" --no-summary >"$work/neighbour-run.log" 2>&1 || rc=$?
-    kill "$neighbour" 2>/dev/null
-    wait "$neighbour" 2>/dev/null
-    cp "$work/neighbour-run.log" "$out/"
-    say "beside device-burst: pinbench run exit $rc after $((SECONDS - t)) s"
+    beside_neighbour
     ;;
 esac
 say "whole call: $SECONDS s"
