@@ -130,6 +130,31 @@ TEST(Eta, RepeatTimesComeFromTheStoreOfThisMachine) {
                         tmp.file("missing") + ": no such store (the directory does not exist)");
 }
 
+TEST(Eta, TheNightlysEtaFromTheNightBeforeIsWithinAFifthOnceATenthIsDone) {
+    // Two nightlies of nightly.yaml with the stopping rule on, one after the other on one H100
+    // (results/answer-in-a-minute/fourth): the second's eta from the first's store, as
+    // ci/nightly.sh passes it (--times-from STORE). Copied, so the committed stores stay as they are.
+    const std::string night =
+        std::string(PINBENCH_SOURCE_DIR) + "/results/answer-in-a-minute/fourth/h100-2026-12-06/";
+    testing_support::TempDir tmp("eta-nightly");
+    namespace fs = std::filesystem;
+    fs::copy(night + "nightly-new/store", tmp.file("first"), fs::copy_options::recursive);
+    fs::copy(night + "nightly-new2/store", tmp.file("second"), fs::copy_options::recursive);
+    const auto second = Store::open_existing(tmp.file("second")).list(true);
+    ASSERT_EQ(second.size(), 1u);
+    const ResultsDocument doc = load_stored_results(second[0]);
+    std::string note;
+    const RepeatTimes times = repeat_times_from_store(tmp.file("first"), doc.environment, 3, &note);
+    EXPECT_EQ(note,
+              "eta from the repeat times of 1 earlier results file of this machine in " + tmp.file("first"));
+    EXPECT_LE(worst_error_after_a_tenth(doc, EtaModel(plan_of(doc), times, 3), 1.0), 0.20);
+    EXPECT_LE(worst_error_after_a_tenth(doc, EtaModel(plan_of(doc), times, 3), 1.3), 0.20)
+        << "a slower machine";
+    // Learnt from its own first repeats (a first night, an empty store) it is far off: the
+    // nightly's first runs are short overhead repeats, its later kinds pin gigabytes.
+    EXPECT_GT(worst_error_after_a_tenth(doc, EtaModel(plan_of(doc), {}, 3), 1.0), 0.30);
+}
+
 TEST(Eta, ItsNoteIsOneSentenceInTheRunsOutput) {
     // What `pinbench run --times-from` prints: the note as written above, after "pinbench: " only.
     testing_support::TempDir tmp("eta-note");
