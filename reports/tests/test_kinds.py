@@ -377,3 +377,23 @@ def test_every_headline_metric_is_written_by_the_harness():
         assert names, kind
         missing += [(kind, h) for h in heads if not (kind_results.keys_for(h, names) if "<" in h else {h} & names)]
     assert missing == []
+
+
+def test_claim_11_reads_an_older_files_context_with_the_workspace():
+    """A workers run of results version 2 read each worker's context with its workspace (the
+    harness names that workers.context_and_workspace_per_worker): claim 11 is judged on it, by
+    that name, never as the context alone."""
+    runs = [
+        kind_run(
+            "workers",
+            {
+                "workers.context_and_workspace_per_worker.cuda.free": [590 * MiB] * 3,
+                "workers.pinned_per_worker.cuda.free": [100 * MiB] * 3,
+            },
+            {"workers": w},
+        )
+        for w in (1, 2, 4)
+    ]
+    claim = _claims(results_doc(runs, driver_model="WDDM"))[11]
+    assert claim["verdict"] == "CONFIRMED"
+    assert "context and workspace per worker N=1: 590.00 MiB" in claim["evidence"]

@@ -1,6 +1,7 @@
 // The results file: lossless round trip, and every rejection names the file and JSON path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -141,6 +142,26 @@ TEST(ResultsJson, OlderVersionsAreUpgradedWhenRead) {
     const json written = to_json(doc);
     EXPECT_EQ(written.at("schema_version"), 5);
     EXPECT_TRUE(written.at("runs")[0].at("metrics").at("time.alloc_ms").at("samples").is_null());
+}
+
+// A version 2 workers run read its context with the worker's workspace (the committed H200
+// nightly of 2026-11-30): that sum is renamed, with its samples rebuilt under the new name; a
+// version 3 file, which reads the context alone, keeps the name.
+TEST(ResultsJson, AVersion2WorkersContextIsTheContextWithTheWorkspace) {
+    const std::string results = std::string(PINBENCH_SOURCE_DIR) + "/results/";
+    const std::string id = "nightly-workers/cudaMallocHost/1GiB/x1/g1/workers=1/variant=per_process";
+    const auto run_of = [&](const ResultsDocument& doc) {
+        const auto it = std::find_if(doc.runs.begin(), doc.runs.end(),
+                                     [&](const RunRecord& r) { return r.run.id == id; });
+        return it == doc.runs.end() ? RunRecord{} : *it;
+    };
+    const RunRecord v2 = run_of(load_results(results + "h200-kinds-nightly/results.json"));
+    EXPECT_FALSE(v2.metrics.contains("workers.context_per_worker.cuda.free"));
+    const MetricSummary& sum = v2.metrics.at("workers.context_and_workspace_per_worker.cuda.free");
+    EXPECT_EQ(sum.samples, (std::vector<double>{618201088, 618201088, 618201088}));  // 589.6 MiB
+    const RunRecord v3 = run_of(load_results(results + "h200-watch-cost/nightly-watch-on.json"));
+    EXPECT_EQ(v3.metrics.at("workers.context_per_worker.cuda.free").stats.median, 548995072);  // 523.6 MiB
+    EXPECT_FALSE(v3.metrics.contains("workers.context_and_workspace_per_worker.cuda.free"));
 }
 
 // Version 5: a run's stopping record and a repeat's phases are written and read back; a version

@@ -92,6 +92,17 @@ def dedicated_key(runs: list[Run], prefix: str) -> str | None:
     return dedicated_headline(keys_for(prefix + "<key>", names))
 
 
+def worker_context_part(runs: list[Run]) -> tuple[str, str | None]:
+    """Which per-worker context metric the runs hold, and its dedicated key: `context` (the
+    context alone, results version 3 on) or, in older files, `context_and_workspace` (the context
+    read with the worker's GPU-use workspace; kinds.md, workers)."""
+    for part in ("context", "context_and_workspace"):
+        key = dedicated_key(runs, f"workers.{part}_per_worker.")
+        if key is not None:
+            return part, key
+    return "context", None
+
+
 def metric_columns(kind: str, runs: list[Run]) -> list[str]:
     """The headline metric names of `kind` that at least one of `runs` has, in headline order."""
     names = {m for r in runs for m in r.metrics}

@@ -11,9 +11,9 @@ distribution, in random order). A comparison is decisive only when that is below
 each side has at least `min_repeats` samples (default 3, the least a run's stopping rule and
 outlier check measure): 7 against 7 gives 0.0006, 3 against 9 or more (three nights stopped at
 3) 0.009 and less, 3 against 7 0.017, not decisive. Before, each side needed 7, which left every
-3-repeat run AMBIGUOUS however many nights the store held. The A/A check over the committed
-nights (reports/README.md, "Enough samples") found no false alarm the pooled rule adds between
-nights of one harness, and every injected one-granule byte shift.
+3-repeat run AMBIGUOUS however many nights the store held. The A/A check over the five
+committed nights (reports/README.md, "Enough samples") gives no false alarm under it, and catches
+every injected one-granule byte shift.
 
 Byte rule. With g the probe's granule (the larger of the two sides'; 1 byte when unknown) and
 delta = median(current) - median(baseline), the metric changed when all three hold:

@@ -16,7 +16,8 @@ class Workers(Claim):
     title = "Workers: each process pays its own pinned cost and CUDA context, linear in workers."
 
     def gather(self, data: ClaimData) -> tuple[ClaimData, list[Run], str | None]:
-        """(the data, its ok per_process runs with N > 0, the dedicated key they are judged on)."""
+        """(the data, its ok per_process runs with N > 0, the dedicated key they are judged on;
+        an older file's context is read with the workspace: kind_results.worker_context_part)."""
         runs = [
             r
             for r in data.ok_runs("workers")
@@ -24,7 +25,7 @@ class Workers(Claim):
             and isinstance((r.plan.record.get("params") or {}).get("workers"), int)
             and r.plan.record["params"]["workers"] > 0
         ]
-        return data, runs, kind_results.dedicated_key(runs, "workers.context_per_worker.")
+        return data, runs, kind_results.worker_context_part(runs)[1]
 
     def applies(self, seen: tuple[ClaimData, list[Run], str | None]) -> str | None:
         return None if seen[2] is not None else "no ok per_process workers run with N > 0"
@@ -32,7 +33,7 @@ class Workers(Claim):
     def judge(self, seen: tuple[ClaimData, list[Run], str | None]) -> Finding:
         data, runs, key = seen
         texts, problems = [], []
-        for part in ("context", "pinned"):
+        for part in (kind_results.worker_context_part(runs)[0], "pinned"):
             metric = f"workers.{part}_per_worker.{key}"
             points = [
                 (
@@ -43,16 +44,17 @@ class Workers(Claim):
                 for r in runs
             ]
             points = sorted((n, v, g) for n, v, g in points if v is not None)
+            label = part.replace("_", " ")
             if not points:
-                problems.append(f"{part} per worker not measured")
+                problems.append(f"{label} per worker not measured")
                 continue
             values = [v for _, v, _ in points]
             g = max(g for _, _, g in points)
-            texts.append(f"{part} per worker " + ", ".join(f"N={n}: {format_bytes(v)}" for n, v, _ in points))
+            texts.append(f"{label} per worker " + ", ".join(f"N={n}: {format_bytes(v)}" for n, v, _ in points))
             if max(abs(v) for v in values) <= g:
-                problems.append(f"{part} per worker within one granule of 0")
+                problems.append(f"{label} per worker within one granule of 0")
             elif max(values) - min(values) > max(g, LINEAR_TOLERANCE * max(abs(v) for v in values)):
-                problems.append(f"{part} per worker changes with N (not linear)")
+                problems.append(f"{label} per worker changes with N (not linear)")
         evidence = f"on {key}: " + "; ".join(texts)
         if any("not measured" in p for p in problems):
             return NOT_TESTED, f"{evidence}; " + "; ".join(problems)

@@ -18,13 +18,12 @@ def workers_charts(runs: list[Run]) -> list[Chart]:
             groups[(run.plan.record["scenario"], run.plan.record["api"])].append(run)
     charts = []
     for (scenario, api), group in sorted(groups.items()):
-        key = kind_results.dedicated_key(group, "workers.context_per_worker.") or kind_results.dedicated_key(
-            group, "workers.pinned_per_worker."
-        )
+        context, key = kind_results.worker_context_part(group)
+        key = key or kind_results.dedicated_key(group, "workers.pinned_per_worker.")
         if key is None:
             continue
         series = []
-        for part in ("context", "pinned"):
+        for part in (context, "pinned"):
             pts = []
             for run in group:
                 value = kind_results.median_of(run, f"workers.{part}_per_worker.{key}")
@@ -32,7 +31,7 @@ def workers_charts(runs: list[Run]) -> list[Chart]:
                 if value is not None and isinstance(workers, int):
                     pts.append((float(workers), value / MiB))
             if pts:
-                series.append(Series(f"{part} per worker · {probe_label(key)}", pts))
+                series.append(Series(f"{part.replace('_', ' ')} per worker · {probe_label(key)}", pts))
         if series:
             charts.append(
                 line_chart(
