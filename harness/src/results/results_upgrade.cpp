@@ -23,21 +23,17 @@ bool same_summary(const MetricSummary& stored, const MetricSummary& rebuilt) {
 
 // Before results version 3 a worker's context was read together with its GPU-use workspace, and
 // stored under the name the context alone has had since (589.6 against 523.6 MiB on the H200).
-// Renamed as the workers kind names that sum now (kinds/workers.cpp), so that no compare pools
-// the two quantities and the samples are rebuilt under the right name.
-void rename_context_with_workspace(RunRecord& run) {
-    if (run.run.kind != "workers") return;
-    for (const RepeatRecord& r : run.repeats) {
-        for (const Snapshot& s : r.snapshots) {
-            if (s.label == "workspaces") return;  // measured apart: the context alone
-        }
-    }
+// The workers kind names that sum workers.context_and_workspace_per_worker when it rebuilds such
+// a run (kinds/workers.cpp decides, from the snapshots): the stored metric takes the name the
+// rebuild gave it, so no compare pools the two quantities and its samples are found.
+void rename_context_with_workspace(RunRecord& run, const std::map<std::string, MetricSummary>& rebuilt) {
     const std::string before = "workers.context_per_worker.",
                       now = "workers.context_and_workspace_per_worker.";
     std::map<std::string, MetricSummary> renamed;
     for (auto it = run.metrics.begin(); it != run.metrics.end();) {
-        if (it->first.starts_with(before)) {
-            renamed.emplace(now + it->first.substr(before.size()), std::move(it->second));
+        const std::string name = it->first.starts_with(before) ? now + it->first.substr(before.size()) : "";
+        if (!name.empty() && !rebuilt.contains(it->first) && rebuilt.contains(name)) {
+            renamed.emplace(name, std::move(it->second));
             it = run.metrics.erase(it);
         } else {
             ++it;
@@ -51,9 +47,9 @@ void rename_context_with_workspace(RunRecord& run) {
 void upgrade_metrics(ResultsDocument& doc) {
     for (RunRecord& run : doc.runs) {
         if (run.metrics.empty()) continue;
-        rename_context_with_workspace(run);
         // Granules do not change a sample; the stored metrics keep their own.
         const auto rebuilt = compute_run_metrics(run, {});
+        rename_context_with_workspace(run, rebuilt);
         for (auto& [name, metric] : run.metrics) {
             if (metric.samples) continue;
             const auto it = rebuilt.find(name);

@@ -15,9 +15,10 @@ class Workers(Claim):
     n = "11"
     title = "Workers: each process pays its own pinned cost and CUDA context, linear in workers."
 
-    def gather(self, data: ClaimData) -> tuple[ClaimData, list[Run], str | None]:
-        """(the data, its ok per_process runs with N > 0, the dedicated key they are judged on;
-        an older file's context is read with the workspace: kind_results.worker_context_part)."""
+    def gather(self, data: ClaimData) -> tuple[ClaimData, list[Run], str | None, str]:
+        """(the data, its ok per_process runs with N > 0, the dedicated key they are judged on,
+        the context part: an older file's context is read with the workspace,
+        kind_results.worker_context_part)."""
         runs = [
             r
             for r in data.ok_runs("workers")
@@ -25,15 +26,16 @@ class Workers(Claim):
             and isinstance((r.plan.record.get("params") or {}).get("workers"), int)
             and r.plan.record["params"]["workers"] > 0
         ]
-        return data, runs, kind_results.worker_context_part(runs)[1]
+        part, key = kind_results.worker_context_part(runs)
+        return data, runs, key, part
 
-    def applies(self, seen: tuple[ClaimData, list[Run], str | None]) -> str | None:
+    def applies(self, seen: tuple[ClaimData, list[Run], str | None, str]) -> str | None:
         return None if seen[2] is not None else "no ok per_process workers run with N > 0"
 
-    def judge(self, seen: tuple[ClaimData, list[Run], str | None]) -> Finding:
-        data, runs, key = seen
+    def judge(self, seen: tuple[ClaimData, list[Run], str | None, str]) -> Finding:
+        data, runs, key, context = seen
         texts, problems = [], []
-        for part in (kind_results.worker_context_part(runs)[0], "pinned"):
+        for part in (context, "pinned"):
             metric = f"workers.{part}_per_worker.{key}"
             points = [
                 (
