@@ -20,7 +20,7 @@ from pathlib import Path
 
 # The one Google Benchmark JSON loader is pinreport's (standard library only): this checkout's.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reports"))
-from pinreport.result.gbench import BenchFile, load_bench
+from pinreport.readers.gbench import BenchFile, load_bench
 
 # noqa: E402
 

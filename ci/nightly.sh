@@ -209,9 +209,9 @@ if [[ -n $store_branch ]]; then
     finish
   fi
   store=$worktree/store
-  # pinreport's summary index (store/index) is derived and stays out of the branch (below); it
+  # pinreport's history index (store/index) is derived and stays out of the branch (below); it
   # is kept between nights here instead, under the user's cache directory, so a night reads
-  # only the night it added (its rows are kept by content: docs/store.md, "The summary index").
+  # only the night it added (its rows are kept by content: docs/store.md, "The history index").
   index_home="${PINBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pinbench}/store-index/$store_remote-${store_branch//\//-}"
   if [[ -d $index_home ]]; then
     if ! { rm -rf -- "$store/index" && mkdir -p "$store" && cp -R -- "$index_home" "$store/index"; }; then

@@ -19,7 +19,7 @@ files gzip-compressed, as `pinbench store add` writes them), so the script build
 for the pinreport version it runs with, and it runs that version's `pinreport` (sys.executable -m
 pinreport; PYTHONPATH=<an older checkout>/reports measures that one). Peak RSS and wall time come
 from /usr/bin/time -v. Each size is timed four times: compare and html each first without
-pinreport's summary index and its upgrade cache (both deleted: the first run of all), then again
+pinreport's history index and its upgrade cache (both deleted: the first run of all), then again
 (both as the first run left them; the upgrade cache lies in the work directory, PINBENCH_CACHE,
 never the user's); --repeat N
 does each N times and gives the fastest and the slowest (a shared machine is noisy). The disk
@@ -42,7 +42,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pinreport.environment import store_key
+try:
+    from pinreport.readers.environment import store_key
+except ImportError:  # an older checkout (PYTHONPATH, module docstring): the environment was one module
+    from pinreport.environment import store_key
 
 try:
     from pinreport.store import files as pstore
@@ -166,7 +169,7 @@ def main() -> int:
             compare = [*pinreport, "compare", "--store", str(store), "--current", str(current)]
             html = [*pinreport, "html", "--store", str(store), "--current", str(current), "-o", str(work / "r.html")]
             # "no index": the store as `pinbench store add` leaves it, before any pinreport run
-            # (pinreport's summary index, STORE/index/, and its upgrade cache are deleted first;
+            # (pinreport's history index, STORE/index/, and its upgrade cache are deleted first;
             # versions without them have nothing to delete). The OS page cache is warm: the files were just written.
             cells = []
             for i, cmd in enumerate((compare, compare, html, html)):

@@ -293,7 +293,7 @@ budget_poisons() {
   PYTHONPATH="$root/reports" "$python" - budget.json <<'EOF'
 import sys
 
-from pinreport.result.budget import load_budget
+from pinreport.readers.budget import load_budget
 
 b = load_budget(sys.argv[1])  # the strict reader: bounded, strict JSON, budget.schema.json
 problems = []

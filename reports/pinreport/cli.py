@@ -50,9 +50,9 @@ from pinreport.analysis.stats import (
     DEFAULT_TIME_FLOOR,
     load_libraries,
 )
-from pinreport.atomic_write import output_path
-from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
-from pinreport.exit_codes import (
+from pinreport.base.atomic_write import output_path
+from pinreport.base.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
+from pinreport.base.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_INFRASTRUCTURE,
     EXIT_INTERNAL,
@@ -61,17 +61,17 @@ from pinreport.exit_codes import (
     EXIT_REGRESSION,
     with_bad_input,
 )
+from pinreport.base.streams import err, finish, out, prepare
+from pinreport.base.units import parse_size
 from pinreport.formats.console import format_aa, format_compare, format_reserve, format_trace
 from pinreport.formats.junit import write_junit
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.budget import BudgetDocument, load_budget
+from pinreport.readers.load import ResultsFile, load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import write_html
-from pinreport.result.budget import BudgetDocument, load_budget
-from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.files import REAL, REPLAY
 from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases
-from pinreport.streams import err, finish, out, prepare
-from pinreport.units import parse_size
 
 MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
 
@@ -290,7 +290,7 @@ def _run_html(args: argparse.Namespace) -> int:
     budget = _load_budget(args.budget)
     if isinstance(budget, int):
         return budget
-    # Many nights of history: from the summary index (store/summary_index.py), each file checked once.
+    # Many nights of history: from the history index (store/history_index.py), each file checked once.
     inputs = _load_inputs(args, read_for_html)
     if isinstance(inputs, int):
         return inputs

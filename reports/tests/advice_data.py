@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pinreport.advice.evidence import StoredRun
 from pinreport.analysis.trace import TraceFile, load_trace
-from pinreport.result.load import load_results
+from pinreport.readers.load import load_results
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "results" / "h200-trace"

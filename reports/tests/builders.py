@@ -17,9 +17,9 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from pinreport.environment import store_key
-from pinreport.probe_keys import describe_key
-from pinreport.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
+from pinreport.base.probe_keys import describe_key
+from pinreport.base.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
+from pinreport.readers.environment import store_key
 from pinreport.store.files import (
     REAL,
     REPLAY,

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from hypothesis import strategies as st
-from pinreport.schema import results_json_schema_text, trace_json_schema_text
+from pinreport.base.schema import results_json_schema_text, trace_json_schema_text
 
 # Keys drawn for additionalProperties: short text, with the characters a terminal must not see.
 _KEY = st.text(min_size=1, max_size=8)  # (text() draws no lone surrogate: JSON cannot carry one)

@@ -7,7 +7,7 @@ from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
 from pinreport.cli import main
 from pinreport.formats.console import format_aa
-from pinreport.result.load import ResultsFile
+from pinreport.readers.load import ResultsFile
 
 ALLOC = [100.0, 100.5, 101.0, 101.5, 102.0, 102.5, 103.0]  # a night of 7 repeats, median 101.5 ms
 

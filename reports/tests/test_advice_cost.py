@@ -6,7 +6,7 @@ import pytest
 from advice_data import GIB, MIB, h200_runs, h200x2_environment, no_samples, relabelled, trace, two_gpus, variant
 from pinreport.advice.cost import gpu_memory, gpus_used, held_at_peak, make_fits, observed_cost, scope_cost
 from pinreport.analysis.trace import judge_trace
-from pinreport.environment import store_key
+from pinreport.readers.environment import store_key
 
 
 def _program(t, runs):

@@ -20,7 +20,7 @@ from pinreport.advice.evidence import (
     register_window_speed,
     ring_speed,
 )
-from pinreport.result.budget import load_budget
+from pinreport.readers.budget import load_budget
 
 H200 = Machine("NVIDIA H200", "580.159.04")
 

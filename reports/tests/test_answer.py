@@ -17,14 +17,14 @@ from builders import (
     run_doc,
     write_json,
 )
-from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE
 from pinreport.cli import main
 from pinreport.formats.console import format_summary
 from pinreport.formats.markdown import format_summary_markdown
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.answer import COMPARED, FIRST_NIGHT, NO_STORE
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.load import ResultsFile, load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
-from pinreport.result.load import ResultsFile, load_results
 from pinreport.store.reading import StoreContents, read_for_compare
 
 

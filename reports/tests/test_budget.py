@@ -6,9 +6,9 @@ import re
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport import schema
-from pinreport.errors import BadInputError
-from pinreport.result.budget import NOT_MEASURED, load_budget
+from pinreport.base import schema
+from pinreport.base.errors import BadInputError
+from pinreport.readers.budget import NOT_MEASURED, load_budget
 
 FIXTURE = REPO_ROOT / "reports/tests/fixtures/budget/double-poisons.json"
 MIB = 1 << 20

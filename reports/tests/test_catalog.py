@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport import catalog
 from pinreport.analysis import kind_results
 from pinreport.analysis.compare import higher_is_worse
+from pinreport.base import catalog
 
 PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))
 REAL = (
@@ -95,7 +95,7 @@ def test_kinds_titles_and_chart_families_are_the_catalogs():
 
 
 def test_probe_keys_follow_the_harness_rule():
-    from pinreport.probe_keys import describe_key
+    from pinreport.base.probe_keys import describe_key
 
     rule = catalog.key_rule()
     assert ".free" in rule.available_suffixes and "dxgi.nonlocal." in rule.shared_prefixes

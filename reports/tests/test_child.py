@@ -5,7 +5,7 @@ import sys
 import time
 
 import pytest
-from pinreport.child import STDERR_LIMIT, ChildFailed, run_bounded
+from pinreport.base.child import STDERR_LIMIT, ChildFailed, run_bounded
 
 
 def _python(code: str) -> list[str]:

@@ -15,7 +15,7 @@ import time
 import pytest
 from conftest import FIXTURES
 from pinreport.cli import main
-from pinreport.result import upgrade, upgrade_cache
+from pinreport.readers import upgrade, upgrade_cache
 
 OLD = FIXTURES / "baseline-572.16.json"  # results schema 1: read through the harness
 

@@ -8,10 +8,10 @@ from pinreport.analysis.rule import Band, rule_results
 from pinreport.claims.claim import NOT_TESTED, Claim
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import BRIEF, FURTHER, brief_rows, further_rows
-from pinreport.environment import WSL2_MODEL
-from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Run
+from pinreport.readers.bench_rows import BenchRows
+from pinreport.readers.environment import WSL2_MODEL
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Run
 from test_pinnable import wddm_doc
 
 

@@ -9,7 +9,7 @@ import pytest
 from builders import GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import FIXTURES
 from pinreport.cli import main
-from pinreport.result.load import load_results
+from pinreport.readers.load import load_results
 
 
 @pytest.fixture

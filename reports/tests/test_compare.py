@@ -5,10 +5,10 @@ import random
 import pytest
 from builders import MiB, add_to_store, make_store, results_doc, run_doc
 from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, compare, plan_change
+from pinreport.analysis.environment_changes import environment_changes
 from pinreport.analysis.stats import Verdict
-from pinreport.environment import environment_changes
-from pinreport.exit_codes import EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
-from pinreport.result.load import parse_results
+from pinreport.base.exit_codes import EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
+from pinreport.readers.load import parse_results
 from pinreport.store.reading import read_store
 
 METRIC = "cost.after_first_use.cuda.free"

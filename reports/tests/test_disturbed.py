@@ -21,11 +21,11 @@ from pinreport.analysis.stats import Verdict
 from pinreport.cli import main
 from pinreport.formats.console import format_compare
 from pinreport.formats.junit import build_junit
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Metric, Run
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Metric, Run
 from pinreport.store.reading import StoreContents, read_store
 
 EVIDENCE = "pid 4242 (python3) nvml used 1.50 GiB -> 1.75 GiB at +1.20 s inside repeat 2 (between steps)"

@@ -1,8 +1,9 @@
 """environment.py: the Environment value a results file's record is read into, once."""
 
 from builders import results_doc, run_doc
-from pinreport.environment import Environment, StoreKey
-from pinreport.result.load import ResultsFile
+from pinreport.readers.environment import Environment
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.store_key import StoreKey
 
 
 def test_the_record_read_once_into_typed_values():

@@ -12,15 +12,9 @@ import json
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport.environment import (
-    WSL2_MODEL,
-    StoreKey,
-    comparable_fields,
-    driver_models,
-    driver_release,
-    model_family,
-    store_key,
-)
+from pinreport.analysis.environment_changes import comparable_fields
+from pinreport.readers.environment import WSL2_MODEL, driver_models, driver_release, model_family, store_key
+from pinreport.readers.store_key import StoreKey
 
 FIXTURE = json.loads((REPO_ROOT / "reports/tests/written_by_cpp/environment_records.json").read_text(encoding="utf-8"))
 RECORDS = FIXTURE["records"]

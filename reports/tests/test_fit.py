@@ -3,8 +3,8 @@
 import pytest
 from builders import GiB, MiB, results_doc, run_doc
 from pinreport.analysis.fit import FitKey, fit_all, fit_cost, probe_family, recommend
-from pinreport.environment import store_key
-from pinreport.result.model import Run
+from pinreport.readers.environment import store_key
+from pinreport.readers.model import Run
 
 
 def _runs(doc):

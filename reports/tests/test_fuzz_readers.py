@@ -22,20 +22,16 @@ from fuzz_values import mutated  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pinreport.analysis.trace import judge_trace, load_trace  # noqa: E402
+from pinreport.base.errors import BadInputError  # noqa: E402
 from pinreport.cli import main  # noqa: E402
-from pinreport.environment import store_key  # noqa: E402
-from pinreport.errors import BadInputError  # noqa: E402
-from pinreport.formats.console import (  # noqa: E402
-    format_compare,
-    format_summary,
-    format_trace,  # noqa: E402
-)
+from pinreport.formats.console import format_compare, format_summary, format_trace  # noqa: E402
 from pinreport.formats.markdown import format_summary_markdown  # noqa: E402
-from pinreport.pipeline import run_pipeline  # noqa: E402
-from pinreport.render.context import page_context  # noqa: E402  # noqa: E402
+from pinreport.pipeline.report import run_pipeline  # noqa: E402
+from pinreport.readers.environment import store_key  # noqa: E402
+from pinreport.readers.load import results_from_bytes  # noqa: E402
+from pinreport.render.context import page_context  # noqa: E402
 from pinreport.render.page import render_html  # noqa: E402
 from pinreport.render.trace_page import write_trace_html  # noqa: E402
-from pinreport.result.load import results_from_bytes  # noqa: E402
 from pinreport.store.reading import StoreContents, read_store  # noqa: E402
 from schema_strategies import trace_documents  # noqa: E402
 
@@ -59,7 +55,7 @@ SMALL = _small_doc()
 
 def _analyse(path: str, doc: dict) -> None:
     """Everything the commands do with a read document: no exception may escape."""
-    from pinreport.result.load import ResultsFile
+    from pinreport.readers.load import ResultsFile
 
     report = run_pipeline(ResultsFile(path, doc), StoreContents(root=""), stored=False)
     format_compare(report.compared)
@@ -120,7 +116,7 @@ def test_a_bad_store_entry_is_named_and_the_rest_is_read(entry):
 
 
 def _store_docs():
-    from pinreport.result.load import load_results as load
+    from pinreport.readers.load import load_results as load
 
     files = [REPO_ROOT / "results/h200-nightly-free-vram/results.json", REPO_ROOT / "results/h200-apis/results.json"]
     docs = []

@@ -4,8 +4,8 @@ import json
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport.result.bench_rows import read_bench
-from pinreport.result.gbench import NotBenchmarkJson, base_name, load_bench
+from pinreport.readers.bench_rows import read_bench
+from pinreport.readers.gbench import NotBenchmarkJson, base_name, load_bench
 
 
 def test_base_name_strips_google_benchmark_suffixes():

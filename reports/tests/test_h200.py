@@ -10,9 +10,9 @@ from builders import MiB, add_to_store, make_store
 from conftest import REPO_ROOT
 from pinreport.analysis.compare import PREVIOUS, compare
 from pinreport.analysis.stats import Verdict
-from pinreport.exit_codes import EXIT_REGRESSION
-from pinreport.result.load import load_results, parse_results
-from pinreport.schema import REPLAY_NOTE
+from pinreport.base.exit_codes import EXIT_REGRESSION
+from pinreport.base.schema import REPLAY_NOTE
+from pinreport.readers.load import load_results, parse_results
 from pinreport.store.reading import read_store
 
 RUN_A = REPO_ROOT / "results/h200-quick/results.json"

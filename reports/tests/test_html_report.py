@@ -5,11 +5,14 @@ import math
 
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
+from pinreport.base.labels import size_label
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.cli import main
-from pinreport.labels import size_label
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.bench_rows import BenchRows
+from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.model import Run
 from pinreport.render.banner import INFRASTRUCTURE, PASS, REGRESSION, RULE_VIOLATION
 from pinreport.render.context import page_context
 from pinreport.render.environment_table import environment_rows
@@ -29,9 +32,6 @@ from pinreport.render.svg_charts import (
     log2_ticks,
     nice_step,
 )
-from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import ResultsFile, load_results
-from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 # --- geometry ---------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ current version, the same bytes meet pinreport's own strict reader."""
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from conftest import REPO_ROOT
+from pinreport.base.errors import BadInputError
 from pinreport.cli import main
-from pinreport.errors import BadInputError
-from pinreport.result.load import load_results, results_from_bytes
-from pinreport.result.strict_json import parse_json
+from pinreport.readers.load import load_results, results_from_bytes
+from pinreport.readers.strict_json import parse_json
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/json-validity"
 CASES = [line.split("\t") for line in (CASES_DIR / "expected.tsv").read_text().splitlines() if line]

@@ -21,15 +21,15 @@ from pinreport.analysis import kind_results
 from pinreport.analysis.compare import compare, higher_is_worse
 from pinreport.analysis.rule import Band, RuleVerdict, rule_results
 from pinreport.analysis.stats import Verdict
+from pinreport.base.probe_keys import CAPACITY_LOSS
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
-from pinreport.pipeline import run_pipeline
-from pinreport.probe_keys import CAPACITY_LOSS
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.bench_rows import BenchRows
+from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.model import Run
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
-from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import ResultsFile, load_results
-from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 

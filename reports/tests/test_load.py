@@ -4,9 +4,9 @@ import re
 import pytest
 from builders import MiB, kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
-from pinreport.errors import BadInputError
-from pinreport.result.load import ResultsFile, load_results
-from pinreport.result.validate import json_path
+from pinreport.base.errors import BadInputError
+from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.validate import json_path
 
 HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
 

@@ -1,7 +1,7 @@
 """model.py: a run and its metrics read once into typed values, as the document holds them."""
 
 from builders import MiB, results_doc, run_doc
-from pinreport.result.model import Metric, Plan, Run
+from pinreport.readers.model import Metric, Plan, Run
 
 
 def test_a_run_and_its_metrics_typed():

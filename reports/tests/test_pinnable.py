@@ -12,12 +12,12 @@ from builders import GiB, MiB, kind_run, pinnable_run, results_doc, run_doc, wri
 from pinreport.analysis import kind_results, pinnable_fit
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import further_rows
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.bench_rows import BenchRows
+from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.model import Run
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
-from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import ResultsFile, load_results
-from pinreport.result.model import Run
 from pinreport.store.reading import read_store
 
 # The public table (MiB): (free before the search, max pinnable, capped).

@@ -11,15 +11,15 @@ import re
 import pytest
 from builders import make_store
 from conftest import REPO_ROOT
-from pinreport import catalog
 from pinreport.analysis.compare import compare, compared
+from pinreport.base import catalog
+from pinreport.base.units import format_value
 from pinreport.formats.console import format_compare
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.load import load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
-from pinreport.result.load import load_results
 from pinreport.store.reading import read_store
-from pinreport.units import format_value
 
 # Together every kind and every headline metric: sweep.small_after_failure_ok exists only where a
 # pin failed, the failure path of results/h200-pinnable.

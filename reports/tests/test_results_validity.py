@@ -12,10 +12,10 @@ import shutil
 import pytest
 from builders import make_store, rewrite_stored
 from conftest import REPO_ROOT
+from pinreport.base.errors import BadInputError
 from pinreport.cli import main
-from pinreport.environment import store_key
-from pinreport.errors import BadInputError
-from pinreport.result.load import load_results
+from pinreport.readers.environment import store_key
+from pinreport.readers.load import load_results
 from pinreport.store.files import REAL, content_hash, entry_path
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/results-validity"

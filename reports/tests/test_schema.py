@@ -4,7 +4,7 @@ import re
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport import schema
+from pinreport.base import schema
 
 
 def _cpp_constant(header: str, name: str) -> str:

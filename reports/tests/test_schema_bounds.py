@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO_ROOT
+from pinreport.base.errors import BadInputError
 from pinreport.cli import main
-from pinreport.errors import BadInputError
-from pinreport.result.load import load_results
+from pinreport.readers.load import load_results
 
 SCHEMA = json.loads((REPO_ROOT / "docs/results.schema.json").read_text())
 PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))

@@ -10,9 +10,9 @@ import json
 import jsonschema_rs
 import pytest
 from conftest import REPO_ROOT
-from pinreport.errors import BadInputError
-from pinreport.result import load, validate
-from pinreport.schema import results_json_schema_text
+from pinreport.base.errors import BadInputError
+from pinreport.base.schema import results_json_schema_text
+from pinreport.readers import load, validate
 
 SOURCES = [
     # A complete ok run of every status the fixture set holds, and a real disturbed run (H200).

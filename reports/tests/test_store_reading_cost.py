@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
-from pinreport.errors import BadInputError
-from pinreport.result import load, upgrade, upgrade_cache, validate
-from pinreport.result.load import ResultsFile
+from pinreport.base.errors import BadInputError
+from pinreport.readers import load, upgrade, upgrade_cache, validate
+from pinreport.readers.load import ResultsFile
 from pinreport.store.files import measurement_id
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
 

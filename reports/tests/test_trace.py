@@ -8,18 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from pinreport.analysis.trace import (
-    TraceVerdict,
-    cost_step,
-    exit_code,
-    judge_trace,
-    load_trace,
-    rounding_note,
-)
-from pinreport.errors import BadInputError
+from pinreport.analysis.trace import TraceVerdict, cost_step, exit_code, judge_trace, load_trace, rounding_note
+from pinreport.base.errors import BadInputError
 from pinreport.formats.console import format_trace
+from pinreport.readers.load import load_results
 from pinreport.render.trace_page import write_trace_html
-from pinreport.result.load import load_results
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TRACES = REPO_ROOT / "results" / "h200-trace"
@@ -31,7 +24,7 @@ STORE_FILES = [REPO_ROOT / "results/h200-nightly-free-vram/results.json", REPO_R
 
 @pytest.fixture(scope="module")
 def store_docs():
-    from pinreport.environment import store_key
+    from pinreport.readers.environment import store_key
 
     docs = []
     for f in STORE_FILES:

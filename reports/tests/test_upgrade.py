@@ -5,9 +5,9 @@ import json
 import pytest
 from builders import results_doc, run_doc
 from conftest import FIXTURES
-from pinreport.errors import BadInputError
-from pinreport.result.upgrade import as_current_version, older_version_document, supported_version
-from pinreport.schema import RESULTS_SCHEMA_VERSION
+from pinreport.base.errors import BadInputError
+from pinreport.base.schema import RESULTS_SCHEMA_VERSION
+from pinreport.readers.upgrade import as_current_version, older_version_document, supported_version
 
 OLD = FIXTURES / "baseline-572.16.json"  # results schema 1
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from pinreport import cli
 from pinreport.analysis.compare import compare
-from pinreport.result.load import load_results
-from pinreport.result.upgrade import pinbench_executable
+from pinreport.readers.load import load_results
+from pinreport.readers.upgrade import pinbench_executable
 from pinreport.store.reading import read_for_compare
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -102,7 +102,7 @@ def stored(name: str, make_entry: Callable[[Path], None]) -> Callable[[Path], No
     `store list` and `pinreport compare` of base.json look."""
 
     def make(w: Path) -> None:
-        from pinreport.environment import store_key
+        from pinreport.readers.environment import store_key
         from pinreport.store.files import REAL, entry_path
 
         doc = json.loads((w / "base.json").read_text())

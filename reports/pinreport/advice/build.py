@@ -19,7 +19,7 @@ from pinreport.advice.evidence import RUN_STORE, Benches, Machine, Missing, Sour
 from pinreport.advice.options import Context, Option, all_options
 from pinreport.advice.verdict import CHANGE, SMALL_SHARE, UNKNOWN, Verdict, judge
 from pinreport.analysis.trace import TraceFile
-from pinreport.result.budget import BudgetDocument
+from pinreport.readers.budget import BudgetDocument
 
 DEFAULT_RING = 64 * 1024 * 1024  # the staging ring's default: K 2 slots x C 32 MiB (benchmarks/README.md)
 

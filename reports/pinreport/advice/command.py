@@ -11,13 +11,13 @@ from pinreport.advice.build import Advice, build_advice
 from pinreport.advice.evidence import Benches, StoredRun, load_benches
 from pinreport.advice.verdict import SMALL_SHARE
 from pinreport.analysis.trace import TraceFile
-from pinreport.errors import BadInputError
-from pinreport.exit_codes import EXIT_BAD_INPUT, with_bad_input
-from pinreport.result.budget import BudgetDocument, load_budget
+from pinreport.base.errors import BadInputError
+from pinreport.base.exit_codes import EXIT_BAD_INPUT, with_bad_input
+from pinreport.base.streams import err
+from pinreport.base.units import parse_size
+from pinreport.readers.budget import BudgetDocument, load_budget
 from pinreport.store.files import REAL, REPLAY
 from pinreport.store.reading import read_release
-from pinreport.streams import err
-from pinreport.units import parse_size
 
 
 def _share(text: str) -> float:

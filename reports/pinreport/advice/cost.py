@@ -16,11 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinreport import catalog
 from pinreport.advice.evidence import Machine, Source, StoredRun
 from pinreport.analysis.fit import CostFit, FitKey, fit_all
 from pinreport.analysis.trace import DEDICATED_FAMILY, STORE_APIS, TraceFile, cost_step, traced_pids
-from pinreport.units import format_bytes
+from pinreport.base import catalog
+from pinreport.base.units import format_bytes
 
 FAMILY_OF_API = {a.api: a.family for a in catalog.traced_apis()}
 MIB = 1024 * 1024

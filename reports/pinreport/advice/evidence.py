@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pinreport.environment import Environment
-from pinreport.result.budget import BudgetDocument
-from pinreport.result.gbench import BenchFile, NotBenchmarkJson, load_bench
-from pinreport.result.load import ResultsFile
-from pinreport.units import format_bytes
+from pinreport.base.units import format_bytes
+from pinreport.readers.budget import BudgetDocument
+from pinreport.readers.environment import Environment
+from pinreport.readers.gbench import BenchFile, NotBenchmarkJson, load_bench
+from pinreport.readers.load import ResultsFile
 
 # What to run to get each piece of evidence (benchmarks/README.md, docs/store.md, docs/budget.md).
 RUN_TRANSFER = (

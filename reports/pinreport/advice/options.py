@@ -29,7 +29,7 @@ from pinreport.advice.evidence import (
     ring_speed,
 )
 from pinreport.analysis.trace import ACQUIRING, TraceFile
-from pinreport.units import format_bytes
+from pinreport.base.units import format_bytes
 
 OVER_ALLOCATION = "over_allocation"
 STAGING_RING = "staging_ring"

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinreport import catalog
 from pinreport.analysis import disturbance
 from pinreport.analysis.disturbance import Disturbance
+from pinreport.analysis.environment_changes import EnvironmentChange, environment_changes
 from pinreport.analysis.expect import ClaimResult, check_expectations
 from pinreport.analysis.rule import Band, RuleResult, RuleVerdict, rule_results
 from pinreport.analysis.stats import (
@@ -43,15 +43,16 @@ from pinreport.analysis.stats import (
     compare_bytes,
     compare_times_nights,
 )
-from pinreport.environment import EnvironmentChange, StoreKey, environment_changes
-from pinreport.errors import BadInputError
-from pinreport.exit_codes import verdict_exit
-from pinreport.probe_keys import split_metric
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Run
+from pinreport.base import catalog
+from pinreport.base.errors import BadInputError
+from pinreport.base.exit_codes import verdict_exit
+from pinreport.base.probe_keys import split_metric
+from pinreport.base.versions import is_release, previous_release
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Run
+from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import REAL, StoreEntry, measurement_id
 from pinreport.store.reading import StoreContents
-from pinreport.versions import is_release, previous_release
 
 PREVIOUS = "previous"
 HISTORY = "history"

@@ -18,9 +18,9 @@ left out, and a verdict that disturbance stopped makes the exit code 3 (infrastr
 from dataclasses import dataclass
 from typing import Any
 
-from pinreport.probe_keys import split_metric
-from pinreport.result.model import Metric, Run
-from pinreport.units import as_number, format_bytes
+from pinreport.base.probe_keys import split_metric
+from pinreport.base.units import as_number, format_bytes
+from pinreport.readers.model import Metric, Run
 
 DISTURBED = "disturbed"
 # The slack below zero when a metric's granule is unknown: pinbench's default --tolerance.

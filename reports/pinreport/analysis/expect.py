@@ -19,10 +19,10 @@ from typing import Any
 
 from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
-from pinreport.environment import model_family
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Metric
-from pinreport.units import format_bytes
+from pinreport.base.units import format_bytes
+from pinreport.readers.environment import model_family
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Metric
 
 LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")
 

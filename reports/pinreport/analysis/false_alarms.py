@@ -22,9 +22,9 @@ from typing import Any
 
 from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
 from pinreport.analysis.stats import Verdict, floor_distance
-from pinreport.errors import BadInputError
-from pinreport.probe_keys import describe_key, split_metric
-from pinreport.result.load import ResultsFile
+from pinreport.base.errors import BadInputError
+from pinreport.base.probe_keys import describe_key, split_metric
+from pinreport.readers.load import ResultsFile
 from pinreport.store.files import REAL, StoreEntry
 from pinreport.store.reading import StoreContents
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, held_costs, is_judged_key, is_shared_key
-from pinreport.environment import StoreKey
-from pinreport.result.model import Run
+from pinreport.readers.model import Run
+from pinreport.readers.store_key import StoreKey
 
 DEFAULT_CONFIDENCE = 0.95
 _DEVICE_INDEX = re.compile(r"^nvml\.[0-9]+\.")

@@ -8,11 +8,11 @@ from functools import cached_property
 from typing import Any
 
 from pinreport.analysis.rule import RULE_KINDS, HeldCost, held_costs
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Run
+from pinreport.base.versions import is_release, release_key
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Run
 from pinreport.store.files import REAL, measurement_id
 from pinreport.store.reading import StoreContents
-from pinreport.versions import is_release, release_key
 
 
 @dataclass(frozen=True)

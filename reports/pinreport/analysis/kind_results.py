@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pinreport import catalog
 from pinreport.analysis.stats import median
-from pinreport.probe_keys import cost_between, is_dedicated_key, ok_repeats, reading
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Run
-from pinreport.units import format_value
+from pinreport.base import catalog
+from pinreport.base.probe_keys import cost_between, is_dedicated_key, ok_repeats, reading
+from pinreport.base.units import format_value
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Run
 
 # sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks
 # each is a catalog pattern); pinnable.py reads them here.

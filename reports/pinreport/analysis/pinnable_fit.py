@@ -47,10 +47,10 @@ from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.stats import median
-from pinreport.environment import Environment
-from pinreport.probe_keys import ok_repeats
-from pinreport.result.model import Run
-from pinreport.units import as_number, format_bytes
+from pinreport.base.probe_keys import ok_repeats
+from pinreport.base.units import as_number, format_bytes
+from pinreport.readers.environment import Environment
+from pinreport.readers.model import Run
 
 GiB = 1024**3
 MODE = "max_pinnable"

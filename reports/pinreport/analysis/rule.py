@@ -34,12 +34,12 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
 
-from pinreport import catalog
 from pinreport.analysis.disturbance import disturbed_metrics, keys_of
-from pinreport.errors import UsageError
-from pinreport.probe_keys import CAPACITY_LOSS, describe_key, is_dedicated_key, split_metric
-from pinreport.result.model import Metric, Plan, Run
-from pinreport.units import format_bytes
+from pinreport.base import catalog
+from pinreport.base.errors import UsageError
+from pinreport.base.probe_keys import CAPACITY_LOSS, describe_key, is_dedicated_key, split_metric
+from pinreport.base.units import format_bytes
+from pinreport.readers.model import Metric, Plan, Run
 
 # The kinds whose held costs the rule judges, and the stages it reads them at (catalog.py).
 RULE_KINDS = catalog.RULE_KINDS

@@ -20,15 +20,16 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from pinreport import catalog
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
-from pinreport.environment import Environment, StoreKey
-from pinreport.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
-from pinreport.input_file import TRACE_LIMIT
-from pinreport.result.load import read_versioned_document
-from pinreport.result.model import Run
-from pinreport.schema import results_json_schema_text, trace_json_schema_text
-from pinreport.units import format_bytes as size_label
+from pinreport.base import catalog
+from pinreport.base.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
+from pinreport.base.input_file import TRACE_LIMIT
+from pinreport.base.schema import results_json_schema_text, trace_json_schema_text
+from pinreport.base.units import format_bytes as size_label
+from pinreport.readers.environment import Environment
+from pinreport.readers.load import read_versioned_document
+from pinreport.readers.model import Run
+from pinreport.readers.store_key import StoreKey
 
 TRACE_SCHEMA = "pinbench-trace"
 TRACE_VERSIONS = (1,)

@@ -2,9 +2,9 @@
 from the cost charts' NVML and cudaMemGetInfo lines on Windows; elsewhere the cross check's
 verdict is shown beside NOT TESTED HERE."""
 
+from pinreport.base.units import format_bytes
 from pinreport.claims.claim import NOT_TESTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.units import format_bytes
 
 
 class Diagnosis(Claim):

@@ -17,11 +17,11 @@ from pinreport.analysis.rule import (
     is_judged_key,
     pinned_bytes,
 )
-from pinreport.environment import WSL2_MODEL, model_family
-from pinreport.probe_keys import CAPACITY_LOSS
-from pinreport.result.bench_rows import BenchRows
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Run
+from pinreport.base.probe_keys import CAPACITY_LOSS
+from pinreport.readers.bench_rows import BenchRows
+from pinreport.readers.environment import WSL2_MODEL, model_family
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Run
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 

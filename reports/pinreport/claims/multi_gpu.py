@@ -3,10 +3,10 @@ the N devices pays (cost.after_first_use.nvml.<d>.used beyond one granule): CONF
 device pays and another does not: REFUTED; none pays: NOT TESTED HERE."""
 
 from pinreport.analysis import kind_results
+from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.result.model import Run
-from pinreport.units import format_bytes
+from pinreport.readers.model import Run
 
 
 class MultiGpu(Claim):

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinreport.analysis import kind_results
+from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.units import format_bytes
 
 
 @dataclass(frozen=True)

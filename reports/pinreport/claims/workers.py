@@ -3,10 +3,10 @@ granule and flat in N (spread within max(granule, LINEAR_TOLERANCE of the larges
 a part within one granule of 0, or not flat: REFUTED; a part not measured: NOT TESTED HERE."""
 
 from pinreport.analysis import kind_results
+from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.result.model import Run
-from pinreport.units import format_bytes
+from pinreport.readers.model import Run
 
 LINEAR_TOLERANCE = 0.10  # per-worker costs this close (relative) count as flat in N
 

@@ -14,11 +14,11 @@ from pinreport.analysis.fit import Recommendation
 from pinreport.analysis.rule import RuleResult, RuleVerdict
 from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Comparison, Verdict
 from pinreport.analysis.trace import TraceJudgement, calls_by_api, pinning_processes, rounding_note
-from pinreport.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
-from pinreport.labels import probe_label, size_label
-from pinreport.result.budget import BudgetDocument
-from pinreport.text import terminal_lines
-from pinreport.units import format_bytes, format_delta, format_value
+from pinreport.base.labels import probe_label, size_label
+from pinreport.base.text import terminal_lines
+from pinreport.base.units import format_bytes, format_delta, format_value
+from pinreport.pipeline.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
+from pinreport.readers.budget import BudgetDocument
 
 REPLAYED_TAG = "[REPLAYED] "
 _QUIET = (Verdict.SAME, Verdict.NO_BASELINE)

@@ -1,10 +1,10 @@
 """Markdown output of `pinreport summary --markdown` (summary.md beside the results, the nightly's
 job summary): the answer of answer.py as tables. One formatter per format: the text is console.py's."""
 
-from pinreport.answer import COMPARED, NO_STORE, Answer, GiB
-from pinreport.atomic_write import write_text
-from pinreport.labels import probe_label, size_label
-from pinreport.units import format_bytes
+from pinreport.base.atomic_write import write_text
+from pinreport.base.labels import probe_label, size_label
+from pinreport.base.units import format_bytes
+from pinreport.pipeline.answer import COMPARED, NO_STORE, Answer, GiB
 
 
 def _cell(text: str) -> str:

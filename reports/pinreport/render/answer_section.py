@@ -5,9 +5,9 @@ as the headline (answer.Answer.headlines is empty for it)."""
 
 from typing import Any
 
-from pinreport.answer import COMPARED, FIRST_NIGHT, NO_STORE, Answer, GiB
-from pinreport.labels import probe_label, size_label
-from pinreport.units import format_bytes, format_delta
+from pinreport.base.labels import probe_label, size_label
+from pinreport.base.units import format_bytes, format_delta
+from pinreport.pipeline.answer import COMPARED, FIRST_NIGHT, NO_STORE, Answer, GiB
 
 
 def _pct(x: float) -> str:

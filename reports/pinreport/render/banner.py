@@ -1,7 +1,7 @@
 """The top of the page: the overall verdict and what the platform lets the page say."""
 
 from pinreport.analysis.compare import CompareReport
-from pinreport.result.load import ResultsFile
+from pinreport.readers.load import ResultsFile
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
 DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs

@@ -8,8 +8,8 @@ It computes no verdict, fit or claim of its own.
 
 from typing import Any
 
-from pinreport.labels import size_label
-from pinreport.pipeline import Report
+from pinreport.base.labels import size_label
+from pinreport.pipeline.report import Report
 from pinreport.render.answer_section import answer_section
 from pinreport.render.banner import overall_verdict, platform_note
 from pinreport.render.charts.bandwidth import bandwidth_charts

@@ -2,8 +2,8 @@
 
 from typing import Any
 
-from pinreport.labels import probe_label
-from pinreport.units import format_bytes
+from pinreport.base.labels import probe_label
+from pinreport.base.units import format_bytes
 
 
 def control_rows(doc: dict[str, Any]) -> tuple[list[dict[str, str]], list[dict[str, str]]]:

@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from pinreport.environment import comparable_fields
+from pinreport.analysis.environment_changes import comparable_fields
 
 
 def _show(v: Any) -> str:

@@ -6,14 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from pinreport.analysis import kind_results
-from pinreport.labels import anchor
-from pinreport.probe_keys import ok_repeats
+from pinreport.base.labels import anchor
+from pinreport.base.probe_keys import ok_repeats
+from pinreport.readers.model import Run
 from pinreport.render.charts.churn import churn_charts
 from pinreport.render.charts.pinnable import pinnable_charts
 from pinreport.render.charts.sweep import sweep_charts
 from pinreport.render.charts.workers import workers_charts
 from pinreport.render.svg_charts import Chart
-from pinreport.result.model import Run
 
 # The chart families, by the names a kind's catalog entry gives (KindSpec::charts in
 # harness/src/kinds/<kind>.cpp); a kind draws its families' charts in its entry's order.

@@ -5,7 +5,7 @@ from typing import Any
 
 import jinja2
 
-from pinreport.atomic_write import write_text
+from pinreport.base.atomic_write import write_text
 
 
 def _environment() -> jinja2.Environment:

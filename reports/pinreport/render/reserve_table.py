@@ -1,9 +1,9 @@
 """The reserve table: what the fitted rule recommends reserving per api, at RESERVE_SIZES."""
 
 from pinreport.analysis.fit import CostFit, FitKey, recommend
-from pinreport.environment import StoreKey
-from pinreport.labels import GiB, probe_label, size_label
-from pinreport.units import format_bytes
+from pinreport.base.labels import GiB, probe_label, size_label
+from pinreport.base.units import format_bytes
+from pinreport.readers.store_key import StoreKey
 
 RESERVE_SIZES = (1 * GiB, 4 * GiB)
 

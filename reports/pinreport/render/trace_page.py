@@ -17,9 +17,9 @@ from pinreport.analysis.trace import (
     rounding_note,
     sample_costs,
 )
-from pinreport.atomic_write import write_text
+from pinreport.base.atomic_write import write_text
+from pinreport.base.units import format_bytes
 from pinreport.render.svg_charts import Series, line_chart
-from pinreport.units import format_bytes
 
 MIB = 1024 * 1024
 

@@ -8,9 +8,9 @@ from pinreport.analysis.compare import CompareReport
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.rule import RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.labels import anchor
-from pinreport.result.model import Run
-from pinreport.units import format_bytes, format_value
+from pinreport.base.labels import anchor
+from pinreport.base.units import format_bytes, format_value
+from pinreport.readers.model import Run
 
 # Verdicts that need no reading in the morning; folded below the others.
 _PLAIN = {"SAME", "OK", "CONFIRMED", "NO-BASELINE", "NOT JUDGED", "NOT TESTED", "OVER-RESERVED"}

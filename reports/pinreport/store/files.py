@@ -26,14 +26,13 @@ from typing import Any
 
 import xxhash
 
-from pinreport.environment import StoreKey
-from pinreport.errors import BadInputError
-from pinreport.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
-from pinreport.result.load import ResultsFile, parse_results, results_from_bytes
-from pinreport.result.strict_json import parse_json
-from pinreport.result.upgrade import upgraded_before
-from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
-from pinreport.test_double import produced_by_test_double
+from pinreport.base.errors import BadInputError
+from pinreport.base.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
+from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
+from pinreport.readers.load import ResultsFile, parse_results, results_from_bytes
+from pinreport.readers.store_key import StoreKey
+from pinreport.readers.strict_json import parse_json
+from pinreport.readers.upgrade import upgraded_before
 
 REAL = "real"
 REPLAY = "replay"
@@ -219,7 +218,7 @@ def check_stored_file(
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
 
-    validated: the summary index says these bytes passed every check before: they are parsed
+    validated: the history index says these bytes passed every check before: they are parsed
     with the plain JSON reader, their schema name and version checked, not the rest again.
     name_vouches: the caller relies on the store's contract (store.md, "What a stored file's
     name vouches for") and reads a file whose bytes give the XXH3 hash in its name as validated
@@ -233,7 +232,7 @@ def check_stored_file(
     trusted = validated or (name_vouches and named_xxh3)
     # Every check, on the bytes read once (they are hashed too).
     results = _parse_vouched(data, path, as_stored_from) if trusted else results_from_bytes(data, str(path))
-    if produced_by_test_double(results.environment):
+    if results.environment.by_test_double:
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"

@@ -2,8 +2,8 @@
 newest releases), and what `compare` and `html` need and nothing else.
 
 The path is an index: read_for_compare() reads only the directories a comparison needs (the
-current release and the previous one of the current file's group), and the summary index
-(summary_index.py) gives `html` its history without reading every night again. Reading never
+current release and the previous one of the current file's group), and the history index
+(history_index.py) gives `html` its history without reading every night again. Reading never
 stops at a bad file: it is named in `problems` and skipped.
 """
 
@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pinreport.errors import BadInputError
-from pinreport.input_file import read_bounded
-from pinreport.result.load import ResultsFile
-from pinreport.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.base.errors import BadInputError
+from pinreport.base.input_file import read_bounded
+from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.base.versions import is_release, previous_release, release_key
+from pinreport.readers.load import ResultsFile
 from pinreport.store.files import (
     REAL,
     STORE_FILE,
@@ -27,8 +28,7 @@ from pinreport.store.files import (
     stored_files,
     without_repeat_data,
 )
-from pinreport.store.summary_index import GroupIndex
-from pinreport.versions import is_release, previous_release, release_key
+from pinreport.store.history_index import GroupIndex
 
 _MARKER_LIMIT = 64 * 1024  # store.json is one small object
 
@@ -39,7 +39,7 @@ class StoreContents:
     entries: list[StoreEntry] = field(default_factory=list)
     problems: list[BadInputError] = field(default_factory=list)
     # The nights `html` charts, oldest first: the entries, unless read_for_html() filled it from
-    # the summary index (then each entry's doc is a summary: summary_index.night_summary()).
+    # the history index (then each entry's doc is a summary: history_index.night_summary()).
     history_entries: list[StoreEntry] | None = None
 
     @property
@@ -176,7 +176,7 @@ def read_for_compare(
     releases are not read (their problems are `pinbench store list`'s and `html`'s to name).
 
     Every file read has its hash checked; the strict JSON and schema checks run once per file
-    (summary_index.GroupIndex remembers which bytes passed them), over worker processes, the
+    (history_index.GroupIndex remembers which bytes passed them), over worker processes, the
     current and the previous release's files in one batch; each is kept without its repeats'
     records (without_repeat_data); the index is saved. meanwhile: the caller's own work, done
     while the workers check (worker_pool)."""
@@ -214,8 +214,8 @@ def read_for_compare(
 
 
 def read_for_html(root: str | Path, current: ResultsFile, meanwhile: Callable[[], None] | None = None) -> StoreContents:
-    """read_for_compare(), plus the history of every night of the group from the summary index
-    (summary_index.GroupIndex.history: each file checked once, again only when its size, mtime,
+    """read_for_compare(), plus the history of every night of the group from the history index
+    (history_index.GroupIndex.history: each file checked once, again only when its size, mtime,
     ctime or inode changed); the index's problems are named beside the comparison's."""
     root = Path(root)
     index = GroupIndex(root, current.environment.key.group)

@@ -3,10 +3,10 @@ size, and the staging ring's curve against its pinned bytes per operation and si
 
 from collections import defaultdict
 
-from pinreport.labels import anchor, size_label
+from pinreport.base.labels import anchor, size_label
+from pinreport.base.units import parse_size
+from pinreport.readers.bench_rows import BenchRows
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
-from pinreport.result.bench_rows import BenchRows
-from pinreport.units import parse_size
 
 
 def bandwidth_charts(bench: BenchRows) -> list[Chart]:

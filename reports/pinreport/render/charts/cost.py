@@ -4,9 +4,9 @@ from collections import defaultdict
 
 from pinreport.analysis.history import Night, rule_kind_groups
 from pinreport.analysis.rule import CONTROL_API, is_judged_key, is_shared_key
-from pinreport.labels import MiB, anchor, probe_label, size_label
+from pinreport.base.labels import MiB, anchor, probe_label, size_label
+from pinreport.readers.model import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
-from pinreport.result.model import Run
 
 
 def _x_axis(runs: list[Run]) -> str:

@@ -4,7 +4,7 @@ import math
 from collections import defaultdict
 
 from pinreport.analysis.history import Night, rule_kind_groups
-from pinreport.labels import MiB, anchor, headline_key, probe_label, size_label
+from pinreport.base.labels import MiB, anchor, headline_key, probe_label, size_label
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 
 

@@ -1,9 +1,9 @@
 """The max-pinnable chart: max pinnable against free VRAM (pinnable_fit.py), with the fit and y = x."""
 
 from pinreport.analysis import pinnable_fit
-from pinreport.labels import GiB
+from pinreport.base.labels import GiB
+from pinreport.readers.model import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
-from pinreport.result.model import Run
 
 
 def _gib(v: float) -> str:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from pinreport.analysis.fit import CostFit, FitKey, probe_family
 from pinreport.analysis.rule import Band, RuleResult, RuleVerdict
-from pinreport.labels import anchor, headline_key, probe_label, size_label
+from pinreport.base.labels import anchor, headline_key, probe_label, size_label
 from pinreport.render.svg_charts import Band as ChartBand
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 

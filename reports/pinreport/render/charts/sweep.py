@@ -1,9 +1,9 @@
 """Sweep charts: cost against pinned size (size_curve) or buffer count (count_curve)."""
 
 from pinreport.analysis import kind_results
-from pinreport.labels import MiB, anchor, probe_label, size_label
+from pinreport.base.labels import MiB, anchor, probe_label, size_label
+from pinreport.readers.model import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
-from pinreport.result.model import Run
 
 
 def sweep_charts(runs: list[Run]) -> list[Chart]:

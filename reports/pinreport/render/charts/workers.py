@@ -3,9 +3,9 @@
 from collections import defaultdict
 
 from pinreport.analysis import kind_results
-from pinreport.labels import MiB, anchor, probe_label
+from pinreport.base.labels import MiB, anchor, probe_label
+from pinreport.readers.model import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
-from pinreport.result.model import Run
 
 
 def workers_charts(runs: list[Run]) -> list[Chart]:

@@ -1,5 +1,5 @@
 """The one writer of every file pinreport writes (HTML pages, JUnit XML, Markdown, the store's
-summary index; the store's nights are the harness's): nothing at the path is damaged, whatever
+history index; the store's nights are the harness's): nothing at the path is damaged, whatever
 happens.
 
 - The output path is checked first (output_path(), the one rule every command's output follows):
@@ -27,8 +27,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from pinreport.errors import OutputRefusedError, WriteFailedError
-from pinreport.input_file import not_regular_reason
+from pinreport.base.errors import OutputRefusedError, WriteFailedError
+from pinreport.base.input_file import not_regular_reason
 
 _RENAME_ATTEMPTS = 20
 
@@ -110,7 +110,7 @@ def replace_file(target: Path, data: bytes) -> None:
     """The bytes to a temporary file beside `target` (`NAME.tmp.PID.RANDOM`), flushed, fsynced
     and renamed over it (module docstring); the temporary is removed whatever happens. OSError
     when it fails, and then what was at `target` is unchanged. The path is not checked here:
-    write_file checks a user's path first; the store's summary index (store/summary_index.py)
+    write_file checks a user's path first; the store's history index (store/history_index.py)
     writes a path of its own making and takes a failure as "not written"."""
     tmp = target.with_name(f"{target.name}.tmp.{os.getpid()}.{secrets.token_hex(6)}")
     try:

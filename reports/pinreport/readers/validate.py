@@ -14,10 +14,8 @@ import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import best_match
 
-from pinreport.errors import BadInputError
-from pinreport.schema import (
-    results_json_schema_text,
-)
+from pinreport.base.errors import BadInputError
+from pinreport.base.schema import results_json_schema_text
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -1,5 +1,5 @@
 """The store's read side at scale: one measurement counts once, compare reads only what it needs,
-compare and html agree on integrity, and the summary index (pinreport.store.summary_index)."""
+compare and html agree on integrity, and the history index (pinreport.store.history_index)."""
 
 import json
 import os
@@ -8,11 +8,11 @@ import time
 import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from pinreport.cli import main
-from pinreport.result.load import ResultsFile, load_results
-from pinreport.store import summary_index as store_index
+from pinreport.readers.load import ResultsFile, load_results
+from pinreport.store import history_index as store_index
 from pinreport.store.files import content_hash, legacy_content_hash, measurement_id
+from pinreport.store.history_index import GroupIndex, index_path
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
-from pinreport.store.summary_index import GroupIndex, index_path
 
 
 def _current(doc):
@@ -237,7 +237,7 @@ def _committed_results_by_version() -> dict[int, list[str]]:
 
 
 def _as_the_index_reads_it(doc: dict) -> tuple:
-    from pinreport.environment import store_key
+    from pinreport.readers.environment import store_key
     from pinreport.store.files import finished
 
     return store_index.night_summary(doc), finished(doc), store_key(doc.get("environment") or {}), doc["started_at"]
@@ -248,7 +248,7 @@ def test_an_older_night_as_stored_gives_the_index_what_its_upgrade_gives(monkeyp
     """SUMMARY_AS_STORED_FROM: the index reads a version 2 or 3 night as stored. Its summary,
     progress, store key and time equal the harness's upgrade's, on every committed file of those
     versions; a version 1 file's do not (its runs gain params), which is why it is upgraded."""
-    from pinreport.result.upgrade import upgrade
+    from pinreport.readers.upgrade import upgrade
 
     monkeypatch.setenv("PINBENCH_EXE", _PINBENCH)
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path))
@@ -267,7 +267,7 @@ def test_an_older_night_as_stored_gives_the_index_what_its_upgrade_gives(monkeyp
 def test_an_error_crosses_from_a_worker_process_as_it_was():
     import pickle
 
-    from pinreport.errors import BadInputError
+    from pinreport.base.errors import BadInputError
 
     e = pickle.loads(pickle.dumps(BadInputError("store/a.json.gz", "its bytes do not match")))
     assert (type(e), e.path, e.detail, str(e)) == (
@@ -281,7 +281,7 @@ def test_an_error_crosses_from_a_worker_process_as_it_was():
 def test_worker_processes_read_the_store_as_one_process_does(tmp_path, monkeypatch):
     """PINREPORT_JOBS=1 reads in this process; 3 spreads the 12 nights' checks over workers.
     Both give the same comparison, history, problems and index rows."""
-    from pinreport import worker_pool
+    from pinreport.base import worker_pool
 
     root = make_store(tmp_path / "store")
     for day in range(1, 12):
@@ -316,8 +316,8 @@ def _pid_of(_: int) -> int:
 
 
 def test_pinreport_jobs_must_be_a_positive_number(monkeypatch):
-    from pinreport import worker_pool
-    from pinreport.errors import UsageError
+    from pinreport.base import worker_pool
+    from pinreport.base.errors import UsageError
 
     for bad in ("0", "-2", "two"):
         monkeypatch.setenv("PINREPORT_JOBS", bad)
@@ -328,7 +328,7 @@ def test_pinreport_jobs_must_be_a_positive_number(monkeypatch):
 
 
 def test_the_callers_own_work_is_done_once_while_the_workers_work(monkeypatch):
-    from pinreport import worker_pool
+    from pinreport.base import worker_pool
 
     for jobs in ("1", "2"):
         monkeypatch.setenv("PINREPORT_JOBS", jobs)

@@ -15,18 +15,14 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from pinreport.environment import Environment
-from pinreport.errors import BadInputError
-from pinreport.input_file import RESULTS_LIMIT, read_bounded
-from pinreport.result.model import Run
-from pinreport.result.strict_json import parse_json
-from pinreport.result.upgrade import as_current_version, older_version_document, supported_version
-from pinreport.result.validate import check_results, json_path
-from pinreport.schema import (
-    RESULTS_SCHEMA_NAME,
-    RESULTS_SCHEMA_OLDEST_VERSION,
-    RESULTS_SCHEMA_VERSION,
-)
+from pinreport.base.errors import BadInputError
+from pinreport.base.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.base.schema import RESULTS_SCHEMA_NAME, RESULTS_SCHEMA_OLDEST_VERSION, RESULTS_SCHEMA_VERSION
+from pinreport.readers.environment import Environment
+from pinreport.readers.model import Run
+from pinreport.readers.strict_json import parse_json
+from pinreport.readers.upgrade import as_current_version, older_version_document, supported_version
+from pinreport.readers.validate import check_results, json_path
 
 
 @dataclass(frozen=True)
@@ -108,7 +104,7 @@ def parse_results(
     for"): the schema name and version are checked and an older version upgraded, but the JSON
     Schema and the rules beyond it are not run again. as_stored_from (with checked_by_writer): a
     version from which on the document is kept as stored, not upgraded, for a reader that reads
-    only members those versions share (the summary index: store.summary_index.SUMMARY_AS_STORED_FROM)."""
+    only members those versions share (the history index: store.history_index.SUMMARY_AS_STORED_FROM)."""
     if not isinstance(doc, dict):
         raise BadInputError(path, "not a pinbench results file (the document is not a JSON object)")
     schema = doc.get("schema")

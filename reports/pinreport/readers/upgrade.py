@@ -16,16 +16,16 @@ import re
 import shutil
 from typing import Any
 
-from pinreport.child import ChildFailed, run_bounded
-from pinreport.errors import BadInputError
-from pinreport.input_file import RESULTS_LIMIT
-from pinreport.result import upgrade_cache
-from pinreport.schema import (
+from pinreport.base.child import ChildFailed, run_bounded
+from pinreport.base.errors import BadInputError
+from pinreport.base.input_file import RESULTS_LIMIT
+from pinreport.base.schema import (
     RESULTS_SCHEMA_NAME,
     RESULTS_SCHEMA_OLDEST_VERSION,
     RESULTS_SCHEMA_SAMPLES_VERSION,
     RESULTS_SCHEMA_VERSION,
 )
+from pinreport.readers import upgrade_cache
 
 
 def pinbench_executable() -> str | None:

@@ -15,8 +15,8 @@ import contextlib
 import os
 import sys
 
-from pinreport.errors import WriteFailedError
-from pinreport.text import terminal_safe
+from pinreport.base.errors import WriteFailedError
+from pinreport.base.text import terminal_safe
 
 STDOUT = "(standard output)"
 

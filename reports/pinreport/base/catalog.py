@@ -115,7 +115,7 @@ def kind_entry(name: str) -> KindEntry | None:
 # The kinds whose held costs the reservation rule judges, as each kind's file says; and the two
 # stages a pinned buffer holds device memory at (the metrics `cost.after_alloc.*`,
 # `cost.after_first_use.*`). Here, below both, because the rule (analysis/rule.py) and the
-# store's summary index (store/summary_index.py) read them.
+# store's history index (store/history_index.py) read them.
 RULE_KINDS = frozenset(k.name for k in kind_entries() if k.reservation_rule)
 HELD_STAGES = ("cost.after_alloc", "cost.after_first_use")
 

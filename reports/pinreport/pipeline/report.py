@@ -24,13 +24,13 @@ from functools import cached_property
 from pinreport.analysis.compare import HISTORY, PREVIOUS, Baseline, CompareOptions, CompareReport, compare
 from pinreport.analysis.fit import CostFit, FitKey, fit_all
 from pinreport.analysis.history import Night, latest_per_release, nights
-from pinreport.answer import Answer, build_answer
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
-from pinreport.environment import StoreKey
-from pinreport.result.bench_rows import BenchRows, read_bench
-from pinreport.result.budget import BudgetDocument
-from pinreport.result.load import ResultsFile
+from pinreport.pipeline.answer import Answer, build_answer
+from pinreport.readers.bench_rows import BenchRows, read_bench
+from pinreport.readers.budget import BudgetDocument
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import no_cyclic_gc
 from pinreport.store.reading import StoreContents
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pinreport import catalog
+from pinreport.base import catalog
 
 # metric prefixes of the costs against the "after_context" snapshot, one per snapshot label
 _TARGETS = ("cost.after_alloc.", "cost.after_first_use.", "residual.after_free.")

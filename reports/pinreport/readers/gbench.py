@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pinreport.input_file import BENCH_LIMIT, read_bounded
+from pinreport.base.input_file import BENCH_LIMIT, read_bounded
 
 
 class NotBenchmarkJson(ValueError):

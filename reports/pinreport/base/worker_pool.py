@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
-from pinreport.errors import UsageError
+from pinreport.base.errors import UsageError
 
 JOBS_VARIABLE = "PINREPORT_JOBS"
 MIN_ITEMS_PER_WORKER = 4

@@ -1,5 +1,5 @@
-"""The summary index: what `pinreport html` charts of every stored night, without reading every
-night again (docs/store.md, "The summary index").
+"""The history index: what `pinreport html` charts of every stored night, without reading every
+night again (docs/store.md, "The history index").
 
 One file per group, STORE/index/real/<platform>/<driver model>/<gpu>/<n>gpu.json, derived from
 the stored files and never their source of truth: deleting it costs one rebuild. Each stored
@@ -20,12 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pinreport.atomic_write import replace_file
-from pinreport.catalog import HELD_STAGES, RULE_KINDS
-from pinreport.environment import StoreKey, driver_release
-from pinreport.errors import BadInputError
-from pinreport.probe_keys import split_metric
-from pinreport.result.load import ResultsFile
+from pinreport.base.atomic_write import replace_file
+from pinreport.base.catalog import HELD_STAGES, RULE_KINDS
+from pinreport.base.errors import BadInputError
+from pinreport.base.probe_keys import split_metric
+from pinreport.base.worker_pool import map_in_processes
+from pinreport.readers.environment import driver_release
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import (
     REAL,
     StoreEntry,
@@ -38,7 +40,6 @@ from pinreport.store.files import (
     release_dirs,
     stored_files,
 )
-from pinreport.worker_pool import map_in_processes
 
 INDEX_SCHEMA = "pinreport.summary-index"
 # Bumped whenever night_summary() keeps other fields: every row is then rebuilt.
@@ -144,7 +145,7 @@ def _checked_in_full(row: dict[str, Any] | None, named: str | None) -> bool:
 
 
 class GroupIndex:
-    """The summary index of one group: its rows, brought up to date as files are read, saved
+    """The history index of one group: its rows, brought up to date as files are read, saved
     (atomically, only when a row changed) by save()."""
 
     def __init__(self, root: Path, group: tuple[str, str, str, str], rows: dict[str, Any] | None = None) -> None:

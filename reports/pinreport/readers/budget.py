@@ -10,10 +10,10 @@ from typing import Any
 
 import jsonschema
 
-from pinreport.environment import Environment
-from pinreport.input_file import RESULTS_LIMIT
-from pinreport.result.load import read_versioned_document
-from pinreport.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.base.input_file import RESULTS_LIMIT
+from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.readers.environment import Environment
+from pinreport.readers.load import read_versioned_document
 
 
 @cache

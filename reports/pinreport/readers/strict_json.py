@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any
 
-from pinreport.errors import BadInputError
+from pinreport.base.errors import BadInputError
 
 # The limits of strict JSON (module docstring); the C++ reader's are the same constants.
 MAX_DEPTH = 64

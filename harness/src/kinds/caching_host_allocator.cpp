@@ -1,4 +1,4 @@
-#include "run/caching_host_allocator.hpp"
+#include "kinds/caching_host_allocator.hpp"
 
 #include <bit>
 #include <limits>

@@ -3,7 +3,7 @@
 import re
 from fractions import Fraction
 
-from pinreport.errors import UsageError
+from pinreport.base.errors import UsageError
 
 _UNITS = {
     "B": 1,

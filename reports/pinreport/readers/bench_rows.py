@@ -4,7 +4,7 @@ medians that the bandwidth charts draw and claims 6 and 7 judge, from gbench.py'
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinreport.result.gbench import NotBenchmarkJson, load_bench
+from pinreport.readers.gbench import NotBenchmarkJson, load_bench
 
 
 @dataclass

@@ -3,8 +3,8 @@ and which probe a chart draws."""
 
 import re
 
-from pinreport.probe_keys import CAPACITY_LOSS, is_dedicated_key
-from pinreport.units import format_bytes
+from pinreport.base.probe_keys import CAPACITY_LOSS, is_dedicated_key
+from pinreport.base.units import format_bytes
 
 MiB, GiB = 1024**2, 1024**3
 _NOT_ID = re.compile(r"[^A-Za-z0-9]+")

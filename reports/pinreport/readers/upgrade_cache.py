@@ -22,9 +22,9 @@ from pathlib import Path
 
 import xxhash
 
-from pinreport.atomic_write import write_file
-from pinreport.errors import PinreportError
-from pinreport.input_file import RESULTS_LIMIT, read_bounded
+from pinreport.base.atomic_write import write_file
+from pinreport.base.errors import PinreportError
+from pinreport.base.input_file import RESULTS_LIMIT, read_bounded
 
 SUBDIR = "results-upgrade"
 _LEVEL = 1  # about 120 KB an entry for a real nightly file, 4 ms (level 6: 80 KB, 8 to 15 ms)

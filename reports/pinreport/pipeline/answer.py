@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 
 from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareReport, MetricVerdict
 from pinreport.analysis.disturbance import disturbed_metrics
+from pinreport.analysis.environment_changes import EnvironmentChange
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
-from pinreport.environment import EnvironmentChange, StoreKey
-from pinreport.result.budget import BudgetDocument, FamilyBudget
-from pinreport.result.load import ResultsFile
-from pinreport.result.model import Run
-from pinreport.units import format_bytes
+from pinreport.base.units import format_bytes
+from pinreport.readers.budget import BudgetDocument, FamilyBudget
+from pinreport.readers.load import ResultsFile
+from pinreport.readers.model import Run
+from pinreport.readers.store_key import StoreKey
 
 GiB = 1024**3
 RESERVE_SIZES = (1 * GiB, 4 * GiB, 16 * GiB)  # the sizes a headline recommends a reserve for
