@@ -6,6 +6,7 @@ import json
 from functools import cache
 from pathlib import Path
 
+from conftest import upgraded
 from pinreport.advice.evidence import StoredRun
 from pinreport.analysis.trace import TraceFile, load_trace
 from pinreport.readers.load import load_results
@@ -26,7 +27,7 @@ GIB = 1024 * MIB
 
 @cache
 def _doc(path: Path) -> dict:
-    return load_results(path).doc
+    return load_results(upgraded(path)).doc
 
 
 def h200_runs(replayed: bool = False) -> list[StoredRun]:

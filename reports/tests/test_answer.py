@@ -17,6 +17,7 @@ from builders import (
     run_doc,
     write_json,
 )
+from conftest import upgraded
 from pinreport.cli import main
 from pinreport.formats.console import format_summary
 from pinreport.formats.markdown import format_summary_markdown
@@ -170,7 +171,7 @@ def test_summary_of_the_committed_h200_quick_run() -> None:
     GiB, base 3 - 2.0560 x 1.5625 = -0.2125 MiB. cudaHostAlloc:* have the four quick-overhead
     points only: mean x 1.328125, mean y 2.5, Sxy 20.71875, Sxx 10.0107421875: slope 2.0696.
     The rule: the largest ratio is 2 MiB / 1 GiB = 8 MiB / 4 GiB = 0.195%, far below 10%."""
-    current = load_results(REPO / "results" / "h200-quick" / "results.json")
+    current = load_results(upgraded(REPO / "results" / "h200-quick" / "results.json"))
     answer = _answer(current.doc, "results/h200-quick/results.json")
     rows = {r.api: r for r in answer.headlines}
     assert sorted(rows) == [
@@ -204,7 +205,7 @@ def test_summary_of_the_committed_h200_quick_run() -> None:
 
 @pytest.mark.skipif(not os.environ.get("PINBENCH_EXE"), reason="needs PINBENCH_EXE (results upgrade)")
 def test_summary_of_the_committed_two_gpu_run_names_the_waived_runs_by_reason() -> None:
-    current = load_results(REPO / "results" / "h200x2-multi-gpu" / "results.json")
+    current = load_results(upgraded(REPO / "results" / "h200x2-multi-gpu" / "results.json"))
     answer = _answer(current.doc, "results/h200x2-multi-gpu/results.json")
     assert answer.headlines == ()  # multi_gpu runs are not fitted (fit.py: overhead, capacity, sweep)
     assert [w.split(" (e.g.")[0] for w in answer.waived] == [

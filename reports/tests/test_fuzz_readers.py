@@ -17,7 +17,7 @@ import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
 from builders import add_to_store, make_store, results_doc, run_doc  # noqa: E402
-from conftest import REPO_ROOT  # noqa: E402
+from conftest import REPO_ROOT, upgraded  # noqa: E402
 from fuzz_values import mutated  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -121,7 +121,7 @@ def _store_docs():
     files = [REPO_ROOT / "results/h200-nightly-free-vram/results.json", REPO_ROOT / "results/h200-apis/results.json"]
     docs = []
     for f in files:
-        doc = load(f).doc
+        doc = load(upgraded(f)).doc
         docs.append((store_key(doc["environment"]), doc))
     return docs
 

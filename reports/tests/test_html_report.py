@@ -5,6 +5,7 @@ import math
 
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
+from conftest import upgraded
 from pinreport.base.labels import size_label
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
@@ -229,7 +230,7 @@ def test_not_measured_sections_are_named_not_faked(tmp_path):
 
 
 def test_claims_on_the_real_h200_data(repo_root):
-    current = load_results(repo_root / "results/h200-quick/results.json")
+    current = load_results(upgraded(repo_root / "results/h200-quick/results.json"))
     bench = [str(repo_root / f"results/h200-bench/{n}.json") for n in ("transfer_bench", "staging_bench")]
     ctx = page_context(run_pipeline(current, read_store(repo_root / "no-such-store"), bench))
     claims = {int(c["n"]): c for c in ctx["claims"]}

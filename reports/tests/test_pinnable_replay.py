@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, upgraded
 from pinreport.analysis import pinnable_fit
 
 REAL = REPO_ROOT / "results/h200-pinnable/pinnable.json"
@@ -19,7 +19,7 @@ MiB = 1024**2
 
 
 def test_the_real_linux_runs_refute_it():
-    j = pinnable_fit.judge(json.loads(REAL.read_text()))
+    j = pinnable_fit.judge(json.loads(upgraded(REAL).read_text()))
     assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "with 1.00 GiB free it pinned at least 8.00 GiB" in j.evidence
     # the failure path really ran: the OS limit stopped both apis, and a small pin still worked

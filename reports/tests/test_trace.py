@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import upgraded
 from pinreport.analysis.trace import TraceVerdict, cost_step, exit_code, judge_trace, load_trace, rounding_note
 from pinreport.base.errors import BadInputError
 from pinreport.formats.console import format_trace
@@ -28,7 +29,7 @@ def store_docs():
 
     docs = []
     for f in STORE_FILES:
-        doc = load_results(f).doc
+        doc = load_results(upgraded(f)).doc
         docs.append((store_key(doc["environment"]), doc))
     return docs
 

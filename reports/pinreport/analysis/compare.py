@@ -6,7 +6,7 @@ Each metric of each ok run is compared twice:
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
 on the per-repeat samples every results file carries (results schema 4; older files are
-upgraded by the harness, result/upgrade.py), the generic metrics and the scenario kinds' own alike
+upgraded by the harness: `pinbench results upgrade`), the generic metrics and the scenario kinds' own alike
 (docs/kinds.md): stats.compare_bytes for bytes, stats.compare_times_nights for ms and ratio (the
 night rule, judged against the spread between the stored nights, with the time floor). A metric
 of an older file that the upgrade could not rebuild per repeat is AMBIGUOUS, labelled "summary
@@ -211,8 +211,8 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
         e for e in store.entries if e.namespace == REAL and e.key.group == key.group and measurement_id(e.doc) != me
     ]
     release = current.environment.release
-    previous = None
-    if release and is_release(release):
+    previous = store.previous_release
+    if previous is None and release and is_release(release):
         previous = previous_release(release, {e.key.release for e in same_group})
     out = {}
     for kind, rel in ((PREVIOUS, previous), (HISTORY, release)):
@@ -274,8 +274,8 @@ def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: Run) -> 
     return report._baseline_disturbed[key]
 
 
-# What a metric of an older file that the harness could not rebuild per repeat gets
-# (result/upgrade.py): its summary is shown, never judged, and the verdict says why.
+# What a metric of an older file that the harness could not rebuild per repeat gets (its upgrade
+# wrote samples: null): its summary is shown, never judged, and the verdict says why.
 SUMMARY_ONLY = (
     "summary only: no per-repeat samples in {what} "
     "(an older results file; pinbench results upgrade could not rebuild them)"

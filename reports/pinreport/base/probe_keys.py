@@ -3,8 +3,7 @@
 As harness/include/pinbench/probes/snapshot.hpp (describe_key, by the rule the catalog exports;
 cost_between) and the metric names of harness/src/results/run_metrics.cpp. The metrics' values
 themselves are never derived here: every results file carries each metric's per-repeat samples
-(results schema 4), and older files are upgraded by the harness (result/upgrade.py, `pinbench results
-upgrade`).
+(results schema 4 on; the harness upgrades older files: `pinbench results upgrade`).
 """
 
 import re

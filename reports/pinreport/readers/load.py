@@ -1,6 +1,7 @@
 """Reading one results file: the bounded read, strict JSON (strict_json.py), the schema name and
-version, an older version upgraded by the harness (upgrade.py), then the JSON Schema and the
-rules beyond it (validate.py); the value every stage reads, ResultsFile.
+version (the current one only: an older file is refused with the command that upgrades it, as the
+harness alone upgrades), then the JSON Schema and the rules beyond it (validate.py); the value
+every stage reads, ResultsFile.
 
 Every rejection is a BadInputError whose message names the file and, for schema problems,
 the JSON path of the first problem, in the style of the C++ reader (docs/results-schema.md).
@@ -15,13 +16,12 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from pinreport.base.errors import BadInputError
+from pinreport.base.errors import BadInputError, OlderResultsError
 from pinreport.base.input_file import RESULTS_LIMIT, read_bounded
-from pinreport.base.schema import RESULTS_SCHEMA_NAME, RESULTS_SCHEMA_OLDEST_VERSION, RESULTS_SCHEMA_VERSION
+from pinreport.base.schema import RESULTS_SCHEMA_NAME, RESULTS_SCHEMA_VERSION
 from pinreport.readers.environment import Environment
 from pinreport.readers.model import Run
 from pinreport.readers.strict_json import parse_json
-from pinreport.readers.upgrade import as_current_version, older_version_document, supported_version
 from pinreport.readers.validate import check_results, json_path
 
 
@@ -90,21 +90,11 @@ def read_versioned_document(
     return doc
 
 
-def parse_results(
-    doc: Any,
-    path: str,
-    data: bytes | None = None,
-    *,
-    checked_by_writer: bool = False,
-    as_stored_from: int | None = None,
-) -> ResultsFile:
-    """Checks an already-parsed document; raises BadInputError naming `path`. data: the bytes it
-    was parsed from, if at hand (as_current_version). checked_by_writer: these bytes passed the
-    harness's reader when they were stored (docs/store.md, "What a stored file's name vouches
-    for"): the schema name and version are checked and an older version upgraded, but the JSON
-    Schema and the rules beyond it are not run again. as_stored_from (with checked_by_writer): a
-    version from which on the document is kept as stored, not upgraded, for a reader that reads
-    only members those versions share (the history index: store.history_index.SUMMARY_AS_STORED_FROM)."""
+def parse_results(doc: Any, path: str, *, checked_by_writer: bool = False) -> ResultsFile:
+    """Checks an already-parsed document; raises BadInputError naming `path` (OlderResultsError
+    for an older version). checked_by_writer: these bytes passed the harness's reader when they
+    were stored (docs/store.md, "What a stored file's name vouches for"): the schema name and
+    version are checked, but the JSON Schema and the rules beyond it are not run again."""
     if not isinstance(doc, dict):
         raise BadInputError(path, "not a pinbench results file (the document is not a JSON object)")
     schema = doc.get("schema")
@@ -114,27 +104,23 @@ def parse_results(
             path, f"not a pinbench results file (schema is {found}, expected {json.dumps(RESULTS_SCHEMA_NAME)})"
         )
     version = doc.get("schema_version")
-    if supported_version(doc) is None:  # worded as the C++ reader (harness/src/results/results_json.cpp)
+    if isinstance(version, int) and not isinstance(version, bool) and 1 <= version < RESULTS_SCHEMA_VERSION:
+        raise OlderResultsError(path, version, RESULTS_SCHEMA_VERSION)
+    if version != RESULTS_SCHEMA_VERSION or isinstance(version, bool):
         raise BadInputError(
             path,
             f"results schema version {json.dumps(version)} is not supported "
-            f"(this build reads versions {RESULTS_SCHEMA_OLDEST_VERSION} to {RESULTS_SCHEMA_VERSION})",
+            f"(this pinreport reads version {RESULTS_SCHEMA_VERSION})",
         )
-    if checked_by_writer and as_stored_from is not None and version >= as_stored_from:
-        return ResultsFile(path=path, doc=doc)
-    doc = as_current_version(doc, path, data)
-    if checked_by_writer:
-        return ResultsFile(path=path, doc=doc)
-    check_results(doc, path)
+    if not checked_by_writer:
+        check_results(doc, path)
     return ResultsFile(path=path, doc=doc)
 
 
 def results_from_bytes(data: bytes, path: str) -> ResultsFile:
     """A results file from bytes already read (the store hashes the same bytes): strict JSON,
-    the results schema and rules; an older version's strict reading is the harness's, as it
-    upgrades these bytes (older_version_document)."""
-    doc = older_version_document(data)
-    return parse_results(parse_json(data, path) if doc is None else doc, path, data)
+    the results schema and rules."""
+    return parse_results(parse_json(data, path), path)
 
 
 def load_results(path: str | Path) -> ResultsFile:

@@ -26,13 +26,12 @@ from typing import Any
 
 import xxhash
 
-from pinreport.base.errors import BadInputError
-from pinreport.base.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
+from pinreport.base.errors import BadInputError, UnreadableError
+from pinreport.base.input_file import RESULTS_LIMIT, InputRefused, kind_of_mode, read_bounded
 from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
 from pinreport.readers.load import ResultsFile, parse_results, results_from_bytes
 from pinreport.readers.store_key import StoreKey
 from pinreport.readers.strict_json import parse_json
-from pinreport.readers.upgrade import upgraded_before
 
 REAL = "real"
 REPLAY = "replay"
@@ -104,8 +103,10 @@ def read_stored_bytes(path: Path) -> bytes:
         if not stat.S_ISREG(mode):
             raise BadInputError(str(path), f"{kind_of_mode(mode)}, not a stored file (never opened)")
         data = read_bounded(path, RESULTS_LIMIT)  # the one bounded reader of pinreport's inputs
-    except OSError as e:
-        raise BadInputError(str(path), f"cannot read: {e.strerror or e}") from None
+    except InputRefused as e:  # larger than its limit, or replaced by a FIFO meanwhile: its own fact
+        raise BadInputError(str(path), f"cannot read: {e}") from None
+    except OSError as e:  # a fact of this machine now (permissions, I/O), not of the file
+        raise UnreadableError(str(path), f"cannot read: {e.strerror or e}") from None
     if not path.name.endswith(".gz"):
         return data
     d = zlib.decompressobj(31)
@@ -213,7 +214,6 @@ def check_stored_file(
     data: bytes | None = None,
     validated: bool = False,
     name_vouches: bool = False,
-    as_stored_from: int | None = None,
 ) -> StoreEntry:
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
@@ -222,16 +222,15 @@ def check_stored_file(
     with the plain JSON reader, their schema name and version checked, not the rest again.
     name_vouches: the caller relies on the store's contract (store.md, "What a stored file's
     name vouches for") and reads a file whose bytes give the XXH3 hash in its name as validated
-    (the history charts' summaries do; every file a verdict uses is checked in full once).
-    as_stored_from: with validated or name_vouches, the version from which on the document is
-    kept as stored instead of upgraded (load.parse_results)."""
+    (the history charts' summaries do; every file a verdict uses is checked in full once). A
+    stored file of an older results version is an OlderResultsError (`pinbench store upgrade`)."""
     if data is None:
         data = read_stored_bytes(path)
     m = _FILE_NAME.match(path.name)
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
     trusted = validated or (name_vouches and named_xxh3)
     # Every check, on the bytes read once (they are hashed too).
-    results = _parse_vouched(data, path, as_stored_from) if trusted else results_from_bytes(data, str(path))
+    results = _parse_vouched(data, path) if trusted else results_from_bytes(data, str(path))
     if results.environment.by_test_double:
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
@@ -246,16 +245,14 @@ def check_stored_file(
     return StoreEntry(str(path), namespace, results, key)
 
 
-def _parse_vouched(data: bytes, path: Path, as_stored_from: int | None = None) -> ResultsFile:
+def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
     """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
-    doc = upgraded_before(data)
-    if doc is None:
-        try:
-            doc = json.loads(data)
-        except (ValueError, RecursionError):
-            doc = parse_json(data, str(path))  # raises with the strict reader's message
-    return parse_results(doc, str(path), data, checked_by_writer=True, as_stored_from=as_stored_from)
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        doc = parse_json(data, str(path))  # raises with the strict reader's message
+    return parse_results(doc, str(path), checked_by_writer=True)
 
 
 def without_repeat_data(entry: StoreEntry) -> StoreEntry:

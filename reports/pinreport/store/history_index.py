@@ -22,8 +22,9 @@ from typing import Any
 
 from pinreport.base.atomic_write import replace_file
 from pinreport.base.catalog import HELD_STAGES, RULE_KINDS
-from pinreport.base.errors import BadInputError
+from pinreport.base.errors import BadInputError, OlderResultsError, UnreadableError
 from pinreport.base.probe_keys import split_metric
+from pinreport.base.schema import RESULTS_SCHEMA_VERSION
 from pinreport.base.worker_pool import map_in_processes
 from pinreport.readers.environment import driver_release
 from pinreport.readers.load import ResultsFile
@@ -42,14 +43,11 @@ from pinreport.store.files import (
 )
 
 INDEX_SCHEMA = "pinreport.summary-index"
-# Bumped whenever night_summary() keeps other fields: every row is then rebuilt.
-INDEX_VERSION = 1
+# Bumped whenever night_summary() keeps other fields or a row means something else: every row is
+# then rebuilt. Version 2: rows hold facts of the file only (an older results version by its
+# number, no read that failed on this machine), and no night is summarised from an older version.
+INDEX_VERSION = 2
 INDEX_DIR = "index"
-# The oldest results version night_summary() reads as stored, without the harness's upgrade (an
-# older file's upgrade costs the harness about 65 ms, 24 s for a year of nights): versions 3 and
-# 4 only added members it does not read (docs/results-schema.md); version 2 added the run params
-# it keeps with the plan. reports/tests/test_store_index.py checks the summaries equal on every committed file.
-SUMMARY_AS_STORED_FROM = 2
 _METRIC_FIELDS = ("unit", "median", "granule", "disturbed")
 
 
@@ -112,6 +110,9 @@ def _load(path: Path) -> dict[str, Any]:
 def _usable(row: Any) -> bool:
     if not isinstance(row, dict) or not isinstance(row.get("stamp"), list):
         return False
+    if "older" in row:  # a fact of the file: its results version, refused while it is older
+        older = row["older"]
+        return isinstance(older, int) and older < RESULTS_SCHEMA_VERSION and isinstance(row.get("problem"), str)
     if isinstance(row.get("problem"), str):
         return True
     return (
@@ -136,6 +137,13 @@ def _remove_stale_temporaries(path: Path) -> None:
                 tmp.unlink()
         except OSError:
             pass
+
+
+def _problem_of(path: str, row: dict[str, Any]) -> BadInputError:
+    """The problem a row records, as the error it was."""
+    if "older" in row:
+        return OlderResultsError(path, row["older"], RESULTS_SCHEMA_VERSION)
+    return BadInputError(path, row["problem"])
 
 
 def _checked_in_full(row: dict[str, Any] | None, named: str | None) -> bool:
@@ -164,19 +172,22 @@ class GroupIndex:
     ) -> StoreEntry | BadInputError:
         """Reads and checks the file (store.check_stored_file) and writes its row. name_vouches:
         for the history's summary only, the store's contract spares the results checks of a file
-        whose name vouches for its bytes, and an older version's upgrade from
-        SUMMARY_AS_STORED_FROM on (the entry is then read for its row only); the row says so
+        whose name vouches for its bytes (the entry is then read for its row only); the row says so
         ("checked": "name"), and the file is checked in full ("all") before a verdict uses it
-        (entry())."""
+        (entry()). A row holds facts of the file only: a file that could not be read here (its
+        permissions, an I/O error) gets none and is read again next time."""
         rel = self._rel(path)
-        as_stored_from = SUMMARY_AS_STORED_FROM if name_vouches else None
         try:
             if data is None:
                 data = read_stored_bytes(path)
-            entry = check_stored_file(
-                self.root, path, REAL, data=data, name_vouches=name_vouches, as_stored_from=as_stored_from
-            )
+            entry = check_stored_file(self.root, path, REAL, data=data, name_vouches=name_vouches)
             summary = night_summary(entry.doc)
+        except UnreadableError as e:
+            self.rows.pop(rel, None)
+            return e
+        except OlderResultsError as e:
+            self.rows[rel] = {"stamp": stamp, "problem": e.detail, "older": e.version}
+            return e
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail}
             return e
@@ -201,11 +212,12 @@ class GroupIndex:
         }
         return entry
 
-    def _recheck(self, path: Path, rel: str, stamp: list[int], row: dict[str, Any] | None) -> None:
+    def _recheck(self, path: Path, rel: str, stamp: list[int], row: dict[str, Any] | None) -> UnreadableError | None:
         """A file that is new, or whose stamp changed. A row of a file whose bytes still give the
         XXH3 hash in its name (and the row's) keeps its summary, which is a function of those
         bytes: a checkout, copy or restore of a store (new inodes and times) costs a read and a
-        hash a night (about 3 ms) instead of a parse. Anything else is checked."""
+        hash a night (about 3 ms) instead of a parse. Anything else is checked. A file that could
+        not be read gets no row: its UnreadableError is returned."""
         if row is not None and row["problem"] is None and row.get("form") == "xxh3" and row["hash"] == name_hash(path):
             try:
                 data = read_stored_bytes(path)
@@ -213,10 +225,11 @@ class GroupIndex:
                 data = None
             if data is not None and content_hash(data) == row["hash"]:
                 self.rows[rel] = {**row, "stamp": stamp}
-                return
-            self._check(path, stamp, data, name_vouches=True)
-            return
-        self._check(path, stamp, None, name_vouches=True)
+                return None
+            got = self._check(path, stamp, data, name_vouches=True)
+        else:
+            got = self._check(path, stamp, None, name_vouches=True)
+        return got if isinstance(got, UnreadableError) else None
 
     def entry(self, path: Path) -> StoreEntry | BadInputError:
         """One stored file in full (for `compare`). Its hash is always checked against its bytes;
@@ -228,14 +241,14 @@ class GroupIndex:
             stamp = _stamp(os.lstat(path))
             data = read_stored_bytes(path)
         except OSError as e:
-            return BadInputError(str(path), f"cannot read: {e.strerror}")
+            return UnreadableError(str(path), f"cannot read: {e.strerror}")
         except BadInputError as e:
             return e
         rel = self._rel(path)
         row = self.rows.get(rel)
         named = name_hash(path)
         if row is not None and row["stamp"] == stamp and row["problem"] is not None:
-            return BadInputError(str(path), row["problem"])
+            return _problem_of(str(path), row)
         if _checked_in_full(row, named):
             same_bytes = content_hash(data) == named
             if same_bytes or (row.get("form") == "fnv" and row["stamp"] == stamp):
@@ -300,15 +313,19 @@ class GroupIndex:
                 if row is None or row["stamp"] != stamp:
                     stale.append((self.root, self.group, file, rel, stamp, row))
                 present.append(rel)
-        for job, row in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
-            self.rows[job[3]] = row
-        self.rows = {rel: self.rows[rel] for rel in present}  # rows of removed files go
+        problems: list[BadInputError] = []
+        for job, (row, unreadable) in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
+            if row is None:
+                self.rows.pop(job[3], None)
+                problems.append(unreadable)
+            else:
+                self.rows[job[3]] = row
+        self.rows = {rel: self.rows[rel] for rel in present if rel in self.rows}  # rows of removed files go
         best: dict[str, tuple[tuple[Any, ...], StoreEntry]] = {}
-        problems = []
         for rel, row in self.rows.items():
             full = str(self.root / rel)
             if row["problem"] is not None:
-                problems.append(BadInputError(full, row["problem"]))
+                problems.append(_problem_of(full, row))
                 continue
             summary = row["summary"]
             entry = StoreEntry(full, REAL, ResultsFile(full, summary), StoreKey(*self.group, row["release"]))
@@ -347,8 +364,8 @@ def _entry_of(job) -> tuple[dict[str, Any] | None, StoreEntry | BadInputError]:
     return index.rows.get(index_rel(root, path)), got
 
 
-def _recheck_of(job) -> dict[str, Any]:
+def _recheck_of(job) -> tuple[dict[str, Any] | None, UnreadableError | None]:
     root, group, path, rel, stamp, row = job
     index = GroupIndex(root, group, rows={})
-    index._recheck(path, rel, stamp, row)
-    return index.rows[rel]
+    unreadable = index._recheck(path, rel, stamp, row)
+    return index.rows.get(rel), unreadable
