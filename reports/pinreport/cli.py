@@ -67,7 +67,7 @@ from pinreport.formats.console import format_aa, format_compare, format_reserve,
 from pinreport.formats.junit import write_junit
 from pinreport.pipeline.report import run_pipeline
 from pinreport.readers.budget import BudgetDocument, load_budget
-from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.results import ResultsFile, load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.store.files import REAL, REPLAY
@@ -393,7 +393,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     if isinstance(got, int):
         return got
     tf, advice, problems, runs = got
-    judgement = trace.judge_trace(tf, ((r.environment.key, r.doc) for r in runs))
+    judgement = trace.judge_trace(tf, (r.results for r in runs))
     out(format_trace(judgement))
     out(format_advice(advice))
     for problem in problems:

@@ -4,7 +4,7 @@ import pytest
 from builders import GiB, MiB, results_doc, run_doc
 from pinreport.analysis.fit import FitKey, fit_all, fit_cost, probe_family, recommend
 from pinreport.readers.environment import store_key
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 
 
 def _runs(doc):

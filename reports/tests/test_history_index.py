@@ -6,11 +6,11 @@ import os
 import time
 
 import pytest
-from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
+from builders import add_to_store, document, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from pinreport.cli import main
-from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.results import ResultsFile, load_results, measurement_id
 from pinreport.store import history_index as store_index
-from pinreport.store.files import content_hash, legacy_content_hash, measurement_id
+from pinreport.store.files import content_hash, legacy_content_hash
 from pinreport.store.history_index import GroupIndex, index_path
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
 
@@ -108,7 +108,7 @@ def test_compare_and_html_agree_on_a_hand_edited_baseline(tmp_path, capsys):
 
 def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_path, monkeypatch):
     root, current, baseline, old = _store_with_history(tmp_path)
-    doc = load_results(current).doc
+    doc = document(load_results(current))
     checked = []
     real_check = store_index.check_stored_file
 
@@ -127,7 +127,14 @@ def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_pat
     assert checked == []  # nothing checked again: same hash, same stamp
     assert [e.path for e in second.history] == [e.path for e in first.history]
     # The history doc is a summary: ok rule-kind runs and their held costs only.
-    assert set(second.history[0].doc) == {"started_at", "backend", "measurement_id", "complete", "environment", "runs"}
+    assert set(document(second.history[0])) == {
+        "started_at",
+        "backend",
+        "measurement_id",
+        "complete",
+        "environment",
+        "runs",
+    }
     # A new night: only it is checked.
     add_to_store(root, _night("2025-05-07T10:00:00Z"))
     read_for_html(root, _current(doc))
@@ -142,7 +149,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
 
     root, current, _, old = _store_with_history(tmp_path)
     history_only = add_to_store(root, _night("2025-04-15T10:00:00Z", "565.00"))  # compare never reads it
-    doc = load_results(current).doc
+    doc = document(load_results(current))
     first = read_for_html(root, _current(doc))
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)  # new inodes, ctimes
@@ -169,7 +176,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
 
 def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     root, current, baseline, _ = _store_with_history(tmp_path)
-    doc = load_results(current).doc
+    doc = document(load_results(current))
     read_for_html(root, _current(doc))
     index = index_path(root, ("linux", "linux", "nvidia-h200", "1gpu"))
     rows = json.loads(index.read_text())["files"]
@@ -313,8 +320,8 @@ def test_worker_processes_read_the_store_as_one_process_does(tmp_path, monkeypat
         contents = read_for_html(root, _current(current))
         rows = json.loads(next((root / "index").rglob("*.json")).read_text())["files"]
         seen[jobs] = (
-            [(e.path, e.doc) for e in contents.entries],
-            [(e.path, e.doc) for e in contents.history_entries],
+            [(e.path, document(e)) for e in contents.entries],
+            [(e.path, document(e)) for e in contents.history_entries],
             [(p.path, p.detail) for p in contents.problems],
             {rel: {k: v for k, v in row.items() if k != "stamp"} for rel, row in rows.items()},
         )

@@ -9,7 +9,7 @@ from builders import add_to_store, make_store, results_doc, rewrite_stored, run_
 from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError, OlderResultsError
 from pinreport.cli import main
-from pinreport.readers.load import load_results, results_from_bytes
+from pinreport.readers.results import load_results, results_from_bytes
 from pinreport.readers.strict_json import parse_json
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/json-validity"

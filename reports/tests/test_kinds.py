@@ -28,8 +28,8 @@ from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.pipeline.report import run_pipeline
 from pinreport.readers.bench_rows import BenchRows
-from pinreport.readers.load import ResultsFile, load_results
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile, load_results
+from pinreport.readers.runs import Run
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.store.reading import read_store
@@ -310,26 +310,27 @@ class _Report:
 
 
 def _claims(doc):
-    return {int(c["n"]): c for c in brief_rows(ClaimData(ResultsFile("results.json", doc), _Report(doc), BenchRows()))}
+    return {
+        int(c.n): c
+        for c in brief_rows(ClaimData(ResultsFile("results.json", doc), tuple(_Report(doc).rule), BenchRows()))
+    }
 
 
 def test_claims_on_every_kind_linux():
     claims = _claims(kinds_doc())
-    assert claims[3]["verdict"] == "CONFIRMED" and "GPU 1 300.00 MiB, sum 600.00 MiB" in claims[3]["evidence"]
-    assert claims[8]["verdict"] == "CONFIRMED" and "largest creep 6.00 MiB" in claims[8]["evidence"]
-    assert claims[11]["verdict"] == "CONFIRMED" and "N=4: 500.00 MiB" in claims[11]["evidence"]
-    assert (
-        claims[12]["verdict"] == "NOT TESTED HERE" and "shared 60.00 MiB vs private 40.00 MiB" in claims[12]["evidence"]
-    )
-    assert claims[10]["verdict"] == "NOT TESTED HERE" and "capacity.loss: 1 OK" in claims[10]["evidence"]
-    assert claims[14]["verdict"] == "NOT TESTED HERE" and "0.146" in claims[14]["evidence"]
+    assert claims[3].verdict == "CONFIRMED" and "GPU 1 300.00 MiB, sum 600.00 MiB" in claims[3].evidence
+    assert claims[8].verdict == "CONFIRMED" and "largest creep 6.00 MiB" in claims[8].evidence
+    assert claims[11].verdict == "CONFIRMED" and "N=4: 500.00 MiB" in claims[11].evidence
+    assert claims[12].verdict == "NOT TESTED HERE" and "shared 60.00 MiB vs private 40.00 MiB" in claims[12].evidence
+    assert claims[10].verdict == "NOT TESTED HERE" and "capacity.loss: 1 OK" in claims[10].evidence
+    assert claims[14].verdict == "NOT TESTED HERE" and "0.146" in claims[14].evidence
 
 
 def test_claims_on_every_kind_wddm():
     claims = _claims(kinds_doc(driver_model="WDDM", platform="windows"))
-    assert claims[10]["verdict"] == "CONFIRMED" and "largest loss 0.146" in claims[10]["evidence"]
-    assert claims[12]["verdict"] == "CONFIRMED"
-    assert claims[14]["verdict"] == "CONFIRMED" and "within the 20% headroom" in claims[14]["evidence"]
+    assert claims[10].verdict == "CONFIRMED" and "largest loss 0.146" in claims[10].evidence
+    assert claims[12].verdict == "CONFIRMED"
+    assert claims[14].verdict == "CONFIRMED" and "within the 20% headroom" in claims[14].evidence
 
 
 def test_claims_refuted_by_the_kinds():
@@ -355,20 +356,20 @@ def test_claims_refuted_by_the_kinds():
     big_loss = _capacity([300] * 7)
     doc = results_doc([one_gpu_pays, no_creep, *not_linear, *shared_cheaper, big_loss], driver_model="WDDM")
     claims = _claims(doc)
-    assert claims[3]["verdict"] == "REFUTED" and "GPU 1 0 B" in claims[3]["evidence"]
-    assert claims[8]["verdict"] == "REFUTED" and "creep: not seen" in claims[8]["evidence"]
-    assert claims[11]["verdict"] == "REFUTED"
-    assert "context per worker changes with N" in claims[11]["evidence"]
-    assert "pinned per worker within one granule of 0" in claims[11]["evidence"]
-    assert claims[12]["verdict"] == "REFUTED"
-    assert claims[10]["verdict"] == "REFUTED"
-    assert claims[14]["verdict"] == "REFUTED" and "beyond the 20% headroom" in claims[14]["evidence"]
+    assert claims[3].verdict == "REFUTED" and "GPU 1 0 B" in claims[3].evidence
+    assert claims[8].verdict == "REFUTED" and "creep: not seen" in claims[8].evidence
+    assert claims[11].verdict == "REFUTED"
+    assert "context per worker changes with N" in claims[11].evidence
+    assert "pinned per worker within one granule of 0" in claims[11].evidence
+    assert claims[12].verdict == "REFUTED"
+    assert claims[10].verdict == "REFUTED"
+    assert claims[14].verdict == "REFUTED" and "beyond the 20% headroom" in claims[14].evidence
 
 
 def test_claims_not_tested_without_the_kinds():
     claims = _claims(results_doc([run_doc()]))
     for n in (3, 8, 11, 12, 14):
-        assert claims[n]["verdict"] == "NOT TESTED HERE"
+        assert claims[n].verdict == "NOT TESTED HERE"
 
 
 def test_every_headline_metric_is_written_by_the_harness():
@@ -410,5 +411,5 @@ def test_claim_11_reads_an_older_files_context_with_the_workspace():
         for w in (1, 2, 4)
     ]
     claim = _claims(results_doc(runs, driver_model="WDDM"))[11]
-    assert claim["verdict"] == "CONFIRMED"
-    assert "context and workspace per worker N=1: 590.00 MiB" in claim["evidence"]
+    assert claim.verdict == "CONFIRMED"
+    assert "context and workspace per worker N=1: 590.00 MiB" in claim.evidence

@@ -7,7 +7,7 @@ from builders import GiB, MiB, results_doc, run_doc
 from pinreport.formats.console import format_compare, format_summary
 from pinreport.pipeline import report as pipeline
 from pinreport.pipeline.report import run_pipeline
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.render.context import page_context
 from pinreport.store.reading import StoreContents
 

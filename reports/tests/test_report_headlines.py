@@ -9,14 +9,14 @@ import json
 import re
 
 import pytest
-from builders import make_store
+from builders import document, make_store
 from conftest import REPO_ROOT, upgraded
 from pinreport.analysis.compare import compare, compared
 from pinreport.base import catalog
 from pinreport.base.units import format_value
 from pinreport.formats.console import format_compare
 from pinreport.pipeline.report import run_pipeline
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.store.reading import read_store
@@ -58,7 +58,7 @@ def rendered(tmp_path_factory):
     for f in REAL:
         current = load_results(upgraded(REPO_ROOT / f))
         page = render_html(page_context(run_pipeline(current, store)))
-        out.append((f, current.doc, page, format_compare(compare(current, store))))
+        out.append((f, document(current), page, format_compare(compare(current, store))))
     return out
 
 

@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO_ROOT, upgraded
 from pinreport.base.errors import BadInputError
 from pinreport.cli import main
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 
 SCHEMA = json.loads((REPO_ROOT / "docs/results.schema.json").read_text())
 PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))

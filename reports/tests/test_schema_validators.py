@@ -12,7 +12,8 @@ import pytest
 from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError
 from pinreport.base.schema import results_json_schema_text
-from pinreport.readers import load, validate
+from pinreport.readers import results as load
+from pinreport.readers import validate
 
 SOURCES = [
     # A complete ok run of every status the fixture set holds, and a real disturbed run (H200).

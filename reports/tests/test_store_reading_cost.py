@@ -5,10 +5,9 @@ bytes whose name vouches for them, and `compare` keeps no repeat data of a basel
 import gc
 
 import pytest
-from builders import add_to_store, make_store, results_doc, run_doc
+from builders import add_to_store, document, make_store, results_doc, run_doc
 from pinreport.readers import validate
-from pinreport.readers.load import ResultsFile
-from pinreport.store.files import measurement_id
+from pinreport.readers.results import ResultsFile, measurement_id
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
 
 
@@ -88,14 +87,14 @@ def test_compare_keeps_no_repeat_data_of_a_baseline_night(tmp_path):
     current = results_doc([run_doc()], started_at="2025-06-02T10:00:00Z")
 
     [entry] = read_for_compare(root, _current(current)).entries
-    repeats = entry.doc["runs"][0]["repeats"]
+    repeats = document(entry)["runs"][0]["repeats"]
     assert repeats and all(set(r) <= {"index", "status", "nonce"} for r in repeats)
     assert [r["nonce"] for r in repeats] == [r["nonce"] for r in stored["runs"][0]["repeats"]]
-    assert measurement_id(entry.doc) == measurement_id(stored)
-    assert entry.doc["runs"][0]["metrics"] == stored["runs"][0]["metrics"]
-    assert entry.doc["environment"] == stored["environment"]
+    assert measurement_id(document(entry)) == measurement_id(stored)
+    assert document(entry)["runs"][0]["metrics"] == stored["runs"][0]["metrics"]
+    assert document(entry)["environment"] == stored["environment"]
     # The full document is what the other readers get.
-    assert read_store(root).entries[0].doc["runs"][0]["repeats"] == stored["runs"][0]["repeats"]
+    assert document(read_store(root).entries[0])["runs"][0]["repeats"] == stored["runs"][0]["repeats"]
 
 
 def test_reading_leaves_the_cycle_collector_as_it_was(tmp_path):

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from conftest import upgraded
-from pinreport.analysis.trace import TraceVerdict, cost_step, exit_code, judge_trace, load_trace, rounding_note
+from pinreport.analysis.trace import TraceVerdict, cost_step, exit_code, judge_trace, rounding_note
 from pinreport.base.errors import BadInputError
 from pinreport.formats.console import format_trace
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
+from pinreport.readers.trace import load_trace
 from pinreport.render.trace_page import write_trace_html
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -25,13 +26,8 @@ STORE_FILES = [REPO_ROOT / "results/h200-nightly-free-vram/results.json", REPO_R
 
 @pytest.fixture(scope="module")
 def store_docs():
-    from pinreport.readers.environment import store_key
-
-    docs = []
-    for f in STORE_FILES:
-        doc = load_results(upgraded(f)).doc
-        docs.append((store_key(doc["environment"]), doc))
-    return docs
+    """The store's files of the traces' machine, as judge_trace reads them."""
+    return [load_results(upgraded(f)) for f in STORE_FILES]
 
 
 def judged(name, docs):
@@ -51,11 +47,12 @@ def test_the_dataloader_traces_agree_with_the_stores_fit(workers, store_docs):
 
 def test_the_allocator_rounds_each_batch_up_to_a_power_of_two():
     t = load_trace(TRACES / "trace-dataloader-w2.json")
-    assert t.doc["notes"]["batch_bytes"] == 300 * 2**20
+    assert t.notes.batch_bytes == 300 * 2**20
     assert rounding_note(t) == "batches of 300.00 MiB were pinned as 10 blocks of 512.00 MiB (1.71x the batch bytes)"
-    main = t.doc["notes"]["main_pid"]
-    assert {c["pid"] for c in t.doc["calls"]} == {main}, "pinned in the main process, not in the workers"
-    assert {c["tid"] for c in t.doc["calls"]} != {main}, "on a thread of its own (pin_memory's), not the main thread"
+    main = t.notes.main_pid
+    assert {c.pid for c in t.calls} == {main}, "pinned in the main process, not in the workers"
+    written = json.loads((TRACES / "trace-dataloader-w2.json").read_text())
+    assert {c["tid"] for c in written["calls"]} != {main}, "on a thread of its own (pin_memory's), not the main thread"
 
 
 def test_the_cpp_workload_holds_every_api_at_once_and_agrees(store_docs):

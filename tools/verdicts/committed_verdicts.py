@@ -33,7 +33,7 @@ from pinreport import cli
 from pinreport.analysis.compare import compare
 
 try:
-    from pinreport.readers.load import load_results
+    from pinreport.readers.results import load_results
 except ImportError:  # a tree before pinreport's readers/ (README.md: `dump` on an older tree)
     from pinreport.result.load import load_results
 from pinreport.store.reading import read_for_compare

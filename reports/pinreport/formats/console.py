@@ -240,10 +240,10 @@ def format_summary(answer: Answer) -> str:
         )
     lines.extend(f"{tag}{line}" for line in _changes_lines(answer))
     counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
-    decided = [c for c in answer.claims if c["verdict"] != "NOT TESTED HERE"]
+    decided = [c for c in answer.claims if c.verdict != "NOT TESTED HERE"]
     lines.append(
         f"{tag}The brief's {len(answer.claims)} claims: {counts}"
-        + (": " + "; ".join(f"#{c['n']} {c['verdict']}" for c in decided) if decided else "")
+        + (": " + "; ".join(f"#{c.n} {c.verdict}" for c in decided) if decided else "")
     )
     trouble = (
         [("problem", p) for p in answer.problems]
@@ -319,10 +319,9 @@ def format_trace(j: TraceJudgement) -> str:
     t = j.trace
     lines = [
         f"{t.path}: {j.verdict}",
-        f"  program: {' '.join(t.doc.get('command', []))} -> {t.doc['status'].get('kind')}"
-        f" {t.doc['status'].get('exit_code')}",
-        f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
-        f"  {t.pinned.get('summary', '')}; peak {format_bytes(j.peak_bytes)} pinned",
+        f"  program: {' '.join(t.command)} -> {t.status.kind} {t.status.exit_code}",
+        f"  tracing: {t.tracing.state} {t.tracing.message or ''}".rstrip(),
+        f"  {t.pinned.summary}; peak {format_bytes(j.peak_bytes)} pinned",
     ]
     if note := rounding_note(t):
         lines.append(f"  {note}")
@@ -331,14 +330,11 @@ def format_trace(j: TraceJudgement) -> str:
         lines.append(f"    {fam}: {format_bytes(b)} (store fit: {used})")
     for where, b in sorted(pinning_processes(t).items()):
         lines.append(f"    held by the {where}: {format_bytes(b)}")
-    sites = sorted((t.pinned.get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
+    sites = sorted(t.pinned.peak_by_site.items(), key=lambda kv: -kv[1])
     for site, b in sites[:5]:
-        lines.append(f"    call site {site}: {format_bytes(int(b))}")
+        lines.append(f"    call site {site}: {format_bytes(b)}")
     for api, v in sorted(calls_by_api(t).items()):
-        lines.append(
-            f"    {api}: {v.get('calls', 0)} calls, {v.get('failed', 0)} failed,"
-            f" asked {format_bytes(v.get('bytes_asked', 0))}"
-        )
+        lines.append(f"    {api}: {v.calls} calls, {v.failed} failed, asked {format_bytes(v.bytes_asked)}")
     for d in j.devices:
         reserve = f"; reserve {format_bytes(round(d.reserve_per_gpu))} per GPU" if d.reserve_per_gpu is not None else ""
         lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")

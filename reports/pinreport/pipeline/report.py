@@ -24,12 +24,13 @@ from functools import cached_property
 from pinreport.analysis.compare import HISTORY, PREVIOUS, Baseline, CompareOptions, CompareReport, compare
 from pinreport.analysis.fit import CostFit, FitKey, fit_all
 from pinreport.analysis.history import Night, latest_per_release, nights
+from pinreport.claims.claim import ClaimRow
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows, further_rows
 from pinreport.pipeline.answer import Answer, build_answer
 from pinreport.readers.bench_rows import BenchRows, read_bench
 from pinreport.readers.budget import BudgetDocument
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import no_cyclic_gc
 from pinreport.store.reading import StoreContents
@@ -74,15 +75,15 @@ class Report:
 
     @cached_property
     def _claim_data(self) -> ClaimData:
-        return ClaimData(self.current, self.compared, self.bench)
+        return ClaimData(self.current, tuple(self.compared.rule), self.bench)
 
     @cached_property
-    def claims(self) -> tuple[dict[str, str], ...]:
+    def claims(self) -> tuple[ClaimRow, ...]:
         """The brief's claims (claims/register.py rows)."""
         return tuple(brief_rows(self._claim_data))
 
     @cached_property
-    def further_claims(self) -> tuple[dict[str, str], ...]:
+    def further_claims(self) -> tuple[ClaimRow, ...]:
         """The claims beyond the brief."""
         return tuple(further_rows(self._claim_data))
 
@@ -92,7 +93,7 @@ class Report:
         if self.bench == BenchRows():
             claims = self.claims
         else:
-            claims = tuple(brief_rows(ClaimData(self.current, self.compared, BenchRows())))
+            claims = tuple(brief_rows(ClaimData(self.current, tuple(self.compared.rule), BenchRows())))
         return build_answer(self.current, self.compared, self.stored, claims, budget=self.budget)
 
     @cached_property

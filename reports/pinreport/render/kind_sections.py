@@ -3,12 +3,11 @@ chart families (the catalog names them, CHART_FAMILIES draws them); the kinds wi
 named, never drawn from nothing."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 from pinreport.analysis import kind_results
 from pinreport.base.labels import anchor
-from pinreport.base.probe_keys import ok_repeats
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.render.charts.churn import churn_charts
 from pinreport.render.charts.pinnable import pinnable_charts
 from pinreport.render.charts.sweep import sweep_charts
@@ -17,7 +16,7 @@ from pinreport.render.svg_charts import Chart
 
 # The chart families, by the names a kind's catalog entry gives (KindSpec::charts in
 # harness/src/kinds/<kind>.cpp); a kind draws its families' charts in its entry's order.
-CHART_FAMILIES: dict[str, Callable[[list[dict[str, Any]]], list[Chart]]] = {
+CHART_FAMILIES: dict[str, Callable[[list[Run]], list[Chart]]] = {
     "churn": churn_charts,
     "sweep": sweep_charts,
     "pinnable": pinnable_charts,
@@ -25,18 +24,41 @@ CHART_FAMILIES: dict[str, Callable[[list[dict[str, Any]]], list[Chart]]] = {
 }
 
 
-def kind_sections(runs: tuple[Run, ...]) -> list[dict[str, Any]]:
+class KindRow(TypedDict):
+    id: str
+    status: str
+    reason: str
+    params: str
+    repeats: str
+    cells: list[str]
+
+
+class KindSection(TypedDict):
+    kind: str
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[KindRow]
+    charts: list[Chart]
+
+
+class NotMeasured(TypedDict):
+    chart: str
+    why: str
+
+
+def kind_sections(runs: tuple[Run, ...]) -> list[KindSection]:
     """One section per scenario kind present: a table (run id, status, params, median and
     [min - max] of each headline metric; "not measured" where a run lacks one) and the charts
     that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM, workers
     against N)."""
-    out = []
+    out: list[KindSection] = []
     for kind in kind_results.KINDS:
         of_kind = kind_results.runs_of(runs, kind)
         if not of_kind:
             continue
         columns = kind_results.metric_columns(kind, of_kind)
-        rows = []
+        rows: list[KindRow] = []
         for run in of_kind:
             ok = run.status == "ok"
             rows.append(
@@ -45,7 +67,7 @@ def kind_sections(runs: tuple[Run, ...]) -> list[dict[str, Any]]:
                     "status": run.status or "",
                     "reason": run.reason,
                     "params": kind_results.params_text(run),
-                    "repeats": str(len(ok_repeats(run.record))),
+                    "repeats": str(len(run.ok_repeats)),
                     "cells": [kind_results.cell(run, m).text if ok else "" for m in columns],
                 }
             )
@@ -62,7 +84,7 @@ def kind_sections(runs: tuple[Run, ...]) -> list[dict[str, Any]]:
     return out
 
 
-def not_measured(runs: tuple[Run, ...]) -> list[dict[str, str]]:
+def not_measured(runs: tuple[Run, ...]) -> list[NotMeasured]:
     """The scenario kinds with no run here: named, never drawn from nothing."""
     present = kind_results.kinds_present(runs)
     return [

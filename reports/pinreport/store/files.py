@@ -22,14 +22,13 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import xxhash
 
 from pinreport.base.errors import BadInputError, UnreadableError
 from pinreport.base.input_file import RESULTS_LIMIT, InputRefused, kind_of_mode, read_bounded
 from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
-from pinreport.readers.load import ResultsFile, parse_results, results_from_bytes
+from pinreport.readers.results import ResultsFile, parse_results, results_from_bytes
 from pinreport.readers.store_key import StoreKey
 from pinreport.readers.strict_json import parse_json
 
@@ -136,39 +135,8 @@ def legacy_content_hash(data: bytes) -> str:
     return f"{h:016x}"[:12]
 
 
-def store_marker() -> dict[str, Any]:
+def store_marker() -> dict[str, str | int]:
     return {"schema": STORE_SCHEMA_NAME, "schema_version": STORE_SCHEMA_VERSION}
-
-
-def measurement_id(doc: dict[str, Any]) -> str:
-    """What identifies one measurement however its file was copied or re-saved (store.md): its
-    measurement_id (results schema 3, kept across --resume), else "derived-" + XXH3-64 of
-    started_at, backend and the sorted repeat nonces, one per line. Equals the C++
-    measurement_identity()."""
-
-    def text_of(holder: Any, key: str) -> str:  # as string_or_empty(): "" unless a string
-        value = holder.get(key) if isinstance(holder, dict) else None
-        return value if isinstance(value, str) else ""
-
-    given = text_of(doc, "measurement_id")
-    if given:
-        return given
-    runs = doc.get("runs")
-    nonces = sorted(
-        text_of(r, "nonce")
-        for run in (runs if isinstance(runs, list) else [])
-        if isinstance(run, dict) and isinstance(run.get("repeats"), list)
-        for r in run["repeats"]
-    )
-    text = "\n".join([text_of(doc, "started_at"), text_of(doc, "backend") or "cuda", *nonces])
-    return "derived-" + xxhash.xxh3_64_hexdigest(text.encode("utf-8"))
-
-
-def finished(doc: dict[str, Any]) -> tuple[bool, int]:
-    """How far a results file got: complete, then the number of runs it holds. Of two files of
-    one measurement the one that finished more stands for it (a resumed file, store.md)."""
-    runs = doc.get("runs")
-    return (doc.get("complete") is True, len(runs) if isinstance(runs, list) else 0)
 
 
 @dataclass(frozen=True)
@@ -179,12 +147,8 @@ class StoreEntry:
     key: StoreKey
 
     @property
-    def doc(self) -> dict[str, Any]:
-        return self.results.doc
-
-    @property
     def started_at(self) -> str:
-        return self.doc.get("started_at", "")
+        return self.results.started_at
 
 
 def _path_problem(root: Path, path: Path, namespace: str, key: StoreKey, started_at: object) -> str | None:
@@ -237,7 +201,7 @@ def check_stored_file(
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)
     key = results.environment.key
-    why = _path_problem(root, path, namespace, key, results.doc.get("started_at"))
+    why = _path_problem(root, path, namespace, key, results.started_at)
     if why is None and m and verify_hash and not (named_xxh3 or legacy_content_hash(data) == m.group(2)):
         why = "its bytes do not match the hash in its name (edited after it was stored?)"
     if why is not None:
@@ -256,27 +220,9 @@ def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
 
 
 def without_repeat_data(entry: StoreEntry) -> StoreEntry:
-    """The entry as `compare` keeps a baseline night: its document without what each repeat
-    recorded (snapshots, timings, data, output: about 85% of a nightly file), which no verdict
-    and no report reads of a stored night; each repeat keeps its index, status and nonce (a
-    measurement_id derived from the nonces stays the same). A year of nights' comparison then
-    holds about 1 MB of Python objects a night instead of 7."""
-    doc = dict(entry.doc)
-    runs = doc.get("runs")
-    if isinstance(runs, list):
-        doc["runs"] = [_run_without_repeat_data(run) for run in runs]
-    return StoreEntry(entry.path, entry.namespace, ResultsFile(entry.results.path, doc), entry.key)
-
-
-_REPEAT_IDENTITY = ("index", "status", "nonce")
-
-
-def _run_without_repeat_data(run: Any) -> Any:
-    repeats = run.get("repeats") if isinstance(run, dict) else None
-    if not isinstance(repeats, list):
-        return run
-    kept = [{k: r[k] for k in _REPEAT_IDENTITY if k in r} if isinstance(r, dict) else r for r in repeats]
-    return {**run, "repeats": kept}
+    """The entry as `compare` keeps a baseline night: without what each repeat recorded
+    (ResultsFile.without_repeat_data)."""
+    return StoreEntry(entry.path, entry.namespace, entry.results.without_repeat_data(), entry.key)
 
 
 def one_per_measurement(entries: Iterable[StoreEntry]) -> list[StoreEntry]:
@@ -284,8 +230,8 @@ def one_per_measurement(entries: Iterable[StoreEntry]) -> list[StoreEntry]:
     copy was put in by hand), the one that finished more; oldest first."""
     best: dict[str, StoreEntry] = {}
     for e in entries:
-        mid = measurement_id(e.doc)
-        if mid not in best or (finished(e.doc), e.path) > (finished(best[mid].doc), best[mid].path):
+        mid = e.results.measurement_id
+        if mid not in best or (e.results.finished, e.path) > (best[mid].results.finished, best[mid].path):
             best[mid] = e
     return sorted(best.values(), key=lambda e: (e.started_at, e.path))
 

@@ -22,7 +22,7 @@ from pinreport.base.schema import (
     STORE_SCHEMA_VERSION,
 )
 from pinreport.base.versions import is_release, previous_release, release_key
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.store.files import (
     REAL,
     STORE_FILE,

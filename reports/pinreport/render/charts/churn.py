@@ -4,7 +4,7 @@ from collections import defaultdict
 
 from pinreport.analysis import kind_results
 from pinreport.base.labels import MiB, anchor, probe_label
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
@@ -14,7 +14,7 @@ def churn_charts(runs: list[Run]) -> list[Chart]:
     by_scenario: dict[str, list[Run]] = defaultdict(list)
     for run in runs:
         if run.status == "ok":
-            by_scenario[run.plan.record["scenario"]].append(run)
+            by_scenario[run.plan.scenario].append(run)
     charts = []
     for scenario, group in sorted(by_scenario.items()):
         key = kind_results.dedicated_key(group, "churn.creep.") or "cuda.free"
@@ -23,7 +23,7 @@ def churn_charts(runs: list[Run]) -> list[Chart]:
             trace = kind_results.snapshot_trace(run, key)
             if not trace:
                 continue
-            name = f"{run.plan.record['api']} {kind_results.params_text(run)}"
+            name = f"{run.plan.api} {kind_results.params_text(run)}"
             series.append(Series(f"{name} · {probe_label(key)}", [(float(i), c / MiB) for i, c in trace]))
             final = kind_results.final_cost(run, key)
             if final is not None:

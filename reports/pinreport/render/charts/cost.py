@@ -5,14 +5,14 @@ from collections import defaultdict
 from pinreport.analysis.history import Night, rule_kind_groups
 from pinreport.analysis.rule import CONTROL_API, is_judged_key, is_shared_key
 from pinreport.base.labels import MiB, anchor, probe_label, size_label
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
 def _x_axis(runs: list[Run]) -> str:
     """ "size" when the sizes vary (or nothing varies), "count" when only the count does."""
-    sizes = {r.plan.record["size_bytes"] for r in runs}
-    counts = {r.plan.record["count"] for r in runs}
+    sizes = {r.plan.size for r in runs}
+    counts = {r.plan.count for r in runs}
     return "count" if len(sizes) == 1 and len(counts) > 1 else "size"
 
 
@@ -32,7 +32,9 @@ def cost_charts(per_release: list[Night]) -> list[Chart]:
         for n, g in zip(per_release, groups, strict=True):
             points: dict[str, list[tuple[float, float]]] = defaultdict(list)
             for run, costs in g.get((scenario, api), []):
-                x = run.plan.record["count"] if axis == "count" else run.plan.record["size_bytes"]
+                x = run.plan.count if axis == "count" else run.plan.size
+                if x is None:
+                    continue
                 for key, cost in costs.items():
                     if is_judged_key(key) or is_shared_key(key):
                         points[key].append((float(x), cost.median / MiB))

@@ -20,8 +20,8 @@ def history_charts(all_nights: list[Night], max_ticks: int = 8) -> list[Chart]:
                 head = headline_key(set(costs))
                 if head is None:
                     continue
-                plan = run.plan.record
-                name = f"{size_label(plan['size_bytes'])} x{plan['count']} · {probe_label(head)}"
+                plan = run.plan
+                name = f"{size_label(plan.size or 0)} x{plan.count} · {probe_label(head)}"
                 values[(scenario, api)][name].append((float(i), costs[head].median / MiB))
     marks = [
         Mark(float(i), f"driver {n.release_name}")

@@ -2,7 +2,7 @@
 
 from pinreport.analysis import pinnable_fit
 from pinreport.base.labels import GiB
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 

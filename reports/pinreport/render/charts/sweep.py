@@ -2,7 +2,7 @@
 
 from pinreport.analysis import kind_results
 from pinreport.base.labels import MiB, anchor, probe_label, size_label
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 

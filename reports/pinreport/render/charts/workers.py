@@ -4,7 +4,7 @@ from collections import defaultdict
 
 from pinreport.analysis import kind_results
 from pinreport.base.labels import MiB, anchor, probe_label
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 
@@ -13,9 +13,8 @@ def workers_charts(runs: list[Run]) -> list[Chart]:
     per_process variant), per scenario and api: flat lines are linear scaling."""
     groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
-        params = run.plan.record.get("params") or {}
-        if run.status == "ok" and params.get("variant", "per_process") == "per_process":
-            groups[(run.plan.record["scenario"], run.plan.record["api"])].append(run)
+        if run.status == "ok" and run.plan.params.get("variant", "per_process") == "per_process":
+            groups[(run.plan.scenario, run.plan.api or "")].append(run)
     charts = []
     for (scenario, api), group in sorted(groups.items()):
         context, key = kind_results.worker_context_part(group)
@@ -27,8 +26,8 @@ def workers_charts(runs: list[Run]) -> list[Chart]:
             pts = []
             for run in group:
                 value = kind_results.median_of(run, f"workers.{part}_per_worker.{key}")
-                workers = (run.plan.record.get("params") or {}).get("workers")
-                if value is not None and isinstance(workers, int):
+                workers = run.plan.params.integer("workers")
+                if value is not None and workers is not None:
                     pts.append((float(workers), value / MiB))
             if pts:
                 series.append(Series(f"{part.replace('_', ' ')} per worker · {probe_label(key)}", pts))

@@ -2,10 +2,10 @@ import json
 import re
 
 import pytest
-from builders import MiB, kind_run, kinds_doc, results_doc, run_doc, write_json
+from builders import MiB, document, kind_run, kinds_doc, results_doc, run_doc, write_json
 from conftest import REPO_ROOT, upgraded
 from pinreport.base.errors import BadInputError, OlderResultsError
-from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.results import ResultsFile, load_results
 from pinreport.readers.validate import json_path
 
 HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
@@ -13,7 +13,7 @@ HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
 
 def test_harness_valid_fixture_loads():
     r = load_results(upgraded(HARNESS_FIXTURES / "valid_v1.json"))
-    assert r.doc["runs"][0]["id"] == "quick/cudaMallocHost/64MiB/x1/g1"
+    assert document(r)["runs"][0]["id"] == "quick/cudaMallocHost/64MiB/x1/g1"
     assert not r.replayed
 
 
@@ -75,13 +75,13 @@ def test_version_5_stopping_and_phases_round_trip(tmp_path):
     for r in run["repeats"]:
         r["phases_ms"] = {"wait_before": 0.0, "start": 12.5, "measure": 250.0, "exit": 90.0, "return_wait": 20.0}
     r = load_results(write_json(tmp_path / "r.json", results_doc([run])))
-    assert r.doc["schema_version"] == 5
-    assert r.doc["runs"][0]["stopping"] == {
+    assert document(r)["schema_version"] == 5
+    assert document(r)["runs"][0]["stopping"] == {
         "planned": 5,
         "stopped_at": 3,
         "why": "agreed: 3 repeats identical to the byte",
     }
-    assert r.doc["runs"][0]["repeats"][0]["phases_ms"]["exit"] == 90.0
+    assert document(r)["runs"][0]["repeats"][0]["phases_ms"]["exit"] == 90.0
 
 
 def test_version_5_needs_the_stopping_record(tmp_path):
@@ -123,7 +123,7 @@ def test_every_kind_loads_with_params_and_data(tmp_path):
     doc = kinds_doc()
     doc["runs"][1]["repeats"][0]["data"] = {"pin_error": "", "filler_intact": True}
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.doc["schema_version"] == 5
+    assert document(r)["schema_version"] == 5
     assert {run.plan.kind for run in r.runs} == {
         "overhead",
         "capacity",
@@ -135,7 +135,7 @@ def test_every_kind_loads_with_params_and_data(tmp_path):
         "shared",
         "register_window",
     }
-    assert r.runs[1].plan.record["params"] == {"free_target": 12 * 1024**3}
+    assert dict(r.runs[1].plan.params) == {"free_target": 12 * 1024**3}
     assert r.runs[1].metrics["capacity.read_ratio"].unit == "ratio"
     assert r.runs[1].metrics["capacity.pin_failed"].unit == "count"
 
@@ -157,7 +157,7 @@ def test_params_data_and_units_are_checked(tmp_path, edit, where):
 
 def test_committed_version_1_results_load_as_the_harness_upgrades_them(repo_root):
     r = load_results(upgraded(repo_root / "results/h200-quick/results.json"))
-    assert r.doc["schema_version"] == 5 and r.runs
+    assert document(r)["schema_version"] == 5 and r.runs
     # Every metric of the committed file is rebuilt per repeat (none summary only).
     assert all(isinstance(m.samples, tuple) for run in r.runs for m in run.metrics.values())
 
@@ -218,7 +218,7 @@ def test_json_roundtrip_of_fixture_dir():
                 load_results(p)
         else:
             # Read as the current version: the same document, each metric with its samples.
-            raw, doc = json.loads(p.read_text()), load_results(p).doc
+            raw, doc = json.loads(p.read_text()), document(load_results(p))
             assert doc["schema_version"] == 5 and [r["id"] for r in doc["runs"]] == [r["id"] for r in raw["runs"]]
             for run, raw_run in zip(doc["runs"], raw["runs"], strict=True):
                 for name, m in raw_run["metrics"].items():
@@ -230,5 +230,5 @@ def test_a_run_is_found_by_its_id():
     doc = results_doc([run_doc(size=1 * MiB), run_doc(size=2 * MiB)])
     current = ResultsFile("r.json", doc)
     first, second = doc["runs"]
-    assert current.run(second["id"]).record is second and current.run(first["id"]).record is first
+    assert current.run(second["id"]).plan.size == 2 * MiB and current.run(first["id"]).plan.size == 1 * MiB
     assert current.run("no-such-run") is None
