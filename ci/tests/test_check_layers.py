@@ -76,6 +76,19 @@ def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Pat
     assert "reports/pinreport/analysis/stats.py: imports pinreport.cli: analysis may not include cli" in result.stdout
 
 
+@pytest.mark.parametrize("module", ["render/charts/rule.py", "formats/console.py"])
+def test_an_output_that_imports_the_analysis_fails(tree: Path, module: str):
+    """render/ and formats/ read the report their command's pipeline computed: an output that goes
+    back into analysis/ (to fit, to recommend, to judge) is refused."""
+    out = tree / "reports/pinreport" / module
+    out.write_text("from pinreport.analysis.fit import recommend  # noqa\n" + out.read_text())
+    result = _run(tree)
+    assert result.returncode == 1
+    assert f"reports/pinreport/{module}: imports pinreport.analysis.fit: report may not include analysis" in (
+        result.stdout
+    )
+
+
 @pytest.mark.parametrize("attribute", ["doc", "record", "_doc", "_raw"])
 def test_a_document_read_outside_the_readers_fails(tree: Path, attribute: str):
     """A stage that reads a document as written instead of the readers' typed values: refused,

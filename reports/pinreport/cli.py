@@ -38,9 +38,8 @@ from pathlib import Path
 from pinreport import __version__
 from pinreport.advice.command import add_evidence_options, run_advise, traced_advice
 from pinreport.advice.command import add_parser as add_advise_parser
-from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
-from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
+from pinreport.analysis.fit import DEFAULT_CONFIDENCE
 from pinreport.analysis.rule import Band
 from pinreport.analysis.stats import (
     DEFAULT_ALPHA,
@@ -65,7 +64,8 @@ from pinreport.base.streams import err, finish, out, prepare
 from pinreport.base.units import parse_size
 from pinreport.formats.console import format_aa, format_compare, format_reserve, format_trace
 from pinreport.formats.junit import write_junit
-from pinreport.pipeline.report import run_pipeline
+from pinreport.pipeline.commands import aa_report, budget_report, reserve_report, trace_report
+from pinreport.pipeline.report import compare_report, run_pipeline, summary_report
 from pinreport.readers.budget import BudgetDocument, load_budget
 from pinreport.readers.results import ResultsFile, load_results
 from pinreport.render.context import page_context
@@ -256,7 +256,7 @@ def _run_aa(args: argparse.Namespace) -> int:
             problems.append(e)
     if not problems:
         try:
-            results = false_alarms.check(nights, options)
+            results = aa_report(nights, options)
         except BadInputError as e:
             problems.append(e)
     if problems:
@@ -275,7 +275,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    report = run_pipeline(current, store, options=options)
+    report = compare_report(current, store, options)
     out(format_compare(report.compared))
     if args.junit:
         write_junit(report.compared, args.junit)
@@ -313,11 +313,9 @@ def _run_reserve(args: argparse.Namespace) -> int:
     store = read_newest_releases(args.store, REPLAY if args.replay else REAL, args.driver)
     for problem in store.problems:
         err(f"error: {problem}")
-    chosen = {e.key.group: e.key.release for e in store.entries}
-    fits = fit_all(((e.key, e.results.runs) for e in store.entries), args.confidence)
-    recs = recommend(fits, size, args.gpus, chosen)
-    out(format_reserve(recs, size, args.gpus, replayed=args.replay))
-    if not recs:
+    report = reserve_report(store, size, args.gpus, args.confidence, replayed=args.replay)
+    out(format_reserve(report))
+    if not report.recommendations:
         what = f"driver {args.driver}" if args.driver else "any driver"
         err(f"error: {args.store}: no stored results of {what} allow a fit")
         return EXIT_BAD_INPUT
@@ -348,7 +346,7 @@ def _run_summary(args: argparse.Namespace) -> int:
             err(f"error: {e}")
             return EXIT_BAD_INPUT
         store = StoreContents(root="")
-    report = run_pipeline(current, store, options=options, budget=budget, stored=bool(args.store))
+    report = summary_report(current, store, options, budget=budget, stored=bool(args.store))
     out(format_summary(report.answer))
     for problem in report.compared.bad_input:
         err(f"error: {problem}")
@@ -359,7 +357,6 @@ def _run_summary(args: argparse.Namespace) -> int:
 
 def _run_budget_compare(args: argparse.Namespace) -> int:
     """Per family: REGRESSION (exit 1), IMPROVEMENT, SAME or not comparable (docs/budget.md)."""
-    from pinreport.analysis.budget_compare import REGRESSION, compare_budgets
     from pinreport.formats.console import format_budget_compare
 
     docs, code = [], EXIT_OK
@@ -371,15 +368,13 @@ def _run_budget_compare(args: argparse.Namespace) -> int:
             docs.append(loaded)
     if code != EXIT_OK:
         return code
-    old, new = docs
-    verdicts = compare_budgets(old, new)
-    out(format_budget_compare(old, new, verdicts))
-    return EXIT_REGRESSION if any(v.verdict == REGRESSION for v in verdicts) else EXIT_OK
+    report = budget_report(*docs)
+    out(format_budget_compare(report))
+    return report.exit_code
 
 
 def _run_trace(args: argparse.Namespace) -> int:
     from pinreport.advice.text import format_advice
-    from pinreport.analysis import trace
 
     if args.html:  # refused before anything is read
         args.html = str(output_path(args.html, "trace.html", [args.trace]))
@@ -393,19 +388,17 @@ def _run_trace(args: argparse.Namespace) -> int:
     if isinstance(got, int):
         return got
     tf, advice, problems, runs = got
-    judgement = trace.judge_trace(tf, (r.results for r in runs))
-    out(format_trace(judgement))
+    report = trace_report(tf, (r.results for r in runs), advice, store_given=bool(args.store))
+    out(format_trace(report))
     out(format_advice(advice))
     for problem in problems:
         err(f"error: {problem}")
     if args.html:
         from pinreport.render.trace_page import write_trace_html
 
-        write_trace_html(judgement, args.html, advice)
-        out(f"{args.html}: {judgement.verdict}\n")
-    # Without a store nothing is judged against a fit: NO_FIT is not a failure then.
-    code = trace.exit_code(judgement) if args.store or judgement.verdict != trace.TraceVerdict.NO_FIT else EXIT_OK
-    return with_bad_input(code, bool(problems))
+        write_trace_html(report, args.html)
+        out(f"{args.html}: {report.judgement.verdict}\n")
+    return with_bad_input(report.exit_code, bool(problems))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

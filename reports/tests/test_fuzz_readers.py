@@ -21,11 +21,11 @@ from conftest import REPO_ROOT, upgraded  # noqa: E402
 from fuzz_values import mutated  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pinreport.analysis.trace import judge_trace  # noqa: E402
 from pinreport.base.errors import BadInputError  # noqa: E402
 from pinreport.cli import main  # noqa: E402
 from pinreport.formats.console import format_compare, format_summary, format_trace  # noqa: E402
 from pinreport.formats.markdown import format_summary_markdown  # noqa: E402
+from pinreport.pipeline.commands import trace_report  # noqa: E402
 from pinreport.pipeline.report import run_pipeline  # noqa: E402
 from pinreport.readers.results import results_from_bytes  # noqa: E402
 from pinreport.readers.trace import load_trace  # noqa: E402
@@ -150,9 +150,9 @@ def test_a_schema_valid_trace_is_judged_and_shown(tmp_path_factory, store_docs, 
         t = load_trace(path)
     except BadInputError as e:
         raise AssertionError(f"the schema admits it, the reader refused it: {e}") from None
-    j = judge_trace(t, store_docs())
-    format_trace(j)
-    write_trace_html(j, folder / "t.html")
+    report = trace_report(t, store_docs())
+    format_trace(report)
+    write_trace_html(report, folder / "t.html")
 
 
 @_SETTINGS
@@ -165,9 +165,9 @@ def test_a_mutated_trace_is_read_or_refused_and_then_judged(tmp_path_factory, st
         t = load_trace(path)
     except BadInputError:
         return
-    j = judge_trace(t, store_docs())
-    format_trace(j)
-    write_trace_html(j, folder / "t.html")
+    report = trace_report(t, store_docs())
+    format_trace(report)
+    write_trace_html(report, folder / "t.html")
 
 
 def test_the_profiles_are_bounded():

@@ -99,7 +99,7 @@ def test_an_internal_error_exits_4_never_1(tmp_path, capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(pinreport.cli, "run_pipeline", broken)
+    monkeypatch.setattr(pinreport.cli, "compare_report", broken)
     root = make_store(tmp_path / "store")
     current = write_json(tmp_path / "c.json", results_doc([run_doc()]))
     code = main(["compare", "--store", str(root), "--current", str(current)])

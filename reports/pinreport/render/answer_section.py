@@ -7,8 +7,8 @@ from typing import TypedDict
 
 from pinreport.base.labels import probe_label, size_label
 from pinreport.base.units import format_bytes, format_delta
-from pinreport.claims.claim import ClaimRow
 from pinreport.pipeline.answer import COMPARED, FIRST_NIGHT, NO_STORE, Answer, GiB
+from pinreport.pipeline.values import ClaimRow
 
 
 def _pct(x: float) -> str:

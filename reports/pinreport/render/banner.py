@@ -1,7 +1,6 @@
 """The top of the page: the overall verdict and what the platform lets the page say."""
 
-from pinreport.analysis.compare import CompareReport
-from pinreport.readers.results import ResultsFile
+from pinreport.pipeline.values import CompareReport, ResultsFile
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
 DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs

@@ -8,9 +8,8 @@ It computes no verdict, fit or claim of its own.
 
 from typing import TypedDict
 
-from pinreport.base.labels import size_label
-from pinreport.claims.claim import ClaimRow
-from pinreport.pipeline.report import Report
+from pinreport.pipeline.report import PageReport
+from pinreport.pipeline.values import ClaimRow
 from pinreport.render.answer_section import AnswerSection, answer_section
 from pinreport.render.banner import overall_verdict, platform_note
 from pinreport.render.charts.bandwidth import bandwidth_charts
@@ -21,7 +20,7 @@ from pinreport.render.controls_table import ControlRow, GranuleRow, control_rows
 from pinreport.render.disturbed_table import DisturbedRow, disturbed_rows
 from pinreport.render.environment_table import EnvironmentRow, environment_rows
 from pinreport.render.kind_sections import KindSection, NotMeasured, kind_sections, not_measured
-from pinreport.render.reserve_table import RESERVE_SIZES, reserve_rows
+from pinreport.render.reserve_table import reserve_rows, reserve_sizes
 from pinreport.render.svg_charts import Chart
 from pinreport.render.verdict_table import VerdictRow, verdict_rows
 
@@ -69,8 +68,8 @@ class PageContext(TypedDict):
     exit_code: int
 
 
-def page_context(r: Report) -> PageContext:
-    """Everything the template shows, as plain values."""
+def page_context(r: PageReport) -> PageContext:
+    """Everything the template shows, laid out from the page's Report."""
     current, report, bench, key = r.current, r.compared, r.bench, r.key
     verdict, also = overall_verdict(report)
     baseline = r.baseline
@@ -108,17 +107,17 @@ def page_context(r: Report) -> PageContext:
         "rows": rows,
         "flagged": sum(r["flag"] for r in rows),
         "few_nights": sum(r["few_nights"] for r in rows),
-        "cost_charts": cost_charts(r.per_release),
-        "rule_charts": rule_charts(report.rule, report.options.band, r.fits),
-        "reserve_rows": reserve_rows(r.fits, key),
-        "reserve_sizes": [size_label(s) for s in RESERVE_SIZES],
+        "cost_charts": cost_charts(r.costs),
+        "rule_charts": rule_charts(r.rules, report.options.band),
+        "reserve_rows": reserve_rows(r.reserve),
+        "reserve_sizes": reserve_sizes(),
         "band": str(report.options.band),
         "bandwidth_charts": bandwidth_charts(bench),
         "bench_files": bench.files,
         "history_charts": history_charts(r.nights),
-        "nights": len(r.nights),
-        "kind_sections": kind_sections(current.runs),
-        "not_measured": not_measured(current.runs),
+        "nights": len(r.nights.labels),
+        "kind_sections": kind_sections(r.kinds),
+        "not_measured": not_measured(r.kinds_not_measured),
         "claims": list(r.claims),
         "further_claims": list(r.further_claims),
         "exit_code": r.exit_code,

@@ -4,7 +4,7 @@ from typing import TypedDict
 
 from pinreport.base.labels import probe_label
 from pinreport.base.units import format_bytes
-from pinreport.readers.results import Controls
+from pinreport.pipeline.values import Controls
 
 
 class ControlRow(TypedDict):

@@ -2,7 +2,7 @@
 
 from typing import TypedDict
 
-from pinreport.analysis.compare import CompareReport
+from pinreport.pipeline.values import CompareReport
 
 
 class DisturbedRow(TypedDict):

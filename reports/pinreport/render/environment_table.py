@@ -3,8 +3,7 @@
 import json
 from typing import TypedDict
 
-from pinreport.readers.environment import FieldValue
-from pinreport.readers.results import ResultsFile
+from pinreport.pipeline.values import FieldValue, ResultsFile
 
 
 class EnvironmentRow(TypedDict):

@@ -7,25 +7,17 @@ from typing import TypedDict
 
 import jinja2
 
-from pinreport.advice.build import Advice
-from pinreport.advice.page import AdviceSection, advice_context
-from pinreport.analysis.trace import (
-    TraceJudgement,
-    asked_sizes,
-    calls_by_api,
-    pinning_processes,
-    rounding_note,
-    sample_costs,
-)
 from pinreport.base.atomic_write import write_text
 from pinreport.base.units import format_bytes
+from pinreport.pipeline.commands import TraceReport
+from pinreport.pipeline.values import AdviceSection
 from pinreport.render.svg_charts import Chart, Series, line_chart
 
 MIB = 1024 * 1024
 
 
-def _timeline_chart(j: TraceJudgement):
-    t = j.trace
+def _timeline_chart(r: TraceReport):
+    j, t = r.judgement, r.trace
     held = [(ms / 1000, b / MIB) for ms, b in t.pinned.timeline]
     if held:
         # From the start, and held to the end where nothing released it.
@@ -34,7 +26,7 @@ def _timeline_chart(j: TraceJudgement):
     baseline = t.cost_at_peak.baseline_t_ms
     if baseline is not None:
         for d in j.devices:  # each with its index (judge_trace's reading of cost_at_peak)
-            costs = sample_costs(j.trace, d.nvml_index)
+            costs = r.device_costs.get(d.nvml_index, ())
             base = next((c for t_ms, c in costs if abs(t_ms - float(baseline)) < 1e-6), None)
             if base is None:
                 continue
@@ -74,8 +66,8 @@ class TracePage(TypedDict):
     advice: AdviceSection | None
 
 
-def trace_context(j: TraceJudgement, advice: Advice | None = None) -> TracePage:
-    t = j.trace
+def trace_context(r: TraceReport) -> TracePage:
+    j, t = r.judgement, r.trace
     sites = sorted(t.pinned.peak_by_site.items(), key=lambda kv: -kv[1])
     return {
         "title": f"pinbench trace: {' '.join(t.command)}",
@@ -85,13 +77,13 @@ def trace_context(j: TraceJudgement, advice: Advice | None = None) -> TracePage:
         "status": {"kind": t.status.kind or "unknown", "exit_code": t.status.exit_code, "message": t.status.message},
         "tracing": {"state": t.tracing.state or "unknown", "message": t.tracing.message},
         "summary": t.pinned.summary,
-        "rounding": rounding_note(j.trace),
-        "sizes": [(format_bytes(b), n) for b, n in asked_sizes(j.trace)[:8]],
+        "rounding": r.rounding,
+        "sizes": [(format_bytes(b), n) for b, n in r.sizes[:8]],
         "peak": format_bytes(j.peak_bytes),
         "families": [(f, format_bytes(b), j.fits_used.get(f, "no fit")) for f, b in sorted(j.by_family.items())],
-        "processes": [(w, format_bytes(b)) for w, b in sorted(pinning_processes(j.trace).items())],
+        "processes": [(w, format_bytes(b)) for w, b in sorted(r.processes.items())],
         "sites": [(s, format_bytes(b)) for s, b in sites[:10]],
-        "apis": [(a, v.calls, v.failed, format_bytes(v.bytes_asked)) for a, v in sorted(calls_by_api(j.trace).items())],
+        "apis": [(a, v.calls, v.failed, format_bytes(v.bytes_asked)) for a, v in sorted(r.calls.items())],
         "devices": [
             {
                 "index": d.nvml_index,
@@ -103,12 +95,12 @@ def trace_context(j: TraceJudgement, advice: Advice | None = None) -> TracePage:
         ],
         "notes": j.notes,
         "program_notes": list(t.notes.shown),
-        "timeline": _timeline_chart(j),
-        "advice": advice_context(advice) if advice is not None else None,  # advice/page.py
+        "timeline": _timeline_chart(r),
+        "advice": r.advice_section,
     }
 
 
-def write_trace_html(j: TraceJudgement, path: str, advice: Advice | None = None) -> None:
+def write_trace_html(r: TraceReport, path: str) -> None:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pinreport", "templates"),
         autoescape=True,
@@ -116,5 +108,5 @@ def write_trace_html(j: TraceJudgement, path: str, advice: Advice | None = None)
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    html = env.get_template("trace.html.j2").render(**trace_context(j, advice))
+    html = env.get_template("trace.html.j2").render(**trace_context(r))
     write_text(path, html)  # the one atomic writer

@@ -4,13 +4,9 @@ rows that need reading first, each linked to its chart."""
 from collections.abc import Sequence
 from typing import TypedDict
 
-from pinreport.analysis.compare import CompareReport
-from pinreport.analysis.expect import ClaimVerdict
-from pinreport.analysis.rule import RuleVerdict
-from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.base.labels import anchor
 from pinreport.base.units import format_bytes, format_value
-from pinreport.readers.runs import Run
+from pinreport.pipeline.values import TOO_FEW_NIGHTS, ClaimVerdict, CompareReport, RuleVerdict, Run, Verdict
 
 # Verdicts that need no reading in the morning; folded below the others.
 _PLAIN = {"SAME", "OK", "CONFIRMED", "NO-BASELINE", "NOT JUDGED", "NOT TESTED", "OVER-RESERVED"}

@@ -4,7 +4,7 @@ size, and the staging ring's curve against its pinned bytes per operation and si
 from collections import defaultdict
 
 from pinreport.base.labels import anchor, size_label
-from pinreport.readers.bench_rows import BenchRows
+from pinreport.pipeline.values import BenchRows
 from pinreport.render.svg_charts import Chart, Mark, Series, line_chart
 
 
