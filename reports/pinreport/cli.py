@@ -1,4 +1,4 @@
-"""Command line: a thin layer over the report pipeline (pipeline.py), fit.py and the formatters.
+"""Command line: a thin layer over the report pipeline (pipeline/), the typed readers (readers/) and the formatters.
 
   pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
                     [--alpha A] [--floor F] [--time-floor F] [--min-repeats N]

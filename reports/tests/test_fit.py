@@ -8,7 +8,7 @@ from pinreport.readers.runs import Run
 
 
 def _runs(doc):
-    """A document's runs as the fits take them (result/model.py)."""
+    """A document's runs as the fits take them (readers/runs.py)."""
     return [Run.from_json(r) for r in doc["runs"]]
 
 

@@ -1,4 +1,4 @@
-"""pipeline.py: one Report per results file, each analysis computed once, the outputs only read it."""
+"""pipeline/report.py: one Report per results file, each analysis computed once, eagerly; the outputs read it."""
 
 import dataclasses
 

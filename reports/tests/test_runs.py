@@ -1,4 +1,4 @@
-"""model.py: a run and its metrics read once into typed values, as the document holds them."""
+"""readers/runs.py: a run and its metrics read once into typed values, as the document holds them."""
 
 from builders import MiB, results_doc, run_doc
 from pinreport.readers.runs import Metric, Plan, Run

@@ -1,4 +1,4 @@
-"""The results schema has two validators (pinreport.result.load): jsonschema-rs decides, fast, and
+"""The results schema has two validators (pinreport.readers.validate): jsonschema-rs decides, fast, and
 jsonschema, the reference implementation, words the error. A document one accepts and the other
 refuses would be read by one reader and not by the other; these tests hold them to the same
 verdict on every small change of real documents: each value replaced by one of every JSON type,

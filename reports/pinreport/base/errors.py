@@ -18,7 +18,7 @@ class BadInputError(PinreportError):
         self.detail = message
 
     def __reduce__(self):
-        # As built, so that a worker process can hand one back (worker_pool.py).
+        # As built, so that a worker process can hand one back (base/worker_pool.py).
         return (type(self), (self.path, self.detail))
 
 

@@ -4,7 +4,7 @@ says, what to reserve, what changed since the previous driver release, and what 
 build_answer() gathers it from what the other modules compute, and computes nothing of its own:
 the cost fit and the reserve (fit.py, the `reserve` command's), the rule's verdicts and the
 comparison with the previous release (compare.py, `compare`'s), the brief's claims (claims/,
-handed in by the report pipeline, pipeline.py, which calls it). `pinreport summary` prints it
+handed in by the report pipeline, pipeline/report.py, which calls it). `pinreport summary` prints it
 (console.py), writes it as Markdown (markdown.py), and the HTML report opens with it
 (templates/report.html.j2).
 
@@ -206,7 +206,7 @@ def build_answer(
 ) -> Answer:
     """The answer for one results file, its comparison and the brief's claims on it (`stored`: a
     store was given; `budget`: a `pinbench budget` document to give in one line). The report
-    pipeline (pipeline.py) calls it, once."""
+    pipeline (pipeline/report.py) calls it, once."""
     key = current.environment.key
     clean, left_out = _clean_runs(current)
     by_reason: dict[str, list[str]] = {}

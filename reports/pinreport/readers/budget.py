@@ -1,4 +1,4 @@
-"""`pinbench budget` documents (docs/budget.md): read as results files are (load.py): bounded,
+"""`pinbench budget` documents (docs/budget.md): read as results files are (readers/results.py): bounded,
 strict JSON, then docs/budget.schema.json; BadInputError "FILE: FIELD PATH: message" on any problem.
 The harness computed every value; this reader derives nothing."""
 

@@ -1,6 +1,6 @@
 """Reading a `pinbench trace` file (docs/trace.md) once into a typed TraceFile: the program's
 calls, what it held pinned at its peak, the NVML samples, the device cost at the peak, its notes
-and its environment. Read as results files are (load.py): bounded (TRACE_LIMIT), strict JSON,
+and its environment. Read as results files are (readers/results.py): bounded (TRACE_LIMIT), strict JSON,
 then docs/trace.schema.json; BadInputError "FILE: FIELD PATH: message" on any problem. Every
 later stage (analysis/trace.py, advice/, the trace page) reads these values, never the document.
 """
@@ -313,7 +313,7 @@ def _trace_validator() -> jsonschema.Draft202012Validator:
 
 
 def load_trace(path: str | Path) -> TraceFile:
-    """Reads and validates a trace as results files are (load.py): bounded (TRACE_LIMIT), strict
+    """Reads and validates a trace as results files are (readers/results.py): bounded (TRACE_LIMIT), strict
     JSON, then the trace schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
     doc = read_versioned_document(
         path, TRACE_LIMIT, TRACE_SCHEMA, TRACE_VERSIONS, TRACE_VERSIONS, "trace", _trace_validator()

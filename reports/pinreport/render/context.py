@@ -1,6 +1,6 @@
 """The HTML report's context: everything the template shows, prepared as plain values.
 
-page_context() reads one Report (pipeline.py: the verdicts, the fits, the answer, the claims,
+page_context() reads one PageReport (pipeline/report.py: the verdicts, the fits, the answer, the claims,
 the store's nights, the benchmark rows, each computed there once) and lays it out: the tables
 (render/*_table.py), the charts (render/charts/), the answer's section; page.py renders it.
 It computes no verdict, fit or claim of its own.
