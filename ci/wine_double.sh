@@ -124,7 +124,7 @@ check "NvmlDevice.* against the double" nvml_tests
 # --- 2. doctor --------------------------------------------------------------------------------
 # Host pinning costs nothing here: on Windows the positive_host control judges only DXGI's
 # non-local group, which the double has not, so it is NOT APPLICABLE; with a cost, its disturbance
-# check saw the control's own pin cost as an idle move in 2 of 8 doctors under Wine (docs/notes.md).
+# check saw the control's own pin cost as an idle move in 2 of 8 doctors under Wine (results/test-double/README.md).
 script doctor "$(grep -v '^pin_cost_per_gib.cuMemHostAlloc =' <<<"$priced")" >/dev/null
 say "pinbench.exe doctor"
 doctor() {
