@@ -19,7 +19,8 @@ import re
 import sys
 from pathlib import Path
 
-DEFAULT_GLOBS = (  # the top-level README.md joins once its rewrite has landed
+DEFAULT_GLOBS = (
+    "README.md",
     "docs/*.md",
     "results/**/README.md",
     "results/**/NOTES.md",
