@@ -5,7 +5,7 @@
                     [--scenario-floor NAME=F ...]
   pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
   pinreport aa      NIGHT.json NIGHT.json ... (the same verdict options as compare)
-  pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] [--budget BUDGET] -o report.html
+  pinreport html    [--store DIR] --current RESULTS [--bench BENCH_JSON ...] [--budget BUDGET] -o report.html
                     (the same verdict options as compare)
   pinreport trace   TRACE [--store DIR] [--html trace.html]   (a `pinbench trace` file, docs/trace.md;
                     with the advice section, and advise's evidence options)
@@ -50,6 +50,7 @@ from pinreport.analysis.stats import (
     DEFAULT_TIME_FLOOR,
     load_libraries,
 )
+from pinreport.arguments import ArgumentParser
 from pinreport.atomic_write import output_path
 from pinreport.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.exit_codes import (
@@ -167,6 +168,9 @@ def _verdict_options(args: argparse.Namespace) -> CompareOptions:
 def _missing_store(path: str) -> int | None:
     """A --store that is not a directory is a typo, not an empty history: exit 2 before anything
     is analysed (an existing directory without store.json is named by read_store instead)."""
+    if not path:
+        err("error: --store is empty (give the baseline store directory)")
+        return EXIT_BAD_INPUT
     if Path(path).is_dir():
         return None
     what = "does not exist" if not Path(path).exists() else "is not a directory"
@@ -176,15 +180,19 @@ def _missing_store(path: str) -> int | None:
 
 def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreContents] | int:
     """The current results file and what `read` (store.read_for_compare / read_for_html) takes
-    from the store for it, or the exit code when the current file is bad."""
-    missing = _missing_store(args.store)
-    if missing is not None:
-        return missing
+    from the store for it (none without --store: `summary` and `html` judge one file alone), or
+    the exit code when the current file is bad."""
+    if args.store is not None:
+        missing = _missing_store(args.store)
+        if missing is not None:
+            return missing
     try:
         current = load_results(args.current)
     except BadInputError as e:
         err(f"error: {e}")
         return EXIT_BAD_INPUT
+    if args.store is None:
+        return current, StoreContents(root="")
     # scipy's import (about a second) while worker processes check the store's files.
     return current, read(args.store, current, meanwhile=load_libraries)
 
@@ -201,11 +209,9 @@ def _load_budget(path: str | None) -> BudgetDocument | None | int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule"
-    )
+    p = ArgumentParser(prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule")
     # The version of pinbench too: CMakeLists.txt reads it from pinreport/__init__.py.
-    p.add_argument("--version", action="version", version=f"pinreport {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"pinreport {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="verdicts of a results file against the baseline store")
     c.add_argument("--store", required=True, help="baseline store directory")
@@ -213,7 +219,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--junit", help="also write the verdicts as JUnit XML here")
     _add_verdict_options(c)
     h = sub.add_parser("html", help="one self-contained HTML page: verdict, controls, charts, claims")
-    h.add_argument("--store", required=True, help="baseline store directory")
+    h.add_argument("--store", help="baseline store directory (without it: the results file alone)")
     h.add_argument("--current", required=True, help="results file to report on")
     h.add_argument("--bench", action="append", default=[], help="Google Benchmark JSON file (repeatable)")
     h.add_argument("-o", "--output", required=True, help="HTML file to write")
@@ -295,12 +301,14 @@ def _run_html(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    context = page_context(run_pipeline(current, store, args.bench, options, budget=budget))
+    context = page_context(
+        run_pipeline(current, store, args.bench, options, budget=budget, stored=args.store is not None)
+    )
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")
     out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
-    return with_bad_input(context["exit_code"], bool(context["bad_input"]))
+    return context["exit_code"]  # with the bad inputs named: the code the page's banner shows
 
 
 def _run_reserve(args: argparse.Namespace) -> int:
@@ -336,19 +344,11 @@ def _run_summary(args: argparse.Namespace) -> int:
     budget = _load_budget(args.budget)
     if isinstance(budget, int):
         return budget
-    if args.store:
-        inputs = _load_inputs(args, read_for_compare)
-        if isinstance(inputs, int):
-            return inputs
-        current, store = inputs
-    else:
-        try:
-            current = load_results(args.current)
-        except BadInputError as e:
-            err(f"error: {e}")
-            return EXIT_BAD_INPUT
-        store = StoreContents(root="")
-    report = run_pipeline(current, store, options=options, budget=budget, stored=bool(args.store))
+    inputs = _load_inputs(args, read_for_compare)
+    if isinstance(inputs, int):
+        return inputs
+    current, store = inputs
+    report = run_pipeline(current, store, options=options, budget=budget, stored=args.store is not None)
     out(format_summary(report.answer))
     for problem in report.compared.bad_input:
         err(f"error: {problem}")
