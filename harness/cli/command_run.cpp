@@ -12,6 +12,7 @@
 
 #include "answer.hpp"
 #include "command.hpp"
+#include "installed_files.hpp"
 #include "output_path.hpp"
 #include "pinbench/platform/interrupt.hpp"
 #include "pinbench/platform/subprocess.hpp"
@@ -23,6 +24,7 @@
 #include "pinbench/store/store.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/units.hpp"
+#include "platform/standard_streams.hpp"
 #include "run/plan_runner.hpp"
 #include "store/earlier_times.hpp"
 #include "validators.hpp"
@@ -103,16 +105,20 @@ private:
     // What is run and where it goes.
     void add_what_options() {
         app_->add_option("FILE", scenario_path_,
-                         "Scenario file (YAML); optional with --backend replay or --resume");
+                         "Scenario file (YAML), or a packaged one by name (quick, nightly); optional with "
+                         "--backend replay or --resume")
+            ->transform(PackagedFile(kScenarios, ".yaml"));
         app_->add_option("-o,--output", results_path_, "Results file (written atomically after every run)")
             ->capture_default_str();
         app_->add_option("--backend", backend_, "cuda (measure) or replay (transform a real results file)")
             ->check(CLI::IsMember({"cuda", "replay"}))
             ->capture_default_str();
-        app_->add_option("--from", replay_from_, "Replay: the real results file to replay")
-            ->check(ExistingFile());
-        app_->add_option("--script", replay_script_, "Replay: the transformation script (YAML)")
-            ->check(ExistingFile());
+        app_->add_option("--from", replay_from_,
+                         "Replay: the real results file to replay, or the packaged one by name (h200-smoke)")
+            ->transform(PackagedFile(kReplaySources, ".json"));
+        app_->add_option("--script", replay_script_,
+                         "Replay: the transformation script (YAML), or a packaged one by name (relabel-demo)")
+            ->transform(PackagedFile(kReplayScripts, ".yaml"));
         app_->add_option("--only", only_, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
         app_->add_option("--repeat-timeout", repeat_timeout_,
                          "Seconds per repeat, overriding the scenario's timeout_s")
@@ -187,6 +193,9 @@ private:
         options.controls.positive_bytes = parse_size(positive_);
         options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance_));
         options.progress = &std::cerr;
+        // On a terminal one line rewritten in place, coloured unless NO_COLOR; else plain lines.
+        options.progress_style = {standard_error_is_terminal(), colour_on_standard_error(),
+                                  standard_error_columns()};
         options.watch.enabled = !no_watch_;
         options.watch.interval = std::chrono::milliseconds(watch_interval_ms_);
         options.watch.retries = disturbance_retries_;

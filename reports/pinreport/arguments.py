@@ -73,7 +73,9 @@ class ArgumentParser(argparse.ArgumentParser):
         hint = ""
         if message.startswith("unrecognized arguments: "):
             where = getattr(self, "_unknown_in", None)
-            options = _options(where) if where else [o for p in [self, *_subparsers(self).values()] for o in _options(p)]
+            options = (
+                _options(where) if where else [o for p in [self, *_subparsers(self).values()] for o in _options(p)]
+            )
             for word in message.removeprefix("unrecognized arguments: ").split():
                 if word.startswith("-") and (near := nearest(word, options)):
                     hint = f"; did you mean {near}?"
