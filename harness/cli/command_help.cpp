@@ -50,7 +50,8 @@ void add_nodes(CLI::App& command, std::vector<std::string> path, std::vector<Com
     CompletionNode node;
     node.path = path;
     node.options = option_names(command);
-    if (command.get_name() == "completion") node.values.assign(kCompletionShells.begin(), kCompletionShells.end());
+    if (command.get_name() == "completion")
+        node.values.assign(kCompletionShells.begin(), kCompletionShells.end());
     const std::vector<CLI::App*> subs = visible_commands(command);
     for (CLI::App* sub : subs) node.commands.push_back(sub->get_name());
     tree.push_back(node);
@@ -68,7 +69,8 @@ public:
                                      "Print the shell completion script: bash, zsh, fish or powershell")),
           root_(app) {
         std::vector<std::string> shells(kCompletionShells.begin(), kCompletionShells.end());
-        app_->add_option("SHELL", shell_, "bash, zsh, fish or powershell (docs/pip-install.md, 'Shell completion')")
+        app_->add_option("SHELL", shell_,
+                         "bash, zsh, fish or powershell (docs/pip-install.md, 'Shell completion')")
             ->required()
             ->check(CLI::IsMember(shells));
     }
@@ -87,7 +89,9 @@ private:
 
 }  // namespace
 
-void add_help_command(CLI::App& app, Commands& commands) { commands.push_back(std::make_unique<HelpCommand>(app)); }
+void add_help_command(CLI::App& app, Commands& commands) {
+    commands.push_back(std::make_unique<HelpCommand>(app));
+}
 
 void add_completion_command(CLI::App& app, Commands& commands) {
     commands.push_back(std::make_unique<CompletionCommand>(app));

@@ -89,8 +89,8 @@ std::string zsh(const std::vector<CompletionNode>& tree) {
     for (const auto& node : tree) {
         std::vector<std::string> words = node.commands;
         words.insert(words.end(), node.values.begin(), node.values.end());
-        s += "        (" + key(node) + ") commands=(" + joined(words, " ") + ") opts=(" + joined(node.options, " ") +
-             ") ;;\n";
+        s += "        (" + key(node) + ") commands=(" + joined(words, " ") + ") opts=(" +
+             joined(node.options, " ") + ") ;;\n";
     }
     s += "    esac\n"
          "    if [[ ${words[CURRENT]} == -* ]]; then\n"
@@ -134,11 +134,12 @@ std::string fish(const std::vector<CompletionNode>& tree) {
         const std::string when = " -n 'test (" + at + ") = " + key(node) + "'";
         std::vector<std::string> words = node.commands;
         words.insert(words.end(), node.values.begin(), node.values.end());
-        if (!words.empty()) s += "complete -c " + program + " -f" + when + " -a '" + joined(words, " ") + "'\n";
+        if (!words.empty())
+            s += "complete -c " + program + " -f" + when + " -a '" + joined(words, " ") + "'\n";
         for (const auto& option : node.options) {
             const bool long_option = option.rfind("--", 0) == 0;
-            s += "complete -c " + program + when + (long_option ? " -l " + option.substr(2) : " -s " + option.substr(1)) +
-                 "\n";
+            s += "complete -c " + program + when +
+                 (long_option ? " -l " + option.substr(2) : " -s " + option.substr(1)) + "\n";
         }
     }
     return s;
@@ -172,9 +173,11 @@ std::string powershell(const std::vector<CompletionNode>& tree) {
     }
     s += "        default { @() }\n"
          "    }\n"
-         "    $words | Where-Object { $_ -like \"$wordToComplete*\" -and ($wordToComplete -like '-*' -or $_ -notlike "
+         "    $words | Where-Object { $_ -like \"$wordToComplete*\" -and ($wordToComplete -like '-*' -or $_ "
+         "-notlike "
          "'-*') } |\n"
-         "        ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_) "
+         "        ForEach-Object { [System.Management.Automation.CompletionResult]::new($_, $_, "
+         "'ParameterValue', $_) "
          "}\n"
          "}\n";
     return s;

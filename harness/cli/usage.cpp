@@ -16,7 +16,8 @@ namespace {
 // The command a parse error was met in: the deepest one the command line chose.
 CLI::App* deepest_chosen(CLI::App& app) {
     CLI::App* at = &app;
-    for (std::vector<CLI::App*> chosen = at->get_subcommands(); !chosen.empty(); chosen = at->get_subcommands()) {
+    for (std::vector<CLI::App*> chosen = at->get_subcommands(); !chosen.empty();
+         chosen = at->get_subcommands()) {
         at = chosen.front();
     }
     return at;
@@ -86,17 +87,20 @@ std::string first_screen(CLI::App& app) {
         << "Usage: pinbench [OPTIONS] COMMAND [ARGS]...\n\n"
         << "Commands:\n";
     for (CLI::App* command : visible_commands(app)) {
-        out << "  " << std::left << std::setw(12) << command->get_name() << command->get_description() << "\n";
+        out << "  " << std::left << std::setw(12) << command->get_name() << command->get_description()
+            << "\n";
     }
     out << "\nOptions:\n"
-        << "  -h, --help     this screen; `pinbench help COMMAND` or `pinbench COMMAND --help` for one command\n"
+        << "  -h, --help     this screen; `pinbench help COMMAND` or `pinbench COMMAND --help` for one "
+           "command\n"
         << "  -V, --version  the version\n\n"
         << "The answer: every run ends with `pinreport summary`; pinreport, installed beside pinbench,\n"
         << "also makes the HTML page (`pinreport html --current quick.json -o report.html`) and the\n"
         << "verdicts between driver releases (`pinreport --help`).\n\n"
         << "Scenarios and the replay example are found by name (quick, nightly, h200-smoke).\n"
         << "Documentation: " << terminal_text(docs_folder_text()) << " (start with scenario-format.md)\n"
-        << "Exit codes: 0 ok, 1 regression, 2 bad input, 3 no GPU or a failed run, 128+N stopped by signal N.\n";
+        << "Exit codes: 0 ok, 1 regression, 2 bad input, 3 no GPU or a failed run, 128+N stopped by signal "
+           "N.\n";
     return out.str();
 }
 

@@ -30,9 +30,10 @@ fs::path script_for(const std::string& shell) {
 
 // What bash offers after the words typed (the last one being completed).
 std::string bash_offers(const fs::path& script, const std::string& words) {
-    const std::string program = "source \"$0\"; complete -p pinbench >/dev/null || exit 9; COMP_WORDS=(" + words +
-                                "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
-                                "_pinbench_complete; ((${#COMPREPLY[@]} == 0)) || printf '%s\\n' \"${COMPREPLY[@]}\"";
+    const std::string program =
+        "source \"$0\"; complete -p pinbench >/dev/null || exit 9; COMP_WORDS=(" + words +
+        "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+        "_pinbench_complete; ((${#COMPREPLY[@]} == 0)) || printf '%s\\n' \"${COMPREPLY[@]}\"";
     const auto out = run({"/bin/bash", "-c", program, script.string()});
     EXPECT_EQ(out.exit_code, 0) << out.output;
     return out.output;
@@ -68,7 +69,7 @@ TEST(Completion, EveryScriptNamesEveryCommand) {
 
 TEST(Completion, ZshAndFishScriptsParse) {
     for (const auto& [shell, check] : {std::pair<std::string, std::string>{"zsh", "/usr/bin/zsh"},
-                                      std::pair<std::string, std::string>{"fish", "/usr/bin/fish"}}) {
+                                       std::pair<std::string, std::string>{"fish", "/usr/bin/fish"}}) {
         if (!fs::exists(check)) continue;
         const fs::path script = script_for(shell);
         const auto out = run({check, "-n", script.string()});
