@@ -1,4 +1,4 @@
-"""pinreport's argument parser: argparse, with the two things its errors lack.
+"""pinreport's argument parser: argparse, with the two things its errors lack, and completion.
 
 - Every error line goes out through streams.err, so a word typed on the command line (an
   option, a value, a file name) is shown escaped (text.py) and can neither retitle nor clear
@@ -6,6 +6,10 @@
 - A misspelt option or command gets the nearest known one of the command it was typed for
   (`--markdwn` -> `--markdown`, `sumary` -> `summary`), as pinbench's parser does
   (harness/cli/main.cpp); difflib's ratio decides what is near.
+
+- `pinreport completion SHELL` prints a completion script made from the parser itself by shtab
+  (as pinbench's `completion SHELL` does): commands, options, choices, and file or folder names
+  where an argument is declared with `complete="file"` or `complete="folder"`.
 
 cli.py builds the parser from ArgumentParser below; nothing else differs from argparse.
 """
@@ -15,9 +19,15 @@ import difflib
 import sys
 from collections.abc import Iterable, Sequence
 
+import shtab
+
 from pinreport.streams import err
 
 EXIT_USAGE = 2  # argparse's own code for a usage error, README.md's "bad input"
+# What an argument's value completes to (ArgumentParser.add_argument's `complete=`).
+COMPLETIONS = {"file": shtab.FILE, "folder": shtab.DIRECTORY}
+# The shells `pinreport completion` writes a script for: those of pinbench's that shtab knows.
+COMPLETION_SHELLS = ("bash", "zsh")
 
 
 def nearest(word: str, known: Iterable[str]) -> str | None:
@@ -38,8 +48,26 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
     return [s for action in parser._actions for s in action.option_strings]  # noqa: SLF001
 
 
+def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
+    """The completion script of `parser` for `shell` (one of COMPLETION_SHELLS)."""
+    return shtab.complete(parser, shell=shell)
+
+
+def add_completion_command(sub) -> None:
+    """`completion SHELL`, as pinbench's; cli.py prints completion_script(parser, SHELL)."""
+    c = sub.add_parser("completion", help=f"print a shell completion script ({', '.join(COMPLETION_SHELLS)})")
+    c.add_argument("shell", choices=COMPLETION_SHELLS, help="the shell whose script to print")
+
+
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse.ArgumentParser whose errors are escaped and name the nearest option or command."""
+    """argparse.ArgumentParser whose errors are escaped and name the nearest option or command;
+    add_argument takes `complete="file"` or `complete="folder"` for the completion script."""
+
+    def add_argument(self, *args, complete: str | None = None, **kwargs):
+        action = super().add_argument(*args, **kwargs)
+        if complete is not None:
+            action.complete = COMPLETIONS[complete]  # read by shtab; a misspelt kind is a KeyError
+        return action
 
     def parse_known_args(self, args: Sequence[str] | None = None, namespace=None):
         args = list(sys.argv[1:] if args is None else args)

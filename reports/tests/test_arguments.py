@@ -1,13 +1,17 @@
 """pinreport's parser errors (arguments.py): every word echoed is escaped, and a misspelt option
-or command gets the nearest one (issue 57, item 7; issue 58's `-V`)."""
+or command gets the nearest one (issue 57, item 7; issue 58's `-V`); `completion SHELL` prints a
+script that completes commands, options and file names."""
 
 import re
+import shlex
+import shutil
+import subprocess
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pinreport import __version__
-from pinreport.arguments import nearest
+from pinreport.arguments import COMPLETION_SHELLS, nearest
 from pinreport.cli import main
 
 # Anything a terminal acts on: C0 and C1 controls, DEL, the bidirectional overrides.
@@ -82,3 +86,53 @@ def test_nearest():
     assert nearest("--held_only", ["--held-only", "--help"]) == "--held-only"
     assert nearest("--onyl=x", ["--only", "--output"]) == "--only"
     assert nearest("--zzzz", ["--only"]) is None
+
+
+def _bash_completions(tmp_path, capsys, line: str) -> list[str]:
+    """What bash offers for `line` (the word being completed is its last, maybe empty), with the
+    script `pinreport completion bash` printed sourced, as a user's ~/.bashrc would."""
+    assert main(["completion", "bash"]) == 0
+    script = tmp_path / "pinreport.bash"
+    script.write_text(capsys.readouterr().out, encoding="utf-8")
+    words = line.split(" ")
+    driver = (
+        f'source "{script}"\n'
+        f"COMP_WORDS=({' '.join(shlex.quote(w) for w in words)})\n"
+        f"COMP_CWORD={len(words) - 1}\n"
+        f"COMP_LINE={shlex.quote(line)}\nCOMP_POINT=${{#COMP_LINE}}\n"
+        # The function `complete -p pinreport` names, as bash itself would call it.
+        'fn=$(complete -p pinreport | sed -E "s/.*-F ([^ ]+).*/\\1/")\n'
+        '"$fn" pinreport "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"\n'
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    done = subprocess.run(["bash", "--norc", "-c", driver], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return [w for w in done.stdout.splitlines() if w]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+@pytest.mark.parametrize(
+    ("line", "offered"),
+    [
+        ("pinreport su", ["summary"]),
+        ("pinreport summary --mark", ["--markdown"]),
+        ("pinreport completion ", ["bash", "zsh"]),
+        ("pinreport budget-compare ol", ["old-budget.json"]),  # a file, its name completed
+        ("pinreport html --store ", ["stores"]),  # a folder, never a file
+    ],
+)
+def test_the_bash_completion_script_completes_commands_options_and_files(tmp_path, capsys, line, offered):
+    """Issue 58: pinreport had no completion script (pinbench has `completion SHELL`)."""
+    (tmp_path / "old-budget.json").write_text("{}")
+    (tmp_path / "stores").mkdir()
+    assert _bash_completions(tmp_path, capsys, line) == offered
+
+
+def test_a_completion_script_for_each_shell_names_every_command(capsys):
+    commands = ["compare", "html", "reserve", "trace", "advise", "summary", "budget-compare", "aa", "completion"]
+    for shell in COMPLETION_SHELLS:
+        assert main(["completion", shell]) == 0
+        script = capsys.readouterr().out
+        assert all(c in script for c in commands), shell
+    code, out, err = _error(capsys, "completion", "fish")
+    assert code == 2 and out == "" and "invalid choice: 'fish'" in err
