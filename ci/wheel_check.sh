@@ -63,7 +63,7 @@ rm -rf "$out"
 PATH="$tools:$PATH" "$python" ci/wheel.py linux --build "$build" --out "$out" --auditwheel "$tools/auditwheel" ||
   { echo "wheel_check: ci/wheel.py linux failed" >&2; exit 3; }
 wheel="$(ls "$out"/pinbench-*-manylinux_*_x86_64.whl)" || { echo "wheel_check: no Linux wheel in $out" >&2; exit 3; }
-check "twine check" "$tools/twine" check "$out"/*.whl
+check "twine check --strict" "$tools/twine" check --strict "$out"/*.whl
 say "wheels:"
 ls -l "$out"/*.whl
 

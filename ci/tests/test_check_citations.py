@@ -23,7 +23,8 @@ def test_the_messages_of_c67c4a8_are_caught():
     old = [
         (
             "run",
-            'no CUDA device here (x); nothing to measure. The replay backend needs no GPU: README.md, "The replay backend"',
+            "no CUDA device here (x); nothing to measure. "
+            'The replay backend needs no GPU: README.md, "The replay backend"',
         ),
         ("answer", "python3 -m pip install 'pinreport.whl' (README.md, \"pinreport\")"),
         ("advise", "build/<preset>/benchmarks/transfer_bench --benchmark_out=transfer_bench.json"),
