@@ -1,6 +1,7 @@
 // `pinbench doctor`: the environment and every control; exits non-zero when a control fails.
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "command.hpp"
@@ -36,7 +37,11 @@ public:
         DoctorOptions options;
         options.executable = current_executable_path();
         // Checked (and its folders made) before anything is measured.
-        if (app_->count("--bundle") > 0) options.bundle_path = prepare_output(bundle_, kDefaultBundle, {});
+        std::optional<PreparedOutput> bundle;
+        if (app_->count("--bundle") > 0) {
+            bundle.emplace(prepare_output(bundle_, kDefaultBundle, {}));
+            options.bundle_path = bundle->path();
+        }
         options.controls.positive_bytes = parse_size(size_);
         options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance_));
         options.allow_busy_gpu = allow_busy_gpu_;

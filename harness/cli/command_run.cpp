@@ -32,12 +32,6 @@
 namespace pinbench::cli {
 namespace {
 
-nlohmann::json scenario_record(const ScenarioFile& file) {
-    nlohmann::json scenarios = nlohmann::json::array();
-    for (const auto& s : file.scenarios) scenarios.push_back(to_json(s));
-    return {{"path", file.path}, {"schema_version", file.schema_version}, {"scenarios", scenarios}};
-}
-
 // Applies --only and --repeat-timeout. An --only that matches nothing is bad input.
 Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeout) {
     if (!only.empty()) {
@@ -77,8 +71,9 @@ public:
         // A replay reproduces its source repeat for repeat unless asked to stop early.
         options.stop_when_agreed = backend_ == "replay" ? stop_early_ : !all_repeats_;
         // Before anything is measured; the resumed file is this run's own, not an input.
-        options.results_path = prepare_output(options.results_path, kDefaultResults,
-                                              {scenario_path_, replay_from_, replay_script_});
+        const PreparedOutput output = prepare_output(options.results_path, kDefaultResults,
+                                                     {scenario_path_, replay_from_, replay_script_});
+        options.results_path = output.path();
         // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
         // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
         const StopOnSignals stop;
@@ -96,9 +91,8 @@ public:
             throw InputError("--from and --script belong to --backend replay");
         }
         const ScenarioFile file = load_scenario_file(scenario_path_, unknown_metric_reason);
-        return and_store(
-            run_plan(select(expand(file), only_, repeat_timeout_), scenario_record(file), options),
-            options.results_path);
+        return and_store(run_plan(select(expand(file), only_, repeat_timeout_), to_json(file), options),
+                         options.results_path);
     }
 
 private:
