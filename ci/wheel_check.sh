@@ -15,8 +15,8 @@
 #      (an older interpreter where one is found, else `pip download --python-version 3.10`);
 #   9. pip refuses a win_amd64 wheel on Linux (the Linux wheel renamed: this script uses only the
 #      programs it built itself, never a build/mingw another job may still be writing);
-#  10. pip show gives the license, author and project URLs; pip uninstall leaves nothing of
-#      pinbench's in the venv (no share/pinbench, no programs).
+#  10. pip show (a current pip) gives the license, author and project URLs; pip uninstall leaves
+#      nothing of pinbench's in the venv (no share/pinbench, no programs).
 # The Windows wheel's contents run under Wine in ci/wine_double.sh (10.).
 # Prints "wheel_check: N passed, N failed"; exit 1 when a check failed, 2 when a tool is missing,
 # 3 when the build or the wheel failed.
@@ -189,6 +189,10 @@ check "pip refuses the win_amd64 wheel on Linux" refuses_platform
 
 metadata() {
   local shown
+  # The license is Metadata 2.4's License-Expression, which only a current pip shows: the pip the
+  # venv came with (Python 3.11's own, 23.2) prints an empty "License:". Upgraded here, after the
+  # install above was done with the old one.
+  "$venv/bin/python" -m pip install --quiet --upgrade pip >/dev/null 2>&1 || { echo "pip upgrade failed"; return 1; }
   shown="$("$venv/bin/python" -m pip show pinbench 2>&1)"
   echo "$shown" | grep -E '^(License-Expression|Author|Home-page|Project-URLs?):' || true
   grep -q '^License-Expression: Apache-2.0$' <<<"$shown" && grep -q '^Author: .' <<<"$shown" &&
