@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The newcomer's path (issue 58), run as a new user would on a Linux machine without a GPU:
 # the Linux wheel (ci/wheel.py linux, from the release build) installed into a fresh venv from an
-# empty folder, then `pinbench --help`, `pinbench run quick` (no GPU: one line, exit 3, no results
-# file), the replay by name, `pinreport html` on one file, bash completion installed and driven
-# through `complete -p` and its function, the progress line on a terminal (tmux capture-pane
-# snapshots), and `pip uninstall` leaving nothing of pinbench's.
+# empty folder, then `pinbench --help`, `pinbench run quick -o out/quick.json` (no GPU: one line,
+# exit 3, no results file, no out/), the replay by name, `pinreport html` on one file, both
+# programs' bash completion installed and driven through `complete -p` and its function, the
+# progress line on a terminal (tmux capture-pane snapshots, labelled with the seconds since the
+# replay started), and `pip uninstall` leaving nothing of pinbench's.
 # Writes OUT (default results/newcomer/): transcript.txt (every command, its output and exit
 # code), progress-tty.txt (the terminal's line as the replay ran), README.md is committed beside.
 # Exit 0 when every step behaved as it should, 1 when one did not, 3 when the build failed.
@@ -57,8 +58,8 @@ expect() {  # WHAT TEST...: a check on the state after a step, written to the tr
 
 step 0 "python3 -m venv ~/venv && ~/venv/bin/pip install --quiet $wheel"
 step 0 "pinbench --help"
-step 3 "pinbench run quick"
-expect "one line, no results file, no summary" \
+step 3 "pinbench run quick -o out/quick.json"
+expect "one line, no results file, no summary, no out/ folder" \
   bash -c "[[ \$(grep -c . '$tmp/step.out') == 1 ]] && [[ -z \$(ls -A '$work') ]]"
 step 0 "pinbench run --backend replay --from h200-smoke --script relabel-demo -o replayed.json"
 expect "the replay wrote its results and the answer's Markdown" test -s "$work/replayed.json" -a -s "$work/replayed.summary.md"
@@ -69,19 +70,31 @@ step 0 "source ~/.local/share/bash-completion/completions/pinbench && complete -
   for line in 'pinbench ru' 'pinbench run --on' 'pinbench store a' 'pinbench completion f'; do
     read -ra COMP_WORDS <<<\"\$line\"; COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); _pinbench_complete;
     echo \"\$line<TAB> -> \${COMPREPLY[*]}\"; done"
+step 0 "pinreport completion bash > ~/.local/share/bash-completion/completions/pinreport"
+step 0 "source ~/.local/share/bash-completion/completions/pinreport && complete -p pinreport &&
+  for typed in 'pinreport su' 'pinreport summary --mark' 'pinreport completion '; do
+    read -ra COMP_WORDS <<<\"\$typed\"; [[ \$typed == *' ' ]] && COMP_WORDS+=(''); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1));
+    _shtab_pinreport pinreport \"\${COMP_WORDS[COMP_CWORD]}\" \"\${COMP_WORDS[COMP_CWORD-1]}\";
+    echo \"\$typed<TAB> -> \${COMPREPLY[*]}\"; done"
+expect "pinreport's completion offered summary, --markdown, and the shells" \
+  bash -c "grep -qx 'pinreport su<TAB> -> summary' '$tmp/step.out' && grep -qx 'pinreport summary --mark<TAB> -> --markdown' '$tmp/step.out' && grep -qx 'pinreport completion <TAB> -> bash zsh' '$tmp/step.out'"
 
-# The progress line on a terminal: the same replay in tmux, its screen every 0.1 s.
+# The progress line on a terminal: the same replay in tmux, its screen polled every 0.1 s (for
+# at most 60 s), each new screen labelled with the seconds since the replay started.
 tmux kill-session -t newcomer 2>/dev/null
 tmux new-session -d -s newcomer -x 100 -y 12 \
   "cd '$work' && env -i HOME='$home' PATH='$home/venv/bin:/usr/bin:/bin' TERM=xterm LANG=C.UTF-8 pinbench run --backend replay --from h200-smoke --no-summary -o tty.json; echo \"[exit \$?]\"; sleep 30"
+started="$EPOCHREALTIME"
 : >"$out/progress-tty.txt"
-for i in $(seq 1 80); do
+while :; do
+  elapsed="$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')"
   screen="$(tmux capture-pane -p -t newcomer 2>/dev/null | sed "s|$tmp|/tmp/newcomer|g" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')"
   if [[ $screen != "${last:-}" ]]; then
-    printf -- '--- %.1f s ---\n%s\n' "$(bc <<<"$i / 10")" "$screen" >>"$out/progress-tty.txt"
+    printf -- '--- %s s ---\n%s\n' "$elapsed" "$screen" >>"$out/progress-tty.txt"
     last="$screen"
   fi
   grep -q '^\[exit' <<<"$screen" && break
+  awk -v e="$elapsed" 'BEGIN { exit !(e > 60) }' && break
   sleep 0.1
 done
 expect "the terminal showed the progress line in place (one [n/N] line at a time)" \
