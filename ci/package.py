@@ -126,22 +126,73 @@ REPLAY_EXAMPLE = (
 )
 # A scenario with a `command` kind runs a program of its own (a script of the repository's).
 COMMAND_KIND = re.compile(r"^\s*kind:\s*command\b", flags=re.M)
-# A docs/ file named in a C++ string literal: a message or --help text that cites it.
-STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-CITED_DOC = re.compile(r"docs/[A-Za-z0-9_.-]+\.md")
+# A run of adjacent C++ string literals (one message, though split over lines), and a docs/
+# file (a page or a schema) that a message or --help text cites.
+STRING_LITERALS = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
+CITED_DOC = re.compile(r"docs/[A-Za-z0-9_.-]+\.(?:md|json)")
+
+
+def cpp_messages() -> list[tuple[str, str]]:
+    """(where, text) of every string in pinbench's sources (harness/src, harness/cli), adjacent
+    literals joined, comments left out: every message and help text pinbench can print."""
+    messages = []
+    for folder in ("harness/src", "harness/cli"):
+        for source in sorted((ROOT / folder).rglob("*.[ch]pp")):
+            text = source.read_text(encoding="utf-8")
+            code = "\n".join("" if line.lstrip().startswith(("//", "#include")) else line for line in text.splitlines())
+            for match in STRING_LITERALS.finditer(code):
+                joined = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', match.group()))
+                line = code.count("\n", 0, match.start()) + 1
+                messages.append((f"{source.relative_to(ROOT)}:{line}", joined))
+    return messages
+
+
+def python_messages() -> list[tuple[str, str]]:
+    """(where, text) of every string pinreport can print: its string constants, the formatted
+    ones' fixed parts joined, docstrings left out."""
+    import ast
+
+    messages = []
+    for source in sorted((ROOT / "reports" / "pinreport").rglob("*.py")):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        docstrings = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    docstrings.add(id(first.value))
+        inside_f = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in docstrings or id(node) in inside_f:
+                    continue
+                text = node.value
+            else:
+                continue
+            messages.append((f"{source.relative_to(ROOT)}:{node.lineno}", text))
+    return messages
 
 
 def cited_docs() -> list[str]:
-    """The docs/*.md that pinbench's messages and help cite, from harness/src and harness/cli."""
+    """The docs/ files that pinbench's and pinreport's messages and help cite (cpp_messages,
+    python_messages), so a new citation ships its document."""
     found = set()
-    for folder in ("harness/src", "harness/cli"):
-        for source in sorted((ROOT / folder).rglob("*.[ch]pp")):
-            for line in source.read_text(encoding="utf-8").splitlines():
-                if line.lstrip().startswith("//"):
-                    continue
-                for literal in STRING_LITERAL.findall(line):
-                    found.update(CITED_DOC.findall(literal))
+    for _, text in cpp_messages() + python_messages():
+        found.update(CITED_DOC.findall(text))
     return sorted(found)
+
+
+def data_files() -> list[tuple[Path, str]]:
+    """(source, name in the package) of what every package ships beside the programs: the zip
+    and the tarball at their top, the wheel under share/pinbench/ (ci/wheel.py)."""
+    scenarios, _ = scenario_members()
+    members = list(scenarios)
+    members += [(ROOT / source, name) for source, name in REPLAY_EXAMPLE]
+    members += [(ROOT / doc, doc) for doc in cited_docs()]
+    members.append((ROOT / "LICENSE", "LICENSE"))
+    return members
 
 
 def scenario_members() -> tuple[list[tuple[Path, str]], list[str]]:
@@ -266,12 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     archive = args.out / (top + (".zip" if platform.name == "windows" else ".tar.gz"))
     members = [(p, p.name) for p in programs]
     members.append((ROOT / platform.readme, "README.md"))
-    scenarios, left_out = scenario_members()
-    members += scenarios
-    for line in left_out:
+    for line in scenario_members()[1]:
         print(f"package: left out {line}")
-    members += [(ROOT / source, name) for source, name in REPLAY_EXAMPLE]
-    members += [(ROOT / doc, doc) for doc in cited_docs()]
+    members += data_files()
     if not args.no_wheel:
         wheel = build_wheel(args.out)
         print(f"package: {wheel} ({wheel.stat().st_size} bytes)")

@@ -48,8 +48,9 @@ def check_doctor(cwd: Path, output: str) -> list[str]:
     match = re.search(r"nvml library\s+(.*)", output)
     if not match or not match.group(1).lower().endswith("\\system32\\nvml.dll"):
         problems.append(f"NVML not loaded from System32: {match.group(1) if match else 'no nvml line'}")
-    if not (cwd / "pinbench-doctor.json").is_file():
-        problems.append("no pinbench-doctor.json")
+    # The bundle is written only when asked for (--bundle): nothing is left in the user's folder.
+    if (cwd / "pinbench-doctor.json").exists():
+        problems.append("pinbench-doctor.json written without --bundle")
     return problems
 
 

@@ -83,13 +83,15 @@ std::string install_hint() {
         const std::string name = utf8_of(it->path().filename());
         if (name.rfind("pinreport-", 0) == 0 && name.ends_with(".whl")) {
 #ifdef _WIN32
-            return "py -3 -m pip install \"" + utf8_of(it->path()) + "\" (README.md, \"pinreport\")";
+            return "py -3 -m pip install \"" + utf8_of(it->path()) +
+                   "\" (docs/package-windows.md, \"pinreport\")";
 #else
-            return "python3 -m pip install '" + utf8_of(it->path()) + "' (README.md, \"pinreport\")";
+            return "python3 -m pip install '" + utf8_of(it->path()) +
+                   "' (docs/package-linux.md, \"pinreport\")";
 #endif
         }
     }
-    return "pip install -e reports (in the checkout; README.md)";
+    return "pip install -e reports (in a checkout of pinbench's source)";
 }
 
 }  // namespace

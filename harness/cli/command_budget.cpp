@@ -64,8 +64,10 @@ public:
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
         options.time_limit_s = std::stod(time_limit_);
         options.held_only = held_only_;
+        std::optional<PreparedOutput> output;
         if (!out_.empty()) {
-            out_ = prepare_output(out_, "pinbench-budget.json", {});  // before anything is pinned
+            output.emplace(prepare_output(out_, "pinbench-budget.json", {}));  // before anything is pinned
+            out_ = output->path();
         }
         const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
         const nlohmann::json document = measure_budget(options, std::cerr);

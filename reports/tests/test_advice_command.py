@@ -69,7 +69,7 @@ def test_advise_works_without_a_store(capsys):
     code = main(["advise", W4, *BENCH])
     text = capsys.readouterr().out
     assert code == 0
-    assert "store missing: no --store" in text and "pinbench run scenarios/nightly.yaml --store STORE" in text
+    assert "store missing: no --store" in text and "pinbench run nightly --store STORE" in text
     assert "scaled from the trace's own observed cost" in text
 
 
