@@ -143,13 +143,15 @@ int main(void) {
 EOF
 x86_64-w64-mingw32-gcc -O1 -o "$work/markers/pinreport.exe" "$work/markers/pinreport.c" ||
   { echo "wine_planted: building the marker pinreport.exe failed" >&2; exit 2; }
+x86_64-w64-mingw32-gcc -O1 -c -o "$work/markers/marker.o" "$work/markers/marker.c" ||
+  { echo "wine_planted: compiling the marker DLL failed" >&2; exit 2; }
 built=0
 while read -r dll; do
   base="${dll%.dll}"
   { echo "LIBRARY $dll"; echo "EXPORTS"; echo "  planted_stub"
     awk -v d="$dll" '$1 == d && $2 != "planted_stub" { print "  " $2 "=planted_stub" }' "$work/imports.txt" | sort -u
   } >"$work/markers/$base.def"
-  if x86_64-w64-mingw32-gcc -O1 -shared -o "$work/markers/$dll" "$work/markers/marker.c" "$work/markers/$base.def" \
+  if x86_64-w64-mingw32-gcc -shared -o "$work/markers/$dll" "$work/markers/marker.o" "$work/markers/$base.def" \
     >>"$work/markers/build.log" 2>&1; then
     built=$((built + 1))
   else
