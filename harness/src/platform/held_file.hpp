@@ -17,7 +17,8 @@ public:
     // Takes `path` (creating it) and writes `contents` into it, or nullopt when another living
     // process holds it; `holder` then gets what that process wrote (empty when unreadable).
     // Throws SystemError when the file cannot be created at all (a folder that may not be written).
-    static std::optional<HeldFile> take(const std::string& path, const std::string& contents, std::string& holder);
+    static std::optional<HeldFile> take(const std::string& path, const std::string& contents,
+                                        std::string& holder);
     ~HeldFile();  // removes the file, then lets go
     HeldFile(HeldFile&&) noexcept;
     HeldFile& operator=(HeldFile&&) noexcept;

@@ -38,14 +38,17 @@ std::string read_all(int fd) {
 HeldFile::HeldFile(std::string path, std::unique_ptr<Handle> handle)
     : path_(std::move(path)), handle_(std::move(handle)) {}
 
-std::optional<HeldFile> HeldFile::take(const std::string& path, const std::string& contents, std::string& holder) {
+std::optional<HeldFile> HeldFile::take(const std::string& path, const std::string& contents,
+                                       std::string& holder) {
     for (int attempt = 0; attempt < 100; ++attempt) {
         auto handle = std::make_unique<Handle>();
         handle->fd.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
-        if (!handle->fd.valid()) throw SystemError("cannot create '" + path + "': " + posix::errno_text(errno));
+        if (!handle->fd.valid())
+            throw SystemError("cannot create '" + path + "': " + posix::errno_text(errno));
         if (::flock(handle->fd.get(), LOCK_EX | LOCK_NB) != 0) {
             const int error = errno;
-            if (error != EWOULDBLOCK) throw SystemError("cannot lock '" + path + "': " + posix::errno_text(error));
+            if (error != EWOULDBLOCK)
+                throw SystemError("cannot lock '" + path + "': " + posix::errno_text(error));
             holder = read_all(handle->fd.get());
             return std::nullopt;
         }
@@ -56,7 +59,8 @@ std::optional<HeldFile> HeldFile::take(const std::string& path, const std::strin
             continue;  // its holder removed it after we opened it: that file is no lock any more
         }
         if (::ftruncate(handle->fd.get(), 0) != 0 ||
-            ::pwrite(handle->fd.get(), contents.data(), contents.size(), 0) != static_cast<ssize_t>(contents.size())) {
+            ::pwrite(handle->fd.get(), contents.data(), contents.size(), 0) !=
+                static_cast<ssize_t>(contents.size())) {
             const int error = errno;
             ::unlink(path.c_str());
             throw SystemError("cannot write '" + path + "': " + posix::errno_text(error));

@@ -20,8 +20,8 @@ namespace {
 // What the holder wrote: read through a handle that shares everything the holder has open.
 std::string holder_text(const std::wstring& path) {
     const win32::UniqueHandle file(::CreateFileW(path.c_str(), GENERIC_READ,
-                                                 FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-                                                 OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr));
+                                                 FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                                                 nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!file.valid()) return "";
     std::string text(4096, '\0');
     DWORD n = 0;
@@ -35,7 +35,8 @@ std::string holder_text(const std::wstring& path) {
 HeldFile::HeldFile(std::string path, std::unique_ptr<Handle> handle)
     : path_(std::move(path)), handle_(std::move(handle)) {}
 
-std::optional<HeldFile> HeldFile::take(const std::string& path, const std::string& contents, std::string& holder) {
+std::optional<HeldFile> HeldFile::take(const std::string& path, const std::string& contents,
+                                       std::string& holder) {
     const std::wstring wide = win32::widen(path);
     for (int attempt = 0;; ++attempt) {
         auto handle = std::make_unique<Handle>();

@@ -37,7 +37,8 @@ bool names_a_folder(const std::string& name, PathStyle style) {
 bool is_absolute_folder(const std::string& folder, PathStyle style) {
     if (style == PathStyle::posix) return !folder.empty() && folder[0] == '/';
     const auto letter = static_cast<unsigned char>(folder.empty() ? '\0' : folder[0]);
-    if (folder.size() >= 3 && std::isalpha(letter) != 0 && folder[1] == ':' && is_separator(folder[2], style)) {
+    if (folder.size() >= 3 && std::isalpha(letter) != 0 && folder[1] == ':' &&
+        is_separator(folder[2], style)) {
         return true;
     }
     // \\server\share and \\?\C:\...: at least one letter after the two separators.
@@ -50,16 +51,17 @@ std::vector<std::string> program_candidates(const std::string& name, const std::
     std::vector<std::string> out;
     if (name.empty() || names_a_folder(name, style)) return out;
     const char list_separator = style == PathStyle::windows ? ';' : ':';
-    const std::string file = style == PathStyle::windows && !has_extension(name, style) ? name + ".exe" : name;
+    const std::string file =
+        style == PathStyle::windows && !has_extension(name, style) ? name + ".exe" : name;
     std::size_t start = 0;
     while (start <= path_variable.size()) {
         std::size_t end = path_variable.find(list_separator, start);
         if (end == std::string::npos) end = path_variable.size();
-        const std::string folder(
-            unquoted(std::string_view(path_variable).substr(start, end - start), style));
+        const std::string folder(unquoted(std::string_view(path_variable).substr(start, end - start), style));
         if (is_absolute_folder(folder, style)) {
             const bool ends_with_separator = is_separator(folder.back(), style);
-            out.push_back(folder + (ends_with_separator ? "" : (style == PathStyle::windows ? "\\" : "/")) + file);
+            out.push_back(folder + (ends_with_separator ? "" : (style == PathStyle::windows ? "\\" : "/")) +
+                          file);
         }
         start = end + 1;
     }

@@ -58,7 +58,8 @@ std::set<std::wstring> names_in(const fs::path& folder) {
 TEST(DirentWin32, AFolderLongerThanMaxPathListsItsOwnEntries) {
     const CurrentFolder cwd;
     TempDir base("pinbench_dirent");
-    for (const std::size_t length : {std::size_t{259}, std::size_t{269}, std::size_t{400}, std::size_t{1000}}) {
+    for (const std::size_t length :
+         {std::size_t{259}, std::size_t{269}, std::size_t{400}, std::size_t{1000}}) {
         const fs::path folder = folder_of_length(base.path(), length);
         ASSERT_EQ(folder.native().size(), length);
         fs::create_directories(folder / "sub");
@@ -107,10 +108,10 @@ TEST(DirentWin32, StoreAddIntoANewFolderOf269CharactersFilesTheResults) {
     const CurrentFolder cwd;
     TempDir base("pinbench_dirent");
     const fs::path store = folder_of_length(base.path(), 269);
-    Subprocess add({PINBENCH_EXE, "store", "add",
-                    std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json", "--store",
-                    store.string()},
-                   {});
+    Subprocess add(
+        {PINBENCH_EXE, "store", "add", std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json",
+         "--store", store.string()},
+        {});
     const auto outcome = add.wait(std::chrono::seconds(120));
     EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
     EXPECT_EQ(outcome.output.find("not empty"), std::string::npos) << outcome.output;

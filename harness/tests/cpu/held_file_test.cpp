@@ -1,8 +1,6 @@
 // A lock file only a living process holds (platform/held_file.hpp), and the rule it carries:
 // two `pinbench run` with the same -o never both write it (run/results_file.hpp). Both
 // platforms: on Linux, and under Wine for the Windows build (ci/check_windows.sh).
-#include "platform/held_file.hpp"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +11,7 @@
 
 #include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/platform/subprocess.hpp"
+#include "platform/held_file.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 
@@ -90,10 +89,11 @@ TEST(HeldFile, TwoRunsWithTheSameOutputTheSecondIsRefused) {
     const std::string source = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-smoke/results.json";
     // Children of 100 ms: the first run lasts long enough for the second to meet it.
     const std::string script = dir.file("slow.yaml");
-    write_file_atomically(script, "replay_script_version: 1\ninject:\n  - what: slow\n    runs: \"*\"\n    ms: 100\n");
-    const std::vector<std::string> run = {"run",      "--backend", "replay", "--from",       source,
-                                          "--script", script,      "-o",     out,            "--no-summary",
-                                          "--only",   "quick-overhead/*/64MiB/*"};
+    write_file_atomically(
+        script, "replay_script_version: 1\ninject:\n  - what: slow\n    runs: \"*\"\n    ms: 100\n");
+    const std::vector<std::string> run = {"run",  "--backend",    "replay", "--from",
+                                          source, "--script",     script,   "-o",
+                                          out,    "--no-summary", "--only", "quick-overhead/*/64MiB/*"};
     std::vector<std::string> first_argv{PINBENCH_EXE};
     first_argv.insert(first_argv.end(), run.begin(), run.end());
     Subprocess first(first_argv, {});
@@ -106,8 +106,9 @@ TEST(HeldFile, TwoRunsWithTheSameOutputTheSecondIsRefused) {
     const auto second = run_cli(run);
     const auto first_outcome = first.wait(std::chrono::seconds(120));
     EXPECT_EQ(second.exit_code, 2) << second.output;
-    EXPECT_NE(second.output.find("is being written by another pinbench run, pid " + std::to_string(first.pid())),
-              std::string::npos)
+    EXPECT_NE(
+        second.output.find("is being written by another pinbench run, pid " + std::to_string(first.pid())),
+        std::string::npos)
         << second.output;
     EXPECT_NE(second.output.find("Nothing was measured"), std::string::npos) << second.output;
     EXPECT_EQ(first_outcome.exit_code, 0) << first_outcome.output;

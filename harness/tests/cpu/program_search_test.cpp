@@ -2,8 +2,6 @@
 // PATH's absolute folders, never the current folder; a name with a folder as given. The rule is
 // stated over generated PATH values of every kind of entry, both styles, then checked on a real
 // start: a program planted in the current folder with PATH="." (or an empty entry) never runs.
-#include "platform/program_search.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -16,6 +14,7 @@
 
 #include "pinbench/platform/subprocess.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "platform/program_search.hpp"
 #include "temp_dir.hpp"
 
 namespace pinbench {
@@ -27,10 +26,11 @@ using testing_support::TempDir;
 // or one below it (the empty entry too), in both styles, with letters a path may hold.
 const std::vector<std::string> kPosixAbsolute = {"/usr/bin", "/opt/tool/", "/home/José Müller/bin", "/"};
 const std::vector<std::string> kPosixRelative = {"", ".", "..", "bin", "./bin", "../x", "~/bin", " /usr/bin"};
-const std::vector<std::string> kWindowsAbsolute = {"C:\\Windows\\system32", "C:/Python312/Scripts",
-                                                   "\"C:\\Program Files\\Tool\"", "\\\\server\\share\\bin",
-                                                   "D:\\田中\\", "\\\\?\\C:\\long"};
-const std::vector<std::string> kWindowsRelative = {"", ".", "..", "bin", ".\\bin", "C:bin", "\\bin", "\"\"", "\".\""};
+const std::vector<std::string> kWindowsAbsolute = {
+    "C:\\Windows\\system32",  "C:/Python312/Scripts", "\"C:\\Program Files\\Tool\"",
+    "\\\\server\\share\\bin", "D:\\田中\\",           "\\\\?\\C:\\long"};
+const std::vector<std::string> kWindowsRelative = {"",      ".",     "..",   "bin",  ".\\bin",
+                                                   "C:bin", "\\bin", "\"\"", "\".\""};
 
 struct Generated {
     std::string path;
@@ -46,7 +46,8 @@ Generated generate(std::mt19937& rng, PathStyle style) {
     for (int i = 0; i < n; ++i) {
         if (i > 0) g.path += separator;
         if (std::bernoulli_distribution(0.5)(rng)) {
-            const std::string& entry = absolute[std::uniform_int_distribution<std::size_t>(0, absolute.size() - 1)(rng)];
+            const std::string& entry =
+                absolute[std::uniform_int_distribution<std::size_t>(0, absolute.size() - 1)(rng)];
             g.path += entry;
             std::string folder = entry;
             if (folder.size() >= 2 && folder.front() == '"') folder = folder.substr(1, folder.size() - 2);
@@ -82,7 +83,8 @@ TEST(ProgramSearch, ABareNameIsLookedForInPathsAbsoluteFoldersOnlyInOrder) {
                 EXPECT_EQ(c, want + file) << g.path;
             }
             // Whatever exists, nothing from the current folder is ever the answer.
-            const auto found = resolve_program("pinreport", g.path, style, [](const std::string&) { return true; });
+            const auto found =
+                resolve_program("pinreport", g.path, style, [](const std::string&) { return true; });
             if (g.absolute.empty()) {
                 EXPECT_FALSE(found) << g.path;
             } else {
@@ -96,11 +98,16 @@ TEST(ProgramSearch, ABareNameIsLookedForInPathsAbsoluteFoldersOnlyInOrder) {
 TEST(ProgramSearch, ANameWithAFolderIsUsedAsGivenAndNeverSearched) {
     for (const std::string name : {"./pinreport", "sub/pinreport", "/usr/bin/pinreport"}) {
         EXPECT_TRUE(program_candidates(name, "/usr/bin:.", PathStyle::posix).empty()) << name;
-        EXPECT_EQ(resolve_program(name, "/usr/bin", PathStyle::posix, [](const std::string&) { return false; }), name);
+        EXPECT_EQ(
+            resolve_program(name, "/usr/bin", PathStyle::posix, [](const std::string&) { return false; }),
+            name);
     }
-    for (const std::string name : {"C:\\venv\\Scripts\\pinreport.exe", ".\\pinreport.exe", "sub/x.exe", "C:x.exe"}) {
+    for (const std::string name :
+         {"C:\\venv\\Scripts\\pinreport.exe", ".\\pinreport.exe", "sub/x.exe", "C:x.exe"}) {
         EXPECT_TRUE(program_candidates(name, "C:\\bin", PathStyle::windows).empty()) << name;
-        EXPECT_EQ(resolve_program(name, "C:\\bin", PathStyle::windows, [](const std::string&) { return true; }), name);
+        EXPECT_EQ(
+            resolve_program(name, "C:\\bin", PathStyle::windows, [](const std::string&) { return true; }),
+            name);
     }
     // CreateProcess runs C:\x\pinreport for C:\x\pinreport.exe; so does the rule, when only that is there.
     const auto only_exe = [](const std::string& p) { return p == "C:\\x\\pinreport.exe"; };
@@ -109,11 +116,14 @@ TEST(ProgramSearch, ANameWithAFolderIsUsedAsGivenAndNeverSearched) {
 }
 
 TEST(ProgramSearch, WindowsAppendsExeOnlyToANameWithoutExtension) {
-    EXPECT_EQ(program_candidates("python", "C:\\P", PathStyle::windows), std::vector<std::string>{"C:\\P\\python.exe"});
-    EXPECT_EQ(program_candidates("run.cmd", "C:\\P", PathStyle::windows), std::vector<std::string>{"C:\\P\\run.cmd"});
+    EXPECT_EQ(program_candidates("python", "C:\\P", PathStyle::windows),
+              std::vector<std::string>{"C:\\P\\python.exe"});
+    EXPECT_EQ(program_candidates("run.cmd", "C:\\P", PathStyle::windows),
+              std::vector<std::string>{"C:\\P\\run.cmd"});
     EXPECT_EQ(program_candidates(".hidden", "C:\\P", PathStyle::windows),
               std::vector<std::string>{"C:\\P\\.hidden.exe"});
-    EXPECT_EQ(program_candidates("python", "/usr/bin", PathStyle::posix), std::vector<std::string>{"/usr/bin/python"});
+    EXPECT_EQ(program_candidates("python", "/usr/bin", PathStyle::posix),
+              std::vector<std::string>{"/usr/bin/python"});
     EXPECT_TRUE(program_candidates("", "/usr/bin", PathStyle::posix).empty());
     EXPECT_FALSE(resolve_program("", "/usr/bin", PathStyle::posix, [](const std::string&) { return true; }));
 }
@@ -126,7 +136,8 @@ TEST(ProgramSearch, AbsoluteFolders) {
         EXPECT_FALSE(is_absolute_folder(f, PathStyle::windows)) << f;
     }
     EXPECT_TRUE(is_absolute_folder("/", PathStyle::posix));
-    for (const std::string f : {"", ".", "x/y", "C:\\x"}) EXPECT_FALSE(is_absolute_folder(f, PathStyle::posix)) << f;
+    for (const std::string f : {"", ".", "x/y", "C:\\x"})
+        EXPECT_FALSE(is_absolute_folder(f, PathStyle::posix)) << f;
 }
 
 #ifndef _WIN32
