@@ -6,8 +6,9 @@
 #   1. the NVML wrapper's device tests (NvmlDevice.*, which skip without NVML) against the double;
 #   2. pinbench.exe doctor (exit 0, the double's name in its output);
 #   3. every kind of harness/tests/doubles/scenarios/every_kind.yaml with --backend cuda;
-#   4. a run killed mid-way (TerminateProcess-like: SIGKILL of its Wine process; a console
-#      CTRL event cannot be sent under Wine, ci/README.md) and its `run --resume`;
+#   4. a run killed mid-way (TerminateProcess-like: SIGKILL of its Wine process) and its
+#      `run --resume`; then one stopped by Ctrl-C (SIGINT, which Wine turns into CTRL_C_EVENT
+#      for the console control handler): exit 130, `interrupted`, and its `run --resume`;
 #   5. the overhead runs with NVML's per-process memory scripted "not available" (as WDDM
 #      reports it): nvml.0.process_used must be missing with a reason, the device figures there;
 #   6. pinbench.exe trace of a small program (harness/tests/doubles/traced_program.cpp): the
@@ -191,6 +192,45 @@ problems += [f"{rid}: {s} ({why})" for rid, (s, why) in statuses.items() if s !=
 '
 }
 check "a killed run and its --resume" cancel_and_resume
+
+# --- 4b. Ctrl-C: SIGINT reaches the console control handler (CTRL_C_EVENT) under Wine ------------
+# Wine turns a SIGINT to the process into CTRL_C_EVENT for SetConsoleCtrlHandler's handler, as
+# a Ctrl-C in its console does on Windows: the run ends its child, writes what it finished with
+# `interrupted`, exits 130; --resume completes it.
+script ctrl-c "$priced" >/dev/null
+say "a run stopped by Ctrl-C (SIGINT: CTRL_C_EVENT) after its first run is written, then --resume"
+ctrl_c_and_resume() {
+  PINBENCH_DRIVER_DOUBLE="$(windows_path "$work/ctrl-c.conf")" "${pinbench[@]}" run every_kind.yaml \
+    --backend cuda -o ctrl-c.json --no-summary --only 'double-overhead/*' --control-size 16MiB \
+    >ctrl-c.log 2>&1 &
+  local pid=$! runs=0 rc=0 until=$((SECONDS + 30))
+  while ((runs < 1 && SECONDS < until)) && kill -0 "$pid" 2>/dev/null; do
+    sleep 0.1
+    runs="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("runs", [])))' ctrl-c.json 2>/dev/null || echo 0)"
+  done
+  kill -INT "$pid" 2>/dev/null || true
+  wait "$pid" || rc=$?
+  ((runs >= 1)) || { echo "no run was written (30 s at most)"; tail -20 ctrl-c.log; return 1; }
+  ((rc == 130)) || { echo "exit $rc after Ctrl-C, expected 130"; tail -20 ctrl-c.log; return 1; }
+  results_ok ctrl-c.json '
+interrupted = doc.get("interrupted") or {}
+if doc.get("complete"):
+    problems.append("complete after Ctrl-C")
+if interrupted.get("signal") != "CTRL_C":
+    problems.append(f"interrupted: {interrupted}, expected the signal CTRL_C")
+if not 1 <= len(runs) < 6:
+    problems.append(f"{len(runs)} runs in the partial file")
+print(f"wine_double: Ctrl-C: exit 130 with {len(runs)} of 6 runs written, interrupted {interrupted}")
+' || return 1
+  with_double ctrl-c run --resume ctrl-c.json --no-summary --control-size 16MiB || { tail -20 ctrl-c.log; return 1; }
+  results_ok ctrl-c.json '
+complete = doc.get("complete")
+if not complete or len(runs) != 6:
+    problems.append(f"complete {complete}, {len(runs)} runs after --resume, expected 6")
+problems += [f"{rid}: {s} ({why})" for rid, (s, why) in statuses.items() if s != "ok"]
+'
+}
+check "a run stopped by Ctrl-C (exit 130) and its --resume" ctrl_c_and_resume
 
 # --- 5. NVML's per-process memory "not available", as scripted (WDDM reports it so) ---------------
 script no-process-memory "$priced

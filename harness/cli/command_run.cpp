@@ -26,6 +26,7 @@
 #include "pinbench/vocabulary/units.hpp"
 #include "platform/standard_streams.hpp"
 #include "run/plan_runner.hpp"
+#include "run/results_file.hpp"
 #include "store/earlier_times.hpp"
 #include "validators.hpp"
 
@@ -74,6 +75,8 @@ public:
         const PreparedOutput output = prepare_output(options.results_path, kDefaultResults,
                                                      {scenario_path_, replay_from_, replay_script_});
         options.results_path = output.path();
+        // A second run with the same -o is refused here, while this one writes (exit 2).
+        const HeldFile results_lock = lock_results_file(options.results_path);
         // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
         // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
         const StopOnSignals stop;

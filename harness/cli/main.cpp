@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 #include "pinbench/platform/process_info.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
@@ -148,6 +149,9 @@ int pinbench_main(const std::vector<std::string>& arguments) {
 // command printed must have reached standard output: a write that failed (a full
 // device, a closed pipe or descriptor) is one line and the infrastructure exit code, never 0.
 int main(int argc, char** argv) {
+    // First: no library this process loads from now on comes from the program's or the current
+    // folder (docs/windows.md, "Which DLLs pinbench loads"); none but KnownDLLs is imported.
+    (void)load_libraries_from_system_only();
     guard_standard_streams();
     int code = exit_code::infrastructure;
     try {
