@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "budget/budget.hpp"
+#include "budget/budget_console.hpp"
 #include "command.hpp"
 #include "output_path.hpp"
 #include "pinbench/platform/atomic_file.hpp"
@@ -12,8 +14,6 @@
 #include "pinbench/platform/subprocess.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/units.hpp"
-#include "run/budget.hpp"
-#include "run/budget_console.hpp"
 #include "validators.hpp"
 
 namespace pinbench::cli {

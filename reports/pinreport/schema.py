@@ -24,7 +24,7 @@ STORE_SCHEMA_NAME = "pinbench.store"
 STORE_SCHEMA_VERSION = 3
 STORE_SCHEMA_OLDEST_VERSION = 1
 
-# `pinbench budget`'s document (docs/budget.md); equal to harness/src/run/budget.hpp's kBudgetSchema
+# `pinbench budget`'s document (docs/budget.md); equal to harness/src/budget/budget.hpp's kBudgetSchema
 # and kBudgetVersion (tests/test_budget.py reads that header).
 BUDGET_SCHEMA_NAME = "pinbench.budget"
 BUDGET_SCHEMA_VERSION = 1

@@ -15,9 +15,9 @@ MIB = 1 << 20
 
 
 def _cpp_budget_constant(name: str) -> str:
-    text = (REPO_ROOT / "harness/src/run/budget.hpp").read_text()
+    text = (REPO_ROOT / "harness/src/budget/budget.hpp").read_text()
     m = re.search(rf"inline constexpr [^=]*\b{name}\s*=\s*([^;]+);", text)
-    assert m, f"{name} not found in harness/src/run/budget.hpp"
+    assert m, f"{name} not found in harness/src/budget/budget.hpp"
     return m.group(1).strip().strip('"')
 
 
@@ -98,9 +98,9 @@ def test_reads_a_held_only_document_the_harness_wrote():
 
 
 def test_not_measured_is_the_cpp_writers_word():
-    text = (REPO_ROOT / "harness/src/run/budget_child.hpp").read_text()
+    text = (REPO_ROOT / "harness/src/budget/budget_child.hpp").read_text()
     m = re.search(r'inline constexpr const char\* not_measured = "([^"]+)";', text)
-    assert m, "budget_stop::not_measured not found in harness/src/run/budget_child.hpp"
+    assert m, "budget_stop::not_measured not found in harness/src/budget/budget_child.hpp"
     assert m.group(1) == NOT_MEASURED == "not_measured"
 
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "run/budget_rule.hpp"
+#include "budget/budget_rule.hpp"
 
 namespace pinbench {
 namespace {

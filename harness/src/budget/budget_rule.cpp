@@ -1,9 +1,9 @@
-#include "run/budget_rule.hpp"
+#include "budget/budget_rule.hpp"
 
 #include <algorithm>
 
+#include "budget/budget_child.hpp"
 #include "pinbench/vocabulary/units.hpp"
-#include "run/budget_child.hpp"
 
 namespace pinbench {
 

@@ -1,4 +1,4 @@
-#include "run/budget_child.hpp"
+#include "budget/budget_child.hpp"
 
 #include <algorithm>
 #include <cstdint>

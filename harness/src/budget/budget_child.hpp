@@ -1,6 +1,7 @@
 // The child side of `pinbench budget` (docs/budget.md): one phase of one API family's search in
 // a process of its own, so that a failure that poisons the process never reaches the caller or
-// the next phase. Started by run/budget.cpp through child.cpp's mode `budget`.
+// the next phase. Started by budget/budget.cpp as the child mode kBudgetChildMode, which
+// harness/cli/command_internal.cpp hands to run/child.cpp.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,9 @@
 #include "pinbench/cuda/nvml.hpp"
 
 namespace pinbench {
+
+// The child mode of a budget phase (run/child.hpp's ChildMode; the program registers it).
+inline constexpr const char* kBudgetChildMode = "budget";
 
 // What ended a phase's search ("stopped_by"): the first two are the driver's limit, the others
 // left the real limit above what was found.
@@ -18,7 +22,7 @@ inline constexpr const char* cap = "cap";                          // --cap reac
 inline constexpr const char* time_limit = "time_limit";            // --time-limit reached
 inline constexpr const char* host_available = "host_available";    // available host memory - keep-free
 // Not a phase's: the parent's word for a search it did not run (the single phase under
-// --held-only, run/budget.cpp); its bytes are null, never 0.
+// --held-only, budget/budget.cpp); its bytes are null, never 0.
 inline constexpr const char* not_measured = "not_measured";
 }  // namespace budget_stop
 

@@ -1,4 +1,4 @@
-#include "run/budget_console.hpp"
+#include "budget/budget_console.hpp"
 
 #include <cstdint>
 #include <cstdio>

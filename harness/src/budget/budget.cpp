@@ -1,16 +1,16 @@
-#include "run/budget.hpp"
+#include "budget/budget.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
 
+#include "budget/budget_child.hpp"
+#include "budget/budget_rule.hpp"
 #include "pinbench/platform/interrupt.hpp"
 #include "pinbench/results/environment_record.hpp"
 #include "pinbench/vocabulary/units.hpp"
 #include "platform/host_memory.hpp"
-#include "run/budget_child.hpp"
-#include "run/budget_rule.hpp"
 #include "run/child_launcher.hpp"
 #include "run/device_watch.hpp"
 #include "run/disturbance.hpp"
@@ -252,7 +252,7 @@ json measure_budget(const BudgetOptions& options, std::ostream& progress) {
                      << (single ? "largest single pin" : "held at once in chunks") << " ("
                      << (cap_first ? "the cap at once first, " : "up to ") << format_bytes(options.cap)
                      << ", " << static_cast<double>(share) / 1000.0 << " s)" << std::endl;
-            json request = {{"mode", child_mode::budget},
+            json request = {{"mode", kBudgetChildMode},
                             {"family", family},
                             {"phase", phase},
                             {"cap", options.cap},
