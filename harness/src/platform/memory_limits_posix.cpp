@@ -107,9 +107,9 @@ struct Mount {
     std::string point;  // where it is mounted
 };
 
-// The cgroup2 mount and the cgroup v1 mount that holds the memory controller, from mountinfo:
-// "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS".
-void find_mounts(const std::string& mountinfo, std::optional<Mount>* v2, std::optional<Mount>* v1) {
+// The cgroup2 mounts and the cgroup v1 mounts that hold the memory controller, from mountinfo
+// ("ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS"), in order.
+void find_mounts(const std::string& mountinfo, std::vector<Mount>* v2, std::vector<Mount>* v1) {
     std::istringstream lines(mountinfo);
     std::string line;
     while (std::getline(lines, line)) {
@@ -122,12 +122,12 @@ void find_mounts(const std::string& mountinfo, std::optional<Mount>* v2, std::op
         const std::string& type = fields[dash + 1];
         const std::string& super = fields[dash + 3 < fields.size() ? dash + 3 : dash + 2];
         Mount m{unescaped(fields[3]), unescaped(fields[4])};
-        if (type == "cgroup2" && !*v2) *v2 = m;
-        if (type == "cgroup" && !*v1) {
+        if (type == "cgroup2") v2->push_back(m);
+        if (type == "cgroup") {
             std::istringstream options(super);
             std::string o;
             while (std::getline(options, o, ',')) {
-                if (o == "memory") *v1 = m;
+                if (o == "memory") v1->push_back(m);
             }
         }
     }
@@ -181,9 +181,21 @@ const GroupFiles kV1{limit_kind::cgroup_v1,
 // of `files.limits` that holds a number (cgroup v2's "max" and v1's largest value are none).
 void read_hierarchy(const std::string& fs_root, const Mount& mount, const std::string& group,
                     const GroupFiles& files, MemoryLimits& out) {
+    bool first = true;
     for (const std::string& g : up_from(group)) {
         const auto folder = group_folder(fs_root, mount, g);
-        if (!folder) continue;  // above what the namespace shows: its limits cannot be read here
+        if (!folder) {
+            // Above what the mount shows: its limits cannot be read here. This process's own group
+            // outside it (a cgroup namespace whose mount is the host's, root "/..") is said.
+            if (first) {
+                out.notes.push_back(std::string(files.kind) + " " + g +
+                                    ": outside what its mount shows (root '" + mount.root +
+                                    "'): its limits cannot be read");
+            }
+            first = false;
+            continue;
+        }
+        first = false;
         for (const char* file : files.limits) {
             const auto text = read_small(joined(*folder, file));
             if (!text) continue;  // the root group has none; a controller not enabled here has none
@@ -249,17 +261,30 @@ void read_cgroups(const std::string& fs_root, MemoryLimits& out) {
             if (name == "memory") v1_group = path;
         }
     }
-    std::optional<Mount> v2_mount, v1_mount;
+    std::vector<Mount> v2_mounts, v1_mounts;
     if (const auto mountinfo = read_small(joined(fs_root, "proc/self/mountinfo"))) {
-        find_mounts(*mountinfo, &v2_mount, &v1_mount);
+        find_mounts(*mountinfo, &v2_mounts, &v1_mounts);
     } else {
         // The usual places, where mountinfo cannot be read.
-        v2_mount = Mount{"/", "/sys/fs/cgroup"};
-        v1_mount = Mount{"/", "/sys/fs/cgroup/memory"};
+        v2_mounts.push_back({"/", "/sys/fs/cgroup"});
+        v1_mounts.push_back({"/", "/sys/fs/cgroup/memory"});
         out.notes.push_back("cgroups: /proc/self/mountinfo unreadable; /sys/fs/cgroup assumed");
     }
-    if (v1_group && v1_mount) read_hierarchy(fs_root, *v1_mount, *v1_group, kV1, out);
-    if (v2_group && v2_mount) read_hierarchy(fs_root, *v2_mount, *v2_group, kV2, out);
+    // The mount that shows this process's group: the last such (a later mount on the same point
+    // hides the earlier, as a container's own cgroup2 mount hides the host's), else the last one.
+    const auto pick = [&](const std::vector<Mount>& mounts,
+                          const std::string& group) -> std::optional<Mount> {
+        for (auto m = mounts.rbegin(); m != mounts.rend(); ++m) {
+            if (group_folder(fs_root, *m, group)) return *m;
+        }
+        return mounts.empty() ? std::nullopt : std::optional<Mount>(mounts.back());
+    };
+    if (v1_group) {
+        if (const auto m = pick(v1_mounts, *v1_group)) read_hierarchy(fs_root, *m, *v1_group, kV1, out);
+    }
+    if (v2_group) {
+        if (const auto m = pick(v2_mounts, *v2_group)) read_hierarchy(fs_root, *m, *v2_group, kV2, out);
+    }
 }
 
 void read_rlimit(const std::string& status, int resource, const char* kind, const char* name,

@@ -171,6 +171,39 @@ TEST(MemoryLimits, GroupsAboveTheMountedFolderAreSkipped) {
     EXPECT_EQ(count_kind(m, limit_kind::cgroup_v1), 1u);
 }
 
+// A cgroup namespace made without a mount of its own (unshare -C): mountinfo gives the host's
+// hierarchy a root of "/..", and this process's group "/" lies outside it. Nothing is invented; a
+// note says why no group was read.
+TEST(MemoryLimits, AGroupOutsideWhatItsMountShowsIsSaid) {
+    FakeRoot fake;
+    fake.put("proc/self/cgroup", "0::/\n");
+    fake.put("proc/self/mountinfo", "30 25 0:26 /.. /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    fake.put("sys/fs/cgroup/memory.max", std::to_string(GiB));
+    const MemoryLimits m = fake.read();
+    EXPECT_EQ(count_kind(m, limit_kind::cgroup_v2), 0u);
+    ASSERT_FALSE(m.notes.empty());
+    EXPECT_EQ(m.notes.front(),
+              "cgroup_v2 /: outside what its mount shows (root '/..'): its limits cannot be read");
+}
+
+// A container's own cgroup2 mount over the host's (Docker's layout, and `unshare -C -m` with a
+// fresh mount): mountinfo lists both at /sys/fs/cgroup, the host's first with root "/..". The
+// later one shows the group and is read.
+TEST(MemoryLimits, AContainersOwnMountHidesTheHostsOne) {
+    FakeRoot fake;
+    fake.put("proc/self/cgroup", "0::/\n");
+    fake.put("proc/self/mountinfo",
+             "30 25 0:26 /.. /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+             "31 25 0:40 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+             "66 50 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    fake.put("sys/fs/cgroup/memory.max", std::to_string(6 * GiB));
+    fake.put("sys/fs/cgroup/memory.current", std::to_string(GiB));
+    const MemoryLimits m = fake.read();
+    const MemoryLimit* l = find(m, limit_kind::cgroup_v2, "/", "memory.max");
+    ASSERT_NE(l, nullptr) << (m.notes.empty() ? "" : m.notes.front());
+    EXPECT_EQ(l->room(), 5 * GiB);
+}
+
 // Broken or hostile files: a limit that is no number is named and skipped; a use that cannot be
 // read makes the limit full (nothing is asked for), never unlimited; no cgroup file at all is a note.
 TEST(MemoryLimits, UnreadableFilesNeverWidenALimit) {
