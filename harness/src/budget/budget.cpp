@@ -57,8 +57,9 @@ std::vector<GroupCounts> oom_counts(const std::vector<MemoryLimit>& limits) {
     std::vector<GroupCounts> out;
     for (const MemoryLimit& l : limits) {
         if (l.events.empty()) continue;
-        if (std::any_of(out.begin(), out.end(), [&](const GroupCounts& g) { return g.events == l.events; }))
+        if (std::any_of(out.begin(), out.end(), [&](const GroupCounts& g) { return g.events == l.events; })) {
             continue;
+        }
         if (const auto c = read_oom_counts(l.events)) out.push_back({l.where, l.events, *c});
     }
     return out;
@@ -268,8 +269,9 @@ json limits_record(const MemoryLimits& limits, std::uint64_t keep_free, bool wsl
     json read = json::array();
     for (const MemoryLimit& l : limits.limits) read.push_back(limit_json(l, keep_free, wsl));
     json notes = json::array();
-    for (const std::string& note : limits.notes)
+    for (const std::string& note : limits.notes) {
         notes.push_back(terminal_text(note));  // any bytes a file held
+    }
     json out = {{"read", read}, {"notes", notes}};
     if (limits.in_job) out["in_job"] = true;
     const Allowance a = allowance(limits.limits, keep_free);

@@ -49,9 +49,9 @@ bool past(const Limits& l) { return SteadyClock::now() >= l.deadline; }
 // nothing: no limit could be read, the cap alone bounds the search.
 struct Allowed {
     std::optional<std::uint64_t> bytes;
-    std::string stop;   // budget_stop of the limit that gives it
-    std::string words;  // that limit, in words, with its margin
-    nlohmann::json limit;
+    std::string stop;                  // budget_stop of the limit that gives it
+    std::string words;                 // that limit, in words, with its margin
+    std::optional<MemoryLimit> limit;  // that limit, as read
 };
 
 Allowed allowed(const Limits& l) {
@@ -62,7 +62,7 @@ Allowed allowed(const Limits& l) {
     out.bytes = *a.bytes / l.chunk * l.chunk;
     const MemoryLimit& by = read.limits[*a.by];
     out.stop = stop_for(by);
-    out.limit = limit_json(by, l.keep_free, l.wsl);
+    out.limit = by;
     out.words = limit_words(by, l.wsl) + ", less " + format_bytes(margin_of(by, l.keep_free)) +
                 (by.scope == LimitScope::shared ? " kept free" : " for the driver's own mappings");
     return out;
@@ -73,8 +73,9 @@ std::vector<Watched> watch_groups(const MemorySources& sources) {
     std::vector<Watched> out;
     for (const MemoryLimit& m : read_memory_limits(sources).limits) {
         if (m.events.empty()) continue;
-        if (std::any_of(out.begin(), out.end(), [&](const Watched& w) { return w.events == m.events; }))
+        if (std::any_of(out.begin(), out.end(), [&](const Watched& w) { return w.events == m.events; })) {
             continue;
+        }
         if (const auto counts = read_oom_counts(m.events)) out.push_back({m.events, m.where, *counts});
     }
     return out;
@@ -259,7 +260,7 @@ nlohmann::json single(const Limits& l, Devices& devices) {
     out["stopped_by"] = stopped_by;
     if (!reason.empty()) out["reason"] = reason;
     out["tried"] = tried;
-    if (!bound.limit.is_null()) out["limit"] = bound.limit;
+    if (bound.limit) out["limit"] = limit_json(*bound.limit, l.keep_free, l.wsl);
     if (poisoned) out["bisection_skipped"] = "the failure poisoned this process";
     return out;
 }
@@ -321,7 +322,7 @@ nlohmann::json held(Limits& l, Devices& devices, const Nvml* nvml, SteadyClock::
         if (room.bytes && l.chunk > *room.bytes) {
             stopped_by = room.stop;
             reason = room.words;
-            out["limit"] = room.limit;
+            out["limit"] = limit_json(*room.limit, l.keep_free, l.wsl);
             break;
         }
         Pin p = pin(l, l.chunk, devices);
@@ -405,8 +406,9 @@ nlohmann::json budget_phase(const nlohmann::json& request, const Nvml* nvml) {
     std::string why;
     if (cuda_device_count(&why) < 1) {
         const MemoryLimits limits = read_memory_limits(l.sources);
-        if (const auto blocked = cuda_start_blocked_by(limits.limits, why))
+        if (const auto blocked = cuda_start_blocked_by(limits.limits, why)) {
             throw std::runtime_error(*blocked);
+        }
     }
     Devices devices = open_devices(1, true);
     const std::string phase = request.at("phase").get<std::string>();

@@ -51,8 +51,9 @@ void print_limits(const json& doc, std::ostream& out) {
         if (l["kind"] == "host") continue;  // the host line above
         out << "  also: " << terminal_text(l["words"].get<std::string>()) << "\n";
     }
-    for (const json& note : limits["notes"])
+    for (const json& note : limits["notes"]) {
         out << "  limits: " << terminal_text(note.get<std::string>()) << "\n";
+    }
     if (const json& o = doc["options"]; o.contains("cap_basis") && o["cap_basis"] != "--cap") {
         out << "  cap " << bytes_or(o["cap"]) << ": " << terminal_text(o["cap_basis"].get<std::string>())
             << "\n";
@@ -76,8 +77,9 @@ void print_budget(const json& doc, std::ostream& out) {
     // Where CUDA could not start under a limit of this process, the GPU is not unknown: CUDA
     // could not see it (each family's line below says which limit).
     bool cuda_blocked = false;
-    for (const json& f : doc["families"])
+    for (const json& f : doc["families"]) {
         cuda_blocked = cuda_blocked || f.value("error", "").rfind(kCudaBlockedWords, 0) == 0;
+    }
     out << "pin budget: "
         << (!device.empty() ? device
             : cuda_blocked  ? "GPU not seen (CUDA could not start, below)"

@@ -68,8 +68,9 @@ std::optional<std::uint64_t> kib_field(const std::string& text, std::string_view
     std::istringstream lines(text);
     std::string line;
     while (std::getline(lines, line)) {
-        if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() || line[key.size()] != ':')
+        if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() || line[key.size()] != ':') {
             continue;
+        }
         std::istringstream fields(line.substr(key.size() + 1));
         std::string value, unit;
         fields >> value >> unit;
