@@ -16,7 +16,8 @@
 #      pinning calls; the trace must pass pinreport's strict reader and hold the calls the program
 #      notes it made. every_kind's command kind (3.) traces the same program.
 #   7. pinbench.exe budget against a pin limit whose failure poisons the process (docs/budget.md),
-#      its document read by pinreport's strict reader.
+#      its document read by pinreport's strict reader; then without --cap: the cap above Windows'
+#      limit for graphics.
 #   8. doctor from a folder holding planted copies of nvml.dll and nvcuda.dll: System32's are
 #      named, and with System32's gone none is loaded and the reason is printed;
 #   9. the Windows zip (ci/package.py) unzipped afresh and its README's commands run as written
@@ -349,6 +350,40 @@ sys.exit(1 if problems else 0)
 EOF
 }
 check "pinbench budget against a poisoning limit" budget_poisons
+
+# Without --cap on Windows the cap lies above the OS's limit for graphics (the larger of RAM/2 and
+# the DXGI non-local budget, plus 25%, in whole chunks), so the default search reaches it; the
+# limits of the process are in the document (version 2).
+budget_default_cap() {
+  with_double budget budget -o budget-default-cap.json --held-only --chunk 8MiB --time-limit 30 || { tail -20 budget.log; return 1; }
+  local python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"
+  PYTHONPATH="$root/reports" "$python" - budget-default-cap.json <<'EOF'
+import math
+import sys
+
+from pinreport.result.budget import load_budget
+
+b = load_budget(sys.argv[1])
+d = b.doc
+problems = []
+ram, chunk = d["host"]["ram_total"], d["options"]["chunk"]
+os_limit = max(ram // 2, 64 * 1000 * 1000)  # the DXGI budget is not read under Wine (no such adapter)
+want = max(chunk, math.ceil(int(os_limit * 1.25) / chunk) * chunk)
+if d["options"]["cap"] != want:
+    problems.append(f"cap {d['options']['cap']}, not {want} (RAM {ram})")
+if not d["options"].get("cap_basis", "").startswith("Windows' limit for graphics"):
+    problems.append(f"cap_basis {d['options'].get('cap_basis')!r}")
+if d["version"] != 2 or not any(limit["kind"] == "host" for limit in d["limits"]["read"]):
+    problems.append(f"version {d['version']}, limits {d.get('limits')}")
+for f in b.families:
+    if (f.status, f.held_at_once) != ("ok", 40 << 20):
+        problems.append(f"{f.family}: {f.status}, held {f.held_at_once}")
+for p in problems:
+    print(f"wine_double: budget-default-cap.json: {p}")
+sys.exit(1 if problems else 0)
+EOF
+}
+check "pinbench budget's default cap above Windows' limit for graphics" budget_default_cap
 
 # --- 8. DLLs planted in the working folder are never loaded ----------------------------------------
 # Copies of the double's nvml.dll and nvcuda.dll in the folder pinbench runs from: doctor names
