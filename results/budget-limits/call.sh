@@ -206,7 +206,7 @@ say "neighbour pid $neighbour in the group; memory.current $current B"
 # folder ("the container's limit"). A plain group's, as Slurm or systemd make it (the group by
 # its path: "the cgroup's limit").
 # shellcheck disable=SC2016  # expanded by the inner shells: their own pid into the group, then pinbench
-in_container=(sh -c 'echo $$ >"$0/cgroup.procs" && exec unshare --cgroup --mount --propagation private sh -c "mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec \"\$@\"" sh "$@"' "$group")
+in_container=(sh -c 'echo $$ >"$0/cgroup.procs" && exec unshare --cgroup --mount --propagation private sh -c "umount -l /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && exec \"\$@\"" sh "$@"' "$group")
 # shellcheck disable=SC2016
 in_group=(sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$group")
 for name in group-held-only group-full; do
