@@ -47,7 +47,7 @@ RunSetup set_up_measurement(ResultsDocument& doc, ChildLauncher& launcher, const
         const std::string why = cuda_device_count_why_of(doc.environment);
         throw NoDeviceError(
             "no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
-            "); nothing was measured and no results file was written: " + no_device_next_step);
+            "). Nothing was measured; no results file was written. " + no_device_next_step);
     }
     progress.note("running the controls...");
     if (setup.nvml) {
