@@ -88,7 +88,8 @@ std::string install_hint() {
     }
     if (fs::is_directory(dir / "wheelhouse", ec)) {
         return "install pinreport from \"" + utf8_of(dir / "wheelhouse") + "\"" +
-               " (no download) into a venv and set PINREPORT, as README.md, \"pinreport\", says";
+               " (no download) into a venv and set PINREPORT (docs/package-windows.md, \"pinreport, "
+               "offline\")";
     }
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = utf8_of(it->path().filename());
