@@ -13,8 +13,8 @@ refuses it: then remove it from the list."""
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport.errors import BadInputError
-from pinreport.result.load import load_results
+from pinreport.base.errors import BadInputError
+from pinreport.readers.results import load_results
 
 CORPUS = REPO_ROOT / "harness/tests/fixtures/hostile-results"
 CASES = [line.split("\t") for line in (CORPUS / "cases.tsv").read_text().splitlines() if line]
