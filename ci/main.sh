@@ -12,7 +12,7 @@
 #   PINREPORT=P       use this pinreport (else .venv/bin/pinreport, pinreport on PATH, or
 #                     `python3 -m pinreport` with reports/ on PYTHONPATH)
 #   MAIN_REPLAY=1     the replay path even where a GPU is present
-#   MAIN_SCOPE=quick  every run of scenarios/quick.yaml, every kind (the brief's other claims; about
+#   MAIN_SCOPE=quick  every run of scenarios/quick.yaml, every kind (the other claims under test; about
 #                     80 s more on an H100), and the budget's largest single pin; the default,
 #                     MAIN_SCOPE=answer, the answer's runs and the budget's held phase only
 #   OUT=DIR           instead of out/
@@ -31,7 +31,7 @@ say_wall() {
 }
 trap say_wall EXIT
 # The answer (cost per pinned GiB, the rule's verdict, the reserve, what changed, the budget) comes
-# from quick.yaml's overhead runs; its other kinds test the brief's other claims (quick-count's
+# from quick.yaml's overhead runs; its other kinds test the other claims under test (quick-count's
 # 64 x 64 MiB also enters cudaMallocHost's and cudaHostRegister's fit: README.md). Selected by run
 # id, so the ids are those of the whole quick.yaml and stores and compares stay comparable.
 # The answer shows the budget's safe budget, which `pinbench budget`'s held phase gives alone:
@@ -140,7 +140,7 @@ rc=0
 ((replay && status == 1)) && status=0
 echo
 ((${#only[@]})) &&
-  echo "the brief's other claims: MAIN_SCOPE=quick ci/main.sh (every kind of scenarios/quick.yaml, about 80 s more on an H100, and the budget's largest single pin)"
+  echo "the other claims under test: MAIN_SCOPE=quick ci/main.sh (every kind of scenarios/quick.yaml, about 80 s more on an H100, and the budget's largest single pin)"
 label=""
 ((replay)) && label=" (REPLAYED DATA, not a measurement)"
 echo "HTML report: $out/report.html$label"

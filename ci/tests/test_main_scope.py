@@ -1,12 +1,12 @@
 """ci/main.sh's scope: by default it measures the answer's runs only (`pinbench run
-scenarios/quick.yaml --only quick-overhead/*`) and ends by saying how to check the brief's other
-claims; MAIN_SCOPE=quick measures every run of quick.yaml, as before; an unknown MAIN_SCOPE is
+scenarios/quick.yaml --only quick-overhead/*`) and ends by saying how to check the other
+claims under test; MAIN_SCOPE=quick measures every run of quick.yaml, as before; an unknown MAIN_SCOPE is
 refused before anything runs. The stand-ins of main_stand_in.py make the GPU path run without a
 GPU."""
 
 from main_stand_in import run_main
 
-HINT = "the brief's other claims: MAIN_SCOPE=quick ci/main.sh (every kind of scenarios/quick.yaml,"
+HINT = "the other claims under test: MAIN_SCOPE=quick ci/main.sh (every kind of scenarios/quick.yaml,"
 
 
 def _run_call(calls: str) -> list[str]:

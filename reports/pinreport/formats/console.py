@@ -251,7 +251,7 @@ def format_summary(answer: Answer) -> str:
     counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
     decided = [c for c in answer.claims if c.verdict != "NOT TESTED HERE"]
     lines.append(
-        f"{tag}The brief's {len(answer.claims)} claims: {counts}"
+        f"{tag}The {len(answer.claims)} claims under test: {counts}"
         + (": " + "; ".join(f"#{c.n} {c.verdict}" for c in decided) if decided else "")
     )
     trouble = (

@@ -79,7 +79,7 @@ def format_summary_markdown(answer: Answer) -> str:
                 f"- {len(c.environment)} other environment change(s): " + "; ".join(e.describe() for e in c.environment)
             )
     counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
-    out += ["", f"**The brief's {len(answer.claims)} claims:** {counts}."]
+    out += ["", f"**The {len(answer.claims)} claims under test:** {counts}."]
     out += [f"- #{c.n} {c.verdict}: {_cell(c.evidence)}" for c in answer.claims if c.verdict != "NOT TESTED HERE"]
     trouble = (
         [f"problem: {p}" for p in answer.problems]

@@ -38,6 +38,6 @@ def platform_note(current: ResultsFile) -> str:
     if models == {"linux"}:
         return (
             f"Linux driver {release}: our Linux control, NOT Windows. Nothing on this page says what a "
-            "Windows WDDM, TCC or MCDM driver does; the brief's Windows claims are NOT TESTED HERE."
+            "Windows WDDM, TCC or MCDM driver does; the Windows claims under test are NOT TESTED HERE."
         )
     return f"Driver model {', '.join(sorted(models)) or 'unknown'}, driver release {release}."
