@@ -158,7 +158,7 @@ def test_an_upgrade_is_kept_between_runs_and_keyed_by_the_harness(tmp_path, monk
     [kept] = (tmp_path / "cache" / upgrade_cache.SUBDIR).rglob("*.json.gz")
     # Another process (the next night's pinreport) reads it without running the harness.
     code = (
-        "import sys; from pinreport.result.load import results_from_bytes; "
+        "import sys; from pinreport.readers.load import results_from_bytes; "
         "results_from_bytes(sys.stdin.buffer.read(), 'n')"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "reports")}

@@ -10,12 +10,12 @@
 #include <ostream>
 #include <string>
 
+#include "pinbench/results/budget_document.hpp"
+
 namespace pinbench {
 
-// The document's name and version, written once here (docs/budget.schema.json and pinreport's
-// reports/pinreport/schema.py must equal them: reports/tests/test_budget.py).
-inline constexpr const char* kBudgetSchema = "pinbench.budget";
-inline constexpr int kBudgetVersion = 1;
+// The document's name and version (kBudgetSchema, kBudgetVersion) are the readers' too: they are
+// written once in pinbench/results/budget_document.hpp, which the store reads them from.
 
 // The API families measured, by the spelling of their API variant (pinbench/vocabulary/api_variant.hpp).
 inline constexpr const char* kBudgetFamilies[] = {"cudaMallocHost", "cudaHostRegister"};

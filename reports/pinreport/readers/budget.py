@@ -13,7 +13,7 @@ import jsonschema
 from pinreport.base.input_file import RESULTS_LIMIT
 from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
 from pinreport.readers.environment import Environment
-from pinreport.readers.load import read_versioned_document
+from pinreport.readers.load import read_versioned_document, versioned_document_from_bytes
 
 
 @cache
@@ -79,17 +79,23 @@ class BudgetDocument:
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
 
 
+_READ_AS = (BUDGET_SCHEMA_NAME, (BUDGET_SCHEMA_VERSION,), BUDGET_SCHEMA_VERSION, "budget")
+
+
 def load_budget(path: str | Path) -> BudgetDocument:
-    p = str(path)
-    doc = read_versioned_document(
-        path,
-        RESULTS_LIMIT,
-        BUDGET_SCHEMA_NAME,
-        (BUDGET_SCHEMA_VERSION,),
-        BUDGET_SCHEMA_VERSION,
-        "budget",
-        _validator(),
-    )
+    """A budget document from a file: bounded, strict JSON, name, version, schema."""
+    doc = read_versioned_document(path, RESULTS_LIMIT, *_READ_AS, _validator())
+    return budget_from_document(doc, str(path))
+
+
+def budget_from_bytes(data: bytes, path: str) -> BudgetDocument:
+    """load_budget() of bytes already read (a stored budget, whose bytes the store hashes)."""
+    return budget_from_document(versioned_document_from_bytes(data, path, *_READ_AS, _validator()), path)
+
+
+def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:
+    """The typed values of a checked budget document (load_budget, or a stored one the history
+    index kept: its phases, which no reader types, may be left out)."""
     best = doc["safe_budget"]
     env = Environment.from_json(doc.get("environment", {}))
     return BudgetDocument(
