@@ -133,7 +133,7 @@ def build(store: Path, pinbench: str, replay_only: list[str]) -> None:
                 sys.exit(proc.returncode)
             print(_run([pinbench, "store", "add", str(out), "--store", str(store)]).strip())
         limits = [(p, d) for p, d in real_budgets() if (d.get("safe_budget") or {}).get("limit_found")]
-        for path, doc in limits[:1]:
+        for _, doc in limits[:1]:
             smaller = work / "budget-smaller.json"
             smaller.write_text(json.dumps(smaller_budget(doc, SMALLER_RELEASE, SMALLER_BY), indent=2) + "\n")
             print(_run([pinbench, "store", "add", str(smaller), "--store", str(store)]).strip())
@@ -142,7 +142,9 @@ def build(store: Path, pinbench: str, replay_only: list[str]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("store", type=Path, help="the store to build (a new directory)")
-    ap.add_argument("--pinbench", default=os.environ.get("PINBENCH_EXE") or str(ROOT / "build/ci-nogpu/harness/pinbench"))
+    ap.add_argument(
+        "--pinbench", default=os.environ.get("PINBENCH_EXE") or str(ROOT / "build/ci-nogpu/harness/pinbench")
+    )
     ap.add_argument("--replay-only", action="append", default=[], metavar="GLOB", help="replay only these runs")
     args = ap.parse_args()
     if args.store.exists() and any(args.store.iterdir()):

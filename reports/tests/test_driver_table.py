@@ -89,4 +89,7 @@ def test_the_verdict_is_the_most_severe_of_its_comparisons(metric_verdicts, budg
 def test_changed_claims_in_the_register_order():
     old = [("1", "CONFIRMED"), ("8", "REFUTED"), ("11", "CONFIRMED")]
     new = [("1", "CONFIRMED"), ("8", "CONFIRMED"), ("11", "REFUTED"), ("12", "CONFIRMED")]
-    assert changed_claims(old, new) == (ClaimChange("8", "REFUTED", "CONFIRMED"), ClaimChange("11", "CONFIRMED", "REFUTED"))
+    assert changed_claims(old, new) == (
+        ClaimChange("8", "REFUTED", "CONFIRMED"),
+        ClaimChange("11", "CONFIRMED", "REFUTED"),
+    )

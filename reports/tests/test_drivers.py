@@ -94,7 +94,9 @@ def _table_lines(text: str, group: str, release: str) -> dict[tuple[str, str], t
         if line.startswith("  ") and not line.startswith("    "):
             inside = current.startswith(group) and line.strip().startswith(f"{release}:")
             continue
-        m = re.match(r"^    (\S.*), (\d+) GPU\(s\): (.*?)(?: per pinned GiB .*)? on .*, rule (\S+), reserve at 16GiB (.*)$", line)
+        m = re.match(
+            r"^    (\S.*), (\d+) GPU\(s\): (.*?)(?: per pinned GiB .*)? on .*, rule (\S+), reserve at 16GiB (.*)$", line
+        )
         if inside and m:
             out[(m.group(1), m.group(2))] = (m.group(3), m.group(4), m.group(5))
     return out

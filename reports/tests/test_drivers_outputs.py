@@ -11,14 +11,14 @@ import jsonschema
 import pytest
 from builders import GiB, MiB, add_budget_to_store, add_to_store, make_store, results_doc, run_doc
 from conftest import REPO_ROOT
+from pinreport.analysis.compare import CompareOptions
 from pinreport.analysis.stats import load_libraries
 from pinreport.base.schema import drivers_json_schema_text
 from pinreport.formats import drivers_cells as cells
 from pinreport.formats.drivers_console import format_drivers
 from pinreport.formats.drivers_json import drivers_document
 from pinreport.formats.drivers_markdown import format_drivers_markdown
-from pinreport.analysis.compare import CompareOptions
-from pinreport.pipeline.drivers import DERIVE, build_driver_table, cost_document, group_value, memo_of, rows_of_value
+from pinreport.pipeline.drivers import DERIVE, build_driver_table, group_value, memo_of, rows_of_value
 from pinreport.render.drivers_page import drivers_context, night_link, render_drivers_html
 from pinreport.store.reading import read_for_drivers
 
@@ -112,14 +112,3 @@ def test_the_page_links_every_point_to_its_night_and_labels_replayed_points(tabl
     assert [c.id.split("-")[-1] for c in gpu["groups"][0]["charts"]] == ["cost", "budget"]
     row = table.rows[0]
     assert night_link(None, row.newest, "r-x") == "#r-x"
-
-
-def test_the_cost_document_keeps_what_the_comparison_and_the_disturbance_read():
-    doc = _night("580.20", 3)
-    doc["runs"][0]["metrics"]["time.alloc_ms"] = {"unit": "ms", "median": 1.0}
-    doc["runs"][0]["metrics"]["residual.after_free.nvml.0.used"] = {"unit": "bytes", "median": 0, "min": -9 * MiB}
-    kept = cost_document(doc)
-    names = set(kept["runs"][0]["metrics"])
-    assert "cost.after_first_use.cuda.free" in names and "time.alloc_ms" not in names
-    assert "residual.after_free.nvml.0.used" in names  # below zero: the disturbance check reads it
-    assert kept["environment"] == doc["environment"]

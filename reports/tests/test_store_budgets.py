@@ -48,7 +48,9 @@ def _budget(release="580.159.04", started_at="2026-12-06T04:32:03Z", smaller_by=
 
 def _night(release="580.159.04", started_at="2026-12-06T05:00:00Z") -> dict:
     """A night of the real budget's machine (the H100's environment record)."""
-    doc = results_doc([run_doc("q", "cudaMallocHost", GiB, costs={"cuda.free": [2 * 1024**2] * 7})], started_at=started_at)
+    doc = results_doc(
+        [run_doc("q", "cudaMallocHost", GiB, costs={"cuda.free": [2 * 1024**2] * 7})], started_at=started_at
+    )
     doc["environment"] = copy.deepcopy(json.loads(REAL_BUDGET.read_text())["environment"])
     doc["environment"]["driver"]["release"] = release
     return doc
@@ -140,7 +142,9 @@ def test_budget_compare_finds_the_previous_release_in_the_store(tmp_path):
     add_budget_to_store(root, _budget(started_at="2026-12-05T00:00:00Z", smaller_by=-CHUNK))  # older, larger
     add_budget_to_store(root, _budget())  # the newest of 580.159.04: 6.5 GiB
     add_budget_to_store(root, _budget(release="570.10", started_at="2026-11-01T00:00:00Z"))
-    new = write_json(tmp_path / "new.json", _budget(release="590.10", started_at="2026-12-09T00:00:00Z", smaller_by=2 * GiB))
+    new = write_json(
+        tmp_path / "new.json", _budget(release="590.10", started_at="2026-12-09T00:00:00Z", smaller_by=2 * GiB)
+    )
     old, problems = previous_budget(root, load_budget(new))
     assert problems == [] and old.key.release == "580.159.04" and old.budget.safe_budget == 6979321856
     cli = [sys.executable, "-m", "pinreport", "budget-compare", str(new), "--store", str(root)]

@@ -26,7 +26,8 @@ void check_family(const detail::JsonAt& f) {
     f.require_object();
     f.field("family").string();
     const detail::JsonAt status = f.field("status");
-    if (!is_status(status.string())) status.fail("unknown status '" + status.string() + "' (expected ok, waived or failed)");
+    if (!is_status(status.string()))
+        status.fail("unknown status '" + status.string() + "' (expected ok, waived or failed)");
 }
 
 void check_safe_budget(const detail::JsonAt& best) {
@@ -46,14 +47,15 @@ BudgetDocument budget_from_json(const json& j, const std::string& path_for_messa
     if (!is_budget_document(j)) {
         const auto it = j.find("schema");
         throw InputError(file + ": not a pinbench budget document (schema is " +
-                         (it == j.end() ? std::string("missing") : it->dump()) + ", expected \"" + kBudgetSchema +
-                         "\")");
+                         (it == j.end() ? std::string("missing") : it->dump()) + ", expected \"" +
+                         kBudgetSchema + "\")");
     }
     const std::int64_t version = root.field("version").integer();
     if (version < kBudgetOldestVersion || version > kBudgetVersion) {
         throw InputError(file + ": budget version " + std::to_string(version) +
-                         " is not supported (this build reads versions " + std::to_string(kBudgetOldestVersion) +
-                         " to " + std::to_string(kBudgetVersion) + ")");
+                         " is not supported (this build reads versions " +
+                         std::to_string(kBudgetOldestVersion) + " to " + std::to_string(kBudgetVersion) +
+                         ")");
     }
     BudgetDocument doc;
     doc.version = static_cast<int>(version);

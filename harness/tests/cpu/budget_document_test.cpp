@@ -1,12 +1,11 @@
 // Reading a `pinbench budget` document (pinbench/results/budget_document.hpp): what the store
 // checks before it files one, and the name and version the writer and the readers share.
-#include "pinbench/results/budget_document.hpp"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "pinbench/results/budget_document.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
@@ -51,8 +50,9 @@ TEST(BudgetDocument, ReadsWhatTheStoreFilesItBy) {
 TEST(BudgetDocument, AnotherKindOrVersionIsSaidAsSuch) {
     json other = budget();
     other["schema"] = "pinbench.results";
-    EXPECT_EQ(refusal(other), "b.json: not a pinbench budget document (schema is \"pinbench.results\", expected "
-                              "\"pinbench.budget\")");
+    EXPECT_EQ(refusal(other),
+              "b.json: not a pinbench budget document (schema is \"pinbench.results\", expected "
+              "\"pinbench.budget\")");
     json newer = budget();
     newer["version"] = kBudgetVersion + 1;
     EXPECT_EQ(refusal(newer), "b.json: budget version " + std::to_string(kBudgetVersion + 1) +
@@ -61,8 +61,8 @@ TEST(BudgetDocument, AnotherKindOrVersionIsSaidAsSuch) {
 }
 
 TEST(BudgetDocument, EveryRequiredMemberIsCheckedForItsType) {
-    for (const char* member : {"started_at", "complete", "elapsed_s", "options", "rule", "host", "environment",
-                               "families", "safe_budget"}) {
+    for (const char* member : {"started_at", "complete", "elapsed_s", "options", "rule", "host",
+                               "environment", "families", "safe_budget"}) {
         json missing = budget();
         missing.erase(member);
         EXPECT_EQ(refusal(missing), std::string("b.json: ") + member + ": missing required field") << member;
@@ -72,10 +72,12 @@ TEST(BudgetDocument, EveryRequiredMemberIsCheckedForItsType) {
     EXPECT_EQ(refusal(wrong), "b.json: complete: expected true or false, found string");
     json status = budget();
     status["families"][0]["status"] = "maybe";
-    EXPECT_EQ(refusal(status), "b.json: families[0].status: unknown status 'maybe' (expected ok, waived or failed)");
+    EXPECT_EQ(refusal(status),
+              "b.json: families[0].status: unknown status 'maybe' (expected ok, waived or failed)");
     json negative = budget();
     negative["safe_budget"]["bytes"] = -1;
-    EXPECT_NE(refusal(negative).find("safe_budget.bytes: out of range"), std::string::npos) << refusal(negative);
+    EXPECT_NE(refusal(negative).find("safe_budget.bytes: out of range"), std::string::npos)
+        << refusal(negative);
     json none = budget();
     none["safe_budget"] = nullptr;  // no family answered: still a budget document
     EXPECT_EQ(refusal(none), "");

@@ -52,7 +52,7 @@ class Decider:
     budget family."""
 
     verdict: str
-    what: str  # "cost.after_first_use.cuda.free of nightly-overhead/cudaMallocHost/4GiB" or "safe budget cudaHostRegister"
+    what: str  # "cost.after_first_use.cuda.free of q/cudaMallocHost/4GiB" or "safe budget cudaHostRegister"
     change: str  # "+8.00 MiB (2.00 GiB -> 2.01 GiB)" or the reason
     size: float  # how large the change is, relative (to pick the one that decided)
 

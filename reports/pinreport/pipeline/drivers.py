@@ -35,87 +35,18 @@ from pinreport.analysis.driver_table import (
     release_verdict,
 )
 from pinreport.analysis.fit import CostFit
-from pinreport.base.catalog import HELD_STAGES, RULE_KINDS
 from pinreport.base.errors import BadInputError
-from pinreport.base.probe_keys import CAPACITY_LOSS, is_dedicated_key, split_metric
 from pinreport.pipeline.answer import CostRow, Reserve
 from pinreport.pipeline.report import run_pipeline
 from pinreport.readers.budget import FamilyBudget
+from pinreport.readers.cost_document import cost_document, is_cost_metric
 from pinreport.readers.load import ResultsFile
 from pinreport.readers.store_key import StoreKey
-from pinreport.store.files import REAL, REPLAY, StoreEntry, StoredBudget, measurement_id
+from pinreport.store.files import REAL, REPLAY, StoredBudget, StoreEntry, measurement_id
 from pinreport.store.history_index import Derive
 from pinreport.store.reading import GroupHistory, StoreContents
 
 # --- per night: what the index keeps (DERIVE) ------------------------------------------------
-
-# A metric record's members the comparison, the rule and the disturbance check read.
-_METRIC_FIELDS = ("unit", "median", "granule", "mad", "min", "max", "samples", "disturbed")
-_PLAN_FIELDS = ("id", "scenario", "kind", "api", "size_bytes", "count", "gpus", "params")
-
-
-def is_cost_metric(name: str) -> bool:
-    """A VRAM cost metric: the held cost of a dedicated-memory key (the rule's, rule.py), or the
-    capacity a pinned buffer took (capacity.loss). The verdict between releases is theirs."""
-    parts = split_metric(name)
-    return name == CAPACITY_LOSS or (parts is not None and parts[0] in HELD_STAGES and is_dedicated_key(parts[1]))
-
-
-def _kept_metric(name: str, m: Any) -> bool:
-    """A VRAM cost metric (a held cost of a dedicated-memory key, capacity.loss), or a metric the
-    disturbance check reads (marked disturbed, or below zero in a repeat: disturbance.py), so a
-    run is as clean, and a key as disturbed, in the kept document as in the night's file."""
-    if not isinstance(m, dict):
-        return False
-    cost = is_cost_metric(name)
-    low = m.get("min")
-    negative = isinstance(low, (int, float)) and not isinstance(low, bool) and low < 0
-    return cost or m.get("disturbed") is True or negative
-
-
-def cost_document(doc: dict[str, Any]) -> dict[str, Any]:
-    """The night's VRAM cost metrics as a results document (what compare.compare reads of it): its
-    ok runs of the rule kinds, each with its plan, its cost metrics (kept_metric) and the
-    disturbance evidence; the environment record (the key, what else changed); the scenarios'
-    relative floors. About a twentieth of a nightly file."""
-    runs = []
-    for run in doc.get("runs", []):
-        plan = run.get("plan") or {}
-        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
-            continue
-        metrics = {
-            name: {k: m[k] for k in _METRIC_FIELDS if k in m}
-            for name, m in (run.get("metrics") or {}).items()
-            if _kept_metric(name, m)
-        }
-        kept = {"id": run.get("id"), "status": "ok", "plan": {k: plan[k] for k in _PLAN_FIELDS if k in plan}}
-        kept["metrics"] = metrics
-        if isinstance(run.get("disturbance"), dict):
-            kept["disturbance"] = run["disturbance"]
-        repeats = [
-            {k: r[k] for k in ("index", "status", "disturbance") if k in r}
-            for r in run.get("repeats") or []
-            if isinstance(r, dict) and isinstance(r.get("disturbance"), dict)
-        ]
-        if repeats:
-            kept["repeats"] = repeats
-        runs.append(kept)
-    scenarios = [
-        {"name": s["name"], "options": s.get("options") or {}}
-        for s in (doc.get("scenario") or {}).get("scenarios") or []
-        if isinstance(s, dict) and isinstance(s.get("name"), str)
-    ]
-    return {
-        "schema": doc.get("schema"),
-        "schema_version": doc.get("schema_version"),
-        "backend": doc.get("backend", "cuda"),
-        "started_at": doc.get("started_at", ""),
-        "measurement_id": measurement_id(doc),
-        "complete": doc.get("complete"),
-        "environment": doc.get("environment") or {},
-        "scenario": {"scenarios": scenarios},
-        "runs": runs,
-    }
 
 
 def _row_json(row: CostRow) -> dict[str, Any]:
@@ -146,7 +77,7 @@ def night_values(entry: StoreEntry) -> dict[str, Any]:
         "rows": [_row_json(r) for r in answer.rows],
         "claims": [[c["n"], c["verdict"]] for c in answer.claims],
         "left_out": len(answer.left_out),
-        "costs": cost_document(entry.doc),
+        "costs": cost_document(entry.doc, measurement_id(entry.doc)),
     }
 
 
@@ -165,6 +96,7 @@ class Night:
     rows: tuple[CostRow, ...]  # the answer's cost rows (pipeline/answer.py)
     claims: tuple[tuple[str, str], ...]  # claim number -> verdict
     left_out: int  # disturbed runs kept out of the fit
+    measurement_id: str  # its identity (store.md): the report links name it
     costs: ResultsFile  # cost_document(), compared with the next release
 
     @staticmethod
@@ -178,6 +110,7 @@ class Night:
             rows=tuple(_row_from_json(r) for r in values["rows"]),
             claims=tuple((str(n), v) for n, v in values["claims"]),
             left_out=values["left_out"],
+            measurement_id=values["costs"]["measurement_id"],
             costs=ResultsFile(entry.path, values["costs"]),
         )
 
@@ -201,17 +134,13 @@ class BudgetCell:
     @staticmethod
     def of(stored: StoredBudget) -> "BudgetCell":
         b = stored.budget
-        family: FamilyBudget | None = None
-        chosen = (b.doc.get("safe_budget") or {}).get("family")
-        for f in b.families:
-            if f.family == chosen:
-                family = f
+        family: FamilyBudget | None = next((f for f in b.families if f.family == b.safe_family), None)
         return BudgetCell(
             path=stored.path,
             started_at=stored.started_at,
             safe_budget=b.safe_budget,
-            family=chosen,
-            limit_found=bool((b.doc.get("safe_budget") or {}).get("limit_found")),
+            family=b.safe_family,
+            limit_found=b.safe_limit_found,
             words=family.stopped_words if family is not None and not family.limit_found else None,
             vram_cost=family.vram_cost_at_budget if family is not None else None,
             vram_disturbed=bool(family.vram_disturbed) if family is not None else False,
@@ -263,7 +192,7 @@ def release_budget(budgets: Sequence[StoredBudget]) -> StoredBudget | None:
     """The budget that stands for a release (oldest first in `budgets`): its newest document whose
     search reached the driver's limit, else its newest. A capped search is a lower bound only
     (docs/budget.md), so a later capped night does not hide the limit an earlier one found."""
-    found = [b for b in budgets if b.budget.doc.get("safe_budget") and b.budget.doc["safe_budget"].get("limit_found")]
+    found = [b for b in budgets if b.budget.safe_limit_found]
     return (found or list(budgets) or [None])[-1]
 
 
@@ -330,7 +259,9 @@ def build_driver_table(
     """The one DriverTable of a store: each group's rows (group_rows), groups in their order
     (platform, driver model, GPU, GPU count)."""
     ordered = sorted((r for r in rows if r), key=lambda rs: rs[0].key.group)
-    return DriverTable(store, tuple(r for rs in ordered for r in rs), tuple(problems), replay_shown, options or CompareOptions())
+    return DriverTable(
+        store, tuple(r for rs in ordered for r in rs), tuple(problems), replay_shown, options or CompareOptions()
+    )
 
 
 # --- a group's rows as JSON: what the group's memo keeps (store/reading.read_for_drivers) ------
@@ -353,7 +284,7 @@ def _night_json(n: Night) -> dict[str, Any]:
         "rows": [_row_json(r) for r in n.rows],
         "claims": [list(c) for c in n.claims],
         "left_out": n.left_out,
-        "measurement_id": n.costs.doc.get("measurement_id"),
+        "measurement_id": n.measurement_id,
     }
 
 
@@ -366,7 +297,8 @@ def _night_from_json(d: dict[str, Any]) -> Night:
         rows=tuple(_row_from_json(r) for r in d["rows"]),
         claims=tuple((n, v) for n, v in d["claims"]),
         left_out=d["left_out"],
-        costs=ResultsFile(d["path"], {"measurement_id": d["measurement_id"]}),
+        measurement_id=d["measurement_id"],
+        costs=ResultsFile(d["path"], {}),  # what a kept row needs of its night is above
     )
 
 

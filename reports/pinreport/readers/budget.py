@@ -73,6 +73,8 @@ class BudgetDocument:
     complete: bool
     held_only: bool  # --held-only: the held phases alone (the safe budget); no largest single pin
     safe_budget: int | None
+    safe_family: str | None  # the family the overall safe budget is (the smaller family's)
+    safe_limit_found: bool  # its search reached the driver's limit (False: a lower bound)
     families: tuple[FamilyBudget, ...]
     doc: dict[str, Any]
     environment: Environment  # the environment record, read once
@@ -103,6 +105,8 @@ def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:
         complete=doc["complete"],
         held_only=doc["options"].get("held_only", False),
         safe_budget=best["bytes"] if best is not None else None,
+        safe_family=best["family"] if best is not None else None,
+        safe_limit_found=bool(best["limit_found"]) if best is not None else False,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
         doc=doc,
         environment=env,

@@ -32,7 +32,7 @@ def night_link(template: str | None, night: Night, row_id: str) -> str:
         gpu_count=k.gpu_count,
         release=k.release,
         time=time,
-        measurement_id=str(night.costs.doc.get("measurement_id", "")),
+        measurement_id=night.measurement_id,
     )
     return template.format(**values)
 
@@ -71,7 +71,9 @@ def _charts(table: DriverTable, group: tuple[str, str, str, str], report_url: st
             pts.append((float(i), b.safe_budget / GiB))
             links.append(link)
     gid = anchor("g", *group)
-    replayed = " Releases marked [REPLAYED] are replayed data, never a baseline." if any(r.replayed for r in rows) else ""
+    replayed = (
+        " Releases marked [REPLAYED] are replayed data, never a baseline." if any(r.replayed for r in rows) else ""
+    )
     cost = line_chart(
         f"{gid}-cost",
         f"VRAM per pinned GiB, {group_label(group)}",
