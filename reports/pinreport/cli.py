@@ -221,6 +221,9 @@ def _parser() -> argparse.ArgumentParser:
     h.add_argument("--bench", action="append", default=[], help="Google Benchmark JSON file (repeatable)")
     h.add_argument("-o", "--output", required=True, help="HTML file to write")
     h.add_argument("--budget", help="a `pinbench budget -o` document: its line on the first screen")
+    h.add_argument(
+        "--drivers-table", metavar="HREF", help="link the page to the driver table (pinreport drivers --html)"
+    )
     _add_verdict_options(h)
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, help="baseline store directory")
@@ -319,6 +322,7 @@ def _run_html(args: argparse.Namespace) -> int:
         return inputs
     current, store = inputs
     context = page_context(run_pipeline(current, store, args.bench, options, budget=budget))
+    context["drivers_table"] = args.drivers_table  # where every release of the store is (docs/drivers.md)
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")

@@ -9,7 +9,9 @@ from pinreport.readers.load import ResultsFile
 
 
 def test_keeps_the_cost_metrics_and_what_the_disturbance_check_reads():
-    doc = results_doc([run_doc("q", "cudaMallocHost", GiB, costs={"cuda.free": [2 * MiB] * 5, "nvml.0.used": [2 * MiB] * 5})])
+    doc = results_doc(
+        [run_doc("q", "cudaMallocHost", GiB, costs={"cuda.free": [2 * MiB] * 5, "nvml.0.used": [2 * MiB] * 5})]
+    )
     metrics = doc["runs"][0]["metrics"]
     metrics["time.alloc_ms"] = {"unit": "ms", "median": 1.0}
     metrics["residual.after_free.nvml.0.used"] = {"unit": "bytes", "median": 0, "min": -9 * MiB, "granule": 2 * MiB}

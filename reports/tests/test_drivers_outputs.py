@@ -6,10 +6,12 @@ and point labelled, the JSON valid against its schema, the points linked to thei
 import copy
 import json
 import re
+import subprocess
+import sys
 
 import jsonschema
 import pytest
-from builders import GiB, MiB, add_budget_to_store, add_to_store, make_store, results_doc, run_doc
+from builders import GiB, MiB, add_budget_to_store, add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
 from pinreport.analysis.compare import CompareOptions
 from pinreport.analysis.stats import load_libraries
@@ -112,3 +114,18 @@ def test_the_page_links_every_point_to_its_night_and_labels_replayed_points(tabl
     assert [c.id.split("-")[-1] for c in gpu["groups"][0]["charts"]] == ["cost", "budget"]
     row = table.rows[0]
     assert night_link(None, row.newest, "r-x") == "#r-x"
+
+
+def test_the_nights_report_links_the_driver_table(tmp_path):
+    root = make_store(tmp_path / "store")
+    add_to_store(root, _night("570.10", 1))
+    current = write_json(tmp_path / "current.json", _night("580.20", 3))
+    cmd = [sys.executable, "-m", "pinreport", "html", "--store", str(root), "--current", str(current)]
+    linked = subprocess.run(
+        [*cmd, "--drivers-table", "drivers.html", "-o", str(tmp_path / "r.html")], capture_output=True
+    )
+    assert linked.returncode in (0, 1), linked.stderr
+    assert '<p id="drivers-table">' in (tmp_path / "r.html").read_text()
+    assert '<a href="drivers.html">the driver table</a>' in (tmp_path / "r.html").read_text()
+    plain = subprocess.run([*cmd, "-o", str(tmp_path / "p.html")], capture_output=True)
+    assert plain.returncode in (0, 1) and 'id="drivers-table"' not in (tmp_path / "p.html").read_text()

@@ -38,7 +38,11 @@ def _run(run: dict[str, Any]) -> dict[str, Any]:
         for name, m in (run.get("metrics") or {}).items()
         if _kept_metric(name, m)
     }
-    kept: dict[str, Any] = {"id": run.get("id"), "status": "ok", "plan": {k: plan[k] for k in _PLAN_FIELDS if k in plan}}
+    kept: dict[str, Any] = {
+        "id": run.get("id"),
+        "status": "ok",
+        "plan": {k: plan[k] for k in _PLAN_FIELDS if k in plan},
+    }
     kept["metrics"] = metrics
     if isinstance(run.get("disturbance"), dict):
         kept["disturbance"] = run["disturbance"]
