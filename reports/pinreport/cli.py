@@ -36,6 +36,7 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from pinreport import __version__
@@ -458,16 +459,20 @@ def _run_drivers(args: argparse.Namespace) -> int:
     if missing is not None:
         return missing
     # Per group, its rows from its memo, else from its nights through the history index (each read
-    # once) and the verdicts (scipy: imported on first use).
+    # once) and the verdicts (scipy, for the slopes' bounds: imported there, on first use).
     values, problems = read_for_drivers(
-        args.store, DERIVE, lambda h: group_value(h, options), memo_of(options, args.replay), replay=args.replay
+        args.store,
+        DERIVE,
+        partial(group_value, options=options),
+        memo_of(options, args.replay),
+        replay=args.replay,
+        before_compute=load_libraries,
     )
     rows = []
     for value in values:
         found, bad = rows_of_value(value)
         rows.append(found)
         problems += bad
-    load_libraries()  # the slopes' bounds
     table = build_driver_table(args.store, rows, problems, options, replay_shown=args.replay)
     out(format_drivers(table))
     if args.markdown:

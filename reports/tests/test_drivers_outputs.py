@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from functools import partial
 
 import jsonschema
 import pytest
@@ -62,7 +63,9 @@ def table(tmp_path_factory):
         add_budget_to_store(root, _budget(night, 6 * GiB if release == "570.10" else 4 * GiB, day))
     add_to_store(root, _night("590.10", 4, per_gib=4 * MiB, replayed=True))
     options = CompareOptions()
-    values, problems = read_for_drivers(root, DERIVE, lambda h: group_value(h, options), memo_of(options, True), True)
+    values, problems = read_for_drivers(
+        root, DERIVE, partial(group_value, options=options), memo_of(options, True), True
+    )
     assert problems == [] and len(values) == 1
     again, _ = read_for_drivers(root, DERIVE, _never, memo_of(options, True), True)  # the group's memo
     assert again == json.loads(json.dumps(values))

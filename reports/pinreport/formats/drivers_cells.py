@@ -6,7 +6,7 @@ night (format_bytes of the same CostRow), so a cell reads as the summary's line 
 from pinreport.base.labels import GiB, probe_label, size_label
 from pinreport.base.units import format_bytes
 from pinreport.pipeline.answer import CostRow, Reserve
-from pinreport.pipeline.drivers import BudgetCell, ReleaseRow
+from pinreport.pipeline.drivers import BudgetCell, Night, ReleaseRow
 
 REPLAYED = "[REPLAYED]"
 TABLE_RESERVE_SIZE = 16 * GiB  # the reserve the table shows (the answer's largest size)
@@ -17,9 +17,9 @@ def cost_per_gib(row: CostRow) -> str:
     return "below resolution" if row.fit.below_resolution else format_bytes(row.per_gib)
 
 
-def slope_bound(row: CostRow) -> str:
+def slope_bound(night: Night, row: CostRow) -> str:
     """The 95% upper bound of the slope per pinned GiB; "" below resolution."""
-    bound = row.fit.slope_bound()
+    bound = night.bound_of(row)
     return "" if bound is None else format_bytes(bound * GiB)
 
 
@@ -36,9 +36,9 @@ def rule_text(row: CostRow) -> str:
     return row.rule or "not judged"
 
 
-def api_line(row: CostRow) -> str:
+def api_line(night: Night, row: CostRow) -> str:
     """One API of a release in one line."""
-    bound = slope_bound(row)
+    bound = slope_bound(night, row)
     cost = cost_per_gib(row)
     cost = f"{cost} per pinned GiB (95% bound {bound})" if bound else cost
     return (
@@ -47,9 +47,9 @@ def api_line(row: CostRow) -> str:
     )
 
 
-def api_short(row: CostRow) -> str:
+def api_short(night: Night, row: CostRow) -> str:
     """One API in a table cell: "cudaMallocHost: 2.06 MiB (≤ 2.12 MiB), OVER-RESERVED, 16GiB 33.50 MiB"."""
-    bound = slope_bound(row)
+    bound = slope_bound(night, row)
     cost = cost_per_gib(row) + (f" (≤ {bound})" if bound else "")
     gpus = "" if row.gpus == 1 else f" x{row.gpus} GPUs"
     return f"{row.api}{gpus}: {cost}, {rule_text(row)}, {size_label(TABLE_RESERVE_SIZE)} {reserve_text(row)}"

@@ -21,7 +21,7 @@ def format_drivers(table: DriverTable) -> str:
         for r in table.rows_of(group):
             tag = f"{cells.REPLAYED} " if r.replayed else ""
             lines.append(f"  {cells.label(r)}: {cells.nights_text(r)}; {cells.verdict_text(r)}")
-            lines.extend(f"    {tag}{cells.api_line(row)}" for row in r.newest.rows)
+            lines.extend(f"    {tag}{cells.api_line(r.newest, row)}" for row in r.newest.rows)
             if not r.newest.rows:
                 lines.append(f"    {tag}no cost fit in its newest night")
             lines.append(f"    {tag}budget: {cells.budget_text(r.budget)}")

@@ -10,12 +10,12 @@ from pinreport.base.labels import GiB
 from pinreport.base.schema import DRIVERS_SCHEMA_NAME, DRIVERS_SCHEMA_VERSION
 from pinreport.formats import drivers_cells as cells
 from pinreport.pipeline.answer import CostRow
-from pinreport.pipeline.drivers import BudgetCell, DriverTable, ReleaseRow
+from pinreport.pipeline.drivers import BudgetCell, DriverTable, Night, ReleaseRow
 
 
-def _api(row: CostRow) -> dict[str, Any]:
+def _api(night: Night, row: CostRow) -> dict[str, Any]:
     reserve = cells.reserve_at(row)
-    bound = row.fit.slope_bound()
+    bound = night.bound_of(row)
     return {
         "api": row.api,
         "gpus": row.gpus,
@@ -55,7 +55,7 @@ def _release(r: ReleaseRow) -> dict[str, Any]:
         "first": r.first,
         "last": r.last,
         "newest_night": r.newest.path,
-        "apis": [_api(x) for x in r.newest.rows],
+        "apis": [_api(r.newest, x) for x in r.newest.rows],
         "budget": _budget(r.budget),
         "budget_verdicts": [
             {"family": b.family, "verdict": b.verdict, "old": b.old, "new": b.new, "why": b.why}

@@ -14,7 +14,7 @@ def _api_cell(r: ReleaseRow, api: str, gpus: int) -> str:
     row = next((x for x in r.newest.rows if x.api == api and x.gpus == gpus), None)
     if row is None:
         return "-"
-    bound = cells.slope_bound(row)
+    bound = cells.slope_bound(r.newest, row)
     cost = cells.cost_per_gib(row) + (f" (≤ {bound})" if bound else "")
     return f"{cost}; {cells.rule_text(row)}; {cells.reserve_text(row)}"
 

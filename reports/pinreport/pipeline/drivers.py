@@ -21,6 +21,7 @@ nights (replay/) are shown only when asked, labelled, and are never a baseline.
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, astuple, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pinreport.analysis.budget_compare import BudgetVerdict, compare_budgets
@@ -93,11 +94,24 @@ class Night:
     key: StoreKey
     replayed: bool
     started_at: str
-    rows: tuple[CostRow, ...]  # the answer's cost rows (pipeline/answer.py)
+    row_records: tuple[dict[str, Any], ...]  # the answer's cost rows as the index keeps them (rows)
     claims: tuple[tuple[str, str], ...]  # claim number -> verdict
     left_out: int  # disturbed runs kept out of the fit
     measurement_id: str  # its identity (store.md): the report links name it
     costs: ResultsFile  # cost_document(), compared with the next release
+    # Per row, the slope's 95% upper bound (CostFit.slope_bound), where a kept row has it; else
+    # computed when asked (bound_of): only the nights the table shows are asked.
+    bounds: tuple[float | None, ...] | None = None
+
+    @cached_property
+    def rows(self) -> tuple[CostRow, ...]:
+        """The answer's cost rows (pipeline/answer.py), read when asked: of a release's nights the
+        table reads the newest night's only."""
+        return tuple(_row_from_json(r) for r in self.row_records)
+
+    def bound_of(self, row: CostRow) -> float | None:
+        """The slope's 95% upper bound of one of its rows, bytes per pinned byte."""
+        return self.bounds[self.rows.index(row)] if self.bounds is not None else row.fit.slope_bound()
 
     @staticmethod
     def from_entry(entry: StoreEntry) -> "Night":
@@ -107,7 +121,7 @@ class Night:
             key=entry.key,
             replayed=entry.namespace == REPLAY,
             started_at=entry.started_at,
-            rows=tuple(_row_from_json(r) for r in values["rows"]),
+            row_records=tuple(values["rows"]),
             claims=tuple((str(n), v) for n, v in values["claims"]),
             left_out=values["left_out"],
             measurement_id=values["costs"]["measurement_id"],
@@ -267,7 +281,7 @@ def build_driver_table(
 # --- a group's rows as JSON: what the group's memo keeps (store/reading.read_for_drivers) ------
 
 # The table's own version, in the memo's key: a new one when a row is computed otherwise.
-TABLE_VERSION = 1
+TABLE_VERSION = 2
 
 
 def memo_of(options: CompareOptions, replay: bool) -> list[Any]:
@@ -281,7 +295,8 @@ def _night_json(n: Night) -> dict[str, Any]:
         "key": list(astuple(n.key)),
         "replayed": n.replayed,
         "started_at": n.started_at,
-        "rows": [_row_json(r) for r in n.rows],
+        "rows": list(n.row_records),
+        "bounds": [n.bound_of(r) for r in n.rows],
         "claims": [list(c) for c in n.claims],
         "left_out": n.left_out,
         "measurement_id": n.measurement_id,
@@ -294,7 +309,8 @@ def _night_from_json(d: dict[str, Any]) -> Night:
         key=StoreKey(*d["key"]),
         replayed=d["replayed"],
         started_at=d["started_at"],
-        rows=tuple(_row_from_json(r) for r in d["rows"]),
+        row_records=tuple(d["rows"]),
+        bounds=tuple(d["bounds"]),
         claims=tuple((n, v) for n, v in d["claims"]),
         left_out=d["left_out"],
         measurement_id=d["measurement_id"],

@@ -118,7 +118,7 @@ def _row(r: ReleaseRow, report_url: str | None) -> dict[str, Any]:
         "verdict_text": cells.verdict_text(r),
         "budget": cells.budget_text(r.budget),
         "claims": cells.claims_text(r),
-        "apis": [cells.api_short(x) for x in r.newest.rows] or ["no cost fit in its newest night"],
+        "apis": [cells.api_short(r.newest, x) for x in r.newest.rows] or ["no cost fit in its newest night"],
         "link": night_link(report_url, r.newest, _row_id(r)),
     }
 

@@ -22,6 +22,7 @@ again once. The replayed nights of a group have an index of their own (index/rep
 
 import json
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ from pinreport.readers.load import ResultsFile
 from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import (
     BUDGET,
+    COMPRESSED_SUFFIX,
+    PLAIN_SUFFIX,
     REAL,
     RESULTS,
     StoredBudget,
@@ -50,11 +53,11 @@ from pinreport.store.files import (
     check_stored_file,
     content_hash,
     finished,
+    is_budget_name,
     measurement_id,
     name_hash,
     read_stored_bytes,
     release_dirs,
-    stored_files,
 )
 
 INDEX_SCHEMA = "pinreport.summary-index"
@@ -378,18 +381,32 @@ class GroupIndex:
         else:
             self.rows[rel] = row
 
-    def listing(self) -> list[tuple[str, str, Path, list[int]]]:
-        """Every stored file of the group in this namespace, as (kind, rel, path, stamp): a listing
-        and an lstat each, no file opened (the memo's key, GroupMemo)."""
+    def listing(self) -> list[tuple[str, str, str, list[int]]]:
+        """Every stored file of the group in this namespace, as (kind, rel, path, stamp), sorted by
+        rel: what stored_files() lists of each release directory (a results or budget file by its
+        name; an entry that is not a regular file counts with the results, whose reading names it),
+        from one scandir and one lstat each, no file opened. GroupMemo's key; at a year of nights
+        of 20 groups, 14,600 files, it must cost milliseconds, so no Path is built per file."""
         out = []
-        for directory in release_dirs(self.root, self.group, self.namespace).values():
-            for kind in (RESULTS, BUDGET):
-                for file in stored_files(directory, kind=kind):
-                    try:
-                        stamp = _stamp(os.lstat(file))  # the entry itself: a link is never followed
-                    except OSError:
-                        continue  # removed since the listing
-                    out.append((kind, self._rel(file), file, stamp))
+        prefix = "/".join((self.namespace, *self.group))
+        for release, directory in release_dirs(self.root, self.group, self.namespace).items():
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    st = e.stat(follow_symlinks=False)  # the entry itself: a link is never followed
+                except OSError:
+                    continue  # removed since the listing
+                name = e.name
+                if stat.S_ISREG(st.st_mode):
+                    if not name.endswith((PLAIN_SUFFIX, COMPRESSED_SUFFIX)) or ".tmp." in name:
+                        continue
+                    kind = BUDGET if is_budget_name(name) else RESULTS
+                else:
+                    kind = RESULTS
+                out.append((kind, f"{prefix}/{release}/{name}", e.path, _stamp(st)))
         return sorted(out, key=lambda x: x[1])
 
     def history(self) -> tuple[list[StoreEntry], list[BadInputError]]:
@@ -399,7 +416,8 @@ class GroupIndex:
         read. The group's budget documents go to self.budgets, as summaries (budget_summary)."""
         present: list[str] = []
         stale = []  # new or changed files, checked over worker processes (worker_pool)
-        for kind, rel, file, stamp in self.listing():
+        for kind, rel, name, stamp in self.listing():
+            file = Path(name)
             row = self.rows.get(rel)
             if row is None or row["stamp"] != stamp or not _derived(row, self.derive):
                 known = row if row is not None else ({"kind": BUDGET} if kind == BUDGET else None)

@@ -8,6 +8,8 @@ stops at a bad file: it is named in `problems` and skipped.
 """
 
 import json
+import multiprocessing
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ from pinreport.base.errors import BadInputError
 from pinreport.base.input_file import read_bounded
 from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
 from pinreport.base.versions import is_release, previous_release, release_key
+from pinreport.base.worker_pool import JOBS_VARIABLE, map_in_processes
 from pinreport.readers.budget import BudgetDocument
 from pinreport.readers.load import ResultsFile
 from pinreport.store.files import (
@@ -267,9 +270,10 @@ def read_group_histories(
 def read_for_drivers(
     root: str | Path,
     derive: Derive,
-    compute: Callable[[list[GroupHistory]], Any],
+    compute: Callable[[list[GroupHistory]], Any],  # module-level (or a partial of one): workers run it
     memo: Any,
     replay: bool = False,
+    before_compute: Callable[[], None] | None = None,
 ) -> tuple[list[Any], list[BadInputError]]:
     """What `pinreport drivers` reads: per machine group, compute(its histories) (the group's real
     nights and budgets, and its replayed ones when asked: read_group_histories), a JSON value,
@@ -277,13 +281,15 @@ def read_for_drivers(
     `memo` (the caller's options and versions) and the index's and derive's versions. A group whose
     files, stamps and options are as the memo says is not read at all: neither its nights nor its
     index. Returns the values, group by group in the groups' order, and the store's own problem
-    (a store.json that is missing or of another version: then nothing is read)."""
+    (a store.json that is missing or of another version: then nothing is read). before_compute:
+    what the computing needs once (an import), done only when a group is computed."""
     root, contents = _open(root)
     if contents.problems:
         return [], contents.problems
     namespaces = (REAL, REPLAY) if replay else (REAL,)
     groups = sorted({g for ns in namespaces for g in store_groups(root, ns)})
-    values = []
+    values: list[Any] = []
+    missing = []  # (position, memo, key) of the groups computed again
     for group in groups:
         listing = [
             [ns, [(kind, rel, stamp) for kind, rel, _, stamp in GroupIndex(root, group, {}, ns).listing()]]
@@ -291,12 +297,27 @@ def read_for_drivers(
         ]
         key = memo_key([memo, derive.name, INDEX_VERSION, listing])
         kept = GroupMemo(root, "drivers-replay" if replay else "drivers", group)
-        value = kept.get(key)
-        if value is None:
-            value = compute(read_group_histories(root, group, derive, namespaces))
-            kept.put(key, value)
-        values.append(value)
+        values.append(kept.get(key))
+        if values[-1] is None:
+            missing.append((len(values) - 1, kept, key, group))
+    # The groups are independent: computed over worker processes (worker_pool), each reading its
+    # own index (and the nights it has not seen) in one process.
+    jobs = [(root, group, derive, namespaces, compute) for _, _, _, group in missing]
+    if jobs and before_compute is not None:
+        before_compute()  # (an import) once, here, before the workers start: they inherit it
+    for (i, kept, key, _), value in zip(missing, map_in_processes(_group_value, jobs), strict=True):
+        kept.put(key, value)
+        values[i] = value
     return values, []
+
+
+def _group_value(job) -> Any:
+    """What a worker process runs for one group (read_for_drivers): its histories, then compute.
+    A worker checks the group's new nights itself (no pool of its own inside a worker)."""
+    root, group, derive, namespaces, compute = job
+    if multiprocessing.parent_process() is not None:
+        os.environ[JOBS_VARIABLE] = "1"
+    return compute(read_group_histories(root, group, derive, namespaces))
 
 
 def previous_budget(root: str | Path, new: BudgetDocument) -> tuple[StoredBudget | None, list[BadInputError]]:
