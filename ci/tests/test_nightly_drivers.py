@@ -30,7 +30,10 @@ FAKE_PINREPORT = """#!/usr/bin/env bash
 # Logs its arguments; drivers writes the Markdown it is asked for; budget-compare exits as told.
 echo "pinreport $*" >>"$LOG"
 if [[ $1 == drivers ]]; then
-  while (($#)); do [[ $1 == --markdown ]] && printf '## pinbench driver table\\n| 590.10 | REGRESSION |\\n' >"$2"; shift; done
+  while (($#)); do
+    [[ $1 == --markdown ]] && printf '## pinbench driver table\\n| 590.10 | REGRESSION |\\n' >"$2"
+    shift
+  done
 fi
 [[ $1 == budget-compare ]] && exit "${BUDGET_COMPARE_EXIT:-0}"
 exit 0
@@ -68,7 +71,9 @@ def test_the_budget_is_stored_beside_the_results_and_judged_against_the_store(tm
     judged = lines.index(f"pinreport budget-compare {out}/budget.json --store {store}")
     assert results_add < budget_add < judged
     summary = (out / "summary.md").read_text()
-    assert "store add budget" in summary and "pinreport budget-compare (the store's previous release): exit 0" in summary
+    assert (
+        "store add budget" in summary and "pinreport budget-compare (the store's previous release): exit 0" in summary
+    )
 
 
 def test_a_budget_that_shrank_since_the_stored_release_is_a_regression(tmp_path):
