@@ -5,7 +5,7 @@ else (times, the control's own metrics, the kinds the rule does not judge)."""
 from builders import GiB, MiB, results_doc, run_doc
 from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.readers.cost_document import cost_document, is_cost_metric
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 
 
 def test_keeps_the_cost_metrics_and_what_the_disturbance_check_reads():

@@ -16,7 +16,7 @@ from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError
 from pinreport.base.exit_codes import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSION
 from pinreport.readers.budget import load_budget
-from pinreport.readers.load import parse_results
+from pinreport.readers.results import parse_results
 from pinreport.store.files import (
     BUDGET,
     BUDGET_SUFFIX,
@@ -107,7 +107,7 @@ def test_a_stored_budget_edited_misplaced_or_replayed_under_real_is_named(tmp_pa
 
 def _count(entry):
     _count.calls += 1
-    return {"runs": len(entry.doc["runs"])}
+    return {"runs": len(entry.results.runs)}
 
 
 def test_the_index_keeps_budgets_and_derived_values_and_reads_a_night_once(tmp_path, monkeypatch):
@@ -167,3 +167,28 @@ def test_results_listing_never_names_a_budget(tmp_path):
     release_dir = next((root / "real").glob("*/*/*/*/*"))
     assert stored_files(release_dir, kind=RESULTS) == []
     assert stored_files(root / "real", 5, kind=BUDGET) == stored_files(release_dir, kind=BUDGET)
+
+
+def test_drivers_names_the_stores_older_nights_once_with_the_command_that_upgrades_them(tmp_path, monkeypatch, capsys):
+    """A night an older pinbench stored (results version 4) is refused by the driver table as by
+    every command: one line for the store with `pinbench store upgrade`, exit 2, the same when the
+    group's rows come from its memo (the problem keeps its version there)."""
+    from pinreport.cli import main
+
+    monkeypatch.setenv("PINREPORT_JOBS", "1")
+    root = make_store(tmp_path / "s")
+    add_to_store(root, _night())
+    older = results_doc([run_doc()], started_at="2026-12-05T05:00:00Z", schema_version=4)
+    older["environment"] = _night()["environment"]
+    add_to_store(root, older)
+    add_budget_to_store(root, _budget())
+    line = (
+        f"error: {root}: 1 stored night(s) of results schema version 4, older than version 5, which this "
+        f"pinreport reads: upgrade them with `pinbench store upgrade --store {root}`"
+    )
+    for _ in range(2):  # computed, then from the memo
+        assert main(["drivers", "--store", str(root)]) == EXIT_BAD_INPUT
+        captured = capsys.readouterr()
+        assert captured.err.splitlines() == [line]
+        assert "580.159.04: 1 night" in captured.out
+    assert list((root / INDEX_DIR / "memo").rglob("*.json"))

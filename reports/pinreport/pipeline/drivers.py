@@ -36,14 +36,15 @@ from pinreport.analysis.driver_table import (
     release_verdict,
 )
 from pinreport.analysis.fit import CostFit
-from pinreport.base.errors import BadInputError
+from pinreport.base.errors import BadInputError, OlderResultsError
+from pinreport.base.schema import RESULTS_SCHEMA_VERSION
 from pinreport.pipeline.answer import CostRow, Reserve
-from pinreport.pipeline.report import run_pipeline
+from pinreport.pipeline.report import summary_report
 from pinreport.readers.budget import FamilyBudget
-from pinreport.readers.cost_document import cost_document, is_cost_metric
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.cost_document import is_cost_metric
+from pinreport.readers.results import ResultsFile
 from pinreport.readers.store_key import StoreKey
-from pinreport.store.files import REAL, REPLAY, StoredBudget, StoreEntry, measurement_id
+from pinreport.store.files import REAL, REPLAY, StoredBudget, StoreEntry
 from pinreport.store.history_index import Derive
 from pinreport.store.reading import GroupHistory, StoreContents
 
@@ -72,13 +73,12 @@ def night_values(entry: StoreEntry) -> dict[str, Any]:
     """What the driver table keeps of one night (module docstring): the answer of the night alone
     (`pinreport summary` without a store) and its cost document. Run by the history index in its
     worker processes, once per night."""
-    report = run_pipeline(entry.results, StoreContents(root=""), stored=False)
-    answer = report.answer
+    answer = summary_report(entry.results, StoreContents(root=""), stored=False).answer
     return {
         "rows": [_row_json(r) for r in answer.rows],
-        "claims": [[c["n"], c["verdict"]] for c in answer.claims],
+        "claims": [[c.n, c.verdict] for c in answer.claims],
         "left_out": len(answer.left_out),
-        "costs": cost_document(entry.doc, measurement_id(entry.doc)),
+        "costs": entry.results.cost_document(),
     }
 
 
@@ -125,7 +125,7 @@ class Night:
             claims=tuple((str(n), v) for n, v in values["claims"]),
             left_out=values["left_out"],
             measurement_id=values["costs"]["measurement_id"],
-            costs=ResultsFile(entry.path, values["costs"]),
+            costs=ResultsFile.summary_of(entry.path, values["costs"]),
         )
 
 
@@ -281,7 +281,7 @@ def build_driver_table(
 # --- a group's rows as JSON: what the group's memo keeps (store/reading.read_for_drivers) ------
 
 # The table's own version, in the memo's key: a new one when a row is computed otherwise.
-TABLE_VERSION = 2
+TABLE_VERSION = 3
 
 
 def memo_of(options: CompareOptions, replay: bool) -> list[Any]:
@@ -314,7 +314,7 @@ def _night_from_json(d: dict[str, Any]) -> Night:
         claims=tuple((n, v) for n, v in d["claims"]),
         left_out=d["left_out"],
         measurement_id=d["measurement_id"],
-        costs=ResultsFile(d["path"], {}),  # what a kept row needs of its night is above
+        costs=ResultsFile.summary_of(d["path"], {}),  # what a kept row needs of its night is above
     )
 
 
@@ -367,12 +367,23 @@ def group_value(histories: Sequence[GroupHistory], options: CompareOptions) -> d
     group = GroupNights(histories[0].group, nights, budgets)
     return {
         "rows": [row_json(r) for r in group_rows(group, options)],
-        "problems": [[p.path, p.detail] for h in histories for p in h.problems],
+        "problems": [_problem_json(p) for h in histories for p in h.problems],
     }
 
 
+def _problem_json(p: BadInputError) -> list[Any]:
+    """A problem as the memo keeps it: a night of an older results version by its number, so the
+    store's older nights are said in one line with the command that upgrades them."""
+    return [p.path, p.detail, p.version if isinstance(p, OlderResultsError) else None]
+
+
+def _problem_from_json(p: list[Any]) -> BadInputError:
+    path, detail, older = p
+    return OlderResultsError(path, older, RESULTS_SCHEMA_VERSION) if older is not None else BadInputError(path, detail)
+
+
 def rows_of_value(value: dict[str, Any]) -> tuple[list[ReleaseRow], list[BadInputError]]:
-    return [row_from_json(r) for r in value["rows"]], [BadInputError(p, d) for p, d in value["problems"]]
+    return [row_from_json(r) for r in value["rows"]], [_problem_from_json(p) for p in value["problems"]]
 
 
 def group_label(group: tuple[str, str, str, str]) -> str:

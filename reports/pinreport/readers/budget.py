@@ -1,9 +1,9 @@
-"""`pinbench budget` documents (docs/budget.md): read as results files are (load.py): bounded,
+"""`pinbench budget` documents (docs/budget.md): read as results files are (readers/results.py): bounded,
 strict JSON, then docs/budget.schema.json; BadInputError "FILE: FIELD PATH: message" on any problem.
 The harness computed every value; this reader derives nothing."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -12,8 +12,8 @@ import jsonschema
 
 from pinreport.base.input_file import RESULTS_LIMIT
 from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.readers.documents import read_versioned_document, versioned_document_from_bytes
 from pinreport.readers.environment import Environment
-from pinreport.readers.load import read_versioned_document, versioned_document_from_bytes
 
 
 @cache
@@ -76,9 +76,18 @@ class BudgetDocument:
     safe_family: str | None  # the family the overall safe budget is (the smaller family's)
     safe_limit_found: bool  # its search reached the driver's limit (False: a lower bound)
     families: tuple[FamilyBudget, ...]
-    doc: dict[str, Any]
     environment: Environment  # the environment record, read once
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
+    started_at: str  # when the search started (ISO 8601 UTC): the store files it by it
+    # The checked document, for summary() alone: every other stage reads the values above.
+    _doc: dict[str, Any] = field(repr=False, compare=False)
+
+    def summary(self) -> dict[str, Any]:
+        """What the store's history index keeps of it: the document without each family's phases
+        (every pin tried, most of its bytes, which no reader of the store reads);
+        budget_from_document() reads it back."""
+        families = [{k: v for k, v in f.items() if k != "phases"} for f in self._doc.get("families", [])]
+        return {**self._doc, "families": families}
 
 
 _READ_AS = (BUDGET_SCHEMA_NAME, (BUDGET_SCHEMA_VERSION,), BUDGET_SCHEMA_VERSION, "budget")
@@ -108,18 +117,16 @@ def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:
         safe_family=best["family"] if best is not None else None,
         safe_limit_found=bool(best["limit_found"]) if best is not None else False,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
-        doc=doc,
         environment=env,
-        machine=_machine(env.record),
+        machine=_machine(env),
+        started_at=doc.get("started_at", ""),
+        _doc=doc,
     )
 
 
-def _machine(env: dict[str, Any]) -> str:
-    devices = env.get("devices") if isinstance(env.get("devices"), list) else []
-    gpu = devices[0].get("name") if devices and isinstance(devices[0], dict) else None
-    driver = env.get("driver", {}).get("release") if isinstance(env.get("driver"), dict) else None
-    platform = env.get("platform")
+def _machine(env: Environment) -> str:
+    """ "NVIDIA H100 80GB HBM3, driver 580.65.06, linux": the first GPU, the driver, the platform."""
+    gpu = env.device_names[0] if env.device_names else None
     return ", ".join(
-        [gpu if isinstance(gpu, str) else "unknown GPU", f"driver {driver if isinstance(driver, str) else 'unknown'}"]
-        + ([platform] if isinstance(platform, str) else [])
+        [gpu if gpu else "unknown GPU", f"driver {env.release or 'unknown'}"] + ([env.platform] if env.platform else [])
     )

@@ -13,11 +13,11 @@ through pinreport's one writer (atomic_write.replace_file), so a concurrent read
 the old index or the new one; one it cannot parse is rebuilt, never trusted.
 
 The group's budget documents (store version 4) have rows too ("kind": "budget"), each checked in
-full once, its summary the document without its phases (budget_summary). A reader that needs more
-of each night than night_summary() keeps (the driver table: pipeline/drivers.py) hands in a
-Derive: its values are computed from the night as it is read, once, and kept in the night's row
-beside the summary ("derived", under the Derive's name and version); a row without them is read
-again once. The replayed nights of a group have an index of their own (index/replay/...).
+full once, its summary the document without its phases (BudgetDocument.summary). A reader that
+needs more of each night than night_summary() keeps (the driver table: pipeline/drivers.py) hands
+in a Derive: its values are computed from the night as it is read, once, and kept in the night's
+row beside the summary ("derived", under the Derive's name and version); a row without them is
+read again once. The replayed nights of a group have an index of their own (index/replay/...).
 """
 
 import json
@@ -27,18 +27,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import xxhash
 
 from pinreport.base.atomic_write import replace_file
-from pinreport.base.catalog import HELD_STAGES, RULE_KINDS
-from pinreport.base.errors import BadInputError
-from pinreport.base.probe_keys import split_metric
+from pinreport.base.errors import BadInputError, OlderResultsError, UnreadableError
+from pinreport.base.schema import RESULTS_SCHEMA_VERSION
 from pinreport.base.worker_pool import map_in_processes
 from pinreport.readers.budget import budget_from_document
-from pinreport.readers.environment import driver_release
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import (
     BUDGET,
@@ -52,25 +50,35 @@ from pinreport.store.files import (
     check_stored_budget,
     check_stored_file,
     content_hash,
-    finished,
     is_budget_name,
-    measurement_id,
     name_hash,
     read_stored_bytes,
     release_dirs,
 )
 
 INDEX_SCHEMA = "pinreport.summary-index"
-# Bumped whenever night_summary() keeps other fields: every row is then rebuilt. Version 2: rows
-# of budget documents, and the derived values of a Derive.
-INDEX_VERSION = 2
+# Bumped whenever night_summary() keeps other fields or a row means something else: every row is
+# then rebuilt. Version 2: rows hold facts of the file only (an older results version by its
+# number, no read that failed on this machine), and no night is summarised from an older version.
+# Version 3: rows of budget documents, and the derived values of a Derive.
+INDEX_VERSION = 3
 INDEX_DIR = "index"
-# The oldest results version night_summary() reads as stored, without the harness's upgrade (an
-# older file's upgrade costs the harness about 65 ms, 24 s for a year of nights): versions 3 and
-# 4 only added members it does not read (docs/results-schema.md); version 2 added the run params
-# it keeps with the plan. reports/tests/test_store_index.py checks the summaries equal on every committed file.
-SUMMARY_AS_STORED_FROM = 2
-_METRIC_FIELDS = ("unit", "median", "granule", "disturbed")
+
+
+class Row(TypedDict):
+    """One stored file's row: facts of the file only (docs/store.md, "The history index")."""
+
+    stamp: list[int]  # size, mtime, ctime, inode when it was checked
+    problem: str | None  # why it is not a usable night; None when it is
+    older: NotRequired[int]  # an older results version's number (problem says so)
+    hash: NotRequired[str]  # the 12 hex digits in its name
+    form: NotRequired[str]  # "xxh3" or "fnv": the hash the name gives
+    checked: NotRequired[str]  # "all": every check passed; "name": its name vouched for its bytes
+    release: NotRequired[str]
+    finished: NotRequired[list[Any]]  # [complete, runs]
+    summary: NotRequired[dict[str, object]]  # ResultsFile.night_summary(), a results-format document
+    kind: NotRequired[str]  # "budget" for a budget document's row (its summary: BudgetDocument.summary)
+    derived: NotRequired[dict[str, Any]]  # a Derive's values, by its name
 
 
 def index_path(root: str | Path, group: tuple[str, str, str, str], namespace: str = REAL) -> Path:
@@ -83,38 +91,10 @@ def index_rel(root: Path, path: Path) -> str:
     return Path(path).relative_to(root).as_posix()
 
 
-def night_summary(doc: dict[str, Any]) -> dict[str, Any]:
-    """The part of a results document the history and cost charts read (html_report._groups,
-    rule.held_costs): ok runs of the rule kinds, each with its plan and its held-cost byte
-    metrics (unit, median, granule, disturbed), plus started_at, backend, measurement_id and
-    the driver release. A document in the results format, so the charts read it unchanged."""
-    runs = []
-    for run in doc.get("runs", []):
-        plan = run.get("plan") or {}
-        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
-            continue
-        metrics = {}
-        for name, m in (run.get("metrics") or {}).items():
-            parts = split_metric(name)
-            if parts is None or parts[0] not in HELD_STAGES or not isinstance(m, dict) or m.get("unit") != "bytes":
-                continue
-            metrics[name] = {k: m[k] for k in _METRIC_FIELDS if k in m}
-        if metrics:
-            runs.append({"id": run.get("id"), "status": "ok", "plan": plan, "metrics": metrics})
-    return {
-        "started_at": doc.get("started_at", ""),
-        "backend": doc.get("backend", "cuda"),
-        "measurement_id": measurement_id(doc),
-        "complete": doc.get("complete"),
-        "environment": {"driver": {"release": driver_release(doc.get("environment") or {})}},
-        "runs": runs,
-    }
-
-
 @dataclass(frozen=True)
 class Derive:
     """What a reader computes of each night as the index reads it (module docstring): `fn` of the
-    night's checked, upgraded entry, a JSON value kept in its row under `name` (name and version:
+    night's checked entry, a JSON value kept in its row under `name` (name and version:
     "drivers/1"; another name is computed again). `fn` must be a module-level function (worker
     processes run it)."""
 
@@ -122,18 +102,11 @@ class Derive:
     fn: Callable[[StoreEntry], Any]
 
 
-def budget_summary(doc: dict[str, Any]) -> dict[str, Any]:
-    """What the index keeps of a budget document: all but each family's phases (every pin tried,
-    most of its bytes, which no reader of the store reads); budget_from_document() reads it."""
-    families = [{k: v for k, v in f.items() if k != "phases"} for f in doc.get("families", [])]
-    return {**doc, "families": families}
-
-
 def _stamp(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path) -> dict[str, Row]:
     """The rows of an index file; {} when it is absent, unreadable, broken or of another version."""
     try:
         doc = json.loads(path.read_bytes())
@@ -147,7 +120,7 @@ def _load(path: Path) -> dict[str, Any]:
     return {rel: row for rel, row in rows.items() if _usable(row)}
 
 
-def _derived(row: dict[str, Any] | None, derive: Derive | None) -> bool:
+def _derived(row: Row | None, derive: Derive | None) -> bool:
     """The row holds the Derive's values (or needs none: a problem, a budget, no Derive)."""
     if derive is None or row is None or row["problem"] is not None or row.get("kind") == BUDGET:
         return True
@@ -158,6 +131,9 @@ def _derived(row: dict[str, Any] | None, derive: Derive | None) -> bool:
 def _usable(row: Any) -> bool:
     if not isinstance(row, dict) or not isinstance(row.get("stamp"), list):
         return False
+    if "older" in row:  # a fact of the file: its results version, refused while it is older
+        older = row["older"]
+        return isinstance(older, int) and older < RESULTS_SCHEMA_VERSION and isinstance(row.get("problem"), str)
     if isinstance(row.get("problem"), str):
         return True
     return (
@@ -184,7 +160,14 @@ def _remove_stale_temporaries(path: Path) -> None:
             pass
 
 
-def _checked_in_full(row: dict[str, Any] | None, named: str | None) -> bool:
+def _problem_of(path: str, row: Row) -> BadInputError:
+    """The problem a row records, as the error it was."""
+    if "older" in row:
+        return OlderResultsError(path, row["older"], RESULTS_SCHEMA_VERSION)
+    return BadInputError(path, row["problem"])
+
+
+def _checked_in_full(row: Row | None, named: str | None) -> bool:
     """The row says the bytes named `named` passed every check (rows written before "checked"
     existed were all checked in full)."""
     return row is not None and row["problem"] is None and row.get("checked", "all") == "all" and row["hash"] == named
@@ -198,7 +181,7 @@ class GroupIndex:
         self,
         root: Path,
         group: tuple[str, str, str, str],
-        rows: dict[str, Any] | None = None,
+        rows: dict[str, Row] | None = None,
         namespace: str = REAL,
         derive: Derive | None = None,
     ) -> None:
@@ -222,22 +205,24 @@ class GroupIndex:
     ) -> StoreEntry | BadInputError:
         """Reads and checks the file (store.check_stored_file) and writes its row. name_vouches:
         for the history's summary only, the store's contract spares the results checks of a file
-        whose name vouches for its bytes, and an older version's upgrade from
-        SUMMARY_AS_STORED_FROM on (the entry is then read for its row only); the row says so
+        whose name vouches for its bytes (the entry is then read for its row only); the row says so
         ("checked": "name"), and the file is checked in full ("all") before a verdict uses it
-        (entry())."""
+        (entry()). A row holds facts of the file only: a file that could not be read here (its
+        permissions, an I/O error) gets none and is read again next time."""
         rel = self._rel(path)
         before = self.rows.get(rel)
-        # A Derive reads the night as every verdict does: upgraded from an older version.
-        as_stored_from = SUMMARY_AS_STORED_FROM if name_vouches and self.derive is None else None
         try:
             if data is None:
                 data = read_stored_bytes(path)
-            entry = check_stored_file(
-                self.root, path, self.namespace, data=data, name_vouches=name_vouches, as_stored_from=as_stored_from
-            )
-            summary = night_summary(entry.doc)
+            entry = check_stored_file(self.root, path, self.namespace, data=data, name_vouches=name_vouches)
+            summary = entry.results.night_summary()
             derived = {self.derive.name: self.derive.fn(entry)} if self.derive is not None else None
+        except UnreadableError as e:
+            self.rows.pop(rel, None)
+            return e
+        except OlderResultsError as e:
+            self.rows[rel] = {"stamp": stamp, "problem": e.detail, "older": e.version}
+            return e
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail}
             return e
@@ -247,7 +232,7 @@ class GroupIndex:
             # A file no writer checked, under its right name (put there by hand): every check,
             # which names what is wrong with it.
             return self._check(path, stamp, data, name_vouches=False)
-        complete, runs = finished(entry.doc)
+        complete, runs = entry.results.finished
         named = name_hash(path)
         xxh3 = content_hash(data) == named
         self.rows[rel] = {
@@ -260,22 +245,25 @@ class GroupIndex:
             "finished": [complete, runs],
             "summary": summary,
         }
-        old = before
-        if derived is None and old is not None and old.get("hash") == named and isinstance(old.get("derived"), dict):
-            derived = old["derived"]  # a function of the same bytes: kept across a check of another depth
+        kept = before.get("derived") if before is not None and before.get("hash") == named else None
+        if derived is None and isinstance(kept, dict):
+            derived = kept  # a function of the same bytes: kept across a check of another depth
         if derived is not None:
             self.rows[rel]["derived"] = derived
         return entry
 
-    def _check_budget(self, path: Path, stamp: list[int]) -> None:
-        """A budget document's row: checked in full (a small document), its summary budget_summary()."""
+    def _check_budget(self, path: Path, stamp: list[int]) -> UnreadableError | None:
+        """A budget document's row: checked in full (a small document), its summary
+        BudgetDocument.summary(). A document that could not be read here gets no row."""
         rel = self._rel(path)
         try:
             stored = check_stored_budget(self.root, path, self.namespace)
+        except UnreadableError as e:
+            self.rows.pop(rel, None)
+            return e
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail, "kind": BUDGET}
-            return
-        doc = stored.budget.doc
+            return None
         self.rows[rel] = {
             "stamp": stamp,
             "problem": None,
@@ -284,18 +272,19 @@ class GroupIndex:
             "form": "xxh3",
             "checked": "all",
             "release": stored.key.release,
-            "finished": [doc.get("complete") is True, 0],
-            "summary": budget_summary(doc),
+            "finished": [stored.budget.complete, 0],
+            "summary": stored.budget.summary(),
         }
+        return None
 
-    def _recheck(self, path: Path, rel: str, stamp: list[int], row: dict[str, Any] | None) -> None:
+    def _recheck(self, path: Path, rel: str, stamp: list[int], row: Row | None) -> UnreadableError | None:
         """A file that is new, or whose stamp changed. A row of a file whose bytes still give the
         XXH3 hash in its name (and the row's) keeps its summary, which is a function of those
         bytes: a checkout, copy or restore of a store (new inodes and times) costs a read and a
-        hash a night (about 3 ms) instead of a parse. Anything else is checked."""
+        hash a night (about 3 ms) instead of a parse. Anything else is checked. A file that could
+        not be read gets no row: its UnreadableError is returned."""
         if row is not None and row.get("kind") == BUDGET:
-            self._check_budget(path, stamp)
-            return
+            return self._check_budget(path, stamp)
         if (
             row is not None
             and row["problem"] is None
@@ -309,10 +298,11 @@ class GroupIndex:
                 data = None
             if data is not None and content_hash(data) == row["hash"]:
                 self.rows[rel] = {**row, "stamp": stamp}
-                return
-            self._check(path, stamp, data, name_vouches=True)
-            return
-        self._check(path, stamp, None, name_vouches=True)
+                return None
+            got = self._check(path, stamp, data, name_vouches=True)
+        else:
+            got = self._check(path, stamp, None, name_vouches=True)
+        return got if isinstance(got, UnreadableError) else None
 
     def entry(self, path: Path) -> StoreEntry | BadInputError:
         """One stored file in full (for `compare`). Its hash is always checked against its bytes;
@@ -324,14 +314,14 @@ class GroupIndex:
             stamp = _stamp(os.lstat(path))
             data = read_stored_bytes(path)
         except OSError as e:
-            return BadInputError(str(path), f"cannot read: {e.strerror}")
+            return UnreadableError(str(path), f"cannot read: {e.strerror}")
         except BadInputError as e:
             return e
         rel = self._rel(path)
         row = self.rows.get(rel)
         named = name_hash(path)
         if row is not None and row["stamp"] == stamp and row["problem"] is not None:
-            return BadInputError(str(path), row["problem"])
+            return _problem_of(str(path), row)
         if _checked_in_full(row, named):
             same_bytes = content_hash(data) == named
             if same_bytes or (row.get("form") == "fnv" and row["stamp"] == stamp):
@@ -375,7 +365,7 @@ class GroupIndex:
             out[i] = got
         return out  # type: ignore[return-value]
 
-    def _take_row(self, rel: str, row: dict[str, Any] | None) -> None:
+    def _take_row(self, rel: str, row: Row | None) -> None:
         if row is None:
             self.rows.pop(rel, None)
         else:
@@ -411,40 +401,43 @@ class GroupIndex:
 
     def history(self) -> tuple[list[StoreEntry], list[BadInputError]]:
         """Every night of the group in this namespace, oldest first, one per measurement (the one
-        that finished more), each entry's doc its night_summary(); and the problems of the
+        that finished more), each entry's results its night_summary(); and the problems of the
         group's files. New or changed files are checked (read in full); unchanged ones are not
-        read. The group's budget documents go to self.budgets, as summaries (budget_summary)."""
+        read. The group's budget documents go to self.budgets, as summaries (BudgetDocument.summary)."""
         present: list[str] = []
         stale = []  # new or changed files, checked over worker processes (worker_pool)
         for kind, rel, name, stamp in self.listing():
-            file = Path(name)
             row = self.rows.get(rel)
             if row is None or row["stamp"] != stamp or not _derived(row, self.derive):
                 known = row if row is not None else ({"kind": BUDGET} if kind == BUDGET else None)
-                stale.append((self.root, self.group, file, rel, stamp, known, self.namespace, self.derive))
+                stale.append((self.root, self.group, Path(name), rel, stamp, known, self.namespace, self.derive))
             present.append(rel)
-        for job, row in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
-            self.rows[job[3]] = row
-        self.rows = {rel: self.rows[rel] for rel in present}  # rows of removed files go
+        problems: list[BadInputError] = []
+        for job, (row, unreadable) in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
+            if row is None:
+                self.rows.pop(job[3], None)
+                problems.append(unreadable)
+            else:
+                self.rows[job[3]] = row
+        self.rows = {rel: self.rows[rel] for rel in present if rel in self.rows}  # rows of removed files go
         best: dict[str, tuple[tuple[Any, ...], StoreEntry]] = {}
         budgets: dict[str, tuple[tuple[Any, ...], StoredBudget]] = {}
-        problems = []
         for rel, row in self.rows.items():
             full = str(self.root / rel)
             if row["problem"] is not None:
-                problems.append(BadInputError(full, row["problem"]))
+                problems.append(_problem_of(full, row))
                 continue
-            summary = row["summary"]
             key = StoreKey(*self.group, row["release"])
             rank = (tuple(row["finished"]), full)
             if row.get("kind") == BUDGET:
-                budget = StoredBudget(full, self.namespace, budget_from_document(summary, full), key)
+                budget = StoredBudget(full, self.namespace, budget_from_document(row["summary"], full), key)
                 mid = budget_identity(budget.started_at)
                 if mid not in budgets or rank > budgets[mid][0]:
                     budgets[mid] = (rank, budget)
                 continue
-            entry = StoreEntry(full, self.namespace, ResultsFile(full, summary), key, row.get("derived"))
-            mid = summary["measurement_id"]
+            night = ResultsFile.summary_of(full, row["summary"])
+            entry = StoreEntry(full, self.namespace, night, key, row.get("derived"))
+            mid = night.measurement_id
             if mid not in best or rank > best[mid][0]:
                 best[mid] = (rank, entry)
         history = sorted((e for _, e in best.values()), key=lambda e: (e.started_at, e.path))
@@ -513,7 +506,7 @@ class GroupMemo:
 # file against a copy of its row, handing back the row it wrote and what it read.
 
 
-def _entry_of(job) -> tuple[dict[str, Any] | None, StoreEntry | BadInputError]:
+def _entry_of(job) -> tuple[Row | None, StoreEntry | BadInputError]:
     root, group, path, row, keep, namespace = job
     index = GroupIndex(root, group, rows={} if row is None else {index_rel(root, path): row}, namespace=namespace)
     got = index.entry(path)
@@ -522,8 +515,8 @@ def _entry_of(job) -> tuple[dict[str, Any] | None, StoreEntry | BadInputError]:
     return index.rows.get(index_rel(root, path)), got
 
 
-def _recheck_of(job) -> dict[str, Any]:
+def _recheck_of(job) -> tuple[Row | None, UnreadableError | None]:
     root, group, path, rel, stamp, row, namespace, derive = job
     index = GroupIndex(root, group, rows={}, namespace=namespace, derive=derive)
-    index._recheck(path, rel, stamp, row)
-    return index.rows[rel]
+    unreadable = index._recheck(path, rel, stamp, row)
+    return index.rows.get(rel), unreadable
