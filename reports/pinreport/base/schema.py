@@ -24,8 +24,11 @@ STORE_SCHEMA_OLDEST_VERSION = 1
 
 # `pinbench budget`'s document (docs/budget.md); equal to kBudgetSchema and kBudgetVersion of
 # harness/include/pinbench/results/budget_document.hpp (tests/test_budget.py reads that header).
+# Version 2 adds the limits of the process (limits, bounded_by, the stops memory_limit,
+# address_space, oom_event); version 1 documents still read.
 BUDGET_SCHEMA_NAME = "pinbench.budget"
-BUDGET_SCHEMA_VERSION = 1
+BUDGET_SCHEMA_VERSION = 2
+BUDGET_SCHEMA_OLDEST_VERSION = 1
 
 # `pinreport drivers --json` (docs/drivers.md): its schema is data/drivers.schema.json, whose
 # "schema" and "version" consts equal these (tests/test_drivers.py).

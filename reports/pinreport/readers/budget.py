@@ -11,9 +11,17 @@ from typing import Any
 import jsonschema
 
 from pinreport.base.input_file import RESULTS_LIMIT
-from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.base.schema import (
+    BUDGET_SCHEMA_NAME,
+    BUDGET_SCHEMA_OLDEST_VERSION,
+    BUDGET_SCHEMA_VERSION,
+    budget_json_schema_text,
+)
 from pinreport.readers.documents import read_versioned_document, versioned_document_from_bytes
 from pinreport.readers.environment import Environment
+
+# Every version this pinreport reads: the oldest to the harness's (docs/budget.schema.json).
+BUDGET_VERSIONS = tuple(range(BUDGET_SCHEMA_OLDEST_VERSION, BUDGET_SCHEMA_VERSION + 1))
 
 
 @cache
@@ -44,6 +52,10 @@ class FamilyBudget:
     stopped_words: str | None  # the harness's words for it ("capped at 16 GiB, the real limit is higher")
     chunk: int | None  # the held phase's chunk: the step a budget moves in
     pin_s_per_gib: float | None
+    # Version 2: the limit of the process that ended the held search (the host's memory, a
+    # cgroup, the address space), in the harness's words; None where the driver, the cap or the
+    # time ended it, or in a version 1 document.
+    bounded_by: str | None = None
 
     @staticmethod
     def from_json(f: dict[str, Any]) -> "FamilyBudget":
@@ -64,12 +76,14 @@ class FamilyBudget:
             stopped_words=f["held_at_once"]["words"] if ok else None,
             chunk=f["held_at_once"].get("chunk") if ok else None,
             pin_s_per_gib=f.get("pin_s_per_gib"),
+            bounded_by=f["bounded_by"]["words"] if "bounded_by" in f else None,
         )
 
 
 @dataclass(frozen=True)
 class BudgetDocument:
     path: str
+    version: int  # the document's version (BUDGET_VERSIONS)
     complete: bool
     held_only: bool  # --held-only: the held phases alone (the safe budget); no largest single pin
     safe_budget: int | None
@@ -82,6 +96,12 @@ class BudgetDocument:
     # The checked document, for summary() alone: every other stage reads the values above.
     _doc: dict[str, Any] = field(repr=False, compare=False)
 
+    # Version 2: the limit that bounded every request at the start, in words (None: none read, or
+    # a version 1 document), and how many processes the OOM killer of a group of this process
+    # killed while the budget ran.
+    bounding: str | None = None
+    oom_kills: int = 0
+
     def summary(self) -> dict[str, Any]:
         """What the store's history index keeps of it: the document without each family's phases
         (every pin tried, most of its bytes, which no reader of the store reads);
@@ -90,7 +110,12 @@ class BudgetDocument:
         return {**self._doc, "families": families}
 
 
-_READ_AS = (BUDGET_SCHEMA_NAME, (BUDGET_SCHEMA_VERSION,), BUDGET_SCHEMA_VERSION, "budget")
+_READ_AS = (
+    BUDGET_SCHEMA_NAME,
+    BUDGET_VERSIONS,
+    f"versions {BUDGET_SCHEMA_OLDEST_VERSION} to {BUDGET_SCHEMA_VERSION}",
+    "budget",
+)
 
 
 def load_budget(path: str | Path) -> BudgetDocument:
@@ -108,9 +133,12 @@ def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:
     """The typed values of a checked budget document (load_budget, or a stored one the history
     index kept: its phases, which no reader types, may be left out)."""
     best = doc["safe_budget"]
+    limits = doc.get("limits") or {}
+    bounding = limits.get("bounding")
     env = Environment.from_json(doc.get("environment", {}))
     return BudgetDocument(
         path=p,
+        version=doc["version"],
         complete=doc["complete"],
         held_only=doc["options"].get("held_only", False),
         safe_budget=best["bytes"] if best is not None else None,
@@ -121,6 +149,8 @@ def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:
         machine=_machine(env),
         started_at=doc.get("started_at", ""),
         _doc=doc,
+        bounding=bounding["words"] if bounding else None,
+        oom_kills=sum(max(e["oom_kill"], 0) for e in limits.get("oom_events", [])),
     )
 
 

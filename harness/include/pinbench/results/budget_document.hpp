@@ -1,6 +1,6 @@
 // A `pinbench budget -o` document as the stages after the runner read it (docs/budget.md, "The
 // document"): its name and version, written once here, and the members the store files it by.
-// run/budget.cpp writes it; the store keeps it beside the results of the same key (docs/store.md).
+// budget/budget.cpp writes it; the store keeps it beside the results of the same key (docs/store.md).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,7 +11,9 @@ namespace pinbench {
 // The document's name and version (docs/budget.schema.json and pinreport's base/schema.py must
 // equal them: reports/tests/test_budget.py reads them here).
 inline constexpr const char* kBudgetSchema = "pinbench.budget";
-inline constexpr int kBudgetVersion = 1;
+// Version 2: the limits that apply to the process (limits, each family's bounded_by, the stops
+// memory_limit, address_space and oom_event, the pins' allowed), options.cap_basis.
+inline constexpr int kBudgetVersion = 2;
 inline constexpr int kBudgetOldestVersion = 1;  // the oldest version a reader here accepts
 
 struct BudgetDocument {
