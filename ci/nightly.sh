@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The nightly job as a plain script (GitHub Actions, cron, Task Scheduler via ci/nightly.ps1,
 # Jenkins, GitLab): build, doctor, run the nightly scenario, measure the pin budget, run the
-# benchmarks, add the results to the baseline store, compare (JUnit), render the report, collect
-# everything in --out.
+# benchmarks, add the results and the budget to the baseline store, compare (JUnit), render the
+# report and the driver table (every release the store holds), collect everything in --out.
 # ci/README.md explains every option and exit code; the workflows only call this script.
 #
 #   ci/nightly.sh [--scenario FILE] [--only GLOB] [--out DIR]
@@ -10,6 +10,8 @@
 #                  | --store-home DIR-or-branch:BRANCH)
 #                 [--preset NAME] [--build-dir DIR] [--skip-build] [--skip-bench]
 #                 [--skip-budget] [--budget-baseline BUDGET]   # pinbench budget; its previous document
+#                                                                 # (default: the store's previous release's)
+#                 [--report-url TEMPLATE]   # the driver table's links to each night's report (docs/drivers.md)
 #                 [--pinbench PATH] [--pinreport PATH]
 #                 [--package PATH]   # a packaged pinbench (a wheel's, the zip's): no build, no benchmarks
 #                 [--wheelhouse DIR [--python PATH]]   # pinreport from DIR (the zip's), no index, into a venv
@@ -26,7 +28,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS=0  # the job's wall time, said at its end
 
-usage() { sed -n '8,19p' "$0"; exit 0; }
+usage() { sed -n '8,21p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -42,6 +44,7 @@ skip_build=0
 skip_bench=0
 skip_budget=0
 budget_baseline=""
+report_url=""
 pinbench=""
 pinreport=""
 wheelhouse=""
@@ -73,6 +76,7 @@ while (($#)); do
     --skip-bench) skip_bench=1 ;;
     --skip-budget) skip_budget=1 ;;
     --budget-baseline) budget_baseline=${2:?}; shift ;;
+    --report-url) report_url=${2:?}; shift ;;
     --pinbench) pinbench=${2:?}; shift ;;
     # A package's pinbench (ci/wheel.py, ci/package.py): nothing to build, and the benchmark
     # programs are not in it (they are CUDA runtime programs, built with nvcc).
@@ -305,8 +309,9 @@ if [[ ! -f $results ]]; then
 fi
 
 # --- the pin budget (real GPU only): how much one process can pin here now (docs/budget.md) ---
-# Its document stays in $out (budget.json, budget.txt); its line goes into the answer; with
-# --budget-baseline (an earlier release's budget.json) a budget that shrank is a REGRESSION.
+# Its document stays in $out (budget.json, budget.txt) and is stored beside the night's results
+# (below); its line goes into the answer; a budget that shrank since the previous release is a
+# REGRESSION: that release's budget is the store's (or --budget-baseline's, when given).
 budget_args=()
 if ((replay)); then
   note "budget: skipped (replay backend: it has no driver whose pin limit could be searched)"
@@ -347,6 +352,13 @@ if ((run_status == 0)); then
   rc=$?
   ((rc == 0)) || rc=3
   record "store add ($store)" $rc
+  # The budget beside the night's results, under the same key (store version 4, docs/store.md).
+  if ((${#budget_args[@]})); then
+    "$pinbench" store add "$out/budget.json" --store "$store" >>"$out/store.log" 2>&1
+    rc=$?
+    ((rc == 0)) || rc=3
+    record "store add budget ($store)" $rc
+  fi
   # Nights an older pinbench stored in an older results version: rewritten in the current one,
   # which is the only one pinreport reads (docs/store.md, "Older results versions in a store").
   "$pinbench" store upgrade --store "$store" >>"$out/store.log" 2>&1
@@ -355,6 +367,11 @@ if ((run_status == 0)); then
   record "store upgrade ($store)" $rc
 else
   note "store add: skipped (the run did not end ok; its numbers are not history)"
+fi
+# A budget that shrank since the store's previous release (docs/budget.md, "Between releases").
+if ((${#budget_args[@]})) && [[ -z $budget_baseline && -f $store/store.json ]]; then
+  "$pinreport" budget-compare "$out/budget.json" --store "$store" >"$out/budget-compare.txt" 2>&1
+  record "pinreport budget-compare (the store's previous release)" $?
 fi
 
 # --- verdicts and report ---------------------------------------------------------------
@@ -368,8 +385,8 @@ if [[ -f $store/store.json ]]; then
     "$out/compare.txt" | head -n 1)
   disturbed=${disturbed:-0}
   ((disturbed > 0)) && note "pinreport compare: $disturbed runs disturbed: no verdict on them"
-  "$pinreport" html --store "$store" --current "$results" "${bench_json[@]}" "${budget_args[@]}" -o "$out/report.html" \
-    >"$out/html.log" 2>&1
+  "$pinreport" html --store "$store" --current "$results" "${bench_json[@]}" "${budget_args[@]}" \
+    --drivers-table drivers.html -o "$out/report.html" >"$out/html.log" 2>&1
   rc=$?
   if ((rc != 0)) && ! "$pinreport" html --help >/dev/null 2>&1; then
     note "pinreport html: not available in this pinreport; no HTML report (compare.txt has the verdicts)"
@@ -380,6 +397,14 @@ if [[ -f $store/store.json ]]; then
   # its exit code is compare's, already recorded.
   "$pinreport" summary "$results" --store "$store" "${budget_args[@]}" --markdown "$out/answer.md" >"$out/answer.txt" 2>&1
   if [[ -s $out/answer.md ]]; then { echo; cat "$out/answer.md"; echo; } >>"$summary"; fi
+  # The driver table: every release the store holds, per machine group, side by side
+  # (docs/drivers.md); the report links to drivers.html, the job summary shows the newest releases.
+  drivers_args=(--html "$out/drivers.html" --json "$out/drivers.json" --markdown "$out/drivers.md" --max-releases 5)
+  ((replay)) && drivers_args+=(--replay)  # the replayed night, labelled: a replay has no real one
+  [[ -n $report_url ]] && drivers_args+=(--report-url "$report_url")
+  "$pinreport" drivers --store "$store" "${drivers_args[@]}" >"$out/drivers.txt" 2>"$out/drivers.err"
+  record "pinreport drivers" $?
+  if [[ -s $out/drivers.md ]]; then { echo; cat "$out/drivers.md"; echo; } >>"$summary"; fi
 else
   record "store $store has no store.json" 3
 fi

@@ -26,6 +26,21 @@ it); --repeat N does each N times and gives the fastest and the slowest (a share
 noisy). The disk column is what the stored nights take (du of real/, the index apart), per night.
 
     PINBENCH_EXE=build/ci-nogpu/harness/pinbench .venv/bin/python ci/store_scale.py --nights 100 365 1095
+
+--fleet GROUPS NIGHTS RELEASES times `pinreport drivers` instead (docs/drivers.md): a store of
+GROUPS machine groups, each NIGHTS nights (one a day) spread over RELEASES driver releases, every
+night with its `pinbench budget` document. The nights are copies of the committed real nightlies
+(results/answer-in-a-minute/.../nightly-new, the H100's, and results/h200-nightly-free-vram,
+the H200's, as `$PINBENCH_EXE results upgrade` writes them now), the budgets of
+results/h100-budget/budget-as-limit.json; each group a GPU named "pinbench scale copy (not a
+measurement) <GPU> #k", half of them relabelled as WDDM on Windows (the same GPU under two driver
+models). Timed (wall, CPU, peak RSS; --repeat N each): the first run (--first: no history index,
+every night read once), warm runs, cold runs (the page cache of the store and its index dropped
+with posix_fadvise, and the OS's caches where it may: /proc/sys/vm/drop_caches; a new process),
+and runs without the groups' memo (index/memo deleted: every group's rows computed again from
+the history index). `--keep` keeps the store for more runs (--store-dir reuses one).
+
+    PINBENCH_EXE=build/ci-nogpu/harness/pinbench .venv/bin/python ci/store_scale.py --fleet 20 365 30 --repeat 3
 """
 
 import argparse
@@ -98,6 +113,146 @@ def add_nights(store: Path, source: dict, first: int, last: int) -> None:
         path.write_bytes(compress(data) if compress else data)
 
 
+FLEET_SOURCES = (
+    "results/answer-in-a-minute/final/h100-2026-12-06/nightly-new/results.json",
+    "results/h200-nightly-free-vram/results.json",
+)
+FLEET_BUDGET = "results/h100-budget/budget-as-limit.json"
+
+
+def fleet_environment(env: dict, group: int, release: str) -> dict:
+    """Group `group`'s environment record, from a real one: a scale-copy GPU name, the release; odd
+    groups relabelled as WDDM on Windows (the even group before them has the same GPU)."""
+    env = copy.deepcopy(env)
+    env["driver"]["release"] = release
+    env["hostname"] = "scale-copy"
+    for device in env.get("devices", []):
+        if isinstance(device.get("name"), str):
+            device["name"] = f"{LABEL}{device['name']} #{group // 2:02d}"
+        if group % 2:
+            device["driver_model"] = {"current": "WDDM", "pending": "WDDM"}
+    if group % 2:
+        env["platform"] = "windows"
+    return env
+
+
+def _fleet_group(job: tuple) -> int:
+    """One group's nights and budgets. The source is serialised once, with placeholders where a
+    night differs (its start and end, release, identity), and each night is that text with them
+    filled: a night then costs its compression, not a copy and a serialisation of 1.6 MB."""
+    store, source, budget, group, nights, releases = job
+    compress = pstore.compressed_bytes
+    holes = {"@@START@@": "", "@@END@@": "", "@@RELEASE@@": "", "@@MID@@": ""}
+    doc = copy.deepcopy(source)
+    doc["environment"] = fleet_environment(source["environment"], group, "@@RELEASE@@")
+    doc["started_at"], doc["finished_at"], doc["measurement_id"] = "@@START@@", "@@END@@", "@@MID@@"
+    doc["command"] = ["ci/store_scale.py", "--fleet", "copy", *source.get("command", [])]
+    text = json.dumps(doc, indent=1) + "\n"
+    b = copy.deepcopy(budget)
+    b["environment"], b["started_at"] = doc["environment"], "@@START@@"
+    budget_text = json.dumps(b, indent=1) + "\n"
+    old_start = dt.datetime.strptime(source["started_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+    old_end = dt.datetime.strptime(source["finished_at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.UTC)
+    for night in range(nights):
+        start = FIRST_NIGHT + dt.timedelta(days=night)
+        holes = {
+            "@@START@@": _iso(start),
+            "@@END@@": _iso(start + (old_end - old_start)),
+            "@@RELEASE@@": f"900.{night * releases // nights:02d}",
+            "@@MID@@": hashlib.blake2s(f"scale-copy/{group}/{night}".encode(), digest_size=8).hexdigest(),
+        }
+        env = json.loads(json.dumps(doc["environment"]).replace("@@RELEASE@@", holes["@@RELEASE@@"]))
+        key = store_key(env)
+        for body, kind, at in (
+            (text, pstore.RESULTS, start),
+            (budget_text, pstore.BUDGET, start + dt.timedelta(hours=1)),
+        ):
+            filled = body.replace("@@START@@", _iso(at))
+            for hole, value in holes.items():
+                filled = filled.replace(hole, value)
+            data = filled.encode()
+            path = pstore.entry_path(store, key, _iso(at), pstore.content_hash(data), kind=kind)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(compress(data))
+    return nights
+
+
+def build_fleet(store: Path, groups: int, nights: int, releases: int) -> None:
+    """The fleet store (module docstring), its groups written over this machine's cores."""
+    exe = os.environ.get("PINBENCH_EXE") or shutil.which("pinbench") or sys.exit("store_scale: no pinbench")
+    root = Path(__file__).resolve().parent.parent
+    sources = []
+    for rel in FLEET_SOURCES:
+        upgraded = subprocess.run([exe, "results", "upgrade", str(root / rel)], capture_output=True, check=True)
+        sources.append(json.loads(upgraded.stdout))
+    budget = json.loads((root / FLEET_BUDGET).read_text(encoding="utf-8"))
+    jobs = [(store, sources[(g // 2) % len(sources)], budget, g, nights, releases) for g in range(groups)]
+    import multiprocessing
+
+    with multiprocessing.Pool(min(len(jobs), os.cpu_count() or 1)) as pool:
+        pool.map(_fleet_group, jobs)
+
+
+def drop_page_cache(directory: Path) -> None:
+    """Asks the OS to forget the cached pages of every file below `directory` (the cold runs), and,
+    where this process may (root on Linux), every clean page, dentry and inode it caches
+    (/proc/sys/vm/drop_caches): the directory listings and stats are then read from disk too."""
+    try:
+        os.sync()
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError:
+        pass
+    for p in directory.rglob("*"):
+        try:
+            if p.is_file() and not p.is_symlink():
+                fd = os.open(p, os.O_RDONLY)
+                try:
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                finally:
+                    os.close(fd)
+        except OSError:
+            pass
+
+
+def time_fleet(args) -> int:
+    groups, nights, releases = args.fleet
+    work = Path(args.store_dir) if args.store_dir else Path(tempfile.mkdtemp(prefix="pinbench-fleet-", dir=args.work))
+    store = work / "store"
+    if not (store / pstore.STORE_FILE).exists():
+        store.mkdir(parents=True, exist_ok=True)
+        (store / pstore.STORE_FILE).write_text(json.dumps(pstore.store_marker(), indent=2) + "\n")
+        build_fleet(store, groups, nights, releases)
+        if hasattr(os, "sync"):
+            os.sync()
+    cmd = [sys.executable, "-m", "pinreport", "drivers", "--store", str(store), "--html", str(work / "drivers.html")]
+    print(f"pinreport drivers on {groups} groups x {nights} nights over {releases} releases; store {store}")
+    print(f"cores this process may use: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'}")
+    rows = []
+
+    def run(name: str, before) -> None:
+        for _ in range(args.repeat if name != "first" else 1):
+            before()
+            wall, cpu, rss, code = timed(cmd)
+            rows.append((name, wall, cpu, rss, code))
+            print(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {rss:.0f} MB | {code} |", flush=True)
+
+    print("| run | wall | CPU (user + system) | peak RSS | exit |")
+    print("| --- | --- | --- | --- | --- |")
+    if args.first:
+        run("first", lambda: shutil.rmtree(store / "index", ignore_errors=True))
+    run("warm", lambda: None)
+    run("cold", lambda: drop_page_cache(store))
+    # Every group's rows computed again from the history index (its memo deleted): what the first
+    # run after a new pinreport, or after new options, costs. The index is kept.
+    run("no memo", lambda: (shutil.rmtree(store / "index" / "memo", ignore_errors=True), drop_page_cache(store)))
+    run("warm", lambda: None)
+    if not args.keep and not args.store_dir:
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print(f"kept {work}")
+    return 0
+
+
 def disk_bytes(directory: Path) -> int:
     """Bytes on disk below a directory (allocated blocks, as du counts them)."""
     return sum(p.lstat().st_blocks * 512 for p in directory.rglob("*"))
@@ -128,7 +283,14 @@ def main() -> int:
     ap.add_argument("--work", help="parent of the temporary store (default: the system temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the store and print its path")
     ap.add_argument("--repeat", type=int, default=1, help="time each command this many times (fastest-slowest)")
+    ap.add_argument(
+        "--fleet", type=int, nargs=3, metavar=("GROUPS", "NIGHTS", "RELEASES"), help="time pinreport drivers"
+    )
+    ap.add_argument("--store-dir", help="--fleet: the work directory to build in or reuse (its store/)")
+    ap.add_argument("--first", action="store_true", help="--fleet: also time a first run, the history index deleted")
     args = ap.parse_args()
+    if args.fleet:
+        return time_fleet(args)
 
     exe = os.environ.get("PINBENCH_EXE") or shutil.which("pinbench") or sys.exit("store_scale: no pinbench")
     upgraded = subprocess.run([exe, "results", "upgrade", args.source], capture_output=True, check=True)

@@ -110,7 +110,10 @@ def _gpu_night(tmp_path: Path, budget_exit: int, extra: list[str]) -> tuple[subp
     pinbench = _script(tmp_path / "pinbench", fake)
     pinreport = _script(
         tmp_path / "pinreport",
-        f'#!/usr/bin/env bash\necho "pinreport $*" >>"{log}"\n[[ $1 == budget-compare ]] && exit 1\nexit 0\n',
+        # budget-compare OLD NEW (--budget-baseline) finds a regression; against the store (no
+        # earlier release stored here) it has nothing to compare.
+        f'#!/usr/bin/env bash\necho "pinreport $*" >>"{log}"\n'
+        '[[ $1 == budget-compare && " $* " != *" --store "* ]] && exit 1\nexit 0\n',
     )
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
@@ -132,7 +135,10 @@ def test_the_night_measures_the_budget_and_the_answer_shows_it(tmp_path):
     summary_call = next(x for x in calls.splitlines() if x.startswith("pinreport summary"))
     html_call = next(x for x in calls.splitlines() if x.startswith("pinreport html"))
     assert f"--budget {budget}" in summary_call and f"--budget {budget}" in html_call
-    assert "budget-compare" not in calls  # no --budget-baseline
+    # No --budget-baseline: the budget is stored beside the night and judged against the store's
+    # previous release (docs/budget.md, "Between releases").
+    assert f"pinbench store add {budget} --store {tmp_path / 'store'}\n" in calls
+    assert f"pinreport budget-compare {budget} --store {tmp_path / 'store'}\n" in calls
     assert "- budget: exit 0" in (out / "summary.md").read_text().splitlines()
 
 

@@ -46,12 +46,13 @@ private:
 };
 
 // The tree the scripts complete: every visible command, its options and subcommands.
-void add_nodes(CLI::App& command, std::vector<std::string> path, std::vector<CompletionNode>& tree) {
+void add_nodes(CLI::App& command, const std::vector<std::string>& path, std::vector<CompletionNode>& tree) {
     CompletionNode node;
     node.path = path;
     node.options = option_names(command);
-    if (command.get_name() == "completion")
+    if (command.get_name() == "completion") {
         node.values.assign(kCompletionShells.begin(), kCompletionShells.end());
+    }
     const std::vector<CLI::App*> subs = visible_commands(command);
     for (CLI::App* sub : subs) node.commands.push_back(sub->get_name());
     tree.push_back(node);

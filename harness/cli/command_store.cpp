@@ -1,5 +1,6 @@
-// `pinbench store add RESULTS --store DIR`, `pinbench store list --store DIR` and `pinbench store
-// upgrade --store DIR`: the per-driver-release baseline store (docs/store.md).
+// `pinbench store add RESULTS|BUDGET --store DIR`, `pinbench store list --store DIR` and
+// `pinbench store upgrade --store DIR`: the per-driver-release baseline store of results files and
+// budget documents (docs/store.md).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,7 +27,8 @@ int list_store(const std::string& dir) {
             code = exit_code::bad_input;
             continue;
         }
-        std::cout << terminal_text(e.relative_path) << (e.replay ? "  (replay)" : "") << "\n";
+        std::cout << terminal_text(e.relative_path) << (e.kind == DocumentKind::budget ? "  (budget)" : "")
+                  << (e.replay ? "  (replay)" : "") << "\n";
     }
     return code;
 }
@@ -53,9 +55,11 @@ int upgrade_store(const std::string& dir) {
 class StoreAddCommand : public Command {
 public:
     explicit StoreAddCommand(CLI::App& store)
-        : Command(
-              store.add_subcommand("add", "File results under their platform/model/GPU/count/release key")) {
-        app_->add_option("RESULTS", files_, "Results files")->required()->check(ExistingFile());
+        : Command(store.add_subcommand(
+              "add", "File results and budget documents under their platform/model/GPU/count/release key")) {
+        app_->add_option("RESULTS", files_, "Results files and `pinbench budget -o` documents")
+            ->required()
+            ->check(ExistingFile());
         app_->add_option("--store", dir_, "Store directory (created when absent)")->required();
         app_->add_flag("--allow-incomplete", allow_incomplete_, "Also store results of an interrupted run");
     }
@@ -71,7 +75,8 @@ private:
 class StoreListCommand : public Command {
 public:
     explicit StoreListCommand(CLI::App& store)
-        : Command(store.add_subcommand("list", "List the stored results and any unusable file")) {
+        : Command(
+              store.add_subcommand("list", "List the stored results and budgets, and any unusable file")) {
         app_->add_option("--store", dir_, "Store directory")->required();
     }
 

@@ -134,8 +134,9 @@ std::string fish(const std::vector<CompletionNode>& tree) {
         const std::string when = " -n 'test (" + at + ") = " + key(node) + "'";
         std::vector<std::string> words = node.commands;
         words.insert(words.end(), node.values.begin(), node.values.end());
-        if (!words.empty())
+        if (!words.empty()) {
             s += "complete -c " + program + " -f" + when + " -a '" + joined(words, " ") + "'\n";
+        }
         for (const auto& option : node.options) {
             const bool long_option = option.rfind("--", 0) == 0;
             s += "complete -c " + program + when +

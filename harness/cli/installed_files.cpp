@@ -60,8 +60,9 @@ std::string find_named_file(const std::string& name, const std::string& folder, 
     if (where) {
         std::vector<std::string> names;
         for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-            if (it->path().extension() == path_from_utf8(extension))
+            if (it->path().extension() == path_from_utf8(extension)) {
                 names.push_back(utf8_of(it->path().filename()));
+            }
         }
         std::sort(names.begin(), names.end());
         std::string list;

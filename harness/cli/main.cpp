@@ -71,8 +71,9 @@ std::optional<std::string> unknown_command(CLI::App& app, const std::vector<std:
 // The command that asked for --help: the first screen for the program itself (cli/usage.hpp).
 int print_help(CLI::App& app) {
     CLI::App* at = &app;
-    for (auto chosen = at->get_subcommands(); !chosen.empty(); chosen = at->get_subcommands())
+    for (auto chosen = at->get_subcommands(); !chosen.empty(); chosen = at->get_subcommands()) {
         at = chosen.front();
+    }
     std::cout << (at == &app ? cli::first_screen(app) : cli::command_help(*at));
     return exit_code::ok;
 }

@@ -15,6 +15,9 @@
                     (the answer in one screen, answer.py; BUDGET: a `pinbench budget -o` document)
   pinreport budget-compare OLD NEW   (two `pinbench budget` documents, per family: a safe budget
                     that shrank at the driver's limit is a REGRESSION; analysis/budget_compare.py)
+  pinreport budget-compare NEW --store DIR   (OLD: the store's budget of the previous release)
+  pinreport drivers --store DIR [--markdown FILE] [--json FILE] [--html FILE] [--replay]
+                    (every driver release of every machine group, side by side: pipeline/drivers.py)
   pinreport completion bash|zsh   (a shell completion script, as `pinbench completion SHELL`)
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
@@ -34,6 +37,7 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from pinreport import __version__
@@ -227,6 +231,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     h.add_argument("-o", "--output", required=True, complete="file", help="HTML file to write")
     h.add_argument("--budget", complete="file", help="a `pinbench budget -o` document: its line on the first screen")
+    h.add_argument(
+        "--drivers-table", metavar="HREF", help="link the page to the driver table (pinreport drivers --html)"
+    )
     _add_verdict_options(h)
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
     r.add_argument("--store", required=True, complete="folder", help="baseline store directory")
@@ -249,8 +256,33 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--budget", complete="file", help="a `pinbench budget -o` document: the safe budget in one line")
     _add_verdict_options(s)
     b = sub.add_parser("budget-compare", help="two `pinbench budget` documents: a shrunk safe budget is a REGRESSION")
-    b.add_argument("old", complete="file", help="the budget document of the earlier driver release")
-    b.add_argument("new", complete="file", help="the budget document to judge")
+    b.add_argument(
+        "documents",
+        nargs="+",
+        metavar="[OLD] NEW",
+        complete="file",
+        help="the earlier release's budget (not with --store), then the one to judge",
+    )
+    b.add_argument(
+        "--store",
+        complete="folder",
+        help="baseline store: OLD is its newest budget of the previous release of NEW's machine",
+    )
+    d = sub.add_parser("drivers", help="every driver release a store holds, per machine group, side by side")
+    d.add_argument("--store", required=True, complete="folder", help="baseline store directory")
+    d.add_argument("--markdown", complete="file", help="also write the table as Markdown here")
+    d.add_argument("--json", complete="file", help="also write the table as JSON here (schema pinreport.drivers)")
+    d.add_argument("--html", complete="file", help="also write the table and its charts as one HTML page here")
+    d.add_argument("--replay", action="store_true", help="also show the replayed nights (labelled, never a baseline)")
+    d.add_argument(
+        "--report-url",
+        help="link each night to its report: a template of {platform} {driver_model} {gpu} {gpu_count} "
+        "{release} {time} {measurement_id} (default: its row of the table)",
+    )
+    d.add_argument(
+        "--max-releases", type=_positive_int, help="in the Markdown, the newest N releases of each group (default: all)"
+    )
+    _add_verdict_options(d)
     a = sub.add_parser("aa", help="A/A check on real nights of one release: false alarms, judged metrics, detection")
     a.add_argument("nights", nargs="+", complete="file", help="results files of one machine and release, one per night")
     _add_verdict_options(a)
@@ -310,6 +342,7 @@ def _run_html(args: argparse.Namespace) -> int:
     context = page_context(
         run_pipeline(current, store, args.bench, options, budget=budget, stored=args.store is not None)
     )
+    context["drivers_table"] = args.drivers_table  # where every release of the store is (docs/drivers.md)
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")
@@ -362,11 +395,19 @@ def _run_summary(args: argparse.Namespace) -> int:
 
 
 def _run_budget_compare(args: argparse.Namespace) -> int:
-    """Per family: REGRESSION (exit 1), IMPROVEMENT, SAME or not comparable (docs/budget.md)."""
+    """Per family: REGRESSION (exit 1), IMPROVEMENT, SAME or not comparable (docs/budget.md); with
+    --store, OLD is the store's newest budget of the previous release of NEW's machine group."""
     from pinreport.formats.console import format_budget_compare
 
+    wanted = 1 if args.store else 2
+    if len(args.documents) != wanted:
+        raise UsageError(
+            "budget-compare takes NEW with --store, OLD NEW without it" + f" (got {len(args.documents)} documents)"
+        )
+    if args.store:
+        return _run_budget_compare_stored(args)
     docs, code = [], EXIT_OK
-    for path in (args.old, args.new):
+    for path in args.documents:
         loaded = _load_budget(path)
         if isinstance(loaded, int):
             code = loaded  # every bad file is named before exiting
@@ -377,6 +418,78 @@ def _run_budget_compare(args: argparse.Namespace) -> int:
     report = budget_report(*docs)
     out(format_budget_compare(report))
     return report.exit_code
+
+
+def _run_budget_compare_stored(args: argparse.Namespace) -> int:
+    from pinreport.formats.console import format_budget_compare
+    from pinreport.store.reading import previous_budget
+
+    missing = _missing_store(args.store)
+    if missing is not None:
+        return missing
+    new = _load_budget(args.documents[0])
+    if isinstance(new, int):
+        return new
+    old, problems = previous_budget(args.store, new)
+    for problem in problems:
+        err(f"error: {problem}")
+    if old is None:
+        out(f"{new.path}: no budget of an earlier release of {new.environment.key.describe_group()} in {args.store}\n")
+        return with_bad_input(EXIT_OK, bool(problems))
+    report = budget_report(old.budget, new)
+    out(format_budget_compare(report))
+    return with_bad_input(report.exit_code, bool(problems))
+
+
+def _run_drivers(args: argparse.Namespace) -> int:
+    """The driver table (pipeline/drivers.py): text always, and each file asked for. Exit 0 however
+    the releases compare (the nightly's verdict is compare's); 2 when a stored file is bad."""
+    from pinreport.formats.drivers_console import format_drivers
+    from pinreport.formats.drivers_json import write_drivers_json
+    from pinreport.formats.drivers_markdown import write_drivers_markdown
+    from pinreport.pipeline.drivers import DERIVE, build_driver_table, group_value, memo_of, rows_of_value
+    from pinreport.render.drivers_page import URL_FIELDS, write_drivers_html
+    from pinreport.store.reading import older_nights_folded, read_for_drivers
+
+    options = _verdict_options(args)
+    if args.report_url:
+        try:
+            args.report_url.format(**{f: "" for f in URL_FIELDS})
+        except (KeyError, IndexError, ValueError) as e:
+            raise UsageError(f"--report-url: not a template of {', '.join(URL_FIELDS)}: {e}") from None
+    for name, default in (("markdown", "drivers.md"), ("json", "drivers.json"), ("html", "drivers.html")):
+        if getattr(args, name):  # refused before anything is read
+            setattr(args, name, str(output_path(getattr(args, name), default, [])))
+    missing = _missing_store(args.store)
+    if missing is not None:
+        return missing
+    # Per group, its rows from its memo, else from its nights through the history index (each read
+    # once) and the verdicts (scipy, for the slopes' bounds: imported there, on first use).
+    values, problems = read_for_drivers(
+        args.store,
+        DERIVE,
+        partial(group_value, options=options),
+        memo_of(options, args.replay),
+        replay=args.replay,
+        before_compute=load_libraries,
+    )
+    rows = []
+    for value in values:
+        found, bad = rows_of_value(value)
+        rows.append(found)
+        problems += bad
+    problems = older_nights_folded(args.store, problems)
+    table = build_driver_table(args.store, rows, problems, options, replay_shown=args.replay)
+    out(format_drivers(table))
+    if args.markdown:
+        write_drivers_markdown(table, args.markdown, args.max_releases)
+    if args.json:
+        write_drivers_json(table, args.json)
+    if args.html:
+        write_drivers_html(table, args.html, args.report_url)
+    for problem in table.problems:
+        err(f"error: {problem}")
+    return with_bad_input(EXIT_OK, bool(table.problems))
 
 
 def _run_trace(args: argparse.Namespace) -> int:
@@ -446,6 +559,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "completion":
             out(completion_script(_parser(), args.shell))
             return EXIT_OK
+        if args.command == "drivers":
+            return _run_drivers(args)
         return _run_reserve(args)
     except (UsageError, OutputRefusedError) as e:
         err(f"error: {e}")

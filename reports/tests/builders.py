@@ -21,6 +21,7 @@ from pinreport.base.probe_keys import describe_key
 from pinreport.base.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
 from pinreport.readers.environment import store_key
 from pinreport.store.files import (
+    BUDGET,
     REAL,
     REPLAY,
     compressed_bytes,
@@ -258,6 +259,18 @@ def add_to_store(root: Path, doc: dict[str, Any], namespace: str | None = None, 
     path = entry_path(root, key, doc["started_at"], content_hash(data), ns, compressed=compressed)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(compressed_bytes(data) if compressed else data)
+    return path
+
+
+def add_budget_to_store(root: Path, doc: dict[str, Any], namespace: str | None = None) -> Path:
+    """Files a budget document as `pinbench store add` does (store version 4): beside the results
+    of its key, <time>-<hash>.budget.json.gz; under replay/ when its environment says replayed."""
+    data = json.dumps(doc, indent=1).encode()
+    ns = namespace or (REPLAY if doc["environment"].get("replayed") is True else REAL)
+    key = store_key(doc["environment"])
+    path = entry_path(root, key, doc["started_at"], content_hash(data), ns, kind=BUDGET)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(compressed_bytes(data))
     return path
 
 

@@ -13,18 +13,21 @@ from pinreport.readers.budget import NOT_MEASURED, load_budget
 
 FIXTURE = REPO_ROOT / "reports/tests/fixtures/budget/double-poisons.json"
 MIB = 1 << 20
+# Where the document's name and version are written once (budget/budget.cpp writes them, the store reads them).
+BUDGET_HEADER = "harness/include/pinbench/results/budget_document.hpp"
 
 
 def _cpp_budget_constant(name: str) -> str:
-    text = (REPO_ROOT / "harness/src/budget/budget.hpp").read_text()
+    text = (REPO_ROOT / BUDGET_HEADER).read_text()
     m = re.search(rf"inline constexpr [^=]*\b{name}\s*=\s*([^;]+);", text)
-    assert m, f"{name} not found in harness/src/budget/budget.hpp"
+    assert m, f"{name} not found in {BUDGET_HEADER}"
     return m.group(1).strip().strip('"')
 
 
 def test_name_and_version_equal_the_cpp_writers():
     assert _cpp_budget_constant("kBudgetSchema") == schema.BUDGET_SCHEMA_NAME
     assert int(_cpp_budget_constant("kBudgetVersion")) == schema.BUDGET_SCHEMA_VERSION
+    assert int(_cpp_budget_constant("kBudgetOldestVersion")) == schema.BUDGET_SCHEMA_OLDEST_VERSION
     documented = json.loads((REPO_ROOT / "docs/budget.schema.json").read_text())
     assert documented["properties"]["schema"]["const"] == schema.BUDGET_SCHEMA_NAME
     # Every version this pinreport reads, the harness's the newest.

@@ -62,6 +62,21 @@ def test_budget_line_limit_found_and_poisons():
     assert "cudaMallocHost 6.50 GiB, a failure is clean" in clean
 
 
+def test_a_budget_bounded_by_a_memory_limit_is_the_answer_not_a_lower_bound(tmp_path):
+    words = "bounded by the container's limit, 6 GiB, 1.023 GiB in use (cgroup v2 /, memory.max)"
+
+    def bounded(f, stop):
+        f["limit_found"] = False
+        f["held_at_once"].update(stopped_by=stop, words=words)
+
+    for stop in ("memory_limit", "address_space"):
+        line = budget_line(load_budget(_variant(tmp_path, f"{stop}.json", lambda f: bounded(f, stop))))
+        assert f"cudaMallocHost 32.00 MiB ({words})" in line
+        assert "at least" not in line
+    capped = budget_line(load_budget(_variant(tmp_path, "cap.json", lambda f: bounded(f, "cap"))))
+    assert f"cudaMallocHost at least 32.00 MiB ({words})" in capped
+
+
 def test_budget_line_disturbed_vram_is_not_measured():
     line = budget_line(load_budget(H100 / "beside-neighbour/budget-device-burst.json"))
     assert line.count("VRAM not measured: disturbed") == 2

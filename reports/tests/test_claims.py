@@ -25,7 +25,7 @@ def _data(doc):
 
 def test_the_register_is_the_briefs_order():
     assert [c.n for c in BRIEF] == [str(i) for i in range(1, 15)]
-    assert [c.n for c in FURTHER] == ["beyond the 14: largest pinnable size"]
+    assert [c.n for c in FURTHER] == ["added: largest pinnable size"]
     assert len({c.title for c in BRIEF + FURTHER}) == 15
 
 

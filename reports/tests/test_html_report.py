@@ -95,7 +95,7 @@ def test_line_chart_empty_and_single_point_do_not_divide_by_zero():
     c = line_chart("c", "t", "x", "y", [])
     assert c.series == [] and c.y_ticks
     c = line_chart("c", "t", "x", "y", [Series("a", [(5.0, 3.0)])])
-    x, y, _ = c.series[0]["points"][0]
+    x, y, *_ = c.series[0]["points"][0]
     assert math.isfinite(x) and LEFT <= x <= WIDTH - RIGHT and TOP <= y <= HEIGHT - BOTTOM
 
 

@@ -139,7 +139,7 @@ def test_public_table_confirms_on_wddm():
     assert "stopped by cudaErrorMemoryAllocation: out of memory" in j.evidence
     assert "the small pin after a failure succeeded in 14 of 14 repeat(s)" in j.evidence
     row = _row(wddm_doc())
-    assert row.n == "beyond the 14: largest pinnable size" and row.claim.startswith("Max pinnable tracks free VRAM")
+    assert row.n == "added: largest pinnable size" and row.claim.startswith("Max pinnable tracks free VRAM")
     assert row.verdict == "CONFIRMED" and row.evidence.startswith("on windows, WDDM: cudaMallocHost: CONFIRMED")
     assert row.beside == (
         "Windows cap (reported, not judged): cudaMallocHost: at least 0.125 of host RAM at the most free VRAM "
@@ -286,7 +286,7 @@ def test_chart_and_claim_row_in_the_rendered_report(tmp_path):
     assert html.count('class="lower-bound"') == 1
     assert "<title>cudaMallocHost · capped or timed out: 7.79, 8 (a lower bound)</title>" in html
     assert (
-        "<td>beyond the 14: largest pinnable size</td>" in html
+        "<td>added: largest pinnable size</td>" in html
         and "Windows cap (reported, not judged): cudaMallocHost: at least 0.125" in html
     )
     assert len(ctx["claims"]) == 14 and ctx["further_claims"][0].verdict == "CONFIRMED"

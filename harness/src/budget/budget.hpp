@@ -10,15 +10,12 @@
 #include <ostream>
 #include <string>
 
+#include "pinbench/results/budget_document.hpp"
+
 namespace pinbench {
 
-// The document's name and version, written once here (docs/budget.schema.json and pinreport's
-// reports/pinreport/schema.py must equal them: reports/tests/test_budget.py).
-inline constexpr const char* kBudgetSchema = "pinbench.budget";
-// Version 2: the limits that apply to the process (limits, each family's bounded_by, the stops
-// memory_limit, address_space and oom_event, the pins' allowed), options.cap_basis. A version 1
-// document is still read (pinreport).
-inline constexpr int kBudgetVersion = 2;
+// The document's name and version (kBudgetSchema, kBudgetVersion) are the readers' too: they are
+// written once in pinbench/results/budget_document.hpp, which the store reads them from.
 
 // The API families measured, by the spelling of their API variant (pinbench/vocabulary/api_variant.hpp).
 inline constexpr const char* kBudgetFamilies[] = {"cudaMallocHost", "cudaHostRegister"};

@@ -379,8 +379,8 @@ KindSpec sweep() {
          "a 64 MiB pin after a failed one worked"},
     };
     kind.title =
-        "size and count sweeps, largest pinnable size against free VRAM (claims 2, 10 and one beyond the "
-        "brief)";
+        "size and count sweeps, largest pinnable size against free VRAM (claims 2 and 10, and an added "
+        "claim)";
     kind.charts = {"sweep", "pinnable"};
     return kind;
 }

@@ -100,8 +100,9 @@ void check_output_path(const std::string& path) {
     const UniqueFd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (!fd.valid()) {
         const int error = errno;
-        if (refused(error))
+        if (refused(error)) {
             refuse_output(path, "cannot create a file in '" + dir + "': " + errno_text(error));
+        }
         fail_write(path, "create " + probe, error);
     }
     ::unlink(probe.c_str());

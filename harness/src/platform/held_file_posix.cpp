@@ -43,12 +43,14 @@ std::optional<HeldFile> HeldFile::take(const std::string& path, const std::strin
     for (int attempt = 0; attempt < 100; ++attempt) {
         auto handle = std::make_unique<Handle>();
         handle->fd.reset(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
-        if (!handle->fd.valid())
+        if (!handle->fd.valid()) {
             throw SystemError("cannot create '" + path + "': " + posix::errno_text(errno));
+        }
         if (::flock(handle->fd.get(), LOCK_EX | LOCK_NB) != 0) {
             const int error = errno;
-            if (error != EWOULDBLOCK)
+            if (error != EWOULDBLOCK) {
                 throw SystemError("cannot lock '" + path + "': " + posix::errno_text(error));
+            }
             holder = read_all(handle->fd.get());
             return std::nullopt;
         }

@@ -110,9 +110,10 @@ void Progress::note(const std::string& line) {
 }
 
 void Progress::status(const std::string& line) {
-    if (out_ && style_.live)
+    if (out_ && style_.live) {
         show_live(cut_to(terminal_text(line),
                          static_cast<std::size_t>(style_.columns > 0 ? style_.columns : 80) - 1));
+    }
 }
 
 void Progress::show_live(const std::string& line) {

@@ -17,6 +17,7 @@
 
 #include "json/json_reader.hpp"
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/results/budget_document.hpp"
 #include "pinbench/results/environment_record.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/vocabulary/errors.hpp"
@@ -40,6 +41,17 @@ constexpr std::size_t hash_digits = 12;
 // Store version 3 keeps each file gzip-compressed; versions 1 and 2 stored the plain bytes.
 constexpr const char* compressed_suffix = ".json.gz";
 constexpr const char* plain_suffix = ".json";
+// A budget document (store version 4) is filed beside the results of its key, under
+// <time>-<hash>.budget.json.gz: its kind is in its name, so a reader of one kind never opens the other.
+constexpr const char* budget_suffix = ".budget.json.gz";
+
+const char* suffix_of(DocumentKind kind) {
+    return kind == DocumentKind::budget ? budget_suffix : compressed_suffix;
+}
+
+const char* noun_of(DocumentKind kind) {
+    return kind == DocumentKind::budget ? "budget document" : "results";
+}
 
 bool ends_with(const std::string& text, const std::string& tail) {
     return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
@@ -148,9 +160,11 @@ std::string or_unknown(const std::string& value, const char* field) {
     return value.empty() ? std::string("unknown-") + field : value;
 }
 
-bool is_replayed(const ResultsDocument& doc) {
-    const json* replayed = find_member(doc.environment, "replayed");
-    return doc.backend == "replay" || (replayed && replayed->is_boolean() && replayed->get<bool>());
+// Replayed contents: a results file of the replay backend, or any document whose environment says
+// replayed (a relabelled record: docs/replay.md). A budget has no backend ("" here).
+bool is_replayed(const std::string& backend, const json& environment) {
+    const json* replayed = find_member(environment, "replayed");
+    return backend == "replay" || (replayed && replayed->is_boolean() && replayed->get<bool>());
 }
 
 std::string file_stamp(const std::string& started_at) {
@@ -164,10 +178,11 @@ std::string key_text(const StoreKey& k) {
 
 // The one function that builds a stored file's place: NS/platform/model/gpu/<n>gpu/release/name,
 // the name <time>-<hash>.json.gz (the hash of the uncompressed bytes).
-fs::path stored_path(bool replay, const StoreKey& k, const std::string& stamp, const std::string& hash) {
+fs::path stored_path(bool replay, const StoreKey& k, const std::string& stamp, const std::string& hash,
+                     DocumentKind kind) {
     return fs::path(replay ? replay_namespace : real_namespace) / path_from_utf8(k.platform) /
            path_from_utf8(k.driver_model) / path_from_utf8(k.gpu) / path_from_utf8(k.gpu_count) /
-           path_from_utf8(k.release) / path_from_utf8(stamp + "-" + hash + compressed_suffix);
+           path_from_utf8(k.release) / path_from_utf8(stamp + "-" + hash + suffix_of(kind));
 }
 
 // What an entry of a store is when it is not a regular file (lstat: a link is not followed).
@@ -248,18 +263,39 @@ void check_store_folders(const fs::path& root, const fs::path& relative_dir) {
     throw SystemError(message);
 }
 
-struct LoadedResults {
+// A document the store files: a results file or a budget document, read and checked by its own
+// reader (results_from_json, budget_from_json), with the facts every rule of the store asks of
+// either kind in one place: the environment the key comes from (the one key function,
+// store_key_of), when it started, how far it got, and its identity.
+struct LoadedDocument {
     std::string bytes;
     json parsed;  // the document as parsed: equal for two formattings of the same data
-    ResultsDocument doc;
-    std::string measurement_id;  // "" when the file has none (results schema 1 and 2)
-    std::string identity;        // measurement_identity()
+    DocumentKind kind = DocumentKind::results;
+    ResultsDocument doc;  // a results file's (kind results)
+    std::string backend;  // "cuda" or "replay"; "" for a budget
+    std::string started_at;
+    bool complete = false;
+    std::size_t runs = 0;  // a results file's runs (how far an interrupted one got)
+    json environment;
+    std::string measurement_id;  // "" when the file has none (results schema 1 and 2, budgets)
+    std::string identity;        // document_identity()
+
+    bool replayed() const { return is_replayed(backend, environment); }
+    StoreKey key() const { return store_key_of(environment); }  // the key, from either kind
 };
 
-LoadedResults parse_loaded(std::string bytes, const std::string& path);
+// What identifies one budget measurement: "budget-" + XXH3-64 of "budget\n" + started_at (a
+// budget document has no measurement_id and no nonces; one machine measures one budget at a
+// time). pinreport's store.measurement_id() agrees.
+std::string budget_identity(const std::string& started_at) {
+    const std::string text = "budget\n" + started_at;
+    return "budget-" + hex16(XXH3_64bits(text.data(), text.size()));
+}
+
+LoadedDocument parse_loaded(std::string bytes, const std::string& path);
 
 // Like load_results, but keeps the bytes: the store files them unchanged.
-LoadedResults load_results_bytes(const std::string& path) {
+LoadedDocument load_results_bytes(const std::string& path) {
     std::string bytes;
     try {
         bytes = read_file(path);
@@ -270,10 +306,10 @@ LoadedResults load_results_bytes(const std::string& path) {
 }
 
 // A stored file, decompressed (read_stored_bytes), as load_results_bytes reads a results file.
-LoadedResults load_stored(const std::string& path) { return parse_loaded(read_stored_bytes(path), path); }
+LoadedDocument load_stored(const std::string& path) { return parse_loaded(read_stored_bytes(path), path); }
 
-LoadedResults parse_loaded(std::string bytes, const std::string& path) {
-    LoadedResults loaded;
+LoadedDocument parse_loaded(std::string bytes, const std::string& path) {
+    LoadedDocument loaded;
     loaded.bytes = std::move(bytes);
     // Strict JSON (json/json_reader.hpp): the store refuses what pinreport refuses (BOM,
     // duplicate keys, NaN, 10^400, ...), with a one-line message naming the file.
@@ -288,10 +324,24 @@ LoadedResults parse_loaded(std::string bytes, const std::string& path) {
         throw InputError(path + ": invalid JSON: " +
                          one_line(bracket == std::string::npos ? text : text.substr(bracket + 2)));
     }
-    loaded.measurement_id = string_or_empty(j, "measurement_id");
-    loaded.identity = measurement_identity(j);
     try {
-        loaded.doc = results_from_json(j, path);
+        if (is_budget_document(j)) {
+            const BudgetDocument budget = budget_from_json(j, path);
+            loaded.kind = DocumentKind::budget;
+            loaded.started_at = budget.started_at;
+            loaded.complete = budget.complete;
+            loaded.environment = budget.environment;
+            loaded.identity = budget_identity(budget.started_at);
+        } else {
+            loaded.doc = results_from_json(j, path);
+            loaded.backend = loaded.doc.backend;
+            loaded.started_at = loaded.doc.started_at;
+            loaded.complete = loaded.doc.complete;
+            loaded.runs = loaded.doc.runs.size();
+            loaded.environment = loaded.doc.environment;
+            loaded.measurement_id = string_or_empty(j, "measurement_id");
+            loaded.identity = measurement_identity(j);
+        }
     } catch (const InputError& e) {
         throw InputError(one_line(e.what()));
     } catch (const json::exception& e) {
@@ -303,9 +353,10 @@ LoadedResults parse_loaded(std::string bytes, const std::string& path) {
 
 // A results file as the store keeps it: in the current results version. An older one is stored
 // as `pinbench results upgrade` writes it (results_from_json rebuilt its samples already), so
-// every stored night reads as this version; a current one keeps its bytes.
-void as_current_version(LoadedResults& loaded) {
-    if (loaded.doc.schema_version >= results_schema_version) return;
+// every stored night reads as this version; a current one keeps its bytes. A budget document
+// keeps its bytes: its readers read every budget version (budget_document.hpp).
+void as_current_version(LoadedDocument& loaded) {
+    if (loaded.kind != DocumentKind::results || loaded.doc.schema_version >= results_schema_version) return;
     loaded.bytes = to_json(loaded.doc).dump(1) + "\n";
     loaded.parsed = json::parse(loaded.bytes);
     loaded.doc.schema_version = results_schema_version;
@@ -397,9 +448,9 @@ int remove_stale_temporaries(const fs::path& root, std::chrono::seconds age) {
 
 // How far a results file got: complete, else the number of runs it holds (docs/results-schema.md:
 // an interrupted file may lack planned runs). A resumed file that finished more replaces its partial.
-bool more_finished(const ResultsDocument& a, const ResultsDocument& b) {
+bool more_finished(const LoadedDocument& a, const LoadedDocument& b) {
     if (a.complete != b.complete) return a.complete;
-    return a.runs.size() > b.runs.size();
+    return a.runs > b.runs;
 }
 
 // Fills `entry` from its place in the store; false (and entry.problem) when the place is wrong.
@@ -413,11 +464,14 @@ bool entry_from_place(const fs::path& relative, StoredEntry& entry) {
     }
     entry.key = StoreKey{parts[1], parts[2], parts[3], parts[4], parts[5]};
     const std::string& name = parts[6];
-    const std::string suffix = ends_with(name, compressed_suffix) ? compressed_suffix : plain_suffix;
+    entry.kind = ends_with(name, budget_suffix) ? DocumentKind::budget : DocumentKind::results;
+    const std::string suffix = entry.kind == DocumentKind::budget   ? budget_suffix
+                               : ends_with(name, compressed_suffix) ? compressed_suffix
+                                                                    : plain_suffix;
     const std::size_t tail = 1 + hash_digits + suffix.size();
     if (name.size() <= tail || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 ||
         name[name.size() - tail] != '-') {
-        entry.problem = "file name is not <time>-<hash>.json.gz (or .json)";
+        entry.problem = "file name is not <time>-<hash>.json.gz (or .json, or .budget.json.gz)";
         return false;
     }
     entry.started_at = name.substr(0, name.size() - tail);
@@ -427,7 +481,7 @@ bool entry_from_place(const fs::path& relative, StoredEntry& entry) {
 
 // Reads one stored file and records in entry.problem the first thing wrong with it.
 void check_entry(StoredEntry& entry) {
-    LoadedResults loaded;
+    LoadedDocument loaded;
     try {
         loaded = load_stored(entry.path);
     } catch (const InputError& e) {
@@ -437,21 +491,27 @@ void check_entry(StoredEntry& entry) {
         entry.problem = one_line(e.what());
         return;
     }
-    const bool replayed = is_replayed(loaded.doc);
+    const bool replayed = loaded.replayed();
     const bool under_replay = entry.replay;
     entry.replay = entry.replay || replayed;  // replayed contents are never real, wherever they sit
-    if (produced_by_test_double(loaded.doc.environment)) {
-        entry.problem = "results of the pinbench test-double driver: never a baseline";
+    const std::string noun = noun_of(loaded.kind);
+    if (loaded.kind != entry.kind) {
+        entry.problem = entry.kind == DocumentKind::budget
+                            ? "a results file under the name of a budget document (.budget.json.gz)"
+                            : "a budget document under the name of a results file";
+    } else if (produced_by_test_double(loaded.environment)) {
+        entry.problem = noun + " of the pinbench test-double driver: never a baseline";
     } else if (replayed && !under_replay) {
-        entry.problem = "replayed results under " + std::string(real_namespace) + "/: never a real baseline";
+        entry.problem =
+            "replayed " + noun + " under " + std::string(real_namespace) + "/: never a real baseline";
     } else if (!replayed && under_replay) {
-        entry.problem = "measured results under " + std::string(replay_namespace) + "/";
-    } else if (const StoreKey key = store_key_of(loaded.doc.environment); !(key == entry.key)) {
+        entry.problem = "measured " + noun + " under " + std::string(replay_namespace) + "/";
+    } else if (const StoreKey key = loaded.key(); !(key == entry.key)) {
         entry.problem = "filed under " + key_text(entry.key) + " but its environment gives " + key_text(key);
     } else if (!hash_matches(loaded.bytes, entry.hash)) {
         entry.problem = "contents do not match the hash in its name (changed after it was stored)";
-    } else if (file_stamp(loaded.doc.started_at) != entry.started_at) {
-        entry.problem = "started_at " + loaded.doc.started_at + " does not match its name";
+    } else if (file_stamp(loaded.started_at) != entry.started_at) {
+        entry.problem = "started_at " + loaded.started_at + " does not match its name";
     }
 }
 
@@ -605,26 +665,29 @@ std::string why_incomplete(const ResultsDocument& doc) {
 }  // namespace
 
 StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& options) const {
-    LoadedResults loaded = load_results_bytes(results_path);
-    if (!loaded.doc.complete && !options.allow_incomplete) {
-        throw InputError(results_path + ": incomplete results (" + why_incomplete(loaded.doc) +
-                         "); not stored");
+    LoadedDocument loaded = load_results_bytes(results_path);
+    const std::string noun = noun_of(loaded.kind);
+    if (!loaded.complete && !options.allow_incomplete) {
+        const std::string why =
+            loaded.kind == DocumentKind::budget ? "the search was interrupted" : why_incomplete(loaded.doc);
+        throw InputError(results_path + ": incomplete " + noun + " (" + why + "); not stored");
     }
     // Like a replay, the test double measured nothing; unlike a replay, nothing keeps its results.
-    if (produced_by_test_double(loaded.doc.environment)) {
-        throw InputError(results_path + ": results of the pinbench test-double driver (driver release '" +
-                         driver_release_of(loaded.doc.environment) +
-                         "'): never a measurement nor a baseline; not stored");
+    if (produced_by_test_double(loaded.environment)) {
+        throw InputError(
+            results_path + ": " + noun + " of the pinbench test-double driver (driver release '" +
+            driver_release_of(loaded.environment) + "'): never a measurement nor a baseline; not stored");
     }
 
     as_current_version(loaded);
 
     StoredEntry entry;
-    entry.replay = is_replayed(loaded.doc);
-    entry.key = store_key_of(loaded.doc.environment);
-    entry.started_at = file_stamp(loaded.doc.started_at);
+    entry.kind = loaded.kind;
+    entry.replay = loaded.replayed();
+    entry.key = loaded.key();
+    entry.started_at = file_stamp(loaded.started_at);
     entry.hash = content_hash(loaded.bytes);
-    const fs::path relative = stored_path(entry.replay, entry.key, entry.started_at, entry.hash);
+    const fs::path relative = stored_path(entry.replay, entry.key, entry.started_at, entry.hash, entry.kind);
     const fs::path target = path_from_utf8(dir_) / relative;
     entry.relative_path = generic_utf8_of(relative);
     entry.path = utf8_of(target);
@@ -663,20 +726,21 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     // the identity starts with started_at) whose names start with the same time.
     const std::string& identity = loaded.identity;
     const std::string& id = loaded.measurement_id;
-    std::vector<std::pair<fs::path, LoadedResults>> same;
+    std::vector<std::pair<fs::path, LoadedDocument>> same;
     for (const auto& e : fs::directory_iterator(target.parent_path(), ec)) {
         std::error_code type_ec;
         const std::string name = utf8_of(e.path().filename());
         // Only regular files (a FIFO or a link is list()'s to report, never opened here).
         if (e.symlink_status(type_ec).type() != fs::file_type::regular ||
-            name.find(".tmp.") != std::string::npos) {
-            continue;
+            name.find(".tmp.") != std::string::npos ||
+            ends_with(name, budget_suffix) != (loaded.kind == DocumentKind::budget)) {
+            continue;  // a document of the other kind is never the same measurement
         }
         if (id.empty() && name.rfind(entry.started_at + "-", 0) != 0) continue;
         try {
             std::string bytes = read_stored_bytes(utf8_of(e.path()));
             if (!id.empty() && bytes.find(id) == std::string::npos) continue;
-            LoadedResults other = parse_loaded(std::move(bytes), utf8_of(e.path()));
+            LoadedDocument other = parse_loaded(std::move(bytes), utf8_of(e.path()));
             as_current_version(other);  // compared as stored now: in the current version
             if (other.identity == identity) same.emplace_back(e.path(), std::move(other));
         } catch (const InputError&) {
@@ -688,13 +752,13 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     // One measurement, one set of data: two complete files with its id that differ in their data
     // (not merely in formatting) are a conflict, refused naming both, never "already stored".
     for (const auto& [path, other] : same) {
-        if (loaded.doc.complete && other.doc.complete && loaded.parsed != other.parsed) {
+        if (loaded.complete && other.complete && loaded.parsed != other.parsed) {
             throw InputError(results_path + ": measurement " + one_line(identity) + " is stored already as " +
                              utf8_of(path) + " with other data (a conflict); not stored");
         }
     }
     for (const auto& [path, other] : same) {
-        if (!more_finished(loaded.doc, other.doc)) {  // stored already, as far or further
+        if (!more_finished(loaded, other)) {  // stored already, as far or further
             entry.already_stored = true;
             entry.relative_path = generic_utf8_of(path.lexically_relative(root));
             entry.path = utf8_of(path);
@@ -727,14 +791,15 @@ StoreUpgrade Store::upgrade(const StoreLockOptions& lock_options) const {
             out.problems.push_back(entry);
             continue;
         }
-        LoadedResults loaded = load_stored(entry.path);
+        if (entry.kind == DocumentKind::budget) continue;  // kept as it is (as_current_version)
+        LoadedDocument loaded = load_stored(entry.path);
         if (loaded.doc.schema_version >= results_schema_version) {
             ++out.current;
             continue;
         }
         as_current_version(loaded);
-        const fs::path relative =
-            stored_path(entry.replay, entry.key, entry.started_at, content_hash(loaded.bytes));
+        const fs::path relative = stored_path(entry.replay, entry.key, entry.started_at,
+                                              content_hash(loaded.bytes), DocumentKind::results);
         const fs::path target = root / relative;
         std::error_code ec;
         if (fs::exists(target, ec)) {
@@ -820,7 +885,11 @@ void walk_namespace(const fs::path& root, const fs::path& dir, bool replay, bool
 
 }  // namespace
 
-ResultsDocument load_stored_results(const StoredEntry& entry) { return load_stored(entry.path).doc; }
+ResultsDocument load_stored_results(const StoredEntry& entry) {
+    if (entry.kind != DocumentKind::results)
+        throw InputError(entry.path + ": a budget document, not a results file");
+    return load_stored(entry.path).doc;
+}
 
 std::vector<StoredEntry> Store::list(bool real_only) const {
     const fs::path root = path_from_utf8(dir_);

@@ -2,6 +2,7 @@
 // namespace, a writer killed mid-write, the lock and its stale-lock recovery, and rejections.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -16,6 +17,7 @@
 
 #include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/probes/platform_probes.hpp"
+#include "pinbench/results/budget_document.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/store/store.hpp"
 #include "pinbench/vocabulary/errors.hpp"
@@ -99,6 +101,29 @@ ResultsDocument results(const std::string& started_at, const std::string& releas
                                                      2097152};
     doc.runs.push_back(run);
     return doc;
+}
+
+// A small valid `pinbench budget` document of the same machine as results(): the store files it
+// under the same key.
+json budget(const std::string& started_at, const std::string& release = "580.65.06",
+            std::int64_t bytes = std::int64_t{6} << 30) {
+    return {{"schema", kBudgetSchema},
+            {"version", kBudgetVersion},
+            {"started_at", started_at},
+            {"elapsed_s", 44.5},
+            {"complete", true},
+            {"options", {{"chunk", 268435456}}},
+            {"rule", json::object()},
+            {"host", json::object()},
+            {"environment", environment("linux", "linux", "NVIDIA H200", 1, release)},
+            {"families", json::array({{{"family", "cudaMallocHost"}, {"status", "ok"}}})},
+            {"safe_budget", {{"bytes", bytes}, {"family", "cudaMallocHost"}, {"limit_found", true}}}};
+}
+
+std::string write_json(const TempDir& dir, const std::string& name, const json& doc, int indent = 2) {
+    const std::string path = dir.file(name);
+    write_file_atomically(path, doc.dump(indent) + "\n");
+    return path;
 }
 
 ResultsDocument replayed(ResultsDocument doc, const std::string& release) {
@@ -192,6 +217,122 @@ TEST(StoreSupport, TimestampsParseAndFormat) {
     EXPECT_FALSE(store_detail::parse_utc_timestamp("yesterday").has_value());
 }
 
+// --- budget documents (store version 4) ------------------------------------------------------
+
+// Before: `store add` refused a budget document (not a results file), so the nightly kept its
+// budget only in its output folder and compared it with a file given by hand.
+TEST(StoreBudget, IsFiledBesideTheResultsOfTheSameKey) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry night = store.add(write_results(tmp, "r.json", results("2025-06-01T10:00:00Z")));
+    const std::string source = write_json(tmp, "budget.json", budget("2025-06-01T10:06:00Z"));
+    const StoredEntry b = store.add(source);
+    EXPECT_EQ(b.kind, DocumentKind::budget);
+    EXPECT_EQ(b.key, night.key);  // one key, read from the environment record of either kind
+    EXPECT_EQ(b.key, store_key_of(budget("x")["environment"]));
+    EXPECT_EQ(fs::path(b.path).parent_path(), fs::path(night.path).parent_path());
+    EXPECT_TRUE(std::regex_match(fs::path(b.path).filename().string(),
+                                 std::regex(R"(20250601T100600Z-[0-9a-f]{12}\.budget\.json\.gz)")))
+        << b.path;
+    EXPECT_EQ(read(b.path), read_file(source));  // the bytes given, compressed
+    const auto all = store.list();
+    ASSERT_EQ(all.size(), 2u);
+    expect_all_usable(all);
+    EXPECT_EQ(all[0].kind, DocumentKind::results);  // sorted by path: the night started first
+    EXPECT_EQ(all[1].kind, DocumentKind::budget);
+    EXPECT_THROW(load_stored_results(all[1]), InputError);  // the eta never reads a budget as results
+}
+
+TEST(StoreBudget, TheSameBudgetIsAlreadyStoredAndAnotherOfItsTimeIsAConflict) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry first = store.add(write_json(tmp, "b.json", budget("2025-06-01T10:06:00Z")));
+    EXPECT_TRUE(store.add(write_json(tmp, "b.json", budget("2025-06-01T10:06:00Z"))).already_stored);
+    const StoredEntry reformatted = store.add(write_json(tmp, "b2.json", budget("2025-06-01T10:06:00Z"), 0));
+    EXPECT_TRUE(reformatted.already_stored);
+    EXPECT_EQ(reformatted.path, first.path);
+    const std::string other =
+        write_json(tmp, "b3.json", budget("2025-06-01T10:06:00Z", "580.65.06", std::int64_t{5} << 30));
+    try {
+        store.add(other);
+        FAIL() << "a second budget of one measurement stored";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("with other data (a conflict); not stored"), std::string::npos)
+            << e.what();
+    }
+    // A results file that started at the same second is another measurement, never "the same".
+    const StoredEntry night = store.add(write_results(tmp, "r.json", results("2025-06-01T10:06:00Z")));
+    EXPECT_FALSE(night.already_stored);
+    EXPECT_EQ(store.list().size(), 2u);
+}
+
+TEST(StoreBudget, IsCheckedAsResultsAre) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    json missing = budget("2025-06-01T10:06:00Z");
+    missing.erase("families");
+    const std::string bad = write_json(tmp, "missing.json", missing);
+    try {
+        store.add(bad);
+        FAIL() << "a budget without families stored";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), bad + ": families: missing required field");
+    }
+    json incomplete = budget("2025-06-01T10:06:00Z");
+    incomplete["complete"] = false;
+    const std::string partial = write_json(tmp, "partial.json", incomplete);
+    EXPECT_THROW(store.add(partial), InputError);
+    StoreAddOptions allow;
+    allow.allow_incomplete = true;
+    EXPECT_NO_THROW(store.add(partial, allow));
+    json by_double = budget("2025-06-01T11:06:00Z");
+    by_double["environment"]["devices"][0]["name"] = std::string("pinbench ") + test_double_marker + " GPU";
+    const std::string from_double = write_json(tmp, "double.json", by_double);
+    try {
+        store.add(from_double);
+        FAIL() << "a test-double budget stored";
+    } catch (const InputError& e) {
+        EXPECT_EQ(
+            std::string(e.what()).rfind(from_double + ": budget document of the pinbench test-double", 0), 0u)
+            << e.what();
+    }
+    write_file_atomically(tmp.file("dup.json"),
+                          R"({"schema": "pinbench.budget", "schema": "pinbench.budget"})");
+    EXPECT_THROW(store.add(tmp.file("dup.json")), InputError);  // the strict JSON reader, as for results
+}
+
+TEST(StoreBudget, AReplayedBudgetIsFiledUnderReplay) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    json relabelled = budget("2025-06-01T10:06:00Z", "590.10");
+    relabelled["environment"]["replayed"] = true;
+    const StoredEntry b = store.add(write_json(tmp, "b.json", relabelled));
+    EXPECT_TRUE(b.replay);
+    EXPECT_EQ(b.relative_path.rfind("replay/linux/linux/nvidia-h200/1gpu/590.10/", 0), 0u) << b.relative_path;
+    EXPECT_TRUE(store.list(/*real_only=*/true).empty());
+}
+
+TEST(StoreBudget, ADocumentUnderTheOtherKindsNameIsNamed) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const StoredEntry night = store.add(write_results(tmp, "r.json", results("2025-06-01T10:00:00Z")));
+    const StoredEntry b = store.add(write_json(tmp, "b.json", budget("2025-06-01T10:00:00Z")));
+    // Each renamed to the other kind's name: the same hash and time, the other suffix.
+    const std::string as_budget = night.path.substr(0, night.path.size() - 8) + ".budget.json.gz";
+    const std::string as_results = b.path.substr(0, b.path.size() - 15) + ".json.gz";
+    fs::rename(night.path, as_budget);
+    fs::rename(b.path, as_results);
+    const auto all = store.list();
+    ASSERT_EQ(all.size(), 2u);
+    for (const StoredEntry& e : all) {
+        const std::string expected =
+            e.kind == DocumentKind::budget
+                ? "a results file under the name of a budget document (.budget.json.gz)"
+                : "a budget document under the name of a results file";
+        EXPECT_EQ(e.problem, expected) << e.relative_path;
+    }
+}
+
 // --- opening ---------------------------------------------------------------------------------
 
 TEST(Store, TheFirstAddCreatesTheDirectoryAndItsVersionedStoreFile) {
@@ -201,7 +342,7 @@ TEST(Store, TheFirstAddCreatesTheDirectoryAndItsVersionedStoreFile) {
     EXPECT_FALSE(fs::exists(tmp.path() / "store"));  // opening creates nothing
     store.add(write_results(tmp, "r.json", results("2025-06-01T10:00:00Z")));
     const json header = json::parse(read(dir + "/store.json"));
-    EXPECT_EQ(header, (json{{"schema", "pinbench.store"}, {"schema_version", 3}}));
+    EXPECT_EQ(header, (json{{"schema", "pinbench.store"}, {"schema_version", store_schema_version}}));
     EXPECT_NO_THROW(Store::open(dir));  // reopening an existing store
     EXPECT_NO_THROW(Store::open_existing(dir));
 }
@@ -231,14 +372,14 @@ TEST(Store, ReadingNeverCreatesAndAnInvalidAddCreatesNothing) {
 
 TEST(Store, OpenRejectsAnotherVersionNamingTheFile) {
     TempDir tmp;
-    write_file_atomically(tmp.file("store.json"), R"({"schema": "pinbench.store", "schema_version": 4})");
+    write_file_atomically(tmp.file("store.json"), R"({"schema": "pinbench.store", "schema_version": 5})");
     try {
         Store::open(tmp.path().string());
-        FAIL() << "version 4 accepted";
+        FAIL() << "version 5 accepted";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),
                   tmp.file("store.json") +
-                      ": store schema version 4 is not supported (this build reads versions 1 to 3)");
+                      ": store schema version 5 is not supported (this build reads versions 1 to 4)");
     }
     EXPECT_THROW(Store::open_existing(tmp.path().string()), InputError);
 }
@@ -513,7 +654,7 @@ std::string fnv12(const std::string& bytes) {
     return std::string(text, 12);
 }
 
-TEST(Store, AVersionOneStoreStillReadsAndBecomesVersionThreeWithItsFirstAdd) {
+TEST(Store, AVersionOneStoreStillReadsAndBecomesTheCurrentVersionWithItsFirstAdd) {
     TempDir tmp;
     const std::string dir = tmp.file("store");
     fs::create_directories(dir);
@@ -530,7 +671,7 @@ TEST(Store, AVersionOneStoreStillReadsAndBecomesVersionThreeWithItsFirstAdd) {
     EXPECT_EQ(listed[0].problem, "");
     const StoredEntry added = store.add(write_results(tmp, "new.json", results("2025-06-02T10:00:00Z")));
     EXPECT_NE(added.hash, fnv12(read(added.path)));  // new names: XXH3
-    EXPECT_EQ(json::parse(read(dir + "/store.json"))["schema_version"], 3);
+    EXPECT_EQ(json::parse(read(dir + "/store.json"))["schema_version"], store_schema_version);
     listed = store.list();
     ASSERT_EQ(listed.size(), 2u);
     expect_all_usable(listed);
@@ -597,6 +738,32 @@ TEST(Store, UpgradeRewritesOlderNightsInTheCurrentVersionInPlace) {
     EXPECT_EQ(finished.rewritten[0].to, done.rewritten[0].to);
     EXPECT_FALSE(fs::exists(kept));
     EXPECT_EQ(store.list().size(), 2u);
+}
+
+// A budget document is no results file: `store upgrade` leaves it as it was, under its name, and
+// counts it neither as rewritten nor as a night of the current results version.
+TEST(StoreBudget, UpgradeLeavesBudgetsAsTheyAre) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store");
+    const Store store = Store::open(dir);
+    const StoredEntry b = store.add(write_json(tmp, "budget.json", budget("2025-06-01T10:06:00Z")));
+    const std::string bytes = read(b.path);
+    const fs::path place = fs::path(dir) / kOlderPlace;
+    fs::create_directories(place);
+    const std::string older = older_results();
+    write_file_atomically((place / ("20250601T100000Z-" + fnv12(older) + ".json.gz")).string(),
+                          store_detail::gzip_compress(older));
+    const StoreUpgrade done = store.upgrade();
+    EXPECT_EQ(done.rewritten.size(), 1u);
+    EXPECT_EQ(done.current, 0u);
+    EXPECT_TRUE(done.problems.empty());
+    EXPECT_EQ(read(b.path), bytes);
+    const auto listed = store.list();
+    ASSERT_EQ(listed.size(), 2u);
+    expect_all_usable(listed);
+    EXPECT_EQ(std::count_if(listed.begin(), listed.end(),
+                            [](const StoredEntry& e) { return e.kind == DocumentKind::budget; }),
+              1);
 }
 
 TEST(Store, UpgradeLeavesAnUnusableFileAsItIsAndNamesIt) {

@@ -71,6 +71,17 @@ class CostFit:
     def extrapolates(self, x: float) -> bool:
         return x < self.x_min or x > self.x_max
 
+    def slope_bound(self) -> float | None:
+        """The upper limit of the two-sided `confidence` interval of the slope,
+        slope + t(n-2) * s / sqrt(Sxx) (bytes per pinned byte); None below resolution, where
+        there is no slope to bound."""
+        if self.below_resolution or self.slope is None:
+            return None
+        from scipy import stats as scipy_stats  # stats.load_libraries()
+
+        t = float(scipy_stats.t.ppf(0.5 + self.confidence / 2, self.n - 2))
+        return self.slope + t * self.residual_sd / math.sqrt(self.sxx)
+
 
 def fit_cost(
     xs: Sequence[float], ys: Sequence[float], granule: int | None, confidence: float = DEFAULT_CONFIDENCE

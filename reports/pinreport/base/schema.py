@@ -17,17 +17,23 @@ RESULTS_SCHEMA_VERSION = 5
 STORE_SCHEMA_NAME = "pinbench.store"
 # Store version 2 names new files by XXH3-64 (version 1: FNV-1a); version 3 stores them
 # gzip-compressed (.json.gz, the hash still of the uncompressed bytes) and keeps Windows' reserved
-# device names out of its folder names. Version 1 and 2 stores still read.
-STORE_SCHEMA_VERSION = 3
+# device names out of its folder names; version 4 keeps budget documents beside the results of
+# their key (<time>-<hash>.budget.json.gz). Older stores still read.
+STORE_SCHEMA_VERSION = 4
 STORE_SCHEMA_OLDEST_VERSION = 1
 
-# `pinbench budget`'s document (docs/budget.md); equal to harness/src/budget/budget.hpp's kBudgetSchema
-# and kBudgetVersion (tests/test_budget.py reads that header). Version 2 adds the limits of the
-# process (limits, bounded_by, the stops memory_limit, address_space, oom_event); version 1
-# documents still read.
+# `pinbench budget`'s document (docs/budget.md); equal to kBudgetSchema and kBudgetVersion of
+# harness/include/pinbench/results/budget_document.hpp (tests/test_budget.py reads that header).
+# Version 2 adds the limits of the process (limits, bounded_by, the stops memory_limit,
+# address_space, oom_event); version 1 documents still read.
 BUDGET_SCHEMA_NAME = "pinbench.budget"
 BUDGET_SCHEMA_VERSION = 2
 BUDGET_SCHEMA_OLDEST_VERSION = 1
+
+# `pinreport drivers --json` (docs/drivers.md): its schema is data/drivers.schema.json, whose
+# "schema" and "version" consts equal these (tests/test_drivers.py).
+DRIVERS_SCHEMA_NAME = "pinreport.drivers"
+DRIVERS_SCHEMA_VERSION = 1
 
 # What the test-double driver's device name and driver release carry (docs/test-double.md); its
 # results are never a baseline. Equal to harness/include/pinbench/vocabulary/test_double.hpp's marker.
@@ -53,3 +59,8 @@ def budget_json_schema_text() -> str:
     """The JSON Schema of `pinbench budget` documents: a copy of docs/budget.schema.json shipped
     with the package (tests/test_budget.py checks the copy equals the original)."""
     return resources.files("pinreport").joinpath("data/budget.schema.json").read_text(encoding="utf-8")
+
+
+def drivers_json_schema_text() -> str:
+    """The JSON Schema of `pinreport drivers --json` documents (docs/drivers.md)."""
+    return resources.files("pinreport").joinpath("data/drivers.schema.json").read_text(encoding="utf-8")

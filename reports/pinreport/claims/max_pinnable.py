@@ -27,7 +27,7 @@ class PinnableEvidence:
 
 
 class MaxPinnableTracksFreeVram(Claim):
-    n = "beyond the 14: largest pinnable size"
+    n = "added: largest pinnable size"
     title = (
         "Max pinnable tracks free VRAM: the largest host buffer that pins follows the device memory "
         "left free (cudaMemGetInfo), slope near 1."

@@ -171,11 +171,23 @@ _FAILURE_WORDS = {
 }
 
 
+# The budget schema's stops that are a limit of this process, not of the driver
+# (harness/src/budget/budget_console.cpp: "a limit of this process bounds it").
+_PROCESS_LIMITS = frozenset({"memory_limit", "address_space"})
+
+
 def _family_budget_text(f: FamilyBudget) -> str:
     if f.status != "ok" or f.safe_budget is None:
         return f"{f.family} no answer ({f.status})"
     size = format_bytes(f.safe_budget)
-    budget = size if f.limit_found else f"at least {size} ({f.stopped_words or f.stopped_by})"
+    if f.limit_found:
+        budget = size
+    elif f.stopped_by in _PROCESS_LIMITS:
+        # A limit of this process (a container's, a job's, RLIMIT_AS) bounds the budget here: the
+        # number is the answer where it runs, not a lower bound (as pinbench budget says).
+        budget = f"{size} ({f.stopped_words or f.stopped_by})"
+    else:
+        budget = f"at least {size} ({f.stopped_words or f.stopped_by})"
     parts = [_FAILURE_WORDS.get(f.failure or "", f.failure or "failure unknown")]
     if f.silent_fallback:
         parts.append("SILENT FALLBACK seen")

@@ -3,7 +3,7 @@ strict JSON, then docs/budget.schema.json; BadInputError "FILE: FIELD PATH: mess
 The harness computed every value; this reader derives nothing."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from pinreport.base.schema import (
     BUDGET_SCHEMA_VERSION,
     budget_json_schema_text,
 )
-from pinreport.readers.documents import read_versioned_document
+from pinreport.readers.documents import read_versioned_document, versioned_document_from_bytes
 from pinreport.readers.environment import Environment
 
 # Every version this pinreport reads: the oldest to the harness's (docs/budget.schema.json).
@@ -87,27 +87,51 @@ class BudgetDocument:
     complete: bool
     held_only: bool  # --held-only: the held phases alone (the safe budget); no largest single pin
     safe_budget: int | None
+    safe_family: str | None  # the family the overall safe budget is (the smaller family's)
+    safe_limit_found: bool  # its search reached the driver's limit (False: a lower bound)
     families: tuple[FamilyBudget, ...]
     environment: Environment  # the environment record, read once
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
+    started_at: str  # when the search started (ISO 8601 UTC): the store files it by it
+    # The checked document, for summary() alone: every other stage reads the values above.
+    _doc: dict[str, Any] = field(repr=False, compare=False)
+
     # Version 2: the limit that bounded every request at the start, in words (None: none read, or
     # a version 1 document), and how many processes the OOM killer of a group of this process
     # killed while the budget ran.
     bounding: str | None = None
     oom_kills: int = 0
 
+    def summary(self) -> dict[str, Any]:
+        """What the store's history index keeps of it: the document without each family's phases
+        (every pin tried, most of its bytes, which no reader of the store reads);
+        budget_from_document() reads it back."""
+        families = [{k: v for k, v in f.items() if k != "phases"} for f in self._doc.get("families", [])]
+        return {**self._doc, "families": families}
+
+
+_READ_AS = (
+    BUDGET_SCHEMA_NAME,
+    BUDGET_VERSIONS,
+    f"versions {BUDGET_SCHEMA_OLDEST_VERSION} to {BUDGET_SCHEMA_VERSION}",
+    "budget",
+)
+
 
 def load_budget(path: str | Path) -> BudgetDocument:
-    p = str(path)
-    doc = read_versioned_document(
-        path,
-        RESULTS_LIMIT,
-        BUDGET_SCHEMA_NAME,
-        BUDGET_VERSIONS,
-        f"versions {BUDGET_SCHEMA_OLDEST_VERSION} to {BUDGET_SCHEMA_VERSION}",
-        "budget",
-        _validator(),
-    )
+    """A budget document from a file: bounded, strict JSON, name, version, schema."""
+    doc = read_versioned_document(path, RESULTS_LIMIT, *_READ_AS, _validator())
+    return budget_from_document(doc, str(path))
+
+
+def budget_from_bytes(data: bytes, path: str) -> BudgetDocument:
+    """load_budget() of bytes already read (a stored budget, whose bytes the store hashes)."""
+    return budget_from_document(versioned_document_from_bytes(data, path, *_READ_AS, _validator()), path)
+
+
+def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:
+    """The typed values of a checked budget document (load_budget, or a stored one the history
+    index kept: its phases, which no reader types, may be left out)."""
     best = doc["safe_budget"]
     limits = doc.get("limits") or {}
     bounding = limits.get("bounding")
@@ -118,9 +142,13 @@ def load_budget(path: str | Path) -> BudgetDocument:
         complete=doc["complete"],
         held_only=doc["options"].get("held_only", False),
         safe_budget=best["bytes"] if best is not None else None,
+        safe_family=best["family"] if best is not None else None,
+        safe_limit_found=bool(best["limit_found"]) if best is not None else False,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
         environment=env,
         machine=_machine(env),
+        started_at=doc.get("started_at", ""),
+        _doc=doc,
         bounding=bounding["words"] if bounding else None,
         oom_kills=sum(max(e["oom_kill"], 0) for e in limits.get("oom_events", [])),
     )

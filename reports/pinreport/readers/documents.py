@@ -32,6 +32,20 @@ def read_versioned_document(
         data = read_bounded(path, limit)
     except OSError as e:
         raise BadInputError(p, f"cannot read: {e.strerror or e}") from None
+    return versioned_document_from_bytes(data, p, schema, versions, shown_versions, what, validator)
+
+
+def versioned_document_from_bytes(
+    data: bytes,
+    p: str,
+    schema: str,
+    versions: tuple[int, ...],
+    shown_versions: object,
+    what: str,
+    validator: jsonschema.protocols.Validator,
+) -> dict[str, Any]:
+    """read_versioned_document() of bytes already read (a stored budget: the store hashes the same
+    bytes); `p` names them in the messages."""
     doc = parse_json(data, p)
     if not isinstance(doc, dict) or doc.get("schema") != schema:
         raise BadInputError(p, f"not a pinbench {what} (schema is not {schema!r})")

@@ -23,6 +23,7 @@ from pinreport.base.errors import BadInputError, OlderResultsError
 from pinreport.base.input_file import RESULTS_LIMIT, read_bounded
 from pinreport.base.probe_keys import split_metric
 from pinreport.base.schema import RESULTS_SCHEMA_NAME, RESULTS_SCHEMA_VERSION
+from pinreport.readers.cost_document import cost_document
 from pinreport.readers.environment import Environment, FieldValue, flattened
 from pinreport.readers.runs import Run
 from pinreport.readers.strict_json import parse_json
@@ -331,6 +332,11 @@ class ResultsFile:
             "environment": {"driver": {"release": self.environment.release}},
             "runs": runs,
         }
+
+    def cost_document(self) -> dict[str, object]:
+        """What the driver table keeps of this night (readers/cost_document.py): its VRAM cost
+        metrics with their samples, as a small results document; read back by summary_of()."""
+        return cost_document(self._doc, self.measurement_id)
 
     @classmethod
     def summary_of(cls, path: str, summary: object) -> "ResultsFile":

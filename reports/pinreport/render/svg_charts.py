@@ -26,6 +26,9 @@ class Series:
     # Lower bounds of the series of this name (a capped search): markers only, no line, in that
     # series' colour when it is drawn before them.
     lower_bound_of: str | None = None
+    # A link per point, in the order of `points` ("" for none): each marker links to it (the
+    # driver table's points to their night's report).
+    links: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -130,11 +133,16 @@ def line_chart(
     kept: list[Series] = []
     dropped = 0
     for s in series:
-        pts = sorted((float(x), float(y)) for x, y in s.points if math.isfinite(x) and math.isfinite(y))
+        links = list(s.links) + [""] * (len(s.points) - len(s.links))
+        linked = sorted(
+            (float(x), float(y), link)
+            for (x, y), link in zip(s.points, links, strict=True)
+            if math.isfinite(x) and math.isfinite(y)
+        )
         if x_log:
-            dropped += sum(1 for x, _ in pts if x <= 0)
-            pts = [(x, y) for x, y in pts if x > 0]
-        kept.append(replace(s, points=pts))
+            dropped += sum(1 for x, _, _ in linked if x <= 0)
+            linked = [p for p in linked if p[0] > 0]
+        kept.append(replace(s, points=[(x, y) for x, y, _ in linked], links=[link for _, _, link in linked]))
     if dropped:
         chart.note = (
             chart.note + " " if chart.note else ""
@@ -177,8 +185,8 @@ def line_chart(
                 "path": path,
                 "lower_bound": bounds,
                 "points": [
-                    (px, py, f"{s.name}: {x_format(x)}, {y_format(y)}")
-                    for (px, py), (x, y) in zip(pix, s.points, strict=True)
+                    (px, py, f"{s.name}: {x_format(x)}, {y_format(y)}", link)
+                    for (px, py), (x, y), link in zip(pix, s.points, s.links, strict=True)
                 ],
                 "reference": s.dashed,
             }

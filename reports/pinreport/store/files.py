@@ -1,11 +1,13 @@
 """The baseline store's files, read side (the harness writes them: harness/include/pinbench/store/store.hpp).
 
 Layout (docs/store.md):
-    STORE/store.json   {"schema": "pinbench.store", "schema_version": 3}
+    STORE/store.json   {"schema": "pinbench.store", "schema_version": 4}
     STORE/<namespace>/<platform>/<driver_model>/<gpu>/<n>gpu/<release>/<YYYYMMDDTHHMMSSZ>-<hash12>.json.gz
+    STORE/<namespace>/<platform>/<driver_model>/<gpu>/<n>gpu/<release>/<YYYYMMDDTHHMMSSZ>-<hash12>.budget.json.gz
 with namespace "real" for measurements and "replay" for replayed files, which are never
 baselines. Each file is a complete results document, gzip-compressed (store version 3; files
-stored by versions 1 and 2 are plain `.json` and still read); the hash in its name is that of the
+stored by versions 1 and 2 are plain `.json` and still read), or a `pinbench budget` document
+of the same key (store version 4: its kind is in its name); the hash in its name is that of the
 uncompressed bytes. entry_path() is the one function that builds these paths, and
 check_stored_file() the one place a stored file is checked; an entry that is not a regular file
 (a FIFO, a symbolic link, a device, a directory named like a stored file) is named and never
@@ -22,12 +24,14 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import xxhash
 
 from pinreport.base.errors import BadInputError, UnreadableError
 from pinreport.base.input_file import RESULTS_LIMIT, InputRefused, kind_of_mode, read_bounded
 from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
+from pinreport.readers.budget import BudgetDocument, budget_from_bytes
 from pinreport.readers.results import ResultsFile, parse_results, results_from_bytes
 from pinreport.readers.store_key import StoreKey
 from pinreport.readers.strict_json import parse_json
@@ -44,7 +48,13 @@ UNKNOWN_TIME = "unknown-started-at"
 # A stored file's name: <time>-<hash>.json.gz (store version 3), or .json (versions 1 and 2).
 COMPRESSED_SUFFIX = ".json.gz"
 PLAIN_SUFFIX = ".json"
+# A budget document's name (store version 4): <time>-<hash>.budget.json.gz. The C++ writer's
+# budget_suffix (harness/src/store/store.cpp); tests/test_store_budgets.py checks they are equal.
+BUDGET_SUFFIX = ".budget.json.gz"
+RESULTS = "results"
+BUDGET = "budget"
 _FILE_NAME = re.compile(r"^(\d{8}T\d{6}Z|unknown-started-at)-([0-9a-f]{12})\.json(\.gz)?$")
+_BUDGET_NAME = re.compile(r"^(\d{8}T\d{6}Z|unknown-started-at)-([0-9a-f]{12})\.budget\.json\.gz$")
 # The most a stored file may decompress to (a results file of a year of nights is a few MB); a
 # larger one is named as a problem instead of filling memory. The C++ reader has the same bound.
 MAX_UNCOMPRESSED_BYTES = RESULTS_LIMIT  # a stored file is a results file (input_file.py)
@@ -59,10 +69,18 @@ def compact_timestamp(started_at: object) -> str:
 
 
 def entry_path(
-    root: str | Path, key: StoreKey, started_at: object, hash12: str, namespace: str = REAL, *, compressed: bool = True
+    root: str | Path,
+    key: StoreKey,
+    started_at: object,
+    hash12: str,
+    namespace: str = REAL,
+    *,
+    compressed: bool = True,
+    kind: str = RESULTS,
 ) -> Path:
     """The path of one stored results file: compressed (store version 3, what `pinbench store add`
-    writes), or plain as versions 1 and 2 stored it. Every store path is built here."""
+    writes), or plain as versions 1 and 2 stored it; or of a budget document (kind BUDGET, store
+    version 4). Every store path is built here."""
     if namespace not in (REAL, REPLAY):
         raise ValueError(f"unknown store namespace {namespace!r}")
     if not re.fullmatch(r"[0-9a-f]{12}", hash12):
@@ -71,13 +89,22 @@ def entry_path(
     for p in parts:
         if not _SAFE_COMPONENT.match(p) or p in (".", ".."):
             raise ValueError(f"unsafe store path component {p!r}")
-    suffix = COMPRESSED_SUFFIX if compressed else PLAIN_SUFFIX
+    suffix = BUDGET_SUFFIX if kind == BUDGET else COMPRESSED_SUFFIX if compressed else PLAIN_SUFFIX
     return Path(root, namespace, *parts, f"{compact_timestamp(started_at)}-{hash12}{suffix}")
+
+
+def is_budget_name(name: str) -> bool:
+    """A stored budget document's file name (it holds no results file)."""
+    return name.endswith(BUDGET_SUFFIX)
+
+
+def _name_match(path: Path) -> re.Match[str] | None:
+    return (_BUDGET_NAME if is_budget_name(path.name) else _FILE_NAME).match(path.name)
 
 
 def name_hash(path: Path) -> str | None:
     """The 12 hex digits in a stored file's name; None when the name is not a stored file's."""
-    m = _FILE_NAME.match(path.name)
+    m = _name_match(path)
     return m.group(2) if m else None
 
 
@@ -139,12 +166,22 @@ def store_marker() -> dict[str, str | int]:
     return {"schema": STORE_SCHEMA_NAME, "schema_version": STORE_SCHEMA_VERSION}
 
 
+def budget_identity(started_at: str) -> str:
+    """What identifies one budget measurement (store.md): "budget-" + XXH3-64 of "budget\\n" and
+    its started_at (a budget document has no measurement_id and no nonces). Equals the C++
+    budget_identity() (harness/src/store/store.cpp)."""
+    return "budget-" + xxhash.xxh3_64_hexdigest(f"budget\n{started_at}".encode())
+
+
 @dataclass(frozen=True)
 class StoreEntry:
     path: str
     namespace: str
     results: ResultsFile
     key: StoreKey
+    # What readers derived from the night as the history index read it (history_index.Derive),
+    # by the Derive's name; None where the entry was not read through a Derive.
+    derived: dict[str, Any] | None = None
 
     @property
     def started_at(self) -> str:
@@ -152,9 +189,9 @@ class StoreEntry:
 
 
 def _path_problem(root: Path, path: Path, namespace: str, key: StoreKey, started_at: object) -> str | None:
-    """Why a readable results file does not belong where it lies; None when it does."""
+    """Why a readable stored document does not belong where it lies; None when it does."""
     parts = path.relative_to(root / namespace).parts
-    m = _FILE_NAME.match(path.name)
+    m = _name_match(path)
     if len(parts) != 6 or m is None:
         return f"not at {namespace}/<platform>/<driver model>/<gpu>/<n>gpu/<release>/<time>-<hash>.json"
     path_key = StoreKey(*parts[:5])
@@ -209,6 +246,44 @@ def check_stored_file(
     return StoreEntry(str(path), namespace, results, key)
 
 
+@dataclass(frozen=True)
+class StoredBudget:
+    """A stored `pinbench budget` document (store version 4), filed under the same key as the
+    results of its machine and release."""
+
+    path: str
+    namespace: str
+    budget: BudgetDocument
+    key: StoreKey
+
+    @property
+    def started_at(self) -> str:
+        return self.budget.started_at
+
+
+def check_stored_budget(root: Path, path: Path, namespace: str, *, data: bytes | None = None) -> StoredBudget:
+    """Reads and checks one stored budget document as check_stored_file() checks a results file:
+    the budget reader (strict JSON, name, version, schema: readers/budget.py), never the test
+    double's, replayed contents only under replay/, its key and start as its path says, its bytes
+    as the hash in its name. BadInputError naming it otherwise."""
+    if data is None:
+        data = read_stored_bytes(path)
+    budget = budget_from_bytes(data, str(path))
+    env = budget.environment
+    if env.by_test_double:
+        raise BadInputError(str(path), "a budget of the pinbench test-double driver: never a baseline")
+    if env.replayed != (namespace == REPLAY):
+        what = "a replayed budget under real/: never a baseline" if env.replayed else "a measured budget under replay/"
+        raise BadInputError(str(path), what)
+    why = _path_problem(root, path, namespace, env.key, budget.started_at)
+    m = _BUDGET_NAME.match(path.name)
+    if why is None and m and content_hash(data) != m.group(2):
+        why = "its bytes do not match the hash in its name (edited after it was stored?)"
+    if why is not None:
+        raise BadInputError(str(path), why)
+    return StoredBudget(str(path), namespace, budget, env.key)
+
+
 def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
     """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
@@ -260,10 +335,11 @@ def release_dirs(root: str | Path, group: tuple[str, str, str, str], namespace: 
         return {}
 
 
-def stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
-    """What below a directory is to be read as a stored file, sorted: the regular files named
-    *.json or *.json.gz (writers' temporaries, *.tmp.*, are not), and every entry that is neither
-    a regular file nor a directory of the layout (a FIFO, a socket, a device, a symbolic link,
+def stored_files(directory: Path, layout_levels: int = 0, kind: str = RESULTS) -> list[Path]:
+    """What below a directory is to be read as a stored file of `kind`, sorted: the regular files
+    named *.json or *.json.gz, each of its kind by its name (a budget's ends .budget.json.gz;
+    writers' temporaries, *.tmp.*, are not read), and, for results, every entry that is neither a
+    regular file nor a directory of the layout (a FIFO, a socket, a device, a symbolic link,
     never followed, a directory named like a stored file or where a file belongs): reading those
     names them as problems (read_stored_bytes), so nothing in a store is skipped silently.
     layout_levels: how many levels of directories below `directory` are the layout's (0 for a
@@ -280,7 +356,10 @@ def stored_files(directory: Path, layout_levels: int = 0) -> list[Path]:
             continue  # removed since the listing
         named = e.name.endswith((PLAIN_SUFFIX, COMPRESSED_SUFFIX))
         if stat.S_ISDIR(mode) and layout_levels > 0 and not named:
-            out += stored_files(Path(e.path), layout_levels - 1)
-        elif not stat.S_ISREG(mode) or (named and ".tmp." not in e.name):
+            out += stored_files(Path(e.path), layout_levels - 1, kind)
+        elif not stat.S_ISREG(mode):
+            if kind == RESULTS:  # named once, by the results' reading
+                out.append(Path(e.path))
+        elif named and ".tmp." not in e.name and is_budget_name(e.name) == (kind == BUDGET):
             out.append(Path(e.path))
     return sorted(out)

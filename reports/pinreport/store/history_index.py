@@ -11,37 +11,57 @@ checkout of a store kept on a git branch), or when INDEX_VERSION changed, and th
 kept when its bytes still give the XXH3 hash in its name (GroupIndex._recheck). The file is rewritten
 through pinreport's one writer (atomic_write.replace_file), so a concurrent reader sees
 the old index or the new one; one it cannot parse is rebuilt, never trusted.
+
+The group's budget documents (store version 4) have rows too ("kind": "budget"), each checked in
+full once, its summary the document without its phases (BudgetDocument.summary). A reader that
+needs more of each night than night_summary() keeps (the driver table: pipeline/drivers.py) hands
+in a Derive: its values are computed from the night as it is read, once, and kept in the night's
+row beside the summary ("derived", under the Derive's name and version); a row without them is
+read again once. The replayed nights of a group have an index of their own (index/replay/...).
 """
 
 import json
 import os
+import stat
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
+
+import xxhash
 
 from pinreport.base.atomic_write import replace_file
 from pinreport.base.errors import BadInputError, OlderResultsError, UnreadableError
 from pinreport.base.schema import RESULTS_SCHEMA_VERSION
 from pinreport.base.worker_pool import map_in_processes
+from pinreport.readers.budget import budget_from_document
 from pinreport.readers.results import ResultsFile
 from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import (
+    BUDGET,
+    COMPRESSED_SUFFIX,
+    PLAIN_SUFFIX,
     REAL,
+    RESULTS,
+    StoredBudget,
     StoreEntry,
+    budget_identity,
+    check_stored_budget,
     check_stored_file,
     content_hash,
+    is_budget_name,
     name_hash,
     read_stored_bytes,
     release_dirs,
-    stored_files,
 )
 
 INDEX_SCHEMA = "pinreport.summary-index"
 # Bumped whenever night_summary() keeps other fields or a row means something else: every row is
 # then rebuilt. Version 2: rows hold facts of the file only (an older results version by its
 # number, no read that failed on this machine), and no night is summarised from an older version.
-INDEX_VERSION = 2
+# Version 3: rows of budget documents, and the derived values of a Derive.
+INDEX_VERSION = 3
 INDEX_DIR = "index"
 
 
@@ -57,6 +77,8 @@ class Row(TypedDict):
     release: NotRequired[str]
     finished: NotRequired[list[Any]]  # [complete, runs]
     summary: NotRequired[dict[str, object]]  # ResultsFile.night_summary(), a results-format document
+    kind: NotRequired[str]  # "budget" for a budget document's row (its summary: BudgetDocument.summary)
+    derived: NotRequired[dict[str, Any]]  # a Derive's values, by its name
 
 
 def index_path(root: str | Path, group: tuple[str, str, str, str], namespace: str = REAL) -> Path:
@@ -67,6 +89,17 @@ def index_path(root: str | Path, group: tuple[str, str, str, str], namespace: st
 def index_rel(root: Path, path: Path) -> str:
     """A stored file's key in its group's index: its path below the store's root."""
     return Path(path).relative_to(root).as_posix()
+
+
+@dataclass(frozen=True)
+class Derive:
+    """What a reader computes of each night as the index reads it (module docstring): `fn` of the
+    night's checked entry, a JSON value kept in its row under `name` (name and version:
+    "drivers/1"; another name is computed again). `fn` must be a module-level function (worker
+    processes run it)."""
+
+    name: str
+    fn: Callable[[StoreEntry], Any]
 
 
 def _stamp(st: os.stat_result) -> list[int]:
@@ -85,6 +118,14 @@ def _load(path: Path) -> dict[str, Row]:
     if not isinstance(rows, dict):
         return {}
     return {rel: row for rel, row in rows.items() if _usable(row)}
+
+
+def _derived(row: Row | None, derive: Derive | None) -> bool:
+    """The row holds the Derive's values (or needs none: a problem, a budget, no Derive)."""
+    if derive is None or row is None or row["problem"] is not None or row.get("kind") == BUDGET:
+        return True
+    values = row.get("derived")
+    return isinstance(values, dict) and derive.name in values
 
 
 def _usable(row: Any) -> bool:
@@ -136,13 +177,25 @@ class GroupIndex:
     """The history index of one group: its rows, brought up to date as files are read, saved
     (atomically, only when a row changed) by save()."""
 
-    def __init__(self, root: Path, group: tuple[str, str, str, str], rows: dict[str, Row] | None = None) -> None:
-        """rows: the rows to start from instead of the index file's (a worker's copy)."""
+    def __init__(
+        self,
+        root: Path,
+        group: tuple[str, str, str, str],
+        rows: dict[str, Row] | None = None,
+        namespace: str = REAL,
+        derive: Derive | None = None,
+    ) -> None:
+        """rows: the rows to start from instead of the index file's (a worker's copy). namespace:
+        the real nights, or the replayed ones (their own index). derive: values to keep per night
+        (module docstring)."""
         self.root = Path(root)
         self.group = group
-        self.path = index_path(root, group)
+        self.namespace = namespace
+        self.derive = derive
+        self.path = index_path(root, group, namespace)
         self._saved = _load(self.path) if rows is None else dict(rows)
         self.rows = dict(self._saved)
+        self.budgets: list[StoredBudget] = []  # history() fills it: one per measurement, oldest first
 
     def _rel(self, path: Path) -> str:
         return index_rel(self.root, path)
@@ -157,11 +210,13 @@ class GroupIndex:
         (entry()). A row holds facts of the file only: a file that could not be read here (its
         permissions, an I/O error) gets none and is read again next time."""
         rel = self._rel(path)
+        before = self.rows.get(rel)
         try:
             if data is None:
                 data = read_stored_bytes(path)
-            entry = check_stored_file(self.root, path, REAL, data=data, name_vouches=name_vouches)
+            entry = check_stored_file(self.root, path, self.namespace, data=data, name_vouches=name_vouches)
             summary = entry.results.night_summary()
+            derived = {self.derive.name: self.derive.fn(entry)} if self.derive is not None else None
         except UnreadableError as e:
             self.rows.pop(rel, None)
             return e
@@ -190,7 +245,37 @@ class GroupIndex:
             "finished": [complete, runs],
             "summary": summary,
         }
+        kept = before.get("derived") if before is not None and before.get("hash") == named else None
+        if derived is None and isinstance(kept, dict):
+            derived = kept  # a function of the same bytes: kept across a check of another depth
+        if derived is not None:
+            self.rows[rel]["derived"] = derived
         return entry
+
+    def _check_budget(self, path: Path, stamp: list[int]) -> UnreadableError | None:
+        """A budget document's row: checked in full (a small document), its summary
+        BudgetDocument.summary(). A document that could not be read here gets no row."""
+        rel = self._rel(path)
+        try:
+            stored = check_stored_budget(self.root, path, self.namespace)
+        except UnreadableError as e:
+            self.rows.pop(rel, None)
+            return e
+        except BadInputError as e:
+            self.rows[rel] = {"stamp": stamp, "problem": e.detail, "kind": BUDGET}
+            return None
+        self.rows[rel] = {
+            "stamp": stamp,
+            "problem": None,
+            "kind": BUDGET,
+            "hash": name_hash(path),
+            "form": "xxh3",
+            "checked": "all",
+            "release": stored.key.release,
+            "finished": [stored.budget.complete, 0],
+            "summary": stored.budget.summary(),
+        }
+        return None
 
     def _recheck(self, path: Path, rel: str, stamp: list[int], row: Row | None) -> UnreadableError | None:
         """A file that is new, or whose stamp changed. A row of a file whose bytes still give the
@@ -198,7 +283,15 @@ class GroupIndex:
         bytes: a checkout, copy or restore of a store (new inodes and times) costs a read and a
         hash a night (about 3 ms) instead of a parse. Anything else is checked. A file that could
         not be read gets no row: its UnreadableError is returned."""
-        if row is not None and row["problem"] is None and row.get("form") == "xxh3" and row["hash"] == name_hash(path):
+        if row is not None and row.get("kind") == BUDGET:
+            return self._check_budget(path, stamp)
+        if (
+            row is not None
+            and row["problem"] is None
+            and row.get("form") == "xxh3"
+            and row["hash"] == name_hash(path)
+            and _derived(row, self.derive)
+        ):
             try:
                 data = read_stored_bytes(path)
             except BadInputError:
@@ -233,7 +326,9 @@ class GroupIndex:
             same_bytes = content_hash(data) == named
             if same_bytes or (row.get("form") == "fnv" and row["stamp"] == stamp):
                 try:
-                    got = check_stored_file(self.root, path, REAL, data=data, validated=True, verify_hash=False)
+                    got = check_stored_file(
+                        self.root, path, self.namespace, data=data, validated=True, verify_hash=False
+                    )
                 except (BadInputError, ValueError):
                     pass  # not as indexed after all: checked in full below
                 else:
@@ -262,7 +357,7 @@ class GroupIndex:
                 got = self.entry(path)
                 out[i] = keep(got) if keep is not None and not isinstance(got, BadInputError) else got
             else:
-                unseen.append((i, (self.root, self.group, path, row, keep)))
+                unseen.append((i, (self.root, self.group, path, row, keep, self.namespace)))
         for (i, job), (row, got) in zip(
             unseen, map_in_processes(_entry_of, [j for _, j in unseen], meanwhile), strict=True
         ):
@@ -276,23 +371,47 @@ class GroupIndex:
         else:
             self.rows[rel] = row
 
-    def history(self) -> tuple[list[StoreEntry], list[BadInputError]]:
-        """Every real night of the group, oldest first, one per measurement (the one that
-        finished more), each entry's doc its night_summary(); and the problems of the group's
-        files. New or changed files are checked (read in full); unchanged ones are not read."""
-        present: list[str] = []
-        stale = []  # new or changed files, checked over worker processes (worker_pool)
-        for directory in release_dirs(self.root, self.group).values():
-            for file in stored_files(directory):
-                rel = self._rel(file)
+    def listing(self) -> list[tuple[str, str, str, list[int]]]:
+        """Every stored file of the group in this namespace, as (kind, rel, path, stamp), sorted by
+        rel: what stored_files() lists of each release directory (a results or budget file by its
+        name; an entry that is not a regular file counts with the results, whose reading names it),
+        from one scandir and one lstat each, no file opened. GroupMemo's key; at a year of nights
+        of 20 groups, 14,600 files, it must cost milliseconds, so no Path is built per file."""
+        out = []
+        prefix = "/".join((self.namespace, *self.group))
+        for release, directory in release_dirs(self.root, self.group, self.namespace).items():
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for e in entries:
                 try:
-                    stamp = _stamp(os.lstat(file))  # the entry itself: a link is never followed
+                    st = e.stat(follow_symlinks=False)  # the entry itself: a link is never followed
                 except OSError:
                     continue  # removed since the listing
-                row = self.rows.get(rel)
-                if row is None or row["stamp"] != stamp:
-                    stale.append((self.root, self.group, file, rel, stamp, row))
-                present.append(rel)
+                name = e.name
+                if stat.S_ISREG(st.st_mode):
+                    if not name.endswith((PLAIN_SUFFIX, COMPRESSED_SUFFIX)) or ".tmp." in name:
+                        continue
+                    kind = BUDGET if is_budget_name(name) else RESULTS
+                else:
+                    kind = RESULTS
+                out.append((kind, f"{prefix}/{release}/{name}", e.path, _stamp(st)))
+        return sorted(out, key=lambda x: x[1])
+
+    def history(self) -> tuple[list[StoreEntry], list[BadInputError]]:
+        """Every night of the group in this namespace, oldest first, one per measurement (the one
+        that finished more), each entry's results its night_summary(); and the problems of the
+        group's files. New or changed files are checked (read in full); unchanged ones are not
+        read. The group's budget documents go to self.budgets, as summaries (BudgetDocument.summary)."""
+        present: list[str] = []
+        stale = []  # new or changed files, checked over worker processes (worker_pool)
+        for kind, rel, name, stamp in self.listing():
+            row = self.rows.get(rel)
+            if row is None or row["stamp"] != stamp or not _derived(row, self.derive):
+                known = row if row is not None else ({"kind": BUDGET} if kind == BUDGET else None)
+                stale.append((self.root, self.group, Path(name), rel, stamp, known, self.namespace, self.derive))
+            present.append(rel)
         problems: list[BadInputError] = []
         for job, (row, unreadable) in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
             if row is None:
@@ -302,18 +421,27 @@ class GroupIndex:
                 self.rows[job[3]] = row
         self.rows = {rel: self.rows[rel] for rel in present if rel in self.rows}  # rows of removed files go
         best: dict[str, tuple[tuple[Any, ...], StoreEntry]] = {}
+        budgets: dict[str, tuple[tuple[Any, ...], StoredBudget]] = {}
         for rel, row in self.rows.items():
             full = str(self.root / rel)
             if row["problem"] is not None:
                 problems.append(_problem_of(full, row))
                 continue
-            night = ResultsFile.summary_of(full, row["summary"])
-            entry = StoreEntry(full, REAL, night, StoreKey(*self.group, row["release"]))
+            key = StoreKey(*self.group, row["release"])
             rank = (tuple(row["finished"]), full)
+            if row.get("kind") == BUDGET:
+                budget = StoredBudget(full, self.namespace, budget_from_document(row["summary"], full), key)
+                mid = budget_identity(budget.started_at)
+                if mid not in budgets or rank > budgets[mid][0]:
+                    budgets[mid] = (rank, budget)
+                continue
+            night = ResultsFile.summary_of(full, row["summary"])
+            entry = StoreEntry(full, self.namespace, night, key, row.get("derived"))
             mid = night.measurement_id
             if mid not in best or rank > best[mid][0]:
                 best[mid] = (rank, entry)
         history = sorted((e for _, e in best.values()), key=lambda e: (e.started_at, e.path))
+        self.budgets = sorted((b for _, b in budgets.values()), key=lambda b: (b.started_at, b.path))
         return history, sorted(problems, key=lambda p: p.path)
 
     def save(self) -> None:
@@ -331,13 +459,56 @@ class GroupIndex:
             pass
 
 
+MEMO_SCHEMA = "pinreport.group-memo"
+MEMO_DIR = "memo"
+
+
+def memo_key(parts: Any) -> str:
+    """The key of a memo: the XXH3-128 of what the value is a function of (JSON-encodable)."""
+    return xxhash.xxh3_128_hexdigest(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode())
+
+
+class GroupMemo:
+    """What a reader computed of one group, kept beside the history index
+    (STORE/index/memo/<name>/<platform>/<model>/<gpu>/<n>gpu.json) under a key that names what the
+    value is a function of: the group's listing with every file's stamp (GroupIndex.listing), the
+    reader's options and versions (memo_key). A run whose key is the kept one reads neither the
+    nights nor the index; any change of a file, an option or a version computes it again. Derived
+    like the index: deleting it costs one computation, one that cannot be parsed is not trusted."""
+
+    def __init__(self, root: Path, name: str, group: tuple[str, str, str, str]) -> None:
+        platform, model, gpu, count = group
+        self.path = Path(root, INDEX_DIR, MEMO_DIR, name, platform, model, gpu, f"{count}.json")
+
+    def get(self, key: str) -> Any:
+        """The kept value when it was kept under `key`, else None."""
+        try:
+            doc = json.loads(self.path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            return None
+        if isinstance(doc, dict) and doc.get("schema") == MEMO_SCHEMA and doc.get("key") == key:
+            return doc.get("value")
+        return None
+
+    def put(self, key: str, value: Any) -> None:
+        """Keeps `value` under `key` (atomic_write.replace_file); a store that cannot be written
+        keeps nothing (the next run computes it again)."""
+        data = json.dumps({"schema": MEMO_SCHEMA, "key": key, "value": value}, separators=(",", ":"))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _remove_stale_temporaries(self.path)
+            replace_file(self.path, data.encode())
+        except OSError:
+            pass
+
+
 # What a worker process runs (worker_pool.map_in_processes pickles the function by name): one
 # file against a copy of its row, handing back the row it wrote and what it read.
 
 
 def _entry_of(job) -> tuple[Row | None, StoreEntry | BadInputError]:
-    root, group, path, row, keep = job
-    index = GroupIndex(root, group, rows={} if row is None else {index_rel(root, path): row})
+    root, group, path, row, keep, namespace = job
+    index = GroupIndex(root, group, rows={} if row is None else {index_rel(root, path): row}, namespace=namespace)
     got = index.entry(path)
     if keep is not None and not isinstance(got, BadInputError):
         got = keep(got)
@@ -345,7 +516,7 @@ def _entry_of(job) -> tuple[Row | None, StoreEntry | BadInputError]:
 
 
 def _recheck_of(job) -> tuple[Row | None, UnreadableError | None]:
-    root, group, path, rel, stamp, row = job
-    index = GroupIndex(root, group, rows={})
+    root, group, path, rel, stamp, row, namespace, derive = job
+    index = GroupIndex(root, group, rows={}, namespace=namespace, derive=derive)
     unreadable = index._recheck(path, rel, stamp, row)
     return index.rows.get(rel), unreadable

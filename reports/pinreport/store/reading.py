@@ -8,10 +8,13 @@ stops at a bad file: it is named in `problems` and skipped.
 """
 
 import json
+import multiprocessing
+import os
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pinreport.base.errors import BadInputError, OlderResultsError
 from pinreport.base.input_file import read_bounded
@@ -22,11 +25,18 @@ from pinreport.base.schema import (
     STORE_SCHEMA_VERSION,
 )
 from pinreport.base.versions import is_release, previous_release, release_key
+from pinreport.base.worker_pool import JOBS_VARIABLE, map_in_processes
+from pinreport.readers.budget import BudgetDocument
 from pinreport.readers.results import ResultsFile
 from pinreport.store.files import (
+    BUDGET,
     REAL,
+    REPLAY,
     STORE_FILE,
+    StoredBudget,
     StoreEntry,
+    budget_identity,
+    check_stored_budget,
     check_stored_file,
     no_cyclic_gc,
     one_per_measurement,
@@ -34,7 +44,7 @@ from pinreport.store.files import (
     stored_files,
     without_repeat_data,
 )
-from pinreport.store.history_index import GroupIndex
+from pinreport.store.history_index import INDEX_VERSION, Derive, GroupIndex, GroupMemo, memo_key
 
 _MARKER_LIMIT = 64 * 1024  # store.json is one small object
 
@@ -276,3 +286,108 @@ def read_for_html(root: str | Path, current: ResultsFile, meanwhile: Callable[[]
     contents.problems = older_nights_folded(root, contents.problems)
     contents.history_entries = history
     return contents
+
+
+@dataclass
+class GroupHistory:
+    """Every night and budget of one group in one namespace, from its history index."""
+
+    group: tuple[str, str, str, str]
+    namespace: str
+    nights: list[StoreEntry]  # oldest first, each entry's doc its summary, its derived values kept
+    budgets: list[StoredBudget]  # oldest first
+    problems: list[BadInputError] = field(default_factory=list)
+
+
+def read_group_histories(
+    root: Path, group: tuple[str, str, str, str], derive: Derive, namespaces: tuple[str, ...]
+) -> list[GroupHistory]:
+    """One group's nights and budgets in each namespace, through its history index (a night is
+    read once, when it is first seen, and `derive`'s values kept in its row)."""
+    out = []
+    for namespace in namespaces:
+        index = GroupIndex(root, group, namespace=namespace, derive=derive)
+        with no_cyclic_gc():
+            nights, problems = index.history()
+        index.save()
+        out.append(GroupHistory(group, namespace, nights, index.budgets, problems))
+    return out
+
+
+def read_for_drivers(
+    root: str | Path,
+    derive: Derive,
+    compute: Callable[[list[GroupHistory]], Any],  # module-level (or a partial of one): workers run it
+    memo: Any,
+    replay: bool = False,
+    before_compute: Callable[[], None] | None = None,
+) -> tuple[list[Any], list[BadInputError]]:
+    """What `pinreport drivers` reads: per machine group, compute(its histories) (the group's real
+    nights and budgets, and its replayed ones when asked: read_group_histories), a JSON value,
+    kept in the group's memo (history_index.GroupMemo) under the key of the group's listing,
+    `memo` (the caller's options and versions) and the index's and derive's versions. A group whose
+    files, stamps and options are as the memo says is not read at all: neither its nights nor its
+    index. Returns the values, group by group in the groups' order, and the store's own problem
+    (a store.json that is missing or of another version: then nothing is read). before_compute:
+    what the computing needs once (an import), done only when a group is computed."""
+    root, contents = _open(root)
+    if contents.problems:
+        return [], contents.problems
+    namespaces = (REAL, REPLAY) if replay else (REAL,)
+    groups = sorted({g for ns in namespaces for g in store_groups(root, ns)})
+    values: list[Any] = []
+    missing = []  # (position, memo, key) of the groups computed again
+    for group in groups:
+        listing = [
+            [ns, [(kind, rel, stamp) for kind, rel, _, stamp in GroupIndex(root, group, {}, ns).listing()]]
+            for ns in namespaces
+        ]
+        key = memo_key([memo, derive.name, INDEX_VERSION, listing])
+        kept = GroupMemo(root, "drivers-replay" if replay else "drivers", group)
+        values.append(kept.get(key))
+        if values[-1] is None:
+            missing.append((len(values) - 1, kept, key, group))
+    # The groups are independent: computed over worker processes (worker_pool), each reading its
+    # own index (and the nights it has not seen) in one process.
+    jobs = [(root, group, derive, namespaces, compute) for _, _, _, group in missing]
+    if jobs and before_compute is not None:
+        before_compute()  # (an import) once, here, before the workers start: they inherit it
+    for (i, kept, key, _), value in zip(missing, map_in_processes(_group_value, jobs), strict=True):
+        kept.put(key, value)
+        values[i] = value
+    return values, []
+
+
+def _group_value(job) -> Any:
+    """What a worker process runs for one group (read_for_drivers): its histories, then compute.
+    A worker checks the group's new nights itself (no pool of its own inside a worker)."""
+    root, group, derive, namespaces, compute = job
+    if multiprocessing.parent_process() is not None:
+        os.environ[JOBS_VARIABLE] = "1"
+    return compute(read_group_histories(root, group, derive, namespaces))
+
+
+def previous_budget(root: str | Path, new: BudgetDocument) -> tuple[StoredBudget | None, list[BadInputError]]:
+    """What `pinreport budget-compare NEW --store DIR` judges NEW against: the newest real budget
+    of the highest release older than NEW's that holds a usable one, in NEW's machine group (the
+    store key of its environment), and the problems of the budget files read on the way. Only
+    those release directories' budgets are read, each checked in full (check_stored_budget)."""
+    root, contents = _open(root)
+    if contents.problems:
+        return None, contents.problems
+    key = new.environment.key
+    dirs = release_dirs(root, key.group)
+    older = set(dirs)
+    problems: list[BadInputError] = []
+    while is_release(key.release) and (prev := previous_release(key.release, older)) is not None:
+        older.discard(prev)
+        found = []
+        for path in stored_files(dirs[prev], kind=BUDGET):
+            try:
+                found.append(check_stored_budget(root, path, REAL))
+            except BadInputError as e:
+                problems.append(e)
+        if found:
+            newest = max(found, key=lambda b: (b.started_at, budget_identity(b.started_at), b.path))
+            return newest, problems
+    return None, problems

@@ -14,9 +14,10 @@ namespace pinbench {
 inline constexpr const char* store_schema_name = "pinbench.store";
 // Version 2 names new files by XXH3-64 instead of FNV-1a; version 3 stores them gzip-compressed
 // (<time>-<hash>.json.gz, the hash of the uncompressed bytes) and keeps Windows' reserved device
-// names (CON, NUL, ...) out of its folder names. Version 1 and 2 stores still read, and become
-// version 3 with their first add (their files stay as they are: docs/store.md).
-inline constexpr int store_schema_version = 3;
+// names (CON, NUL, ...) out of its folder names; version 4 keeps budget documents beside the
+// results of their key (<time>-<hash>.budget.json.gz). Older stores still read, and become
+// version 4 with their first add (their files stay as they are: docs/store.md).
+inline constexpr int store_schema_version = 4;
 inline constexpr int store_schema_oldest_version = 1;
 
 // What identifies one measurement however its file was copied or re-saved, from a results
@@ -44,10 +45,15 @@ StoreKey store_key_of(const nlohmann::json& environment);
 // Lowercase; every run of characters other than [a-z0-9] becomes one '-'; no '-' at the ends.
 std::string store_slug(const std::string& text);
 
+// The two kinds of document a store keeps under one key (docs/store.md, "The two kinds"): results
+// files and `pinbench budget` documents. The kind is in the file's name and in its contents.
+enum class DocumentKind { results, budget };
+
 struct StoredEntry {
     std::string path;           // full path of the stored file (UTF-8)
     std::string relative_path;  // below the store directory, '/'-separated: "real/linux/..."
     bool replay = false;        // under replay/ (backend "replay"): never a real baseline
+    DocumentKind kind = DocumentKind::results;
     StoreKey key;
     std::string started_at;             // from the file name: "20250601T100000Z"
     std::string hash;                   // from the file name: 12 hex digits
@@ -58,8 +64,9 @@ struct StoredEntry {
 
 struct ResultsDocument;
 
-// The document of a stored file (a list() entry), decompressed and read as load_results reads
-// one (the eta's earlier repeat times: run/eta.hpp). Throws InputError as load_results does.
+// The document of a stored results file (a list() entry of kind results), decompressed and read
+// as load_results reads one (the eta's earlier repeat times: run/eta.hpp). Throws InputError as
+// load_results does, and for a budget entry.
 ResultsDocument load_stored_results(const StoredEntry& entry);
 
 // How a writer waits for the store's lock and when it may break one left behind.
@@ -103,10 +110,11 @@ public:
     // build reads (a typo must not look like an empty store).
     static Store open_existing(const std::string& dir);
 
-    // Files a copy of the results file under its key: its bytes unchanged when it is of the
-    // current results version, else the current version's bytes (as `pinbench results upgrade`
-    // writes them), so every stored night reads as this version. Only complete
-    // results unless options.allow_incomplete. Adding the same measurement again (the same file,
+    // Files a copy of the results file or budget document under its key, the same five parts for
+    // either kind (store_key_of of its environment record): a budget's bytes and a current results
+    // file's unchanged, an older results file as the current version's bytes (as `pinbench results
+    // upgrade` writes them), so every stored night reads as this version. Only complete
+    // documents unless options.allow_incomplete. Adding the same measurement again (the same file,
     // or a copy with other formatting: measurement_identity) writes nothing and returns
     // already_stored, unless every stored copy is a partial that finished less (complete false,
     // fewer runs): then the new file replaces them (`replaced`). Also deletes the stale
@@ -127,8 +135,9 @@ public:
     // upgrade`), in place: the current version's bytes under their own name (the hash of the new
     // bytes) are written first, atomically, then the older file is removed; a crash in between
     // leaves both, one measurement, and running it again finishes the job. Files list() reports as
-    // unusable are left as they are and returned. Throws SystemError when the store cannot be
-    // written or its lock cannot be taken in time.
+    // unusable are left as they are and returned; budget documents are left as they are (their
+    // readers read every budget version). Throws SystemError when the store cannot be written or
+    // its lock cannot be taken in time.
     StoreUpgrade upgrade(const StoreLockOptions& lock = {}) const;
 
     const std::string& dir() const { return dir_; }
