@@ -116,8 +116,8 @@ private:
         app_->add_option("--only", only_, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
         app_->add_option("--repeat-timeout", repeat_timeout_,
                          "Seconds per repeat, overriding the scenario's timeout_s")
-            ->check(
-                FiniteNumber(0.0, max_timeout_s, true));  // as timeout_s: larger values overflowed the timer
+            ->check(FiniteNumber(0.0, max_timeout_s(),
+                                 true));  // as timeout_s: larger values overflowed the timer
         app_->add_flag("--all-repeats", all_repeats_,
                        "Measure every planned repeat: no stopping once 3 clean repeats agree to the byte "
                        "(docs/scenario-format.md, 'Stopping early'; the nightly baselines use it)");

@@ -25,7 +25,7 @@ public:
         app_->add_option("--stack", options_.stack_depth, "Native call-stack frames recorded per call")
             ->check(CLI::Range(0, 64));
         app_->add_option("--timeout", timeout_s_, "Kill the program after this many seconds (0: never)")
-            ->check(FiniteNumber(0.0, max_timeout_s));
+            ->check(FiniteNumber(0.0, max_timeout_s()));
         app_->add_option("--cwd", options_.working_directory, "Working directory of the program");
         app_->add_option("--injection", options_.injection,
                          "The injection library (default: the one built beside pinbench)");

@@ -39,13 +39,17 @@ inline void results(const std::uint8_t* data, std::size_t size) {
 }
 
 // A trace's events file (what the injection library writes, JSON lines): parsed, then built
-// into the trace document as `pinbench trace` does. Unreadable lines are counted, never thrown.
+// into the trace document as `pinbench trace` does. Unreadable lines are counted, never thrown;
+// events that would give a value outside trace.schema.json's bounds are refused (InputError).
 inline void trace(const std::uint8_t* data, std::size_t size) {
     trace::Gathered g;
     g.command = {"fuzz"};
     g.status.kind = "exited";
     g.events = trace::parse_event_lines(std::string(reinterpret_cast<const char*>(data), size));
-    (void)trace::build_trace(g).dump();
+    try {
+        (void)trace::build_trace(g).dump();
+    } catch (const InputError&) {
+    }
 }
 
 }  // namespace pinbench::fuzz
