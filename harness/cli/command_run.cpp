@@ -4,17 +4,21 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "answer.hpp"
 #include "command.hpp"
 #include "output_path.hpp"
+#include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/platform/interrupt.hpp"
 #include "pinbench/platform/subprocess.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "pinbench/replay/replay_script.hpp"
 #include "pinbench/results/metric_catalog.hpp"
 #include "pinbench/results/results.hpp"
@@ -74,9 +78,15 @@ public:
         }
         // A replay reproduces its source repeat for repeat unless asked to stop early.
         options.stop_when_agreed = backend_ == "replay" ? stop_early_ : !all_repeats_;
-        // Before anything is measured; the resumed file is this run's own, not an input.
-        options.results_path = prepare_output(options.results_path, kDefaultResults,
-                                              {scenario_path_, replay_from_, replay_script_});
+        // Before anything is measured; the resumed file is this run's own, not an input. Never a
+        // file of the store it adds to or takes times from.
+        options.results_path = prepare_output(options.results_path, kDefaultResults, output_inputs());
+        options.results_in_place = writes_in_place(options.results_path);
+        if (options.results_in_place && !store_dir_.empty()) {
+            throw InputError("cannot write '" + options.results_path +
+                             "' and --store: the store reads the results file back, and a device or FIFO "
+                             "cannot be read back; write a file");
+        }
         // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
         // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
         const StopOnSignals stop;
@@ -100,6 +110,19 @@ public:
     }
 
 private:
+    // What this run reads (its output may be none of them): the scenario file or the replay's
+    // source and script, --times-from (a results file or a store), and the store it adds to.
+    OutputInputs output_inputs() const {
+        OutputInputs inputs{{scenario_path_, replay_from_, replay_script_}, {store_dir_}};
+        std::error_code ec;
+        if (!times_from_.empty() && std::filesystem::is_directory(path_from_utf8(times_from_), ec)) {
+            inputs.stores.push_back(times_from_);
+        } else {
+            inputs.files.push_back(times_from_);
+        }
+        return inputs;
+    }
+
     // What is run and where it goes.
     void add_what_options() {
         app_->add_option("FILE", scenario_path_,
@@ -226,7 +249,10 @@ private:
         if (code < 128 && !store_dir_.empty()) {
             code = std::max(code, add_to_store(store_dir_, {results_path}, false));
         }
-        if (code < 128 && !no_summary_) print_answer(results_path, store_dir_, std::cout);
+        // The answer reads the results file back: not from a device or FIFO it went to.
+        if (code < 128 && !no_summary_ && !writes_in_place(results_path)) {
+            print_answer(results_path, store_dir_, std::cout);
+        }
         return code;
     }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "pinbench/platform/interrupt.hpp"
 #include "pinbench/platform/process_info.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
@@ -114,6 +115,9 @@ int pinbench_main(const std::vector<std::string>& arguments) {
 // command printed must have reached standard output: a write that failed (a full
 // device, a closed pipe or descriptor) is one line and the infrastructure exit code, never 0.
 int main(int argc, char** argv) {
+    // Before anything else: a stop signal now ends pinbench with 128+N and one line; a command
+    // that must end cleanly (run, doctor, budget, trace) records it instead (interrupt.hpp).
+    exit_on_stop_signals();
     guard_standard_streams();
     int code = exit_code::infrastructure;
     try {
@@ -122,6 +126,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "pinbench: %s\n", terminal_text(e.what()).c_str());
     } catch (...) {
         std::fprintf(stderr, "pinbench: an unknown exception\n");
+    }
+    // A stop signal recorded while a command ended on its own (after its last check): its code.
+    if (const int sig = stop_signal(); sig != 0 && code < 128) {
+        std::fprintf(stderr, "pinbench: stopped by %s (exit %d)\n", stop_signal_name(sig).c_str(),
+                     exit_code_for_signal(sig));
+        code = exit_code_for_signal(sig);
     }
     if (const std::string error = standard_output_error(); !error.empty()) {
         std::fprintf(stderr, "pinbench: cannot write standard output: %s\n", error.c_str());

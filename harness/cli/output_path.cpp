@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/output_target.hpp"
 #include "pinbench/platform/utf8.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 
@@ -34,8 +35,8 @@ void create_folders(const std::string& path, const fs::path& folder) {
 }  // namespace
 
 std::string prepare_output(const std::string& path, const std::string& default_name,
-                           const std::vector<std::string>& inputs) {
-    if (path.empty()) throw InputError("an output path is empty");
+                           const OutputInputs& inputs) {
+    if (path.empty()) throw InputError("an output path is empty: name a file");
     fs::path out = path_from_utf8(path);
     fs::path folder = out.parent_path();
     if (ends_with_separator(path)) {
@@ -49,18 +50,11 @@ std::string prepare_output(const std::string& path, const std::string& default_n
         folder = out;
         out /= path_from_utf8(default_name);
     }
-    std::string resolved = utf8_of(out);
-    for (const auto& input : inputs) {
-        if (input.empty() || input == "-") continue;
-        std::error_code ec;
-        if (fs::equivalent(path_from_utf8(input), out, ec) && !ec) {
-            throw InputError("cannot write '" + resolved + "': it is the input '" + input +
-                             "' (the same file); choose another output; nothing was written");
-        }
-    }
-    create_folders(resolved, folder);
-    check_output_path(resolved);
-    return resolved;
+    const std::string target = utf8_of(out);
+    check_output_target(target, inputs);  // before a folder is made for it
+    create_folders(target, folder);
+    check_output_path(target);
+    return target;
 }
 
 }  // namespace pinbench::cli

@@ -2,7 +2,9 @@
 // -DPINBENCH_FUZZ=ON: ci/fuzz.sh) and the CPU test that replays every input a fuzzer once crashed
 // on (harness/tests/cpu/fuzz_regressions_test.cpp, harness/tests/fixtures/fuzz-regressions/).
 // The contract each target checks: bad input ends in InputError (exit 2, one line), anything
-// else (another exception, a crash, a leak, a sanitizer report, a hang) is a finding.
+// else (another exception, a crash, a leak, a sanitizer report, a hang) is a finding. The output
+// target checks an invariant besides (fuzz_output_target.hpp): a broken one throws
+// InvariantBroken, a finding too.
 #pragma once
 
 #include <cstddef>
@@ -53,3 +55,7 @@ inline void trace(const std::uint8_t* data, std::size_t size) {
 }
 
 }  // namespace pinbench::fuzz
+
+#ifndef _WIN32
+#include "fuzz_output_target.hpp"
+#endif

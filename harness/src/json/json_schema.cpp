@@ -30,12 +30,36 @@ namespace {
 
 // What a schema object may hold: the keywords checked below, and the annotations.
 const std::set<std::string, std::less<>> kKeywords = {
-    "type",          "const",          "enum",       "minimum",          "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "maxLength", "minLength",   "pattern",
-    "properties",    "required",       "additionalProperties", "propertyNames", "items",
-    "prefixItems",   "minItems",       "maxItems",   "oneOf",            "anyOf",
-    "allOf",         "if",             "then",       "else",             "$ref",
-    "$defs",         "$schema",        "$id",        "title",            "description",
+    "type",
+    "const",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "properties",
+    "required",
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$defs",
+    "$schema",
+    "$id",
+    "title",
+    "description",
     "$comment",
 };
 
@@ -55,8 +79,8 @@ std::string shown(const json& value) {
 // Characters as Python's len() counts them: the UTF-8 sequences (the strict parser has checked
 // the encoding).
 std::size_t characters(const std::string& s) {
-    return static_cast<std::size_t>(
-        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return static_cast<std::size_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string with_article(const std::string& type) {
@@ -104,7 +128,8 @@ public:
         return it == roots_.end() ? nullptr : it->second.get();
     }
 
-    std::optional<Found> check(const json& schema, const json& root, const json& value, const std::string& path) const;
+    std::optional<Found> check(const json& schema, const json& root, const json& value,
+                               const std::string& path) const;
 
     JsonSchema make(const json& root, const json& node) const { return JsonSchema(*this, root, node); }
 
@@ -122,9 +147,10 @@ private:
             if (key == "properties" || key == "$defs") {
                 for (const auto& [name, sub] : value.items()) check_keywords(sub, here + "/" + name);
             } else if (key == "prefixItems" || key == "oneOf" || key == "anyOf" || key == "allOf") {
-                for (std::size_t i = 0; i < value.size(); ++i) check_keywords(value[i], here + "/" + std::to_string(i));
-            } else if (key == "additionalProperties" || key == "propertyNames" || key == "items" || key == "if" ||
-                       key == "then" || key == "else") {
+                for (std::size_t i = 0; i < value.size(); ++i)
+                    check_keywords(value[i], here + "/" + std::to_string(i));
+            } else if (key == "additionalProperties" || key == "propertyNames" || key == "items" ||
+                       key == "if" || key == "then" || key == "else") {
                 check_keywords(value, here);
             }
         }
@@ -205,7 +231,8 @@ std::optional<Found> JsonSchemaSet::check_number(const json& schema, const json&
                                    schema.at("exclusiveMinimum").dump());
     }
     if (const auto b = bound("maximum"); b && v > *b) {
-        return violation(path, shown(value) + " is greater than the maximum of " + schema.at("maximum").dump());
+        return violation(path,
+                         shown(value) + " is greater than the maximum of " + schema.at("maximum").dump());
     }
     if (const auto b = bound("exclusiveMaximum"); b && v >= *b) {
         return violation(path, shown(value) + " is greater than or equal to the maximum of " +
@@ -220,13 +247,14 @@ std::optional<Found> JsonSchemaSet::check_string(const json& schema, const json&
     if (const auto it = schema.find("maxLength"); it != schema.end()) {
         const std::size_t n = characters(s);
         if (n > it->get<std::size_t>()) {
-            return violation(path, "a string of " + std::to_string(n) + " characters, longer than the maximum of " +
-                                       it->dump());
+            return violation(path, "a string of " + std::to_string(n) +
+                                       " characters, longer than the maximum of " + it->dump());
         }
     }
     if (const auto it = schema.find("minLength"); it != schema.end()) {
         if (characters(s) < it->get<std::size_t>()) {
-            return violation(path, shown(value) + " is shorter than the minimum of " + it->dump() + " characters");
+            return violation(path,
+                             shown(value) + " is shorter than the minimum of " + it->dump() + " characters");
         }
     }
     if (const auto it = schema.find("pattern"); it != schema.end()) {
@@ -260,7 +288,8 @@ std::optional<Found> JsonSchemaSet::check_object(const json& schema, const json&
         if (properties != schema.end() && properties->contains(key)) {
             if (auto f = check(properties->at(key), root, member, at)) return f;
         } else if (additional != schema.end()) {
-            if (additional->is_boolean() && !additional->get<bool>()) return violation(at, "unexpected field");
+            if (additional->is_boolean() && !additional->get<bool>())
+                return violation(at, "unexpected field");
             if (auto f = check(*additional, root, member, at)) return f;
         }
     }
@@ -271,15 +300,18 @@ std::optional<Found> JsonSchemaSet::check_array(const json& schema, const json& 
                                                 const std::string& path) const {
     const std::size_t n = value.size();
     if (const auto it = schema.find("minItems"); it != schema.end() && n < it->get<std::size_t>()) {
-        return violation(path, "holds " + std::to_string(n) + " items, fewer than the minimum of " + it->dump());
+        return violation(path,
+                         "holds " + std::to_string(n) + " items, fewer than the minimum of " + it->dump());
     }
     if (const auto it = schema.find("maxItems"); it != schema.end() && n > it->get<std::size_t>()) {
-        return violation(path, "holds " + std::to_string(n) + " items, more than the maximum of " + it->dump());
+        return violation(path,
+                         "holds " + std::to_string(n) + " items, more than the maximum of " + it->dump());
     }
     std::size_t first = 0;
     if (const auto it = schema.find("prefixItems"); it != schema.end()) {
         for (; first < std::min(n, it->size()); ++first) {
-            if (auto f = check((*it)[first], root, value[first], path + "[" + std::to_string(first) + "]")) return f;
+            if (auto f = check((*it)[first], root, value[first], path + "[" + std::to_string(first) + "]"))
+                return f;
         }
     }
     if (const auto it = schema.find("items"); it != schema.end()) {
@@ -294,8 +326,8 @@ std::optional<Found> JsonSchemaSet::check_array(const json& schema, const json& 
 
 // oneOf and anyOf. When every alternative fails, the violation that tells most: one past the
 // value's type (its path deepest, else the first), else "expected A or B, found C".
-std::optional<Found> JsonSchemaSet::check_alternatives(const json& schema, const json& root, const json& value,
-                                                       const std::string& path) const {
+std::optional<Found> JsonSchemaSet::check_alternatives(const json& schema, const json& root,
+                                                       const json& value, const std::string& path) const {
     for (const char* key : {"anyOf", "oneOf"}) {
         const auto it = schema.find(key);
         if (it == schema.end()) continue;
@@ -363,7 +395,8 @@ std::optional<Found> JsonSchemaSet::check(const json& schema, const json& root, 
         } else {
             types.push_back(it->get<std::string>());
         }
-        if (std::none_of(types.begin(), types.end(), [&](const std::string& t) { return has_type(value, t); })) {
+        if (std::none_of(types.begin(), types.end(),
+                         [&](const std::string& t) { return has_type(value, t); })) {
             std::string expected;
             for (std::size_t i = 0; i < types.size(); ++i) {
                 expected += (i == 0 ? "" : " or ") + with_article(types[i]);
@@ -431,7 +464,8 @@ std::optional<SchemaViolation> JsonSchema::first_violation(const nlohmann::json&
     return std::nullopt;
 }
 
-void JsonSchema::validate(const nlohmann::json& value, const std::string& file, const std::string& path) const {
+void JsonSchema::validate(const nlohmann::json& value, const std::string& file,
+                          const std::string& path) const {
     if (const auto v = first_violation(value, path)) {
         const std::string where = v->path.empty() ? std::string("(document)") : v->path;
         throw InputError((file.empty() ? std::string() : file + ": ") + where + ": " + v->message);
@@ -465,7 +499,8 @@ const JsonSchema& embedded_schema(std::string_view file_name) {
         return m;
     }();
     const auto it = schemas->find(file_name);
-    if (it == schemas->end()) throw std::logic_error("json_schema: no embedded schema " + std::string(file_name));
+    if (it == schemas->end())
+        throw std::logic_error("json_schema: no embedded schema " + std::string(file_name));
     return it->second;
 }
 

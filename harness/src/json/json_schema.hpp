@@ -74,6 +74,7 @@ std::vector<std::string> embedded_schema_names();
 // For tests: the first violation of `value` against `schema` given whole (its $refs to #/$defs
 // resolve in it, others to the embedded schemas by $id). Throws std::logic_error when `schema`
 // uses a keyword this validator does not understand.
-std::optional<SchemaViolation> first_violation_against(const nlohmann::json& schema, const nlohmann::json& value);
+std::optional<SchemaViolation> first_violation_against(const nlohmann::json& schema,
+                                                       const nlohmann::json& value);
 
 }  // namespace pinbench::detail

@@ -42,9 +42,10 @@ ResultsDocument start_results(const nlohmann::json& scenario, const RunOptions& 
     return doc;
 }
 
-void save_results(ResultsDocument& doc, const std::string& path) {
+void save_results(ResultsDocument& doc, const RunOptions& options, Save when) {
     finalize_metrics(doc);
-    write_file_atomically(path, to_json(doc).dump(1) + "\n");
+    if (options.results_in_place && when == Save::progress) return;
+    write_file_atomically(options.results_path, to_json(doc).dump(1) + "\n");
 }
 
 }  // namespace pinbench

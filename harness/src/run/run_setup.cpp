@@ -32,8 +32,7 @@ nlohmann::json environment_from_child(ChildLauncher& launcher, Progress& progres
 }
 
 // Nothing to measure: every planned run ends failed, and says why.
-void fail_every_run(ResultsDocument& doc, const Plan& plan, const std::string& results_path,
-                    Progress& progress) {
+void fail_every_run(ResultsDocument& doc, const Plan& plan, const RunOptions& options, Progress& progress) {
     const std::string why = cuda_device_count_why_of(doc.environment);
     progress.note(
         "pinbench: no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
@@ -47,7 +46,7 @@ void fail_every_run(ResultsDocument& doc, const Plan& plan, const std::string& r
         rec.reason = "no CUDA device";
         doc.runs.push_back(rec);
     }
-    save_results(doc, results_path);
+    save_results(doc, options, Save::last);
 }
 
 }  // namespace
@@ -59,8 +58,11 @@ RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLaunche
     setup.nvml = Nvml::open(&nvml_why);
     progress.note("collecting the environment and running the controls...");
     doc.environment = environment_from_child(launcher, progress);
-    if (cuda_device_count_of(doc.environment).value_or(0) == 0 && stop_signal() == 0) {
-        fail_every_run(doc, plan, options.results_path, progress);
+    // Stopped while the environment was read: nothing more is started (run_plan writes the
+    // partial file that says so).
+    if (stop_signal() != 0) return setup;
+    if (cuda_device_count_of(doc.environment).value_or(0) == 0) {
+        fail_every_run(doc, plan, options, progress);
         setup.exit_code = exit_code::infrastructure;
         return setup;
     }
@@ -88,10 +90,10 @@ RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLaunche
 
 RunSetup set_up_replay(ResultsDocument& doc, const RunOptions& options, Progress& progress) {
     const ResultsDocument source = load_results(options.replay_source);
+    // The note is added where the document is written (results.schema.json's const).
     doc.replay = {{"source", options.replay_source},
                   {"source_backend", source.backend},
-                  {"script", options.replay_script},
-                  {"note", "REPLAYED DATA derived from a real results file; not a measurement"}};
+                  {"script", options.replay_script}};
     const ReplayScript script =
         options.replay_script.empty() ? ReplayScript{} : load_replay_script(options.replay_script);
     check_transforms(script, source);  // out-of-range arithmetic: exit 2 before any child runs

@@ -1,8 +1,6 @@
 // The harness's JSON Schema validator (harness/src/json/json_schema.cpp) and the bounds it reads
 // from the schema files (issue 57, "Bounds in the schemas"): the keywords, exact number
 // comparisons, and a seeded property test over documents within and just outside the bounds.
-#include "json/json_schema.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "json/json_reader.hpp"
+#include "json/json_schema.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "test_paths.hpp"
@@ -35,23 +34,29 @@ std::string read_text(const std::string& path) {
     return s.str();
 }
 
-bool valid(const json& schema, const json& value) { return !first_violation_against(schema, value).has_value(); }
+bool valid(const json& schema, const json& value) {
+    return !first_violation_against(schema, value).has_value();
+}
 
 TEST(JsonSchema, TheEmbeddedSchemasAreTheFilesPinreportReads) {
     ASSERT_EQ(detail::embedded_schema_names().size(), 3u);
     for (const std::string& name : detail::embedded_schema_names()) {
         SCOPED_TRACE(name);
-        const std::string data = read_text(std::string(PINBENCH_SOURCE_DIR) + "/reports/pinreport/data/" + name);
+        const std::string data =
+            read_text(std::string(PINBENCH_SOURCE_DIR) + "/reports/pinreport/data/" + name);
         EXPECT_EQ(detail::embedded_schema_text(name), data);
-        EXPECT_EQ(read_text(std::string(PINBENCH_SOURCE_DIR) + "/docs/" + name), data) << "docs/ keeps a copy";
+        EXPECT_EQ(read_text(std::string(PINBENCH_SOURCE_DIR) + "/docs/" + name), data)
+            << "docs/ keeps a copy";
         EXPECT_NO_THROW((void)embedded_schema(name));  // every keyword understood
     }
 }
 
 TEST(JsonSchema, AKeywordItDoesNotUnderstandIsRefusedWhenLoaded) {
-    EXPECT_THROW((void)first_violation_against({{"type", "integer"}, {"multipleOf", 2}}, 4), std::logic_error);
-    EXPECT_THROW((void)first_violation_against({{"properties", {{"a", {{"format", "date"}}}}}}, json::object()),
+    EXPECT_THROW((void)first_violation_against({{"type", "integer"}, {"multipleOf", 2}}, 4),
                  std::logic_error);
+    EXPECT_THROW(
+        (void)first_violation_against({{"properties", {{"a", {{"format", "date"}}}}}}, json::object()),
+        std::logic_error);
 }
 
 TEST(JsonSchema, AnIntegerIsAnIntegerLiteral) {
@@ -69,7 +74,8 @@ TEST(JsonSchema, NumbersAreComparedExactly) {
     const json below_2_64 = {{"maximum", std::numeric_limits<std::uint64_t>::max()}};
     EXPECT_TRUE(valid(below_2_64, std::numeric_limits<std::uint64_t>::max()));
     EXPECT_FALSE(valid(below_2_64, 18446744073709551616.0));
-    const json int64 = {{"minimum", std::numeric_limits<std::int64_t>::min()}, {"maximum", 9223372036854775807LL}};
+    const json int64 = {{"minimum", std::numeric_limits<std::int64_t>::min()},
+                        {"maximum", 9223372036854775807LL}};
     EXPECT_FALSE(valid(int64, 9223372036854775808ULL));
     EXPECT_TRUE(valid(int64, -9223372036854775807LL - 1));
     EXPECT_FALSE(valid({{"exclusiveMinimum", 0}}, 0.0));
@@ -93,7 +99,10 @@ TEST(JsonSchema, ObjectsArraysAndAlternativesNameThePathOfTheFirstProblem) {
         {"required", {"a"}},
         {"properties", {{"a", {{"type", "array"}, {"items", {{"$ref", "#/$defs/r"}}}}}}},
         {"additionalProperties", false},
-        {"$defs", {{"r", {{"oneOf", {{{"type", "integer"}, {"minimum", 0}}, {{"type", "object"}, {"required", {"u"}}}}}}}}}};
+        {"$defs",
+         {{"r",
+           {{"oneOf",
+             {{{"type", "integer"}, {"minimum", 0}}, {{"type", "object"}, {"required", {"u"}}}}}}}}}};
     EXPECT_TRUE(valid(schema, {{"a", {1, {{"u", 1}}}}}));
     EXPECT_EQ(first_violation_against(schema, json::object())->path, "a");
     EXPECT_EQ(first_violation_against(schema, {{"a", json::array()}, {"b", 1}})->message, "unexpected field");
@@ -134,18 +143,20 @@ TEST(JsonSchema, TheSchemasGivePhysicalBounds) {
     const auto& trace = embedded_schema("trace.schema.json");
     EXPECT_EQ(trace.at("/$defs/pid/maximum"), 4294967295u);
     // The examples of the issue: refused by the schema, as pinreport refuses them.
-    const json budget_doc = json::parse(read_text(std::string(PINBENCH_SOURCE_DIR) + "/results/h100-budget/budget-default.json"));
-    for (const auto& [pointer, value] : std::vector<std::pair<std::string, json>>{
-             {"/safe_budget/bytes", 1e308},
-             {"/safe_budget/bytes", 9223372036854775807LL},
-             {"/families/0/pin_s_per_gib", -3},
-             {"/families/0/safe_budget", -1}}) {
+    const json budget_doc =
+        json::parse(read_text(std::string(PINBENCH_SOURCE_DIR) + "/results/h100-budget/budget-default.json"));
+    for (const auto& [pointer, value] :
+         std::vector<std::pair<std::string, json>>{{"/safe_budget/bytes", 1e308},
+                                                   {"/safe_budget/bytes", 9223372036854775807LL},
+                                                   {"/families/0/pin_s_per_gib", -3},
+                                                   {"/families/0/safe_budget", -1}}) {
         SCOPED_TRACE(pointer + " = " + value.dump());
         json doc = budget_doc;
         doc[json::json_pointer(pointer)] = value;
         EXPECT_TRUE(budget.first_violation(doc).has_value());
     }
-    EXPECT_FALSE(budget.first_violation(budget_doc).has_value()) << budget.first_violation(budget_doc)->message;
+    EXPECT_FALSE(budget.first_violation(budget_doc).has_value())
+        << budget.first_violation(budget_doc)->message;
 }
 
 // ---- The property: documents within and just outside the bounds ------------------------------
@@ -159,7 +170,8 @@ void leaves(const json& value, const std::string& pointer, std::vector<std::stri
             leaves(v, pointer + "/" + escaped, out);
         }
     } else if (value.is_array()) {
-        for (std::size_t i = 0; i < value.size(); ++i) leaves(value[i], pointer + "/" + std::to_string(i), out);
+        for (std::size_t i = 0; i < value.size(); ++i)
+            leaves(value[i], pointer + "/" + std::to_string(i), out);
     } else if (value.is_number() || value.is_string()) {
         out.push_back(pointer);
     }
