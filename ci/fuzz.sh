@@ -57,7 +57,7 @@ for target in "${targets[@]}"; do
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   size=$(find "$work" "harness/fuzz/corpus/$target" -type f | wc -l)
-  printf 'fuzz: %-9s %10s executions  corpus %5d inputs  %4d s' "$target" "${runs:-?}" "$size" $((SECONDS - start))
+  printf 'fuzz: %-13s %10s executions  corpus %5d inputs  %4d s' "$target" "${runs:-?}" "$size" $((SECONDS - start))
   if ((rc != 0)); then
     status=1
     printf '  FINDING (exit %d): %s\n' "$rc" "$findings/$(ls -t "$findings" | head -n 1)"

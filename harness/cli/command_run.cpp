@@ -70,6 +70,9 @@ public:
         // "--store ''" names no store (it was taken as no --store, exit 0): refused as `store add`
         // refuses it, before anything is measured.
         if (app_->count("--store") > 0 && store_dir_.empty()) (void)Store::open(store_dir_);
+        if (app_->count("--times-from") > 0 && times_from_.empty()) {
+            throw InputError("--times-from is an empty path; name a store or a results file");
+        }
         RunOptions options = run_options();
         std::optional<ResultsDocument> partial;
         if (!resume_path_.empty()) {

@@ -5,8 +5,8 @@
 //
 // Each input is run in a fresh scratch tree (below): files, a hard link and symbolic links to an
 // input, links to a folder, to the parent, to /dev/null, a dangling link, a loop, a FIFO, and a
-// store with its files, in a folder of its own. The bytes choose the path's components from those names (and `..`, `.`,
-// new folders, doubled separators), whether it is absolute, and which names are the command's
+// store with its files, in a folder of its own. The bytes choose the path's components from those names (and
+// `..`, `.`, new folders, doubled separators), whether it is absolute, and which names are the command's
 // inputs and stores (standard input "-" among them). POSIX only (FIFOs, /dev/null).
 #pragma once
 
@@ -40,9 +40,10 @@ namespace output_target_detail {
 
 namespace fs = std::filesystem;
 
-inline const char* const kNames[] = {"in.json", "other.json", "d", "link_in", "link_d", "link_up", "fifo",
-                                     "devnull", "store", "store.json", "real", "x.json.gz", "hard_in",
-                                     "dangling", "loop", "..", ".", "new", "", "in.json/", "tree"};
+inline const char* const kNames[] = {"in.json", "other.json", "d",     "link_in",    "link_d", "link_up",
+                                     "fifo",    "devnull",    "store", "store.json", "real",   "x.json.gz",
+                                     "hard_in", "dangling",   "loop",  "..",         ".",      "new",
+                                     "",        "in.json/",   "tree"};
 inline constexpr std::size_t kNameCount = sizeof(kNames) / sizeof(kNames[0]);
 
 // The scratch tree, made afresh for every input: <tmp>/pinbench_fuzz_output.<pid>/tree (its own
@@ -55,7 +56,8 @@ inline fs::path scratch_base() {
 }
 
 inline fs::path make_tree() {
-    static const fs::path root = scratch_base() / ("pinbench_fuzz_output." + std::to_string(::getpid())) / "tree";
+    static const fs::path root =
+        scratch_base() / ("pinbench_fuzz_output." + std::to_string(::getpid())) / "tree";
     std::error_code ec;
     fs::remove_all(root.parent_path(), ec);
     fs::create_directories(root / "d" / "sub");
@@ -160,12 +162,14 @@ inline void output_target(const std::uint8_t* data, std::size_t size) {
     const auto after = d::snapshot(root);
     for (const auto& [name, what] : before) {
         const auto it = after.find(name);
-        const bool input = name == "in.json" || name == "hard_in" ||
-                           (name == "other.json" && ((flags >> 3) & 1) != 0);
+        const bool input =
+            name == "in.json" || name == "hard_in" || (name == "other.json" && ((flags >> 3) & 1) != 0);
         const bool in_store = name.rfind("store", 0) == 0 && ((flags >> 5) & 1) != 0;
-        const bool not_regular = what.rfind(std::to_string(static_cast<int>(fs::file_type::regular)) + ":", 0) != 0 &&
-                                 what != std::to_string(static_cast<int>(fs::file_type::symlink));
-        const bool guarded = (input && ((flags & 0x7) != 0 || name == "other.json")) || in_store || not_regular;
+        const bool not_regular =
+            what.rfind(std::to_string(static_cast<int>(fs::file_type::regular)) + ":", 0) != 0 &&
+            what != std::to_string(static_cast<int>(fs::file_type::symlink));
+        const bool guarded =
+            (input && ((flags & 0x7) != 0 || name == "other.json")) || in_store || not_regular;
         if (guarded && (it == after.end() || it->second != what)) {
             throw InvariantBroken("writing '" + path + "' changed '" + name + "'");
         }

@@ -88,15 +88,17 @@ void check_output_target(const std::string& path, const OutputInputs& inputs) {
         if (input.empty()) continue;
         if (input == "-") {
             if (is_standard_stream(path, 0)) {
-                refuse(path, "it is the file standard input reads (the command's input); choose another output");
+                refuse(path,
+                       "it is the file standard input reads (the command's input); choose another output");
             }
             continue;
         }
         const fs::path in = path_from_utf8(input);
         std::error_code given_ec, target_ec;
-        if ((fs::equivalent(in, given, given_ec) && !given_ec) || (fs::equivalent(in, target, target_ec) && !target_ec)) {
-            refuse(path, "it is the input '" + terminal_text(input) +
-                             "' (the same file); choose another output");
+        if ((fs::equivalent(in, given, given_ec) && !given_ec) ||
+            (fs::equivalent(in, target, target_ec) && !target_ec)) {
+            refuse(path,
+                   "it is the input '" + terminal_text(input) + "' (the same file); choose another output");
         }
     }
     for (const std::string& store : inputs.stores) {

@@ -1,8 +1,8 @@
 // The identity of the standard streams on POSIX (pinbench/platform/output_target.hpp): a path is
 // the file a descriptor is open on when both have the same device and inode.
-#include <sys/stat.h>
-
 #include "pinbench/platform/output_target.hpp"
+
+#include <sys/stat.h>
 
 namespace pinbench {
 

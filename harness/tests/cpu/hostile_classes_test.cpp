@@ -182,7 +182,8 @@ TEST(HostileAmplification, AHugeDriverReleaseIsRefusedAtRead) {
               {"store", "add", path, "--store", dir.file("store")},
               {"run", "--backend", "replay", "--from", path, "-o", dir.file("r.json"), "--no-summary"}}) {
             const auto out = run_cli(args);
-            expect_refused(out, "environment.driver.release: a string of " + std::to_string(size) + " characters");
+            expect_refused(out,
+                           "environment.driver.release: a string of " + std::to_string(size) + " characters");
             EXPECT_LT(out.output.size(), 1000u);
         }
         EXPECT_FALSE(fs::exists(dir.file("up.json")));

@@ -16,8 +16,11 @@
 
 #include "json/json_reader.hpp"
 #include "json/json_schema.hpp"
+#include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "temp_dir.hpp"
 #include "test_paths.hpp"
 
 namespace pinbench {
@@ -273,6 +276,44 @@ TEST(SchemaBoundsProperty, TheReaderAcceptsExactlyWhatTheSchemaAcceptsAndWritesI
     // Both sides were reached (a generator that only ever refuses proves nothing).
     EXPECT_GT(accepted, 100);
     EXPECT_GT(refused, 100);
+}
+
+// The same documents through the program, as a user or pinreport runs it: every exit code is a
+// documented one (README.md, "Exit codes": 0 read, 2 bad input, never 3 or 4 for a bad file),
+// a refusal is one line naming the file, and the input is never changed.
+TEST(SchemaBoundsProperty, EveryExitCodeIsADocumentedOne) {
+    testing_support::TempDir dir("pinbench_schema_property");
+    const json base =
+        json::parse(read_text(std::string(PINBENCH_FIXTURES) + "/results-validity/accept_base.json"));
+    std::vector<std::string> paths;
+    leaves(base, "", paths);
+    const std::vector<json> edges = edge_values();
+    std::mt19937_64 random(5757);
+    int refused = 0;
+    for (int i = 0; i < 60; ++i) {
+        json doc = base;
+        const std::string& path = paths[random() % paths.size()];
+        doc[json::json_pointer(path)] = edges[random() % edges.size()];
+        const std::string in = dir.file("in.json");
+        const std::string text = doc.dump(1);
+        write_file_atomically(in, text);
+        SCOPED_TRACE(path + " = " + doc[json::json_pointer(path)].dump().substr(0, 30));
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{PINBENCH_EXE, "results", "upgrade", in, "-o", dir.file("up.json")},
+              {PINBENCH_EXE, "store", "add", in, "--store", dir.file("store")}}) {
+            Subprocess p(args, {});
+            const ProcessOutcome out = p.wait(std::chrono::seconds(60));
+            EXPECT_TRUE(out.exit_code == exit_code::ok || out.exit_code == exit_code::bad_input)
+                << args[1] << ": exit " << out.exit_code << ": " << out.output;
+            if (out.exit_code == exit_code::bad_input) {
+                ++refused;
+                EXPECT_EQ(std::count(out.output.begin(), out.output.end(), '\n'), 1) << out.output;
+                EXPECT_NE(out.output.find(in + ": "), std::string::npos) << out.output;
+            }
+        }
+        EXPECT_EQ(read_text(in), text) << "an input changed";
+    }
+    EXPECT_GT(refused, 10);
 }
 
 }  // namespace

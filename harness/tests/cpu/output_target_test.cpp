@@ -1,16 +1,20 @@
 // The rule of every output target (pinbench/platform/output_target.hpp, issue 57 "Output
 // targets"): the function itself, and each example of the issue as a user meets it. Each CLI
 // case failed on c67c4a8: the input or the link was replaced, or an empty path was ignored.
-#include "pinbench/platform/output_target.hpp"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "pinbench/platform/output_target.hpp"
+#ifndef _WIN32
+#include "../../fuzz/fuzz_output_target.hpp"
+#endif
 #ifndef _WIN32
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -76,7 +80,8 @@ protected:
 TEST_F(OutputTarget, AnInputIsRefusedHoweverThePathIsSpelled) {
     const std::string in = copy_of(kResults, "u.json");
     const OutputInputs inputs{{in}, {}};
-    for (const std::string& out : {in, file("newdir/../u.json"), file("a/b/../../u.json"), file("./u.json")}) {
+    for (const std::string& out :
+         {in, file("newdir/../u.json"), file("a/b/../../u.json"), file("./u.json")}) {
         SCOPED_TRACE(out);
         EXPECT_THROW(check_output_target(out, inputs), InputError);
     }
@@ -101,8 +106,8 @@ TEST_F(OutputTarget, AnInputIsRefusedHoweverThePathIsSpelled) {
 TEST_F(OutputTarget, AFileInsideAStoreIsRefused) {
     fs::create_directories(file("store/real"));
     const OutputInputs inputs{{}, {file("store")}};
-    for (const std::string& out : {file("store/store.json"), file("store/real/x.json.gz"), file("store/new/x.json"),
-                                   file("elsewhere/../store/store.json")}) {
+    for (const std::string& out : {file("store/store.json"), file("store/real/x.json.gz"),
+                                   file("store/new/x.json"), file("elsewhere/../store/store.json")}) {
         SCOPED_TRACE(out);
         EXPECT_THROW(check_output_target(out, inputs), InputError);
     }
@@ -129,7 +134,8 @@ TEST_F(OutputTarget, DevicesAndFifosAreWrittenInPlaceNeverReplaced) {
     } catch (const std::exception& e) {
         ADD_FAILURE() << e.what();
     }
-    for (int i = 0; i < 50 && read_back.empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 50 && read_back.empty(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     release_reader(fifo);
     reader.join();
     EXPECT_EQ(read_back, "through the fifo\n");
@@ -137,6 +143,23 @@ TEST_F(OutputTarget, DevicesAndFifosAreWrittenInPlaceNeverReplaced) {
     EXPECT_TRUE(writes_in_place(fifo));
     EXPECT_TRUE(writes_in_place("/dev/null"));
     EXPECT_FALSE(writes_in_place(file("absent.json")));
+}
+#endif
+
+#ifndef _WIN32
+// The invariant of the libFuzzer target (harness/fuzz/fuzz_output_target.hpp) over seeded inputs,
+// in every CTest run: whatever path and inputs, an accepted target, once written, changed no
+// input, no store file, no folder and no FIFO. While it was written it found nothing the hand-made
+// regression input had not (fuzz-regressions/output_target).
+TEST(OutputTargetProperty, NoAcceptedOutputAltersAnInputOrAStoreOrReplacesAFolderOrFifo) {
+    std::mt19937 random(57);
+    for (int i = 0; i < 1500; ++i) {
+        std::vector<std::uint8_t> bytes(2 + random() % 9);
+        for (auto& b : bytes) b = static_cast<std::uint8_t>(random() % 22);  // a name each
+        bytes[0] = static_cast<std::uint8_t>(random() % 128);                // the inputs and stores
+        SCOPED_TRACE(i);
+        EXPECT_NO_THROW(fuzz::output_target(bytes.data(), bytes.size()));
+    }
 }
 #endif
 
@@ -153,12 +176,14 @@ TEST_F(OutputTarget, RunAndUpgradeNeverWriteOverTheirInputThroughAFolderNotMadeY
     // `PB results upgrade u.json -o newdir2/../u.json` replaced its input.
     const std::string results = copy_of(kResults, "u.json");
     const std::string original = slurp(results);
-    expect_refused(run_cli({"results", "upgrade", results, "-o", file("newdir2/../u.json")}), "it is the input");
+    expect_refused(run_cli({"results", "upgrade", results, "-o", file("newdir2/../u.json")}),
+                   "it is the input");
     EXPECT_EQ(slurp(results), original);
     EXPECT_FALSE(fs::exists(file("newdir2")));
     // The replay source, the same way.
-    expect_refused(run_cli({"run", "--backend", "replay", "--from", results, "-o", file("n/../u.json"), "--no-summary"}),
-                   "it is the input");
+    expect_refused(
+        run_cli({"run", "--backend", "replay", "--from", results, "-o", file("n/../u.json"), "--no-summary"}),
+        "it is the input");
     EXPECT_EQ(slurp(results), original);
 }
 
@@ -167,7 +192,8 @@ TEST_F(OutputTarget, StandardInputIsAnInputWhateverItIsNamed) {
     // `PB results upgrade - -o i.json <i.json` replaced the file it was reading.
     const std::string results = copy_of(kResults, "i.json");
     const std::string original = slurp(results);
-    Subprocess p({"/bin/sh", "-c", "exec \"$0\" results upgrade - -o \"$1\" < \"$1\"", PINBENCH_EXE, results}, {});
+    Subprocess p({"/bin/sh", "-c", "exec \"$0\" results upgrade - -o \"$1\" < \"$1\"", PINBENCH_EXE, results},
+                 {});
     expect_refused(p.wait(std::chrono::seconds(60)), "standard input");
     EXPECT_EQ(slurp(results), original);
 }
@@ -184,9 +210,10 @@ TEST_F(OutputTarget, StandardOutputAndADeviceAreWrittenInPlaceAndTheLinkKept) {
     EXPECT_NE(upgraded.output.find("\"schema\": \"pinbench.results\""), std::string::npos);
     // Standard output that is a file: appended through the descriptor, not replaced.
     const std::string log = file("log.txt");
-    Subprocess to_file({"/bin/sh", "-c", "echo before > \"$2\"; exec \"$0\" results upgrade \"$1\" -o /dev/stdout >> \"$2\"",
-                        PINBENCH_EXE, results, log},
-                       {});
+    Subprocess to_file(
+        {"/bin/sh", "-c", "echo before > \"$2\"; exec \"$0\" results upgrade \"$1\" -o /dev/stdout >> \"$2\"",
+         PINBENCH_EXE, results, log},
+        {});
     EXPECT_EQ(to_file.wait(std::chrono::seconds(60)).exit_code, 0);
     EXPECT_EQ(slurp(log).rfind("before\n{", 0), 0u) << slurp(log).substr(0, 40);
     // /dev/null: refused as "a character device" before; now written in place.
