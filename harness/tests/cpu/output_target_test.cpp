@@ -85,6 +85,7 @@ TEST_F(OutputTarget, AnInputIsRefusedHoweverThePathIsSpelled) {
         SCOPED_TRACE(out);
         EXPECT_THROW(check_output_target(out, inputs), InputError);
     }
+#ifndef _WIN32  // links: POSIX (Windows: symbolic links need a privilege)
     fs::create_directory(file("real"));
     fs::create_directory_symlink(file("real"), file("link"));
     // link/../u.json is real/../u.json: the folder the link names, then its parent.
@@ -98,9 +99,12 @@ TEST_F(OutputTarget, AnInputIsRefusedHoweverThePathIsSpelled) {
     EXPECT_THROW(check_output_target(file("new/../d/up/" + tree + "/u.json"), inputs), InputError);
     fs::create_hard_link(in, file("hard.json"));
     EXPECT_THROW(check_output_target(file("hard.json"), inputs), InputError);
+#endif
     EXPECT_NO_THROW(check_output_target(file("newdir/u.json"), inputs));
     EXPECT_NO_THROW(check_output_target(file("other.json"), inputs));
+#ifndef _WIN32
     EXPECT_EQ(resolved_output_path(file("x/y/../../z.json")), fs::canonical(file("")).string() + "/z.json");
+#endif
 }
 
 TEST_F(OutputTarget, AFileInsideAStoreIsRefused) {
