@@ -1226,7 +1226,7 @@ TEST(StoreIdentity, AnIdWrittenWithEscapesIsTheSameMeasurement) {
 // A results file ending in a NUL byte is refused as pinreport refuses it (strict JSON).
 TEST(StoreIdentity, AFileEndingInANulByteIsNotStored) {
     TempDir dir;
-    const std::string path = dir.file("nul.json");
+    const std::string path = dir.file("ends-in-a-nul-byte.json");  // not nul.json: a device on Windows
     write_file_atomically(path, to_json(results("2026-01-02T03:04:05Z")).dump(1) + std::string(1, '\0'));
     const ProcessOutcome out = pinbench({"store", "add", path, "--store", dir.file("store")});
     EXPECT_EQ(out.exit_code, 2) << out.output;
