@@ -3,23 +3,53 @@
 // writes"):
 // - a trailing separator (`-o out/`, on Windows also `out\`) names a folder: the file is written
 //   inside it under the command's default name;
-// - then the rule of every output (pinbench/platform/output_target.hpp): an empty path, one of the
-//   command's inputs (by identity, through links and `..`, also through folders not made yet;
-//   standard input by what descriptor 0 is open on), a file inside a store the command reads or
-//   writes, or a directory, socket or block device is refused (InputError, exit 2);
-// - missing folders on the way are created (`-o out\quick.json` on a fresh unzip);
+// - then the rule of every output (pinbench/platform/output_target.hpp), asked before a folder is
+//   made: an empty path, one of the command's inputs (by identity, through links and `..`, also
+//   through folders not made yet; standard input by what descriptor 0 is open on), a file inside
+//   a store the command reads or writes, or a directory, socket or block device is refused
+//   (InputError, exit 2);
+// - missing folders on the way are created (`-o out\quick.json` on a fresh unzip), and removed
+//   again, if still empty, when the command ends without writing there (a run refused for want of
+//   a GPU leaves no empty `out/`);
 // - then the checks every write makes (pinbench/platform/atomic_file.hpp): a device or FIFO
 //   (/dev/null, /dev/stdout) is written in place, never renamed over.
 #pragma once
+#pragma once
 
+#include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "pinbench/platform/output_target.hpp"
 
 namespace pinbench::cli {
 
-// The path to write (UTF-8), after the rule above. Throws InputError when it is refused.
-std::string prepare_output(const std::string& path, const std::string& default_name,
-                           const OutputInputs& inputs);
+// An output path prepared by the rule above: the path to write, and the folders made for it,
+// which the destructor removes (innermost first) where they are still empty. Kept alive until
+// the command has written, or failed to.
+class PreparedOutput {
+public:
+    PreparedOutput(std::string path, std::vector<std::filesystem::path> created)
+        : path_(std::move(path)), created_(std::move(created)) {}
+    ~PreparedOutput();
+    PreparedOutput(PreparedOutput&& other) noexcept
+        : path_(std::move(other.path_)), created_(std::exchange(other.created_, {})) {}
+    PreparedOutput(const PreparedOutput&) = delete;
+    PreparedOutput& operator=(const PreparedOutput&) = delete;
+    PreparedOutput& operator=(PreparedOutput&&) = delete;
+
+    // The path to write (UTF-8).
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+    std::vector<std::filesystem::path> created_;  // outermost first
+};
+
+// The output after the rule above. Throws InputError when the output is refused (and leaves no
+// folder made).
+PreparedOutput prepare_output(const std::string& path, const std::string& default_name,
+                              const OutputInputs& inputs);
 
 }  // namespace pinbench::cli

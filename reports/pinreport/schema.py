@@ -24,10 +24,13 @@ STORE_SCHEMA_NAME = "pinbench.store"
 STORE_SCHEMA_VERSION = 3
 STORE_SCHEMA_OLDEST_VERSION = 1
 
-# `pinbench budget`'s document (docs/budget.md); equal to harness/src/run/budget.hpp's kBudgetSchema
-# and kBudgetVersion (tests/test_budget.py reads that header).
+# `pinbench budget`'s document (docs/budget.md); equal to harness/src/budget/budget.hpp's kBudgetSchema
+# and kBudgetVersion (tests/test_budget.py reads that header). Version 2 adds the limits of the
+# process (limits, bounded_by, the stops memory_limit, address_space, oom_event); version 1
+# documents still read.
 BUDGET_SCHEMA_NAME = "pinbench.budget"
-BUDGET_SCHEMA_VERSION = 1
+BUDGET_SCHEMA_VERSION = 2
+BUDGET_SCHEMA_OLDEST_VERSION = 1
 
 # What the test-double driver's device name and driver release carry (docs/test-double.md); its
 # results are never a baseline. Equal to harness/include/pinbench/vocabulary/test_double.hpp's marker.

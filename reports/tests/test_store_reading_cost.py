@@ -1,5 +1,5 @@
 """What keeps a year of stored nights cheap to read (docs/store.md, "What a stored file's name
-vouches for"; docs/notes.md has the measured figures): the writer's checks are not run again on
+vouches for"; results/store-scale/README.md has the measured figures): the writer's checks are not run again on
 bytes whose name vouches for them, `compare` keeps no repeat data of a baseline night, and the
 harness's upgrades of older files are kept in a derived cache outside the store."""
 

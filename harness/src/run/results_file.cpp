@@ -1,7 +1,10 @@
 #include "run/results_file.hpp"
 
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 #include "pinbench/results/run_metrics.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "run/protocol.hpp"
 #include "run/timestamp.hpp"
 
@@ -42,10 +45,30 @@ ResultsDocument start_results(const nlohmann::json& scenario, const RunOptions& 
     return doc;
 }
 
-void save_results(ResultsDocument& doc, const RunOptions& options, Save when) {
+HeldFile lock_results_file(const std::string& path) {
+    const std::string lock = path + ".lock";
+    const std::string mine =
+        "pinbench run, pid " + std::to_string(current_process_id()) + ", since " + utc_now() + "\n";
+    std::string holder;
+    if (auto held = HeldFile::take(lock, mine, holder)) return std::move(*held);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
+    throw InputError("pinbench run: '" + terminal_text(path) + "' is being written by another " +
+                     (holder.empty() ? std::string("pinbench run") : terminal_text(holder)) + " (it holds '" +
+                     terminal_text(lock) +
+                     "'); wait for it to end, or write to another -o. Nothing was measured");
+}
+
+void save_results(ResultsDocument& doc, const std::string& path) {
     finalize_metrics(doc);
-    if (options.results_in_place && when == Save::progress) return;
-    write_file_atomically(options.results_path, to_json(doc).dump(1) + "\n");
+    write_file_atomically(path, to_json(doc).dump(1) + "\n");
+}
+
+void save_results(ResultsDocument& doc, const RunOptions& options, Save when) {
+    if (options.results_in_place && when == Save::progress) {
+        finalize_metrics(doc);
+        return;
+    }
+    save_results(doc, options.results_path);
 }
 
 }  // namespace pinbench

@@ -8,6 +8,7 @@ It computes no verdict, fit or claim of its own.
 
 from typing import Any
 
+from pinreport.exit_codes import with_bad_input
 from pinreport.labels import size_label
 from pinreport.pipeline import Report
 from pinreport.render.answer_section import answer_section
@@ -27,7 +28,8 @@ from pinreport.render.verdict_table import verdict_rows
 def page_context(r: Report) -> dict[str, Any]:
     """Everything the template shows, as plain values."""
     current, report, bench, key = r.current, r.compared, r.bench, r.key
-    verdict, also = overall_verdict(report)
+    bad = [str(p) for p in report.bad_input] + r.bench.problems
+    verdict, also = overall_verdict(report, bad_input=bool(bad))
     baseline = r.baseline
     env_rows = environment_rows(current.doc, [e.doc for e in baseline.entries] if baseline else [])
     controls, granules = control_rows(current.doc)
@@ -37,7 +39,6 @@ def page_context(r: Report) -> dict[str, Any]:
         replay_sources.append(f"{current.path} (replay of {(current.doc.get('replay') or {}).get('source', '?')})")
     if bench.replayed:
         replay_sources.append("benchmark files")
-    bad = [str(p) for p in report.bad_input] + bench.problems
     return {
         "title": f"pinbench report: {key.describe_group()}",
         "verdict": verdict,
@@ -76,5 +77,5 @@ def page_context(r: Report) -> dict[str, Any]:
         "not_measured": not_measured(current.runs),
         "claims": list(r.claims),
         "further_claims": list(r.further_claims),
-        "exit_code": r.exit_code,
+        "exit_code": with_bad_input(r.exit_code, bool(bad)),  # the command's, which the banner shows
     }

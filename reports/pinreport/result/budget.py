@@ -13,7 +13,15 @@ import jsonschema
 from pinreport.environment import Environment
 from pinreport.input_file import RESULTS_LIMIT
 from pinreport.result.load import read_versioned_document
-from pinreport.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.schema import (
+    BUDGET_SCHEMA_NAME,
+    BUDGET_SCHEMA_OLDEST_VERSION,
+    BUDGET_SCHEMA_VERSION,
+    budget_json_schema_text,
+)
+
+# Every version this pinreport reads: the oldest to the harness's (docs/budget.schema.json).
+BUDGET_VERSIONS = tuple(range(BUDGET_SCHEMA_OLDEST_VERSION, BUDGET_SCHEMA_VERSION + 1))
 
 
 @cache
@@ -44,6 +52,10 @@ class FamilyBudget:
     stopped_words: str | None  # the harness's words for it ("capped at 16 GiB, the real limit is higher")
     chunk: int | None  # the held phase's chunk: the step a budget moves in
     pin_s_per_gib: float | None
+    # Version 2: the limit of the process that ended the held search (the host's memory, a
+    # cgroup, the address space), in the harness's words; None where the driver, the cap or the
+    # time ended it, or in a version 1 document.
+    bounded_by: str | None = None
 
     @staticmethod
     def from_json(f: dict[str, Any]) -> "FamilyBudget":
@@ -64,6 +76,7 @@ class FamilyBudget:
             stopped_words=f["held_at_once"]["words"] if ok else None,
             chunk=f["held_at_once"].get("chunk") if ok else None,
             pin_s_per_gib=f.get("pin_s_per_gib"),
+            bounded_by=f["bounded_by"]["words"] if "bounded_by" in f else None,
         )
 
 
@@ -77,6 +90,11 @@ class BudgetDocument:
     doc: dict[str, Any]
     environment: Environment  # the environment record, read once
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
+    # Version 2: the limit that bounded every request at the start, in words (None: none read, or
+    # a version 1 document), and how many processes the OOM killer of a group of this process
+    # killed while the budget ran.
+    bounding: str | None = None
+    oom_kills: int = 0
 
 
 def load_budget(path: str | Path) -> BudgetDocument:
@@ -85,12 +103,14 @@ def load_budget(path: str | Path) -> BudgetDocument:
         path,
         RESULTS_LIMIT,
         BUDGET_SCHEMA_NAME,
-        (BUDGET_SCHEMA_VERSION,),
-        BUDGET_SCHEMA_VERSION,
+        BUDGET_VERSIONS,
+        f"versions {BUDGET_SCHEMA_OLDEST_VERSION} to {BUDGET_SCHEMA_VERSION}",
         "budget",
         _validator(),
     )
     best = doc["safe_budget"]
+    limits = doc.get("limits") or {}
+    bounding = limits.get("bounding")
     env = Environment.from_json(doc.get("environment", {}))
     return BudgetDocument(
         path=p,
@@ -101,6 +121,8 @@ def load_budget(path: str | Path) -> BudgetDocument:
         doc=doc,
         environment=env,
         machine=_machine(env.record),
+        bounding=bounding["words"] if bounding else None,
+        oom_kills=sum(max(e["oom_kill"], 0) for e in limits.get("oom_events", [])),
     )
 
 

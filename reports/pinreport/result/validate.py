@@ -108,7 +108,7 @@ def validator() -> jsonschema.Draft202012Validator:
 def fast_validator() -> Callable[[Any], bool]:
     """Whether a document passes the same schema, by jsonschema-rs (compiled Rust): about 1.3 ms
     a real nightly file against 50 ms for fastjsonschema's generated Python and 620 ms for
-    jsonschema (docs/notes.md), which matters when `compare` checks a release of nights in full.
+    jsonschema (results/store-scale/README.md), which matters when `compare` checks a release of nights in full.
     It knows 2020-12 itself; jsonschema still words the error when a document fails, and a test
     (test_schema_validators.py) holds the two to the same verdict on many broken documents."""
     is_valid = jsonschema_rs.validator_for(json.loads(results_json_schema_text())).is_valid
