@@ -20,6 +20,7 @@
 #include "pinbench/platform/subprocess.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "property_runs.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 
@@ -243,7 +244,7 @@ TEST(SchemaBoundsProperty, TheReaderAcceptsExactlyWhatTheSchemaAcceptsAndWritesI
         // The document's kind and version are checked before the schema (named as such).
         std::erase_if(paths, [](const std::string& p) { return p == "/schema" || p == "/schema_version"; });
         ASSERT_GT(paths.size(), 20u);
-        for (int i = 0; i < 1500; ++i) {
+        for (int i = 0; i < testing_support::property_runs(1500); ++i) {
             json doc = base;
             // One to three leaves changed at once.
             const int changes = 1 + static_cast<int>(random() % 3);
@@ -290,7 +291,7 @@ TEST(SchemaBoundsProperty, EveryExitCodeIsADocumentedOne) {
     const std::vector<json> edges = edge_values();
     std::mt19937_64 random(5757);
     int refused = 0;
-    for (int i = 0; i < 60; ++i) {
+    for (int i = 0; i < testing_support::property_runs(60); ++i) {
         json doc = base;
         const std::string& path = paths[random() % paths.size()];
         doc[json::json_pointer(path)] = edges[random() % edges.size()];

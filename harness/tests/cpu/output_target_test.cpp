@@ -24,6 +24,7 @@
 #include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/platform/subprocess.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "property_runs.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
 
@@ -157,7 +158,7 @@ TEST_F(OutputTarget, DevicesAndFifosAreWrittenInPlaceNeverReplaced) {
 // regression input had not (fuzz-regressions/output_target).
 TEST(OutputTargetProperty, NoAcceptedOutputAltersAnInputOrAStoreOrReplacesAFolderOrFifo) {
     std::mt19937 random(57);
-    for (int i = 0; i < 1500; ++i) {
+    for (int i = 0; i < testing_support::property_runs(1500); ++i) {
         std::vector<std::uint8_t> bytes(2 + random() % 9);
         for (auto& b : bytes) b = static_cast<std::uint8_t>(random() % 22);  // a name each
         bytes[0] = static_cast<std::uint8_t>(random() % 128);                // the inputs and stores
