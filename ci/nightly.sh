@@ -186,8 +186,6 @@ if [[ ! -x $pinbench ]]; then
   record "find pinbench ($pinbench)" 3
   finish
 fi
-# pinreport reads stored results of schema 1 to 3 through this pinbench (`results upgrade`).
-export PINBENCH_EXE=$pinbench
 worktree=""  # the store branch's, below
 venv=""      # --wheelhouse's
 # shellcheck disable=SC2317  # called by the EXIT trap
@@ -258,9 +256,9 @@ if [[ -n $store_branch ]]; then
     finish
   fi
   store=$worktree/store
-  # pinreport's summary index (store/index) is derived and stays out of the branch (below); it
+  # pinreport's history index (store/index) is derived and stays out of the branch (below); it
   # is kept between nights here instead, under the user's cache directory, so a night reads
-  # only the night it added (its rows are kept by content: docs/store.md, "The summary index").
+  # only the night it added (its rows are kept by content: docs/store.md, "The history index").
   index_home="${PINBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pinbench}/store-index/$store_remote-${store_branch//\//-}"
   if [[ -d $index_home ]]; then
     if ! { rm -rf -- "$store/index" && mkdir -p "$store" && cp -R -- "$index_home" "$store/index"; }; then
@@ -355,6 +353,12 @@ if ((run_status == 0)); then
   rc=$?
   ((rc == 0)) || rc=3
   record "store add ($store)" $rc
+  # Nights an older pinbench stored in an older results version: rewritten in the current one,
+  # which is the only one pinreport reads (docs/store.md, "Older results versions in a store").
+  "$pinbench" store upgrade --store "$store" >>"$out/store.log" 2>&1
+  rc=$?
+  ((rc == 0)) || rc=3
+  record "store upgrade ($store)" $rc
 else
   note "store add: skipped (the run did not end ok; its numbers are not history)"
 fi

@@ -208,7 +208,7 @@ def _git(*args: str, cwd: Path) -> str:
 def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path, monkeypatch):
     """--store-branch: the first night creates the branch, the second adds to it although
     another runner pushes to the branch while the second night is pushing (non-fast-forward:
-    fetch, rebase, push again). pinreport's summary index stays out of the branch and is kept
+    fetch, rebase, push again). pinreport's history index stays out of the branch and is kept
     under the cache directory instead."""
     monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path / "cache"))
     remote = tmp_path / "remote.git"
@@ -226,7 +226,7 @@ def test_store_on_a_git_branch_is_committed_and_pushed(tools, tmp_path, monkeypa
     # Another runner's commit, pushed by the remote's hook while the second night pushes.
     other = tmp_path / "other"
     _git("clone", "--quiet", "--branch", "pinbench-store", str(remote), str(other), cwd=tmp_path)
-    # A branch to which an older nightly committed pinreport's summary index (derived, rewritten
+    # A branch to which an older nightly committed pinreport's history index (derived, rewritten
     # every night): the second night stops tracking it.
     (other / "store" / "index" / "real").mkdir(parents=True)
     (other / "store" / "index" / "real" / "old.json").write_text("{}\n")

@@ -88,7 +88,8 @@ std::string install_hint() {
     }
     if (fs::is_directory(dir / "wheelhouse", ec)) {
         return "install pinreport from \"" + utf8_of(dir / "wheelhouse") + "\"" +
-               " (no download) into a venv and set PINREPORT, as README.md, \"pinreport\", says";
+               " (no download) into a venv and set PINREPORT (docs/package-windows.md, \"pinreport, "
+               "offline\")";
     }
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = utf8_of(it->path().filename());
@@ -123,7 +124,8 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
         try {
             SubprocessOptions options;
             options.inherit_stdio = true;
-            Subprocess child(argv, {{"PINBENCH_EXE", current_executable_path()}}, options);
+            // Calls go one way, pinbench to pinreport: it reads what pinbench wrote and starts nothing.
+            Subprocess child(argv, {}, options);
             outcome = child.wait(kSummaryTimeout);
         } catch (const std::exception& e) {
             tried += (tried.empty() ? "" : "; ") + pinreport + ": " + e.what();

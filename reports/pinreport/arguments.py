@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import shtab
 
-from pinreport.streams import err
+from pinreport.base.streams import err
 
 EXIT_USAGE = 2  # argparse's own code for a usage error, README.md's "bad input"
 # What an argument's value completes to (ArgumentParser.add_argument's `complete=`).

@@ -17,9 +17,9 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from pinreport.environment import store_key
-from pinreport.probe_keys import describe_key
-from pinreport.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
+from pinreport.base.probe_keys import describe_key
+from pinreport.base.schema import REPLAY_NOTE, RESULTS_SCHEMA_VERSION
+from pinreport.readers.environment import store_key
 from pinreport.store.files import (
     REAL,
     REPLAY,
@@ -270,6 +270,13 @@ def rewrite_stored(path: Path, text: str) -> None:
     """Replaces a stored file's contents by hand (a test's edit), compressed where its name says so."""
     data = text.encode()
     path.write_bytes(compressed_bytes(data) if path.name.endswith(".gz") else data)
+
+
+def document(f: Any) -> dict[str, Any]:
+    """The document a results reader read (a ResultsFile, or a store entry's), as the tests look
+    at it, store it or edit it: pinreport itself reads only the typed values."""
+    results = getattr(f, "results", f)
+    return results._doc
 
 
 def write_json(path: Path, doc: dict[str, Any]) -> Path:

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from hypothesis import strategies as st
-from pinreport.schema import results_json_schema_text, trace_json_schema_text
+from pinreport.base.schema import results_json_schema_text, trace_json_schema_text
 
 # Keys drawn for additionalProperties: short text, with the characters a terminal must not see.
 _KEY = st.text(min_size=1, max_size=8)  # (text() draws no lone surrogate: JSON cannot carry one)
@@ -24,7 +24,7 @@ _UNDERSTOOD = {
     "prefixItems", "minItems", "maxItems", "oneOf", "$ref", "minimum", "maximum", "exclusiveMinimum",
     "allOf", "$defs", "maxLength",
 }  # fmt: skip
-_MAX_INT = 2**64 - 1  # the strict reader's largest integer (load.py, strict_json.cpp)
+_MAX_INT = 2**64 - 1  # the strict reader's largest integer (readers/strict_json.py, strict_json.cpp)
 
 
 def _schemas() -> dict[str, dict[str, Any]]:

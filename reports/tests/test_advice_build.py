@@ -25,7 +25,7 @@ from pinreport.advice.build import build_advice
 from pinreport.advice.evidence import RUN_STORE, load_benches
 from pinreport.advice.options import OVER_ALLOCATION, STAGING_RING
 from pinreport.advice.verdict import BY_BUDGET, CHANGE, NOTHING, UNKNOWN
-from pinreport.result.budget import load_budget
+from pinreport.readers.budget import load_budget
 
 BENCHES = load_benches([str(TRANSFER), str(STAGING)])
 

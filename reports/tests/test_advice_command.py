@@ -11,8 +11,8 @@ import sys
 import pytest
 from advice_data import H100_BUDGET, H200_FILES, REPO, STAGING, TRACES, TRANSFER, _doc, no_samples, variant
 from builders import add_to_store, make_store
+from pinreport.base.schema import REPLAY_NOTE
 from pinreport.cli import main
-from pinreport.schema import REPLAY_NOTE
 
 W4 = str(TRACES / "trace-dataloader-w4.json")
 BENCH = ["--bench", str(TRANSFER), "--bench", str(STAGING)]

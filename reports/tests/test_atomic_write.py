@@ -11,10 +11,10 @@ import stat
 import pytest
 from builders import make_store
 from conftest import REPO_ROOT
-from pinreport import atomic_write
-from pinreport.atomic_write import write_file
+from pinreport.base import atomic_write
+from pinreport.base.atomic_write import write_file
+from pinreport.base.errors import OutputRefusedError, WriteFailedError
 from pinreport.cli import main
-from pinreport.errors import OutputRefusedError, WriteFailedError
 
 CURRENT = REPO_ROOT / "harness/tests/fixtures/results-validity/accept_base.json"
 OLD = b"<html>the report of last night</html>\n" * 500
@@ -157,10 +157,10 @@ def test_a_failed_rename_keeps_the_previous_file(tmp_path, monkeypatch):
 
 
 def test_replace_file_the_writer_of_paths_pinreport_makes_itself(tmp_path):
-    """The store's summary index goes through the same writer as every output, with no path
+    """The store's history index goes through the same writer as every output, with no path
     check: the bytes arrive whole, no temporary is left, and a failure is an OSError that leaves
     the old file as it was."""
-    from pinreport.atomic_write import replace_file
+    from pinreport.base.atomic_write import replace_file
 
     target = tmp_path / "index.json"
     target.write_bytes(b"old")

@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
-from pinreport import catalog
+from conftest import REPO_ROOT, upgraded
 from pinreport.analysis import kind_results
 from pinreport.analysis.compare import higher_is_worse
+from pinreport.base import catalog
 
 PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))
 REAL = (
@@ -36,7 +36,7 @@ def test_the_committed_catalog_is_what_the_harness_prints():
 def test_every_metric_of_the_real_results_has_its_entry():
     checked = 0
     for f in REAL:
-        for run in json.loads((REPO_ROOT / f).read_text())["runs"]:
+        for run in json.loads(upgraded(REPO_ROOT / f).read_text())["runs"]:
             kind = run["plan"].get("kind", "overhead")
             for name, m in run.get("metrics", {}).items():
                 spec = catalog.spec_of(name, kind)
@@ -95,7 +95,7 @@ def test_kinds_titles_and_chart_families_are_the_catalogs():
 
 
 def test_probe_keys_follow_the_harness_rule():
-    from pinreport.probe_keys import describe_key
+    from pinreport.base.probe_keys import describe_key
 
     rule = catalog.key_rule()
     assert ".free" in rule.available_suffixes and "dxgi.nonlocal." in rule.shared_prefixes

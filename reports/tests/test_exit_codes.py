@@ -1,6 +1,6 @@
 """exit_codes.py: the codes' values (cli.py's docstring and docs promise them) and the rule."""
 
-from pinreport.exit_codes import (
+from pinreport.base.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_INFRASTRUCTURE,
     EXIT_INTERNAL,

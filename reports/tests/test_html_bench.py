@@ -7,10 +7,10 @@ and asserts the page stays under 5 MB. Run with `pytest -s` to see the time.
 import time
 
 from builders import GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
-from pinreport.pipeline import run_pipeline
+from pinreport.pipeline.report import run_pipeline
+from pinreport.readers.results import load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import write_html
-from pinreport.result.load import load_results
 from pinreport.store.reading import read_store
 
 NIGHTS = 100

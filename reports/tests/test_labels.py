@@ -1,6 +1,6 @@
 """labels.py: how every output names sizes, probes and anchors (read by render/ and formats/)."""
 
-from pinreport.labels import anchor, headline_key, probe_label, size_label
+from pinreport.base.labels import anchor, headline_key, probe_label, size_label
 
 
 def test_size_label_exact_binary_sizes_as_scenarios_write_them():

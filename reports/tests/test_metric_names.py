@@ -8,7 +8,7 @@ import itertools
 import re
 
 from conftest import REPO_ROOT
-from pinreport import catalog
+from pinreport.base import catalog
 
 PACKAGE = REPO_ROOT / "reports" / "pinreport"
 HOLE = "\0"

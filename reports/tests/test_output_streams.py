@@ -132,7 +132,7 @@ def test_ctrl_c_is_exit_130_and_one_line(tmp_path, monkeypatch, capsys, command)
 
 
 def test_ctrl_c_while_the_page_is_written_leaves_no_file(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("pinreport.atomic_write.os.fsync", _interrupt)
+    monkeypatch.setattr("pinreport.base.atomic_write.os.fsync", _interrupt)
     code = cli.main(_args("html", tmp_path))
     assert code == 130, capsys.readouterr().err
     assert list((tmp_path / "out").iterdir()) == [], "no page, no temporary file"

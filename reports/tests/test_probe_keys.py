@@ -1,4 +1,4 @@
-from pinreport.probe_keys import describe_key, split_metric
+from pinreport.base.probe_keys import describe_key, split_metric
 
 
 def test_describe_key_mirrors_cpp():

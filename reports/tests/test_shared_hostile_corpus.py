@@ -13,8 +13,8 @@ refuses it: then remove it from the list."""
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport.errors import BadInputError
-from pinreport.result.load import load_results
+from pinreport.base.errors import BadInputError
+from pinreport.readers.results import load_results
 
 CORPUS = REPO_ROOT / "harness/tests/fixtures/hostile-results"
 CASES = [line.split("\t") for line in (CORPUS / "cases.tsv").read_text().splitlines() if line]
@@ -23,9 +23,6 @@ CASES = [line.split("\t") for line in (CORPUS / "cases.tsv").read_text().splitli
 # physical bounds of results_json.cpp and plan.cpp are in results.schema.json now.
 SCHEMA_MUST_BOUND = {
     "steady_ns_decreasing.json": "snapshot.steady_ns: [begin, stable, end] in increasing order",
-    # JSON Schema's "integer" takes 1.0; the harness reads an integer literal only (issue 57:
-    # pinreport's typed reader is to refuse it too).
-    "index_as_float.json": "repeat.index: an integer written as an integer, not 0.0",
 }
 
 

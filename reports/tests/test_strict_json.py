@@ -1,8 +1,8 @@
 """strict_json.py: the one JSON reading (the shared fixtures' verdicts are in test_json_validity.py)."""
 
 import pytest
-from pinreport.errors import BadInputError
-from pinreport.result.strict_json import MAX_DEPTH, parse_json
+from pinreport.base.errors import BadInputError
+from pinreport.readers.strict_json import MAX_DEPTH, parse_json
 
 
 def test_plain_json_is_read_as_written():

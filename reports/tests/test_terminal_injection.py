@@ -13,8 +13,8 @@ import shutil
 import pytest
 from builders import add_to_store, make_store, results_doc, run_doc, write_json
 from conftest import REPO_ROOT
+from pinreport.base.text import terminal_safe
 from pinreport.cli import main
-from pinreport.text import terminal_safe
 
 EVIL = "\x1b[2K\rFORGED\nFORGED line\u202e\x07<img src=x onerror=alert(1)>"
 UNSAFE = ["\x1b", "\r", "\u202e", "\x07"]

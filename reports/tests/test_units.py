@@ -1,6 +1,6 @@
 import pytest
-from pinreport.errors import UsageError
-from pinreport.units import format_bytes, parse_size
+from pinreport.base.errors import UsageError
+from pinreport.base.units import format_bytes, parse_size
 
 
 @pytest.mark.parametrize(

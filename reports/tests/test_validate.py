@@ -2,8 +2,8 @@
 
 import pytest
 from builders import results_doc, run_doc
-from pinreport.errors import BadInputError
-from pinreport.result.validate import check_results, json_path, only_globs
+from pinreport.base.errors import BadInputError
+from pinreport.readers.validate import check_results, json_path, only_globs
 
 
 def test_a_valid_document_passes():

@@ -1,5 +1,5 @@
 import pytest
-from pinreport.versions import is_release, previous_release, release_key
+from pinreport.base.versions import is_release, previous_release, release_key
 
 
 def test_documented_order():

@@ -102,7 +102,7 @@ def stored(name: str, make_entry: Callable[[Path], None]) -> Callable[[Path], No
     `store list` and `pinreport compare` of base.json look."""
 
     def make(w: Path) -> None:
-        from pinreport.environment import store_key
+        from pinreport.readers.environment import store_key
         from pinreport.store.files import REAL, entry_path
 
         doc = json.loads((w / "base.json").read_text())
@@ -329,7 +329,7 @@ RESULTS_EDITS = {
     "results-complete-interrupted": _set(["interrupted"], {"signal": "SIGINT", "at": "x", "run_id": "y", "repeat": 0}),
     "results-runs-a-string": _set(["runs"], "all of them"),
     "results-version-bool": _set(["schema_version"], True),
-    "results-version-5": _set(["schema_version"], 5),
+    "results-version-6": _set(["schema_version"], 6),
     "results-samples-n-mismatch": lambda d: d["runs"][0]["metrics"][next(iter(d["runs"][0]["metrics"]))].update(
         samples=[1.0]
     ),

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kinds/caching_host_allocator.hpp"
 #include "kinds/kind_support.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/cuda/transfers.hpp"
 #include "results/kind_metrics.hpp"
-#include "run/caching_host_allocator.hpp"
 #include "scenario/kind_spec.hpp"
 
 namespace pinbench::kinds {

@@ -70,9 +70,9 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
 }  // namespace
 
 const char* const no_device_next_step =
-    "nothing can be measured here. Check the NVIDIA driver (nvidia-smi lists the GPU?); without a GPU, "
-    "try the pipeline on committed results: pinbench run --backend replay --from h200-smoke --script "
-    "relabel-demo (docs/replay.md)";
+    "Check the NVIDIA driver: does nvidia-smi list the GPU? Without a GPU, try the pipeline on "
+    "committed results: pinbench run --backend replay --from h200-smoke --script relabel-demo "
+    "(docs/replay.md)";
 
 const char* const failed_control_next_step =
     "a probe that misses a known allocation cannot be trusted here. Run it again when the GPU is idle "
@@ -142,7 +142,7 @@ int run_doctor(const DoctorOptions& options, std::ostream& out, std::ostream& er
     if (cuda_device_count_of(bundle["environment"]).value_or(0) == 0) {
         verdict = "pinbench doctor: no CUDA device (" +
                   terminal_text(cuda_device_count_why_of(bundle["environment"])) +
-                  "): " + no_device_next_step;
+                  "). Nothing can be measured here. " + no_device_next_step;
         code = exit_code::infrastructure;
     } else {
         std::string why;

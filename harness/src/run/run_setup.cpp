@@ -48,9 +48,8 @@ RunSetup set_up_measurement(ResultsDocument& doc, ChildLauncher& launcher, const
         // Nothing can be measured: one line, no results file, no answer (a file of runs that
         // all failed for want of a GPU answered nothing and said it at length).
         const std::string why = cuda_device_count_why_of(doc.environment);
-        throw NoDeviceError(
-            "no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
-            "); nothing was measured and no results file was written: " + no_device_next_step);
+        throw NoDeviceError("no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
+                            "). Nothing was measured; no results file was written. " + no_device_next_step);
     }
     progress.note("running the controls...");
     if (setup.nvml) {

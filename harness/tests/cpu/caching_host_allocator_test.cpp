@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "run/caching_host_allocator.hpp"
+#include "kinds/caching_host_allocator.hpp"
 
 namespace pinbench {
 namespace {

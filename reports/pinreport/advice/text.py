@@ -3,8 +3,8 @@ Reads the Advice value only (build.py); every line goes through text.terminal_li
 
 from pinreport.advice.build import Advice, ScopeAdvice
 from pinreport.advice.options import Option
-from pinreport.text import terminal_lines
-from pinreport.units import format_bytes
+from pinreport.base.text import terminal_lines
+from pinreport.base.units import format_bytes
 
 
 def _vram(v: float | None) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pinreport.advice.cost import Cost
 from pinreport.advice.evidence import RUN_STORE
 from pinreport.advice.options import Option
-from pinreport.units import format_bytes
+from pinreport.base.units import format_bytes
 
 SMALL_SHARE = 0.01  # of one GPU's memory, per GPU
 NOISE_STEPS = 2  # a cost under two reading steps is within noise (as `pinreport trace`)

@@ -9,7 +9,7 @@ within one chunk is SAME (the search cannot tell it apart)."""
 
 from dataclasses import dataclass
 
-from pinreport.result.budget import BudgetDocument, FamilyBudget
+from pinreport.readers.budget import BudgetDocument, FamilyBudget
 
 REGRESSION = "REGRESSION"
 IMPROVEMENT = "IMPROVEMENT"

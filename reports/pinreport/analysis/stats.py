@@ -55,7 +55,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from pinreport.units import format_bytes, format_delta, format_value
+from pinreport.base.units import format_bytes, format_delta, format_value
 
 DEFAULT_ALPHA = 0.01
 DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a change (reports/README.md)

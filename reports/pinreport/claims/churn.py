@@ -4,9 +4,9 @@ when both parts are measured and seen; a measured part not seen: REFUTED; else N
 
 from pinreport.analysis import kind_results
 from pinreport.analysis.rule import capacity_resolution
+from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.units import format_bytes
 
 Part = tuple[str, bool, str]  # (part, seen, evidence)
 

@@ -9,9 +9,9 @@ at a size of CLAIMED_WDDM against its range, one granule of tolerance each side;
 claim 1's verdict on WDDM, with the pageable control's distance from 0 beside it.
 """
 
+from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData, Observation, observations
-from pinreport.units import format_bytes
 
 NEAR_ZERO = 0.01
 MB = 1024**2

@@ -1,10 +1,10 @@
 """Markdown output of `pinreport summary --markdown` (summary.md beside the results, the nightly's
 job summary): the answer of answer.py as tables. One formatter per format: the text is console.py's."""
 
-from pinreport.answer import COMPARED, NO_STORE, Answer, GiB
-from pinreport.atomic_write import write_text
-from pinreport.labels import probe_label, size_label
-from pinreport.units import format_bytes
+from pinreport.base.atomic_write import write_text
+from pinreport.base.labels import probe_label, size_label
+from pinreport.base.units import format_bytes
+from pinreport.pipeline.answer import COMPARED, NO_STORE, Answer, GiB
 
 
 def _cell(text: str) -> str:
@@ -80,11 +80,7 @@ def format_summary_markdown(answer: Answer) -> str:
             )
     counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
     out += ["", f"**The brief's {len(answer.claims)} claims:** {counts}."]
-    out += [
-        f"- #{c['n']} {c['verdict']}: {_cell(c['evidence'])}"
-        for c in answer.claims
-        if c["verdict"] != "NOT TESTED HERE"
-    ]
+    out += [f"- #{c.n} {c.verdict}: {_cell(c.evidence)}" for c in answer.claims if c.verdict != "NOT TESTED HERE"]
     trouble = (
         [f"problem: {p}" for p in answer.problems]
         + [f"disturbed: {d}" for d in answer.disturbed]

@@ -1,1 +1,1 @@
-"""The baseline store's read side: its files, its summary index, and what each command reads."""
+"""The baseline store's read side: its files, its history index, and what each command reads."""

@@ -1,1 +1,0 @@
-"""Reading one results file, and Google Benchmark JSON: the result stage."""
