@@ -55,9 +55,23 @@ inline fs::path scratch_base() {
     return fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
 }
 
+// The folder that holds the tree, removed when the process ends (the CTest property test; a
+// libFuzzer run that stops on a finding may leave it for the next run of that pid to remove).
+struct Scratch {
+    fs::path folder = scratch_base() / ("pinbench_fuzz_output." + std::to_string(::getpid()));
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(folder, ec);
+    }
+};
+
+inline const fs::path& scratch_folder() {
+    static const Scratch scratch;
+    return scratch.folder;
+}
+
 inline fs::path make_tree() {
-    static const fs::path root =
-        scratch_base() / ("pinbench_fuzz_output." + std::to_string(::getpid())) / "tree";
+    static const fs::path root = scratch_folder() / "tree";
     std::error_code ec;
     fs::remove_all(root.parent_path(), ec);
     fs::create_directories(root / "d" / "sub");
@@ -141,7 +155,22 @@ inline void output_target(const std::uint8_t* data, std::size_t size) {
     } catch (const InputError&) {
         return;  // refused: nothing was written
     }
-    // Accepted: written as a command writes it (cli/output_path.cpp: the folders, then the write).
+    // Accepted, but outside the scratch folder (`tree/../../x` is /dev/shm/x): not written. The
+    // invariant is about the tree; a write there would litter a folder other programs share (the
+    // first property runs left files and folders in /dev/shm).
+    const fs::path resolved(resolved_output_path(path));
+    std::error_code canonical_ec;
+    const fs::path inside =
+        resolved.lexically_relative(fs::weakly_canonical(d::scratch_folder(), canonical_ec));
+    const bool in_scratch = !inside.empty() && *inside.begin() != "..";
+    if (!in_scratch && !writes_in_place(path)) return;
+    // Accepted: written as a command writes it (cli/output_path.cpp): its folders made first, then
+    // whether it is written in place, then the write. (Asked before the folders, as this target
+    // first did, `x.json.gz//../fifo` was no FIFO yet, and the write then waited on the FIFO
+    // for ever: the property test at 20 times its inputs.)
+    std::error_code folders_ec;
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, folders_ec);
     if (writes_in_place(path)) {
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
@@ -150,9 +179,6 @@ inline void output_target(const std::uint8_t* data, std::size_t size) {
         if (S_ISFIFO(st.st_mode)) return;  // no reader here: writing would wait for one
     }
     try {
-        std::error_code ec;
-        const fs::path parent = fs::path(path).parent_path();
-        if (!parent.empty()) fs::create_directories(parent, ec);
         write_file_atomically(path, "written\n");
     } catch (const InputError&) {
         return;  // the writer's own checks (a folder that is a file, a link loop): nothing written
