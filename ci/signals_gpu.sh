@@ -8,16 +8,16 @@
 #                 reader: exit code, what arrived, whether /dev/stdout is still a link
 #   summary.txt   the counts, and FAIL lines for any case outside the documented outcomes
 #   commands.txt  every command run
-#   build.log     the build, where this script made pinbench
+#   build.log     the build of build/gpu (none when PINBENCH was given)
 #   gpu.txt       nvidia-smi -L
 # A documented outcome: exit 128+N with one "stopped by" line and a valid file or none; or, for
 # a signal that came after the run ended, the run's own exit code. Never a json error or exit 3
 # with no file.
 #
 # Usage: ci/signals_gpu.sh [OUT [PINBENCH]]   (OUT: default $OUT, as the device tool sets it;
-#        PINBENCH: default $PINBENCH_EXE, else the first of build/{gpu,linux,release}/harness/pinbench;
-#        where there is none, it is built into build/gpu first (nvcc, no tests, no benchmarks,
-#        .deps/xxhash carried; about 2 minutes on 16 cores), the log in OUT/build.log)
+#        PINBENCH: default $PINBENCH_EXE, else pinbench is built into build/gpu first (nvcc, no
+#        tests, no benchmarks, .deps/xxhash carried; a few minutes on 16 cores), the log in
+#        OUT/build.log)
 # Exit code: 0 every case documented; 1 a case outside; 2 usage or no GPU; 3 the build failed.
 set -u
 SECONDS=0
@@ -29,14 +29,8 @@ mkdir -p "$out" || exit 2
 # Without a GPU every run ends on its own at once (exit 3, no file): nothing here to measure.
 nvidia-smi -L >"$out/gpu.txt" 2>&1 || { echo "signals_gpu: no GPU here (nvidia-smi -L failed); nothing measured" >&2; exit 2; }
 pinbench="${2:-${PINBENCH_EXE:-}}"
-if [[ -z $pinbench ]]; then
-  for preset in gpu linux release; do
-    if [[ -x $root/build/$preset/harness/pinbench ]]; then
-      pinbench="$root/build/$preset/harness/pinbench"
-      break
-    fi
-  done
-fi
+# None given: build/gpu is built (again: ninja rebuilds only what changed, so a warm machine's
+# build of another tree is never what is tested).
 if [[ -z $pinbench ]]; then
   build_start=$SECONDS
   if ! { cmake -S "$root" -B "$root/build/gpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
