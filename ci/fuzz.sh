@@ -3,8 +3,9 @@
 # -fsanitize=fuzzer,address) and runs each for an equal share of SECONDS, from the committed seed
 # corpus (harness/fuzz/corpus/<target>) and what earlier runs found (build/fuzz/corpus/<target>,
 # kept between runs, never committed). Prints one line per target: executions, corpus size and
-# time. A crash, a sanitizer report, a leak, an input over its time or memory limit, or an
-# exception other than InputError fails it and leaves the input in build/fuzz/findings/<target>/:
+# time. A crash, a sanitizer report, a leak, an input over its time or memory limit, an
+# exception other than InputError, or a broken invariant (output_target: an accepted output
+# that, once written, changed an input, a store file or a directory or FIFO) fails it and leaves the input in build/fuzz/findings/<target>/:
 # it becomes a regression test (harness/tests/fixtures/fuzz-regressions/<target>/, CTest
 # FuzzRegressions.*; docs/fuzzing.md says how).
 #
@@ -22,7 +23,7 @@ if [[ ${1:-} == --skip-build ]]; then
 fi
 seconds=${1:-}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: ci/fuzz.sh [--skip-build] SECONDS" >&2; exit 2; }
-targets=(scenario results trace)
+targets=(scenario results trace output_target)
 build=build/fuzz
 
 if ((!skip_build)); then
@@ -56,7 +57,7 @@ for target in "${targets[@]}"; do
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   size=$(find "$work" "harness/fuzz/corpus/$target" -type f | wc -l)
-  printf 'fuzz: %-9s %10s executions  corpus %5d inputs  %4d s' "$target" "${runs:-?}" "$size" $((SECONDS - start))
+  printf 'fuzz: %-13s %10s executions  corpus %5d inputs  %4d s' "$target" "${runs:-?}" "$size" $((SECONDS - start))
   if ((rc != 0)); then
     status=1
     printf '  FINDING (exit %d): %s\n' "$rc" "$findings/$(ls -t "$findings" | head -n 1)"

@@ -18,6 +18,7 @@
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
 #                 [--resume]   # continue the cancelled night in --out (its results.json)
 #                 [--fuzz-seconds N]   # after the night: ci/fuzz.sh N (default 600; 0: none)
+#                 [--property-scale N]   # then the property tests, N times CI's inputs (default 20; 0: none)
 #
 # Exit code (highest wins, as in pinreport): 0 no regression; 1 a REGRESSION or VIOLATION;
 # 2 bad input (scenario, script, options); 3 infrastructure (build, doctor, a failed run or
@@ -28,7 +29,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS=0  # the job's wall time, said at its end
 
-usage() { sed -n '8,21p' "$0"; exit 0; }
+usage() { sed -n '8,22p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -53,6 +54,7 @@ replay_from=""
 replay_script=""
 resume=0
 fuzz_seconds=600
+property_scale=20
 
 while (($#)); do
   case $1 in
@@ -88,6 +90,7 @@ while (($#)); do
     --replay-script) replay_script=${2:?}; shift ;;
     --resume) resume=1 ;;
     --fuzz-seconds) fuzz_seconds=${2:?}; shift ;;
+    --property-scale) property_scale=${2:?}; shift ;;
     -h | --help) usage ;;
     *) die_usage "unknown option '$1' (see ci/README.md)" ;;
   esac
@@ -101,6 +104,9 @@ done
 replay=0
 [[ -n $replay_from ]] && replay=1
 [[ $fuzz_seconds =~ ^[0-9]+$ ]] || die_usage "--fuzz-seconds takes a number of seconds"
+if ! [[ $property_scale =~ ^[0-9]+$ ]] || ((property_scale > 1000)); then
+  die_usage "--property-scale takes a whole number from 0 to 1000"
+fi
 [[ -z $wheelhouse || -z $pinreport ]] || die_usage "--wheelhouse and --pinreport exclude each other"
 [[ -n $wheelhouse || -z $python ]] || die_usage "--python needs --wheelhouse"
 
@@ -465,6 +471,25 @@ if ((fuzz_seconds > 0 && !skip_build)); then
     1) record fuzz 4 ;;
     *) record fuzz 3 ;;
   esac
+fi
+
+# --- properties: the property tests (docs/fuzzing.md), on more generated inputs than CI's --------
+# CTest label `property` of this night's build, PINBENCH_PROPERTY_SCALE times the inputs of a CI
+# run (same seeds: a failure reproduces with the scale it was found at). A failure is a bug in a
+# tool (4); the log is in $out/properties.log.
+if ((property_scale > 0 && !skip_build)); then
+  PINBENCH_PROPERTY_SCALE=$property_scale ctest --test-dir "$build_dir" -L property --timeout 3600 \
+    --output-on-failure >"$out/properties.log" 2>&1
+  rc=$?
+  if grep -q '^100% tests passed' "$out/properties.log"; then
+    note "properties: passed at scale $property_scale ($(grep -o 'Total Test time (real) = *[0-9.]* sec' \
+      "$out/properties.log" | grep -o '[0-9.]* sec'))"
+    record properties 0
+  elif grep -q 'tests failed out of' "$out/properties.log"; then
+    record properties 4
+  else
+    record properties 3  # no test ran (rc $rc): the build has none
+  fi
 fi
 
 finish

@@ -247,3 +247,25 @@ def test_pinreport_from_the_wheelhouse_is_the_one_the_night_runs(tmp_path):
     assert night.returncode == 0, night.stderr + (out / "summary.md").read_text()
     assert "install pinreport from" in (out / "summary.md").read_text()
     assert "stand-in pinreport from the wheelhouse" in (out / "compare.txt").read_text()
+
+
+@pytest.mark.parametrize("scale", ["1001", "-1", "x", "2.5"])
+def test_a_property_scale_out_of_range_is_bad_input_before_anything_runs(tmp_path, scale):
+    done = subprocess.run(
+        [
+            "bash",
+            str(NIGHTLY),
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+            "--property-scale",
+            scale,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "nightly: --property-scale takes a whole number from 0 to 1000\n"
+    assert not (tmp_path / "out").exists()

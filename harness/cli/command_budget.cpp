@@ -8,6 +8,7 @@
 #include "budget/budget.hpp"
 #include "budget/budget_console.hpp"
 #include "command.hpp"
+#include "json/json_schema.hpp"
 #include "output_path.hpp"
 #include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/platform/interrupt.hpp"
@@ -19,9 +20,16 @@
 namespace pinbench::cli {
 namespace {
 
-// Above any host's memory today: a larger cap or keep-free is a typo, refused.
-constexpr std::uint64_t kLargestSize = std::uint64_t{64} << 40;  // 64 TiB
-constexpr double kLongestSeconds = 3600;
+// The limits of --cap, --chunk, --keep-free and --time-limit are those of the document's fields
+// (budget.schema.json, options): 2 MiB (the smallest pin) to 64 TiB (above any host's memory
+// today: a larger value is a typo), and above 0 to 3600 seconds.
+const detail::JsonSchema& budget_schema() { return detail::embedded_schema("budget.schema.json"); }
+std::uint64_t size_bound(const char* which) {
+    return budget_schema().at(std::string("/$defs/pin_size/") + which).get<std::uint64_t>();
+}
+double longest_seconds() {
+    return budget_schema().at("/properties/options/properties/time_limit_s/maximum").get<double>();
+}
 
 class BudgetCommand : public Command {
 public:
@@ -50,8 +58,8 @@ public:
     }
 
     int run() override {
-        const SizeValidator size(kSmallestChunk, kLargestSize);
-        const FiniteNumber seconds(0.0, kLongestSeconds, true);
+        const SizeValidator size(size_bound("minimum"), size_bound("maximum"));
+        const FiniteNumber seconds(0.0, longest_seconds(), true);
         if (!cap_.empty()) checked(size, "--cap", cap_);
         checked(size, "--chunk", chunk_);
         if (!keep_free_.empty()) checked(size, "--keep-free", keep_free_);
@@ -68,15 +76,21 @@ public:
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
         options.time_limit_s = std::stod(time_limit_);
         options.held_only = held_only_;
+        // Before anything is pinned; -o '' is refused (it was taken for no -o).
         std::optional<PreparedOutput> output;
-        if (!out_.empty()) {
-            output.emplace(prepare_output(out_, "pinbench-budget.json", {}));  // before anything is pinned
+        if (app_->count("--out") > 0) {
+            output.emplace(prepare_output(out_, "pinbench-budget.json", {}));
             out_ = output->path();
         }
         const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
         const nlohmann::json document = measure_budget(options, std::cerr);
         print_budget(document, std::cout);
-        if (!out_.empty()) {
+        // Never a document its readers refuse: a value past the schema's bounds is this build's bug.
+        if (const auto v = budget_schema().first_violation(document)) {
+            throw SystemError("pinbench budget: the document breaks budget.schema.json at " + v->path + ": " +
+                              v->message + " (a bug: please report it); nothing was written");
+        }
+        if (app_->count("--out") > 0) {
             write_file_atomically(out_, document.dump(2) + "\n");
             std::cout << "written: " << out_ << "\n";
         }
@@ -91,7 +105,6 @@ private:
         }
     }
 
-    static constexpr std::uint64_t kSmallestChunk = std::uint64_t{2} << 20;
     std::string out_;
     std::string cap_;  // empty: the default (budget.hpp's kBudgetDefaultCap, Windows' own)
     std::string chunk_ = "256MiB";

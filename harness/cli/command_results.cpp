@@ -33,14 +33,15 @@ std::string read_standard_input(std::uint64_t max_bytes) {
 }
 
 // The file as this build reads it (results_upgrade.hpp), written in the current version; IN "-"
-// reads standard input (what pinreport pipes), no -o (or -o -) writes stdout.
-int upgrade_results(const std::string& in, std::string out) {
-    const bool to_stdout = out.empty() || out == "-";
-    // A folder (`-o dir/`) gets the input's file name.
+// reads standard input (what pinreport pipes), no -o (or -o -) writes stdout; -o '' is refused.
+int upgrade_results(const std::string& in, std::string out, bool out_given) {
+    const bool to_stdout = (!out_given && out.empty()) || out == "-";
+    // A folder (`-o dir/`) gets the input's file name; never the input itself, "-" included.
     std::optional<PreparedOutput> output;
     if (!to_stdout) {
-        output.emplace(prepare_output(
-            out, in == "-" ? "pinbench-results.json" : utf8_of(path_from_utf8(in).filename()), {in}));
+        output.emplace(
+            prepare_output(out, in == "-" ? "pinbench-results.json" : utf8_of(path_from_utf8(in).filename()),
+                           OutputInputs{{in}, {}}));
         out = output->path();
     }
     ResultsDocument doc;
@@ -69,7 +70,7 @@ public:
         app_->add_option("-o,--output", out_, "Where to write it (default, or -: standard output)");
     }
 
-    int run() override { return upgrade_results(in_, out_); }
+    int run() override { return upgrade_results(in_, out_, app_->count("--output") > 0); }
 
 private:
     std::string in_, out_;

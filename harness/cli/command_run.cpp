@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -14,8 +16,10 @@
 #include "command.hpp"
 #include "installed_files.hpp"
 #include "output_path.hpp"
+#include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/platform/interrupt.hpp"
 #include "pinbench/platform/subprocess.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "pinbench/replay/replay_script.hpp"
 #include "pinbench/results/metric_catalog.hpp"
 #include "pinbench/results/results.hpp"
@@ -23,6 +27,7 @@
 #include "pinbench/scenario/scenario.hpp"
 #include "pinbench/store/store.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "pinbench/vocabulary/units.hpp"
 #include "platform/standard_streams.hpp"
 #include "run/plan_runner.hpp"
@@ -63,6 +68,9 @@ public:
         // "--store ''" names no store (it was taken as no --store, exit 0): refused as `store add`
         // refuses it, before anything is measured.
         if (app_->count("--store") > 0 && store_dir_.empty()) (void)Store::open(store_dir_);
+        if (app_->count("--times-from") > 0 && times_from_.empty()) {
+            throw InputError("--times-from is an empty path; name a store or a results file");
+        }
         RunOptions options = run_options();
         std::optional<ResultsDocument> partial;
         if (!resume_path_.empty()) {
@@ -71,12 +79,20 @@ public:
         }
         // A replay reproduces its source repeat for repeat unless asked to stop early.
         options.stop_when_agreed = backend_ == "replay" ? stop_early_ : !all_repeats_;
-        // Before anything is measured; the resumed file is this run's own, not an input.
-        const PreparedOutput output = prepare_output(options.results_path, kDefaultResults,
-                                                     {scenario_path_, replay_from_, replay_script_});
+        // Before anything is measured; the resumed file is this run's own, not an input. Never a
+        // file of the store it adds to or takes times from.
+        const PreparedOutput output = prepare_output(options.results_path, kDefaultResults, output_inputs());
         options.results_path = output.path();
-        // A second run with the same -o is refused here, while this one writes (exit 2).
-        const HeldFile results_lock = lock_results_file(options.results_path);
+        options.results_in_place = writes_in_place(options.results_path);
+        if (options.results_in_place && !store_dir_.empty()) {
+            throw InputError("cannot write '" + terminal_text(options.results_path) +
+                             "' and --store: the store reads the results file back, and a device or FIFO "
+                             "cannot be read back; write a file");
+        }
+        // A second run with the same -o is refused here, while this one writes (exit 2). A device
+        // or FIFO is written in place and has no folder of its own to hold a lock file in.
+        std::optional<HeldFile> results_lock;
+        if (!options.results_in_place) results_lock.emplace(lock_results_file(options.results_path));
         // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
         // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
         const StopOnSignals stop;
@@ -99,6 +115,19 @@ public:
     }
 
 private:
+    // What this run reads (its output may be none of them): the scenario file or the replay's
+    // source and script, --times-from (a results file or a store), and the store it adds to.
+    OutputInputs output_inputs() const {
+        OutputInputs inputs{{scenario_path_, replay_from_, replay_script_}, {store_dir_}};
+        std::error_code ec;
+        if (!times_from_.empty() && std::filesystem::is_directory(path_from_utf8(times_from_), ec)) {
+            inputs.stores.push_back(times_from_);
+        } else {
+            inputs.files.push_back(times_from_);
+        }
+        return inputs;
+    }
+
     // What is run and where it goes.
     void add_what_options() {
         app_->add_option("FILE", scenario_path_,
@@ -119,8 +148,8 @@ private:
         app_->add_option("--only", only_, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
         app_->add_option("--repeat-timeout", repeat_timeout_,
                          "Seconds per repeat, overriding the scenario's timeout_s")
-            ->check(
-                FiniteNumber(0.0, max_timeout_s, true));  // as timeout_s: larger values overflowed the timer
+            ->check(FiniteNumber(0.0, max_timeout_s(),
+                                 true));  // as timeout_s: larger values overflowed the timer
         app_->add_flag("--all-repeats", all_repeats_,
                        "Measure every planned repeat: no stopping once 3 clean repeats agree to the byte "
                        "(docs/scenario-format.md, 'Stopping early'; the nightly baselines use it)");
@@ -232,7 +261,10 @@ private:
         if (code < 128 && !store_dir_.empty()) {
             code = std::max(code, add_to_store(store_dir_, {results_path}, false));
         }
-        if (code < 128 && !no_summary_) print_answer(results_path, store_dir_, std::cout);
+        // The answer reads the results file back: not from a device or FIFO it went to.
+        if (code < 128 && !no_summary_ && !writes_in_place(results_path)) {
+            print_answer(results_path, store_dir_, std::cout);
+        }
         return code;
     }
 

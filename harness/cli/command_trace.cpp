@@ -25,7 +25,7 @@ public:
         app_->add_option("--stack", options_.stack_depth, "Native call-stack frames recorded per call")
             ->check(CLI::Range(0, 64));
         app_->add_option("--timeout", timeout_s_, "Kill the program after this many seconds (0: never)")
-            ->check(FiniteNumber(0.0, max_timeout_s));
+            ->check(FiniteNumber(0.0, max_timeout_s()));
         app_->add_option("--cwd", options_.working_directory, "Working directory of the program");
         app_->add_option("--injection", options_.injection,
                          "The injection library (default: the one built beside pinbench)");
@@ -39,9 +39,9 @@ public:
         options_.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
         options_.interval = std::chrono::milliseconds(interval_ms_);
         // Before the program runs, not after; never over the program or the injection library.
-        const PreparedOutput out =
-            prepare_output(out_, kDefaultTrace,
-                           {options_.command.empty() ? "" : options_.command.front(), options_.injection});
+        const PreparedOutput out = prepare_output(
+            out_, kDefaultTrace,
+            OutputInputs{{options_.command.empty() ? "" : options_.command.front(), options_.injection}, {}});
         return trace::trace_main(options_, out.path(), std::cerr);
     }
 

@@ -19,6 +19,7 @@
 
 #include "command.hpp"
 #include "pinbench/platform/dynamic_library.hpp"
+#include "pinbench/platform/interrupt.hpp"
 #include "pinbench/platform/process_info.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
@@ -154,6 +155,10 @@ int main(int argc, char** argv) {
     // First: no library this process loads from now on comes from the program's or the current
     // folder (docs/windows.md, "Which DLLs pinbench loads"); none but KnownDLLs is imported.
     (void)load_libraries_from_system_only();
+    // Then, before anything that takes time: a stop signal now ends pinbench with 128+N and one
+    // line; a command that must end cleanly (run, doctor, budget, trace) records it instead
+    // (interrupt.hpp). Neither loads a library.
+    exit_on_stop_signals();
     guard_standard_streams();
     int code = exit_code::infrastructure;
     try {
@@ -162,6 +167,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "pinbench: %s\n", terminal_text(e.what()).c_str());
     } catch (...) {
         std::fprintf(stderr, "pinbench: an unknown exception\n");
+    }
+    // A stop signal recorded while a command ended on its own (after its last check): its code.
+    if (const int sig = stop_signal(); sig != 0 && code < 128) {
+        std::fprintf(stderr, "pinbench: stopped by %s (exit %d)\n", stop_signal_name(sig).c_str(),
+                     exit_code_for_signal(sig));
+        code = exit_code_for_signal(sig);
     }
     if (const std::string error = standard_output_error(); !error.empty()) {
         std::fprintf(stderr, "pinbench: cannot write standard output: %s\n", error.c_str());

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/output_target.hpp"
 #include "pinbench/platform/utf8.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 
@@ -55,8 +56,7 @@ PreparedOutput::~PreparedOutput() {
 }
 
 PreparedOutput prepare_output(const std::string& path, const std::string& default_name,
-                              const std::vector<std::string>& inputs) {
-    if (path.empty()) throw InputError("an output path is empty");
+                              const OutputInputs& inputs) {
     fs::path out = path_from_utf8(path);
     fs::path folder = out.parent_path();
     if (ends_with_separator(path)) {
@@ -70,17 +70,10 @@ PreparedOutput prepare_output(const std::string& path, const std::string& defaul
         folder = out;
         out /= path_from_utf8(default_name);
     }
-    std::string resolved = utf8_of(out);
-    for (const auto& input : inputs) {
-        if (input.empty() || input == "-") continue;
-        std::error_code ec;
-        if (fs::equivalent(path_from_utf8(input), out, ec) && !ec) {
-            throw InputError("cannot write '" + resolved + "': it is the input '" + input +
-                             "' (the same file); choose another output; nothing was written");
-        }
-    }
-    PreparedOutput prepared(resolved, create_folders(resolved, folder));
-    check_output_path(resolved);  // a refusal removes the folders just made
+    const std::string target = utf8_of(out);
+    check_output_target(target, inputs);  // before a folder is made for it
+    PreparedOutput prepared(target, create_folders(target, folder));
+    check_output_path(target);  // a refusal removes the folders just made
     return prepared;
 }
 

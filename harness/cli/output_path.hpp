@@ -1,22 +1,27 @@
-// The one rule for the output paths a user names (`run -o`, `results upgrade -o`, `trace -o`,
-// `budget -o`, `doctor --bundle`), in this file and nowhere else (README.md, "Files pinbench reads and
+// The output paths a user names (`run -o`, `results upgrade -o`, `trace -o`, `budget -o`,
+// `doctor --bundle`), in this file and nowhere else (README.md, "Files pinbench reads and
 // writes"):
 // - a trailing separator (`-o out/`, on Windows also `out\`) names a folder: the file is written
 //   inside it under the command's default name;
+// - then the rule of every output (pinbench/platform/output_target.hpp), asked before a folder is
+//   made: an empty path, one of the command's inputs (by identity, through links and `..`, also
+//   through folders not made yet; standard input by what descriptor 0 is open on), a file inside
+//   a store the command reads or writes, or a directory, socket or block device is refused
+//   (InputError, exit 2);
 // - missing folders on the way are created (`-o out\quick.json` on a fresh unzip), and removed
 //   again, if still empty, when the command ends without writing there (a run refused for want of
 //   a GPU leaves no empty `out/`);
-// - an output that is the same file as one of the command's inputs, by identity (the same name
-//   spelled otherwise, a hard link, a symbolic link to it), is refused (InputError, exit 2):
-//   `run --from s.json -o s.json` would destroy its own input;
-// - then the checks every write makes (pinbench/platform/atomic_file.hpp): a directory, device, FIFO or
-//   socket is never replaced.
+// - then the checks every write makes (pinbench/platform/atomic_file.hpp): a device or FIFO
+//   (/dev/null, /dev/stdout) is written in place, never renamed over.
+#pragma once
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "pinbench/platform/output_target.hpp"
 
 namespace pinbench::cli {
 
@@ -42,9 +47,9 @@ private:
     std::vector<std::filesystem::path> created_;  // outermost first
 };
 
-// The output after the rule above; `inputs` may hold empty strings and "-" (standard input),
-// which are skipped. Throws InputError when the output is refused (and leaves no folder made).
+// The output after the rule above. Throws InputError when the output is refused (and leaves no
+// folder made).
 PreparedOutput prepare_output(const std::string& path, const std::string& default_name,
-                              const std::vector<std::string>& inputs);
+                              const OutputInputs& inputs);
 
 }  // namespace pinbench::cli

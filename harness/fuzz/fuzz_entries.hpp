@@ -2,7 +2,9 @@
 // -DPINBENCH_FUZZ=ON: ci/fuzz.sh) and the CPU test that replays every input a fuzzer once crashed
 // on (harness/tests/cpu/fuzz_regressions_test.cpp, harness/tests/fixtures/fuzz-regressions/).
 // The contract each target checks: bad input ends in InputError (exit 2, one line), anything
-// else (another exception, a crash, a leak, a sanitizer report, a hang) is a finding.
+// else (another exception, a crash, a leak, a sanitizer report, a hang) is a finding. The output
+// target checks an invariant besides (fuzz_output_target.hpp): a broken one throws
+// InvariantBroken, a finding too.
 #pragma once
 
 #include <cstddef>
@@ -39,13 +41,21 @@ inline void results(const std::uint8_t* data, std::size_t size) {
 }
 
 // A trace's events file (what the injection library writes, JSON lines): parsed, then built
-// into the trace document as `pinbench trace` does. Unreadable lines are counted, never thrown.
+// into the trace document as `pinbench trace` does. Unreadable lines are counted, never thrown;
+// events that would give a value outside trace.schema.json's bounds are refused (InputError).
 inline void trace(const std::uint8_t* data, std::size_t size) {
     trace::Gathered g;
     g.command = {"fuzz"};
     g.status.kind = "exited";
     g.events = trace::parse_event_lines(std::string(reinterpret_cast<const char*>(data), size));
-    (void)trace::build_trace(g).dump();
+    try {
+        (void)trace::build_trace(g).dump();
+    } catch (const InputError&) {
+    }
 }
 
 }  // namespace pinbench::fuzz
+
+#ifndef _WIN32
+#include "fuzz_output_target.hpp"
+#endif

@@ -5,7 +5,7 @@ whatever a reader does with one must be an answer or a named refusal, never an e
 Only the keywords our schemas use are understood (type, const, enum, properties, required,
 additionalProperties, propertyNames with a pattern, items, prefixItems, minItems, maxItems,
 oneOf, allOf's if/then as written in results.schema.json is left to the validator, $ref to
-#/$defs and to another schema's $id, minimum, maximum, exclusiveMinimum); an unknown keyword
+#/$defs and to another schema's $id, minimum, maximum, exclusiveMinimum, maxLength); an unknown keyword
 fails loudly here rather than drawing documents the schema refuses.
 """
 
@@ -22,7 +22,7 @@ _SKIPPED = {"$schema", "$id", "title", "description", "$comment"}
 _UNDERSTOOD = {
     "type", "const", "enum", "properties", "required", "additionalProperties", "propertyNames", "items",
     "prefixItems", "minItems", "maxItems", "oneOf", "$ref", "minimum", "maximum", "exclusiveMinimum",
-    "allOf", "$defs",
+    "allOf", "$defs", "maxLength",
 }  # fmt: skip
 _MAX_INT = 2**64 - 1  # the strict reader's largest integer (readers/strict_json.py, strict_json.cpp)
 
@@ -78,7 +78,8 @@ class SchemaStrategies:
         return st.booleans()
 
     def _string(self, schema, root):
-        return _TEXT
+        most = schema.get("maxLength")
+        return _TEXT if most is None else _TEXT.filter(lambda t: len(t) <= most)
 
     def _integer(self, schema, root):
         low = schema.get("minimum", -(2**63))

@@ -1,7 +1,7 @@
-"""What is not physical is refused by the results schema with the C++ reader's own bounds (issue
-41, class 5): each bound is read here from the C++ source that applies it (the reader of plans,
-repeats, metrics and snapshots), so the schema and the harness cannot drift apart, and each is
-tried on both readers at the bound (accepted) and one past it (refused).
+"""What is not physical is refused by the results schema, and both readers take the bounds from
+it (issue 41, class 5; issue 57: the harness validates against the same file,
+harness/src/json/json_schema.cpp, instead of typing the numbers again): each bound is read here
+from the schema and tried on both readers at the bound (accepted) and one past it (refused).
 
 Before: a granule of 1e308 (results/h200-main-answer/quick.json, one metric changed) passed
 pinreport's validation and changed verdicts, while pinbench refused the file."""
@@ -23,47 +23,47 @@ PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harne
 BASE = REPO_ROOT / "harness/tests/fixtures/results-validity/accept_base.json"
 QUICK = REPO_ROOT / "results/h200-main-answer/quick.json"
 
-INT_MAX, INT64_MAX, UINT32_MAX, UINT64_MAX = 2**31 - 1, 2**63 - 1, 2**32 - 1, 2**64 - 1
-# JsonAt::integer() (harness/src/json/json_reader.hpp) refuses what an int64 cannot hold.
-_INTEGER = ("harness/src/json/json_reader.hpp", r"u > static_cast<std::uint64_t>\(INT64_MAX\)", INT64_MAX)
-_PLAN = "harness/src/scenario/plan.cpp"
-_REPEAT = "harness/src/results/results_json.cpp"
-_SCENARIO = "harness/include/pinbench/scenario/scenario.hpp"
+INT64_MAX = 2**63 - 1
+FIELDS = [
+    ("plan", "size_bytes"), ("plan", "count"), ("plan", "gpus"), ("plan", "repeats"), ("plan", "timeout_s"),
+    ("metric", "n"), ("metric", "granule"), ("repeat", "index"), ("repeat", "attempt"), ("repeat", "pid"),
+]  # fmt: skip
 
-# schema path -> (C++ file, the text there that applies the bound, the bound), the maximum.
-MAXIMA = {
-    ("plan", "size_bytes"): (_PLAN, r'"size_bytes"\)\.unsigned_in\(1, std::numeric_limits<std::uint64_t>', UINT64_MAX),
-    ("plan", "count"): (_PLAN, r'"count"\)\.unsigned_in\(1, int_max\)', INT_MAX),
-    ("plan", "gpus"): (_PLAN, r'"gpus"\)\.unsigned_in\(1, int_max\)', INT_MAX),
-    ("plan", "repeats"): (_PLAN, r'"repeats"\)\.unsigned_in\(1, int_max\)', INT_MAX),
-    ("plan", "timeout_s"): (_SCENARIO, r"max_timeout_s = 7 \* 24 \* 3600\.0", 7 * 24 * 3600),
-    ("metric", "n"): _INTEGER,
-    ("metric", "granule"): _INTEGER,
-    ("repeat", "index"): (_REPEAT, r"i > std::numeric_limits<int>::max\(\)", INT_MAX),
-    ("repeat", "attempt"): (_REPEAT, r"a > 1000\)", 1000),
-    ("repeat", "pid"): (_REPEAT, r"p > std::numeric_limits<std::uint32_t>::max\(\)", UINT32_MAX),
-}  # fmt: skip
+
+def _numeric(node):
+    """The schema of a number: the node itself, or the branch of a oneOf that bounds it."""
+    if "$ref" in node:
+        node = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    if "oneOf" in node:
+        return next(_numeric(branch) for branch in node["oneOf"] if branch.get("type") != "null")
+    return node
 
 
 def _maximum(definition, field):
-    node = SCHEMA["$defs"][definition]["properties"][field]
-    return node["maximum"]
+    return _numeric(SCHEMA["$defs"][definition]["properties"][field])["maximum"]
 
 
-@pytest.mark.parametrize("where", MAXIMA, ids=[".".join(k) for k in MAXIMA])
-def test_the_schemas_maximum_is_the_cpp_readers(where):
-    path, applies, bound = MAXIMA[where]
-    assert re.search(
-        applies, (REPO_ROOT / path).read_text()
-    ), f"{path} no longer says {applies!r}: read the bound again"
-    assert _maximum(*where) == bound
+MAXIMA = {where: _maximum(*where) for where in FIELDS}
+
+# The harness's readers of these fields hold no copy of a bound: they validate against the
+# schema (json/json_schema.hpp) before they read.
+_READERS = {
+    "harness/src/scenario/plan.cpp": 'embedded_schema_def("results.schema.json", "plan")',
+    "harness/src/results/results_json.cpp": 'embedded_schema("results.schema.json")',
+}
 
 
-def test_readings_and_windows_are_int64_as_the_cpp_reader_reads_them():
-    assert SCHEMA["$defs"]["reading"]["oneOf"][0]["maximum"] == INT64_MAX
+@pytest.mark.parametrize("path", _READERS)
+def test_the_cpp_readers_take_the_bounds_from_the_schema(path):
+    text = (REPO_ROOT / path).read_text()
+    assert _READERS[path] in text, f"{path} no longer reads the schema"
+    for copy in ("unsigned_in(", "numeric_limits<int>::max()", "numeric_limits<std::uint32_t>", "> 1000"):
+        assert copy not in text, f"{path} types a bound again: {copy}"
+
+
+def test_readings_are_sizes_and_windows_int64():
+    assert _numeric(SCHEMA["$defs"]["reading"])["maximum"] == SCHEMA["$defs"]["size"]["maximum"] == 64 * 2**40
     assert SCHEMA["$defs"]["snapshot"]["properties"]["steady_ns"]["items"]["maximum"] == INT64_MAX
-    snapshot = (REPO_ROOT / "harness/src/probes/snapshot.cpp").read_text()
-    assert "Reading::of(at.integer())" in snapshot and "w.push_back(v.integer())" in snapshot
 
 
 def _first(doc, where):
@@ -95,7 +95,7 @@ def _pinbench_reads(path):
 # Past the bound: the next integer, and the float a careless writer would put there.
 @pytest.mark.parametrize("where", MAXIMA, ids=[".".join(k) for k in MAXIMA])
 def test_past_the_bound_both_readers_refuse(tmp_path, where):
-    bound = MAXIMA[where][2]
+    bound = MAXIMA[where]
     over = bound + 1 if where[1] != "timeout_s" else bound + 0.5
     for value in (over, 1e308):
         if where[1] == "granule" or value != 1e308 or where == ("plan", "size_bytes"):
@@ -109,7 +109,7 @@ def test_past_the_bound_both_readers_refuse(tmp_path, where):
 
 @pytest.mark.parametrize("where", MAXIMA, ids=[".".join(k) for k in MAXIMA])
 def test_at_the_bound_both_readers_accept(tmp_path, where):
-    path = _variant(tmp_path, where, MAXIMA[where][2])
+    path = _variant(tmp_path, where, MAXIMA[where])
     load_results(path)
     if PINBENCH.exists():
         assert _pinbench_reads(path), f"pinbench refused {where} at its bound"
@@ -126,4 +126,5 @@ def test_a_granule_of_1e308_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2, out + err
     assert out == ""
     expected = rf'error: {re.escape(str(path))}: runs\[\d+\]\.metrics\["[^"]+"\]\.granule: 1e\+308 is greater than'
-    assert re.match(expected, err) and err.endswith(f" the maximum of {INT64_MAX}\n") and err.count("\n") == 1, err
+    assert re.match(expected, err) and err.endswith(f" the maximum of {MAXIMA['metric', 'granule']}\n"), err
+    assert err.count("\n") == 1, err

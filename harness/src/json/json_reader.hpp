@@ -33,6 +33,26 @@ std::size_t first_invalid_utf8(std::string_view s);
 // input stays one line a terminal prints as it is: terminal_text (pinbench/vocabulary/terminal_text.hpp).
 inline std::string one_line(std::string_view s) { return terminal_text(s); }
 
+// The path of a member of the value at `path`: plain names join with '.', others (probe keys
+// contain dots) are quoted: readings["cuda.free"]. The form of every message's JSON path.
+inline std::string child_json_path(const std::string& path, std::string_view key) {
+    bool plain = !key.empty();
+    for (char c : key) {
+        const bool ok =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+        plain = plain && ok;
+    }
+    if (!plain) return path + "[" + nlohmann::json(std::string(key)).dump() + "]";
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+// What messages call a value's type: "integer" for an integer literal, else nlohmann's name
+// ("number", "string", "object", "array", "boolean", "null").
+inline std::string json_type_name(const nlohmann::json& value) {
+    if (value.is_number_integer()) return "integer";
+    return value.type_name();
+}
+
 // A JSON value plus its file and path. Every accessor checks the type and throws InputError
 // naming both; nothing is defaulted silently.
 class JsonAt {
@@ -128,23 +148,10 @@ public:
         for (std::size_t i = 0; i < value_->size(); ++i) f(element(i));
     }
 
-    std::string type() const {
-        if (value_->is_number_integer()) return "integer";
-        return value_->type_name();
-    }
+    std::string type() const { return json_type_name(*value_); }
 
 private:
-    // Plain names join with '.', others (probe keys contain dots) are quoted: readings["cuda.free"].
-    std::string child_path(std::string_view key) const {
-        bool plain = !key.empty();
-        for (char c : key) {
-            const bool ok =
-                (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-            plain = plain && ok;
-        }
-        if (!plain) return path_ + "[" + nlohmann::json(std::string(key)).dump() + "]";
-        return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-    }
+    std::string child_path(std::string_view key) const { return child_json_path(path_, key); }
 
     const nlohmann::json* value_;
     std::string file_;

@@ -129,6 +129,16 @@ nlohmann::json parse_strict_json(std::string_view text, const std::string& file)
     if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
         fail("invalid JSON: not valid UTF-8 at byte " + std::to_string(bad));
     }
+    // nlohmann's reader takes a NUL byte for the end of the text: a document with one after it
+    // (a file ending in a NUL) was read, and stored, while Python refuses it ("Extra data").
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+        json prefix;
+        StrictSax before(prefix, text.substr(0, nul));
+        const bool whole = json::sax_parse(text.substr(0, nul), &before, json::input_format_t::json, true) &&
+                           before.error().empty();
+        fail("invalid JSON at byte " + std::to_string(nul) + ": " +
+             (whole ? "Extra data: a NUL byte after the document" : "a NUL byte (JSON text holds none)"));
+    }
     json result;
     StrictSax sax(result, text);
     const bool ok = json::sax_parse(text, &sax, json::input_format_t::json, /*strict=*/true);

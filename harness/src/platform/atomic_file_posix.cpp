@@ -1,6 +1,8 @@
 // Atomic whole-file writes on POSIX: temp file in the same directory, fsync, rename, fsync the
 // directory. A writer killed part-way leaves at most a stale "<path>.tmp.<pid>.<random>" file
-// beside the target; it is harmless (never read) and may be deleted at any time.
+// beside the target; it is harmless (never read) and may be deleted at any time. A character
+// device, a FIFO, or the file standard output or error is open on is written in place instead:
+// renaming over /dev/stdout replaced the machine's link with a regular file.
 #include "pinbench/platform/atomic_file.hpp"
 
 #include <fcntl.h>
@@ -10,8 +12,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <random>
 
+#include "pinbench/platform/output_target.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/units.hpp"
 #include "platform/fd_posix.hpp"
@@ -53,6 +57,56 @@ std::string folder_of(const std::string& path) {
     return dir.empty() ? "." : dir;
 }
 
+// Where an existing target is written in place (pinbench/platform/atomic_file.hpp): the path
+// itself (0: a character device or a FIFO, a link to one included), the standard stream whose
+// file it is (1 or 2), or nowhere (-1: the rename replaces it).
+int in_place_stream(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return -1;
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return 0;  // /dev/stdout on a terminal or pipe too
+    if (!S_ISREG(st.st_mode)) return -1;
+    for (const int stream : {1, 2}) {  // /dev/stdout when standard output is a file
+        if (is_standard_stream(path, stream)) return stream;
+    }
+    return -1;
+}
+
+void write_all(int fd, const std::string& path, const std::string& step, const std::string& contents) {
+    std::size_t written = 0;
+    while (written < contents.size()) {
+        const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail_write(path, step, errno);
+        }
+        written += static_cast<std::size_t>(n);
+    }
+}
+
+void write_in_place(const std::string& path, int stream, const std::string& contents) {
+    if (stream > 0) {
+        // After what the program printed so far on it, through the same descriptor.
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        write_all(stream, path, "write", contents);
+        return;
+    }
+    // No O_CREAT, no O_TRUNC: a device or FIFO is written as it is (a FIFO waits for its reader).
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+    if (!fd.valid()) {
+        const int error = errno;
+        if (refused(error)) refuse_output(path, errno_text(error));
+        fail_write(path, "open", error);
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        refuse_output(path, "it changed into a file while it was opened");
+    }
+    write_all(fd.get(), path, "write", contents);
+    if (fd.close() != 0) fail_write(path, "close", errno);
+}
+
 // Removes the temporary file unless the rename consumed it.
 class TempFile {
 public:
@@ -75,9 +129,11 @@ void check_output_path(const std::string& path) {
     struct stat st {};
     // lstat: a symbolic link is replaced by the rename, whatever it points at.
     if (::lstat(path.c_str(), &st) == 0) {
+        if (in_place_stream(path) >= 0) return;  // written in place: no temporary file in its folder
         if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
             refuse_output(path, "it is " + file_type_name(st.st_mode) +
-                                    " (an output path must be a regular file, a symbolic link or absent)");
+                                    " (an output path must be a regular file, a symbolic link, a character "
+                                    "device, a FIFO or absent)");
         }
     } else if (errno != ENOENT) {
         if (refused(errno)) refuse_output(path, errno_text(errno));
@@ -110,6 +166,10 @@ void check_output_path(const std::string& path) {
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
     check_output_path(path);
+    if (const int stream = in_place_stream(path); stream >= 0) {
+        write_in_place(path, stream, contents);
+        return;
+    }
     const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + random_hex();
     UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (!fd.valid()) {
@@ -119,15 +179,7 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     }
     TempFile guard(temp);
 
-    std::size_t written = 0;
-    while (written < contents.size()) {
-        const ssize_t n = ::write(fd.get(), contents.data() + written, contents.size() - written);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            fail_write(path, "write " + temp, errno);
-        }
-        written += static_cast<std::size_t>(n);
-    }
+    write_all(fd.get(), path, "write " + temp, contents);
     // The data must be on disk before the rename makes it visible under the real name.
     if (::fsync(fd.get()) != 0) fail_write(path, "fsync " + temp, errno);
     if (fd.close() != 0) fail_write(path, "close " + temp, errno);
@@ -141,6 +193,8 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     // EINVAL: the file system cannot sync directories; there is nothing more to do.
     if (::fsync(dir_fd.get()) != 0 && errno != EINVAL) fail_write(path, "fsync directory " + dir, errno);
 }
+
+bool writes_in_place(const std::string& path) { return !path.empty() && in_place_stream(path) >= 0; }
 
 std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer before it can be refused.

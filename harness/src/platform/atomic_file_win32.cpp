@@ -12,6 +12,9 @@
 // an error naming the cause. Where the POSIX rename is not implemented (older Windows, FAT,
 // some network file systems, Wine: ERROR_INVALID_PARAMETER) MoveFileExW is used, with the same
 // retries; then any open reader blocks the replace for as long as it holds the file.
+//
+// A character device (NUL, CON) or a pipe is written in place: opened for writing, never
+// created, truncated or renamed over.
 #include "pinbench/platform/atomic_file.hpp"
 
 #include <windows.h>
@@ -129,7 +132,42 @@ std::wstring full_path(const std::wstring& path) {
     return full;
 }
 
+// The type of what is at `path` (FILE_TYPE_DISK, FILE_TYPE_CHAR, FILE_TYPE_PIPE), or
+// FILE_TYPE_UNKNOWN when nothing is there. No access asked, links not followed.
+DWORD existing_type(const std::wstring& wide) {
+    UniqueHandle existing(
+        ::CreateFileW(wide.c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                      OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    return existing.valid() ? ::GetFileType(existing.get()) : FILE_TYPE_UNKNOWN;
+}
+
+bool in_place_type(DWORD type) { return type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE; }
+
+void write_in_place(const std::string& path, const std::string& contents) {
+    UniqueHandle file(::CreateFileW(win32::widen(path).c_str(), GENERIC_WRITE,
+                                    FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_EXISTING,
+                                    FILE_ATTRIBUTE_NORMAL, nullptr));
+    if (!file.valid()) {
+        const DWORD error = ::GetLastError();
+        if (refused(error)) refuse_output(path, win32::error_text(error));
+        fail_write(path, "open", error);
+    }
+    std::size_t written = 0;
+    while (written < contents.size()) {
+        const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(contents.size() - written, 1u << 30));
+        DWORD n = 0;
+        if (!::WriteFile(file.get(), contents.data() + written, chunk, &n, nullptr)) {
+            fail_write(path, "write", ::GetLastError());
+        }
+        written += n;
+    }
+}
+
 }  // namespace
+
+bool writes_in_place(const std::string& path) {
+    return !path.empty() && in_place_type(existing_type(win32::widen(path)));
+}
 
 void check_output_path(const std::string& path) {
     if (path.empty()) throw InputError("an output path is empty");
@@ -140,9 +178,11 @@ void check_output_path(const std::string& path) {
                       OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
     if (existing.valid()) {
         const DWORD type = ::GetFileType(existing.get());
+        if (in_place_type(type)) return;  // written in place: no temporary file beside it
         if (type != FILE_TYPE_DISK) {
             refuse_output(path, "it is " + file_type_name(type) +
-                                    " (an output path must be a regular file, a symbolic link or absent)");
+                                    " (an output path must be a regular file, a symbolic link, a character "
+                                    "device, a pipe or absent)");
         }
         BY_HANDLE_FILE_INFORMATION info{};
         if (::GetFileInformationByHandle(existing.get(), &info) &&
@@ -180,6 +220,10 @@ void check_output_path(const std::string& path) {
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
     check_output_path(path);
+    if (writes_in_place(path)) {
+        write_in_place(path, contents);
+        return;
+    }
     const std::string temp = path + ".tmp." + std::to_string(::GetCurrentProcessId()) + "." + random_hex();
     const std::wstring wide_path = win32::widen(path);
     const std::wstring wide_temp = win32::widen(temp);

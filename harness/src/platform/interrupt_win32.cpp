@@ -3,12 +3,15 @@
 #include <windows.h>
 
 #include <atomic>
+#include <string>
 
 namespace pinbench {
 namespace {
 
-// Written by the console control handler (its own thread), read everywhere.
+// Written by the console control handler (its own thread), read everywhere: the signal that
+// asked us to stop, and how many StopOnSignals are alive (a signal is then recorded, not an exit).
 std::atomic<int> recorded_signal{0};
+std::atomic<int> recording{0};
 
 BOOL WINAPI on_console_event(DWORD event) {
     int sig = 0;
@@ -25,6 +28,14 @@ BOOL WINAPI on_console_event(DWORD event) {
         default:
             return FALSE;  // logoff/shutdown: the default handling
     }
+    if (recording.load() == 0) {
+        const std::string line = "pinbench: stopped by " + stop_signal_name(sig) + " (exit " +
+                                 std::to_string(exit_code_for_signal(sig)) + ")\n";
+        DWORD written = 0;
+        WriteFile(GetStdHandle(STD_ERROR_HANDLE), line.data(), static_cast<DWORD>(line.size()), &written,
+                  nullptr);
+        ExitProcess(static_cast<UINT>(exit_code_for_signal(sig)));
+    }
     int none = 0;
     if (!recorded_signal.compare_exchange_strong(none, sig)) {
         ExitProcess(static_cast<UINT>(exit_code_for_signal(sig)));
@@ -39,9 +50,17 @@ BOOL WINAPI on_console_event(DWORD event) {
 
 }  // namespace
 
-StopOnSignals::StopOnSignals() { SetConsoleCtrlHandler(on_console_event, TRUE); }
+void exit_on_stop_signals() { SetConsoleCtrlHandler(on_console_event, TRUE); }
 
-StopOnSignals::~StopOnSignals() { SetConsoleCtrlHandler(on_console_event, FALSE); }
+StopOnSignals::StopOnSignals() {
+    SetConsoleCtrlHandler(on_console_event, TRUE);
+    ++recording;
+}
+
+StopOnSignals::~StopOnSignals() {
+    --recording;
+    SetConsoleCtrlHandler(on_console_event, FALSE);
+}
 
 int stop_signal() { return recorded_signal.load(); }
 

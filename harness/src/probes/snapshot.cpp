@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "json/json_schema.hpp"
 #include "probes/snapshot_json.hpp"
 
 namespace pinbench {
@@ -44,7 +45,15 @@ std::optional<std::int64_t> cost_between(std::string_view key, const Reading& be
 }
 
 void to_json(nlohmann::json& j, const Reading& r) {
-    if (r.available()) {
+    // A probe that reads what no memory can hold (a negative or a 2^63 count of bytes) is
+    // recorded as unavailable with what it read: the results schema's bound of a reading
+    // ($defs/size), which every reader holds the file to.
+    static const detail::JsonSchema size = detail::embedded_schema_def("results.schema.json", "size");
+    if (r.available() && size.first_violation(*r.bytes)) {
+        j = nlohmann::json{{"unavailable", "the probe read " + std::to_string(*r.bytes) +
+                                               " bytes, outside the physical bounds of a reading (0 to " +
+                                               size.at("/maximum").dump() + ")"}};
+    } else if (r.available()) {
         j = *r.bytes;
     } else {
         j = nlohmann::json{{"unavailable", r.unavailable}};

@@ -1,13 +1,15 @@
 // The results file, schema "pinbench.results" (docs/results-schema.md). The writer emits every
-// field of the current version; the reader requires every field of the version it reads and
-// names the file and JSON path of the first problem, so a hand-edited or truncated file is
-// rejected rather than half-read. Older versions are upgraded once read (results_upgrade.hpp).
+// field of the current version; the reader checks the document against results.schema.json
+// (json/json_schema.hpp: every type, bound and length the schema gives, as pinreport checks
+// it), then reads it into typed values with the rules beyond the schema, naming the file and
+// JSON path of the first problem, so a hand-edited or truncated file is rejected rather than
+// half-read. Older versions are upgraded once read (results_upgrade.hpp).
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <stdexcept>
 
 #include "json/json_reader.hpp"
+#include "json/json_schema.hpp"
 #include "pinbench/platform/atomic_file.hpp"
 #include "pinbench/results/results.hpp"
 #include "pinbench/vocabulary/errors.hpp"
@@ -21,10 +23,13 @@ namespace {
 using detail::JsonAt;
 using nlohmann::json;
 
-// Written into every replayed document so that no reader can mistake it for a measurement.
-constexpr const char* replay_note = "REPLAYED DATA derived from a real results file; not a measurement";
-
 json object_or_empty(const json& j) { return j.is_null() ? json::object() : j; }
+
+const detail::JsonSchema& results_schema() { return detail::embedded_schema("results.schema.json"); }
+
+// Written into every replayed document so that no reader can mistake it for a measurement: the
+// schema's const, the words both readers require.
+const json& replay_note() { return results_schema().at("/$defs/replay/properties/note/const"); }
 
 std::string cleaned(const json::exception& e) {
     // nlohmann prefixes "[json.exception.parse_error.101] "; the id helps nobody reading a CLI message.
@@ -68,13 +73,7 @@ MetricSummary metric_from(const JsonAt& at, std::int64_t version) {
     MetricSummary m;
     const JsonAt unit = at.field("unit");
     m.unit = unit.string();
-    if (m.unit != "bytes" && m.unit != "ms" && m.unit != "ratio" && m.unit != "count") {
-        unit.fail("unknown unit '" + m.unit + "' (expected bytes, ms, ratio or count)");
-    }
-    const JsonAt n = at.field("n");
-    const std::int64_t count = n.integer();
-    if (count < 0) n.fail("must not be negative");
-    m.stats.n = static_cast<std::size_t>(count);
+    m.stats.n = static_cast<std::size_t>(at.field("n").integer());
     m.stats.median = at.field("median").number();
     m.stats.min = at.field("min").number();
     m.stats.max = at.field("max").number();
@@ -101,22 +100,12 @@ json disturbance_from(const JsonAt& at) {
 RepeatRecord repeat_from(const JsonAt& at, std::int64_t version) {
     at.require_object();
     RepeatRecord r;
-    const JsonAt index = at.field("index");
-    const std::int64_t i = index.integer();
-    if (i < 0 || i > std::numeric_limits<int>::max()) index.fail("out of range");
-    r.index = static_cast<int>(i);
-    if (at.has("attempt")) {  // version 3
-        const JsonAt attempt = at.field("attempt");
-        const std::int64_t a = attempt.integer();
-        if (a < 0 || a > 1000) attempt.fail("out of range");
-        r.attempt = static_cast<int>(a);
-    }
+    // The bounds are the schema's ($defs/repeat), checked before: each fits its type.
+    r.index = static_cast<int>(at.field("index").integer());
+    if (at.has("attempt")) r.attempt = static_cast<int>(at.field("attempt").integer());  // version 3
     r.status = status_at(at.field("status"));
     r.error = at.field("error").string();
-    const JsonAt pid = at.field("pid");
-    const std::int64_t p = pid.integer();
-    if (p < 0 || p > std::numeric_limits<std::uint32_t>::max()) pid.fail("out of range");
-    r.pid = static_cast<std::uint32_t>(p);
+    r.pid = static_cast<std::uint32_t>(at.field("pid").integer());
     r.nonce = at.field("nonce").string();
     r.wall_ms = at.field("wall_ms").number();
     r.parent_wait_ms = at.field("parent_wait_ms").number();
@@ -145,12 +134,7 @@ RepeatRecord repeat_from(const JsonAt& at, std::int64_t version) {
 Stopping stopping_from(const JsonAt& at) {
     at.require_object();
     Stopping s;
-    const auto count = [&](const char* name) {
-        const JsonAt f = at.field(name);
-        const std::int64_t n = f.integer();
-        if (n < 0 || n > std::numeric_limits<int>::max()) f.fail("out of range");
-        return static_cast<int>(n);
-    };
+    const auto count = [&](const char* name) { return static_cast<int>(at.field(name).integer()); };
     s.planned = count("planned");
     s.stopped_at = count("stopped_at");
     if (s.stopped_at > s.planned) {
@@ -219,47 +203,8 @@ json replay_block(const ResultsDocument& doc) {
     }
     if (!doc.replay.is_object()) throw std::invalid_argument("results: backend replay needs a replay block");
     json replay = doc.replay;
-    if (!replay.contains("note")) replay["note"] = replay_note;
+    if (!replay.contains("note")) replay["note"] = replay_note();
     return replay;
-}
-
-// A string, or {"unavailable": "<why>"} (environment facts the probes could not read).
-void check_string_or_unavailable(const JsonAt& at) {
-    if (at.json().is_string()) return;
-    if (!at.json().is_object()) at.fail("expected a string or {\"unavailable\": ...}, found " + at.type());
-    at.field("unavailable").string();
-}
-
-// The environment record's members that the store files by and the reports group by, checked as
-// the results schema checks them (reports/pinreport/data/results.schema.json, $defs/environment):
-// what `store add` accepts, pinreport reads. The rest of the record is free-form.
-void check_environment(const JsonAt& at) {
-    at.require_object();
-    if (const auto driver = at.find("driver")) {
-        driver->require_object();
-        if (const auto release = driver->find("release")) check_string_or_unavailable(*release);
-    }
-    if (const auto devices = at.find("devices")) {
-        devices->for_each_element([](const JsonAt& device) {
-            device.require_object();
-            const auto model = device.find("driver_model");
-            if (!model) return;
-            model->require_object();
-            for (const char* key : {"current", "pending"}) {
-                if (const auto value = model->find(key)) check_string_or_unavailable(*value);
-            }
-        });
-    }
-    if (const auto replayed = at.find("replayed")) replayed->boolean();
-}
-
-void check_replay_block(const JsonAt& at) {
-    at.require_object();
-    for (const char* key : {"source", "source_backend", "script", "note"}) at.field(key).string();
-    // The note is what no reader may miss: exactly the words the writer puts there (the schema's const).
-    if (const JsonAt note = at.field("note"); note.string() != replay_note) {
-        note.fail("must be \"" + std::string(replay_note) + "\"");
-    }
 }
 
 }  // namespace
@@ -314,6 +259,8 @@ json to_json(const RepeatRecord& r) {
 }
 
 RepeatRecord repeat_from_json(const json& j) {
+    static const detail::JsonSchema repeat = detail::embedded_schema_def("results.schema.json", "repeat");
+    repeat.validate(j, "", "repeat");
     return repeat_from(JsonAt(j, "", "repeat"), results_schema_version);
 }
 
@@ -429,20 +376,14 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
                          std::to_string(results_schema_version) + ")");
     }
 
+    // Every type, bound and length (a size never negative, a driver release of at most 64
+    // characters, the replay block's note as written), as pinreport checks them.
+    results_schema().validate(j, file);
+
     ResultsDocument doc;
     doc.schema_version = static_cast<int>(version);
-    const JsonAt backend = root.field("backend");
-    doc.backend = backend.string();
-    if (doc.backend != "cuda" && doc.backend != "replay") {
-        backend.fail("unknown backend '" + doc.backend + "' (expected cuda or replay)");
-    }
-    const JsonAt replay = root.field("replay");
-    if (doc.backend == "replay") {
-        check_replay_block(replay);
-    } else if (!replay.json().is_null()) {
-        replay.fail("must be null when backend is cuda (a replayed document says backend \"replay\")");
-    }
-    doc.replay = replay.json();
+    doc.backend = root.field("backend").string();
+    doc.replay = root.field("replay").json();
 
     const JsonAt tool = root.field("tool");
     tool.require_object();
@@ -473,7 +414,6 @@ ResultsDocument results_from_json(const json& j, const std::string& path_for_mes
         at.require_object();
         *target = at.json();
     }
-    check_environment(root.field("environment"));
 
     std::set<std::string> ids;
     root.field("runs").for_each_element([&](const JsonAt& at) {

@@ -7,6 +7,7 @@
 #include "pinbench/platform/interrupt.hpp"
 #include "pinbench/results/environment_record.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "run/busy_gpu.hpp"
 #include "run/child_launcher.hpp"
 #include "run/driver_hold.hpp"
@@ -108,7 +109,9 @@ RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nv
             outcome.stopped_in = {{"run_id", planned.id}, {"repeat", nullptr}};
             break;
         }
-        if (const RunRecord* kept = options.resume ? finished_run(*options.resume, planned.id) : nullptr) {
+        std::string not_kept;
+        if (const RunRecord* kept =
+                options.resume ? finished_run(*options.resume, planned, &not_kept) : nullptr) {
             // Measured before the interruption: kept as it was.
             progress.skip(planned.repeats);
             progress.run_finished(i);
@@ -116,12 +119,16 @@ RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nv
             doc.runs.push_back(*kept);
             continue;
         }
+        if (!not_kept.empty()) {
+            progress.note("pinbench: " + terminal_text(planned.id) + " in " + options.resume_path +
+                          " is measured again: " + terminal_text(not_kept));
+        }
         if (const auto why = parent_waive_reason(planned, model, have_gpus, replay)) {
             progress.skip(planned.repeats);
             progress.run_finished(i);
             progress.run_note(i, runs, planned.id, "WAIVED: " + *why);
             doc.runs.push_back(waived_run(planned, *why));
-            save_results(doc, options.results_path);
+            save_results(doc, options);
             continue;
         }
         const WatchPlan watch_plan =
@@ -145,7 +152,7 @@ RunsOutcome run_each(const Plan& plan, const RunOptions& options, const Nvml* nv
             leave_the_rest(doc, plan, i, repeats.busy(), progress);
             outcome.any_disturbed = true;
         }
-        save_results(doc, options.results_path);
+        save_results(doc, options);
         if (!repeats.busy().empty()) break;
     }
     return outcome;
@@ -162,7 +169,7 @@ int finish_interrupted(ResultsDocument& doc, int signal, const nlohmann::json& s
                        {"repeat", where["repeat"]}};
     doc.complete = false;
     doc.finished_at = "";
-    save_results(doc, options.results_path);
+    save_results(doc, options, Save::last);
     progress.note("pinbench: stopped by " + stop_signal_name(signal) + " with " +
                   std::to_string(doc.runs.size()) + " of " + std::to_string(planned_runs) +
                   " runs finished; " + options.results_path +
@@ -218,6 +225,13 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     Progress progress(options.progress, 0, options.progress_style);
     RunSetup setup = options.replay_source.empty() ? set_up_measurement(doc, launcher, options, progress)
                                                    : set_up_replay(doc, options, progress);
+    // A stop signal during the set-up (5 ms in, while the environment is read): the file says
+    // where, with no run, and the exit code is 128+N (it was a json error and exit 3).
+    if (const int sig = stop_signal(); sig != 0) {
+        if (!doc.environment.is_object()) doc.environment = nlohmann::json::object();
+        if (!doc.controls.is_object()) doc.controls = nlohmann::json::object();
+        return finish_interrupted(doc, sig, nullptr, plan.runs.size(), options, progress);
+    }
     if (setup.exit_code) return *setup.exit_code;
     const bool controls_ok = controls_ok_noted(doc.controls, progress);
 
@@ -235,7 +249,7 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     }
     doc.finished_at = utc_now();
     doc.complete = true;
-    save_results(doc, options.results_path);
+    save_results(doc, options, Save::last);
     progress.note(repeats_line(doc));
     progress.note("results: " + options.results_path);
     if (outcome.any_disturbed) {

@@ -52,14 +52,23 @@ HeldFile lock_results_file(const std::string& path) {
     std::string holder;
     if (auto held = HeldFile::take(lock, mine, holder)) return std::move(*held);
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
-    throw InputError("pinbench run: '" + path + "' is being written by another " +
+    throw InputError("pinbench run: '" + terminal_text(path) + "' is being written by another " +
                      (holder.empty() ? std::string("pinbench run") : terminal_text(holder)) + " (it holds '" +
-                     lock + "'); wait for it to end, or write to another -o. Nothing was measured");
+                     terminal_text(lock) +
+                     "'); wait for it to end, or write to another -o. Nothing was measured");
 }
 
 void save_results(ResultsDocument& doc, const std::string& path) {
     finalize_metrics(doc);
     write_file_atomically(path, to_json(doc).dump(1) + "\n");
+}
+
+void save_results(ResultsDocument& doc, const RunOptions& options, Save when) {
+    if (options.results_in_place && when == Save::progress) {
+        finalize_metrics(doc);
+        return;
+    }
+    save_results(doc, options.results_path);
 }
 
 }  // namespace pinbench

@@ -23,4 +23,10 @@ HeldFile lock_results_file(const std::string& path);
 // Computes every run's metrics (with the granules of the null control) and writes the file.
 void save_results(ResultsDocument& doc, const std::string& path);
 
+// The same for a run's results file: after every run (`progress`), and when the run ends (`last`:
+// complete, interrupted, or nothing to measure). A results file written in place (a device or
+// FIFO) is written at the end only.
+enum class Save { progress, last };
+void save_results(ResultsDocument& doc, const RunOptions& options, Save when = Save::progress);
+
 }  // namespace pinbench

@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "pinbench/results/environment_record.hpp"
+#include "pinbench/scenario/plan.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 
 namespace pinbench {
@@ -85,9 +86,21 @@ void check_same_environment(const ResultsDocument& partial, const ResultsDocumen
     }
 }
 
-const RunRecord* finished_run(const ResultsDocument& partial, const std::string& id) {
+const RunRecord* finished_run(const ResultsDocument& partial, const PlannedRun& planned, std::string* why) {
     for (const auto& r : partial.runs) {
-        if (r.run.id == id) return &r;
+        if (r.run.id != planned.id) continue;
+        if (const auto d = first_difference(to_json(r.run), to_json(planned), "plan"); !d.empty()) {
+            *why = d + " differs from the plan";
+            return nullptr;
+        }
+        for (const auto& repeat : r.repeats) {
+            if (repeat.index >= planned.repeats) {
+                *why = "it holds repeat " + std::to_string(repeat.index) + " of a plan of " +
+                       std::to_string(planned.repeats);
+                return nullptr;
+            }
+        }
+        return &r;
     }
     return nullptr;
 }

@@ -18,7 +18,10 @@ void continue_measurement(ResultsDocument& now, const ResultsDocument& partial, 
 void check_same_environment(const ResultsDocument& partial, const ResultsDocument& now,
                             const std::string& path);
 
-// The run `id` as the partial file finished it, or nullptr.
-const RunRecord* finished_run(const ResultsDocument& partial, const std::string& id);
+// The run `planned` as the partial file finished it, or nullptr: only when the file's record is
+// of this very plan (its plan.size_bytes, repeats and every other field as planned now) and its
+// repeats are repeats of it. Otherwise `why` says what differs, and the run is measured again (a
+// hand-edited partial with plan.size_bytes 1 or repeats 2^31-1 was kept, and changed verdicts).
+const RunRecord* finished_run(const ResultsDocument& partial, const PlannedRun& planned, std::string* why);
 
 }  // namespace pinbench

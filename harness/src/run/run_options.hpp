@@ -19,6 +19,8 @@ namespace pinbench {
 struct RunOptions {
     std::string executable;  // this program, for the children
     std::string results_path;
+    // A device or FIFO (-o /dev/stdout): written once, when the run ends (atomic_file.hpp).
+    bool results_in_place = false;
     std::vector<std::string> command;  // as typed, for the record
     std::string replay_source;         // non-empty: replay backend
     std::string replay_script;         // optional with replay

@@ -41,7 +41,10 @@ RunSetup set_up_measurement(ResultsDocument& doc, ChildLauncher& launcher, const
     setup.nvml = Nvml::open(&nvml_why);
     progress.status("collecting the environment...");
     doc.environment = environment_from_child(launcher, progress);
-    if (cuda_device_count_of(doc.environment).value_or(0) == 0 && stop_signal() == 0) {
+    // Stopped while the environment was read: nothing more is started (run_plan writes the
+    // partial file that says so).
+    if (stop_signal() != 0) return setup;
+    if (cuda_device_count_of(doc.environment).value_or(0) == 0) {
         // Nothing can be measured: one line, no results file, no answer (a file of runs that
         // all failed for want of a GPU answered nothing and said it at length).
         const std::string why = cuda_device_count_why_of(doc.environment);
@@ -73,10 +76,10 @@ RunSetup set_up_measurement(ResultsDocument& doc, ChildLauncher& launcher, const
 
 RunSetup set_up_replay(ResultsDocument& doc, const RunOptions& options, Progress& progress) {
     const ResultsDocument source = load_results(options.replay_source);
+    // The note is added where the document is written (results.schema.json's const).
     doc.replay = {{"source", options.replay_source},
                   {"source_backend", source.backend},
-                  {"script", options.replay_script},
-                  {"note", "REPLAYED DATA derived from a real results file; not a measurement"}};
+                  {"script", options.replay_script}};
     const ReplayScript script =
         options.replay_script.empty() ? ReplayScript{} : load_replay_script(options.replay_script);
     check_transforms(script, source);  // out-of-range arithmetic: exit 2 before any child runs

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "json/json_reader.hpp"
+#include "json/json_schema.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
 #include "pinbench/vocabulary/units.hpp"
@@ -72,6 +73,12 @@ std::vector<AxisPoint> axis_points(const Scenario& s) {
     return points;
 }
 
+// A planned run as the results file records it: results.schema.json's $defs/plan.
+const detail::JsonSchema& planned_run_schema() {
+    static const detail::JsonSchema schema = detail::embedded_schema_def("results.schema.json", "plan");
+    return schema;
+}
+
 std::string format_seconds(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", s);
@@ -102,6 +109,11 @@ Plan expand(const ScenarioFile& file) {
                             run.timeout_s = s.timeout_s;
                             run.driver_models = s.driver_models;
                             run.params = point.params;
+                            // What the results file will say of it, within the schema's bounds
+                            // (a size of 100 TiB is refused here, not in the file written).
+                            planned_run_schema().validate(
+                                to_json(run), file.path + ": scenario '" + terminal_text(s.name) + "', run " +
+                                                  terminal_text(run.id));
                             plan.runs.push_back(std::move(run));
                         }
                     }
@@ -156,11 +168,16 @@ nlohmann::json to_json(const PlannedRun& run) {
     };
 }
 
+double max_timeout_s() {
+    static const double seconds = planned_run_schema().at("/properties/timeout_s/maximum").get<double>();
+    return seconds;
+}
+
 PlannedRun planned_run_from_json(const nlohmann::json& j) {
-    // Messages "planned run: count: out of range: 0 (expected 1 to 2147483647)".
+    // The types and bounds are the schema's (results.schema.json, $defs/plan): "planned run:
+    // count: 0 is less than the minimum of 1".
+    planned_run_schema().validate(j, "planned run");
     const detail::JsonAt at(j, "planned run", "");
-    at.require_object();
-    constexpr auto int_max = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
     PlannedRun run;
     run.id = at.field("id").string();
     run.scenario = at.field("scenario").string();
@@ -172,19 +189,12 @@ PlannedRun planned_run_from_json(const nlohmann::json& j) {
         api.fail(why);
     }
     run.api = *parsed;
-    // Integers must be JSON integers >= 1: a fractional count is corruption, not a value to round.
-    run.size = at.field("size_bytes").unsigned_in(1, std::numeric_limits<std::uint64_t>::max());
-    run.count = static_cast<int>(at.field("count").unsigned_in(1, int_max));
-    run.gpus = static_cast<int>(at.field("gpus").unsigned_in(1, int_max));
-    run.repeats = static_cast<int>(at.field("repeats").unsigned_in(1, int_max));
-    const detail::JsonAt timeout = at.field("timeout_s");
-    // As a scenario's timeout_s and --repeat-timeout: --resume runs with it (larger values
-    // overflowed the timer).
-    if (!timeout.json().is_number() || !(timeout.json().get<double>() > 0) ||
-        !(timeout.json().get<double>() <= max_timeout_s)) {
-        timeout.fail("must be a number > 0 and at most " + format_seconds(max_timeout_s) + " s (one week)");
-    }
-    run.timeout_s = timeout.json().get<double>();
+    // Within the schema's bounds (checked above): a size fits 64 bits, the counts an int.
+    run.size = j.at("size_bytes").get<std::uint64_t>();
+    run.count = j.at("count").get<int>();
+    run.gpus = j.at("gpus").get<int>();
+    run.repeats = j.at("repeats").get<int>();
+    run.timeout_s = j.at("timeout_s").get<double>();
     at.field("driver_models").for_each_element([&](const detail::JsonAt& m) {
         run.driver_models.push_back(m.string());
     });

@@ -242,8 +242,8 @@ private:
             if (s.timeout_s <= 0) {
                 values_.fail(m, "timeout_s must be greater than 0, got " + f.value.Scalar());
             }
-            if (s.timeout_s > max_timeout_s) {  // 1e16 s overflowed into "timed out after 0 s"
-                values_.fail(m, "timeout_s must be at most " + format_number(max_timeout_s) +
+            if (s.timeout_s > max_timeout_s()) {  // 1e16 s overflowed into "timed out after 0 s"
+                values_.fail(m, "timeout_s must be at most " + format_number(max_timeout_s()) +
                                     " (one week), got " + f.value.Scalar());
             }
         } else if (f.key == "driver_models") {

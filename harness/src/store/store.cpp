@@ -17,6 +17,7 @@
 
 #include "json/json_reader.hpp"
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/output_target.hpp"
 #include "pinbench/results/budget_document.hpp"
 #include "pinbench/results/environment_record.hpp"
 #include "pinbench/results/results.hpp"
@@ -185,6 +186,29 @@ fs::path stored_path(bool replay, const StoreKey& k, const std::string& stamp, c
            path_from_utf8(k.release) / path_from_utf8(stamp + "-" + hash + suffix_of(kind));
 }
 
+// A key part is a folder name. The driver release is kept as written (its dots): one that cannot
+// be a file name as written (a separator, a control character) is refused, not rewritten; and no
+// part may be longer than a file name (255 bytes: "File name too long" was exit 3). InputError.
+void check_key_names(const json& environment, const StoreKey& key, const std::string& path) {
+    const std::string release = driver_release_of(environment);
+    for (const char c : release) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f || c == '/' || c == '\\') {
+            throw InputError(path + ": the driver release '" + terminal_text(release) +
+                             "' cannot name a store folder (it holds a separator or a control character); "
+                             "not stored");
+        }
+    }
+    for (const std::string* part :
+         {&key.platform, &key.driver_model, &key.gpu, &key.gpu_count, &key.release}) {
+        if (part->size() > 255) {
+            throw InputError(path + ": the store folder '" + terminal_text(part->substr(0, 40)) +
+                             "...' would be " + std::to_string(part->size()) +
+                             " bytes, longer than a file name may be (255); not stored");
+        }
+    }
+}
+
 // What an entry of a store is when it is not a regular file (lstat: a link is not followed).
 std::string kind_of(fs::file_type type) {
     switch (type) {
@@ -257,10 +281,66 @@ void check_store_folders(const fs::path& root, const fs::path& relative_dir) {
     const std::string message = "cannot create " + what + ": " + ec.message();
     if (ec == std::errc::permission_denied || ec == std::errc::operation_not_permitted ||
         ec == std::errc::read_only_file_system || ec == std::errc::not_a_directory ||
-        ec == std::errc::file_exists) {
+        ec == std::errc::file_exists || ec == std::errc::filename_too_long) {
         throw InputError(message + "; nothing was written");
     }
     throw SystemError(message);
+}
+
+// The top-level measurement_id of a results file's bytes, decoded as JSON decodes it (escapes
+// in the key or the value: "m-\u0061" is "m-a"), read up to that member only; "" when it has
+// none or is no JSON. What add() compares a stored file's identity by before it reads it whole
+// (a search of the bytes for the id missed an escaped one: two files then carried one id).
+class MeasurementIdReader : public nlohmann::json_sax<json> {
+public:
+    std::string id;
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t& s) override {
+        if (depth_ == 1 && at_id_) {
+            id = s;
+            return false;  // found: stop reading
+        }
+        return value();
+    }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(); }
+    bool key(string_t& k) override {
+        at_id_ = depth_ == 1 && k == "measurement_id";
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false;
+    }
+
+private:
+    bool value() {
+        if (depth_ == 1 && at_id_) return false;  // not a string: no id
+        return true;
+    }
+    bool open() {
+        if (depth_ == 1 && at_id_) return false;
+        ++depth_;
+        return true;
+    }
+    bool close() {
+        --depth_;
+        return true;
+    }
+    int depth_ = 0;
+    bool at_id_ = false;
+};
+
+std::string decoded_measurement_id(const std::string& bytes) {
+    MeasurementIdReader reader;
+    (void)json::sax_parse(bytes, &reader);
+    return reader.id;
 }
 
 // A document the store files: a results file or a budget document, read and checked by its own
@@ -574,6 +654,16 @@ void check_store_dir_named(const std::string& dir) {
     if (dir.empty()) throw InputError("the store directory is an empty path; name a directory (--store DIR)");
 }
 
+// A --store longer than the system takes (PATH_MAX, or a part past 255 bytes) is bad input, exit
+// 2 (it was a failure of the machine, exit 3).
+void check_store_dir_length(const std::string& dir, const std::error_code& ec) {
+    if (ec == std::errc::filename_too_long) {
+        throw InputError("the store directory '" + terminal_text(dir.substr(0, 60)) + "...' (" +
+                         std::to_string(dir.size()) +
+                         " bytes) is longer than a path may be here: " + ec.message());
+    }
+}
+
 }  // namespace
 
 Store Store::open(const std::string& dir) {
@@ -581,6 +671,7 @@ Store Store::open(const std::string& dir) {
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
     const fs::file_status status = fs::status(root, ec);
+    check_store_dir_length(dir, ec);
     if (status.type() == fs::file_type::not_found) return Store(dir);  // add() creates it
     if (ec) throw SystemError("cannot look at store directory '" + dir + "': " + ec.message());
     if (status.type() != fs::file_type::directory) throw InputError(dir + ": not a directory");
@@ -607,6 +698,7 @@ Store Store::open_existing(const std::string& dir) {
     const fs::path root = path_from_utf8(dir);
     std::error_code ec;
     const fs::file_status status = fs::status(root, ec);
+    check_store_dir_length(dir, ec);
     if (status.type() == fs::file_type::not_found) {
         throw InputError(dir + ": no such store (the directory does not exist)");
     }
@@ -685,6 +777,7 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     entry.kind = loaded.kind;
     entry.replay = loaded.replayed();
     entry.key = loaded.key();
+    check_key_names(loaded.environment, entry.key, results_path);
     entry.started_at = file_stamp(loaded.started_at);
     entry.hash = content_hash(loaded.bytes);
     const fs::path relative = stored_path(entry.replay, entry.key, entry.started_at, entry.hash, entry.kind);
@@ -739,7 +832,7 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
         if (id.empty() && name.rfind(entry.started_at + "-", 0) != 0) continue;
         try {
             std::string bytes = read_stored_bytes(utf8_of(e.path()));
-            if (!id.empty() && bytes.find(id) == std::string::npos) continue;
+            if (!id.empty() && decoded_measurement_id(bytes) != id) continue;
             LoadedDocument other = parse_loaded(std::move(bytes), utf8_of(e.path()));
             as_current_version(other);  // compared as stored now: in the current version
             if (other.identity == identity) same.emplace_back(e.path(), std::move(other));
@@ -767,7 +860,9 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
     }
     // Every stored copy is a partial that finished less: the new file replaces them (one night,
     // never two). Written first, then the partials go: a crash in between leaves both, and
-    // readers keep the one that finished more.
+    // readers keep the one that finished more. Never over the file being added (the rule of
+    // every output: pinbench/platform/output_target.hpp).
+    check_output_target(entry.path, OutputInputs{{results_path}, {}});
     write_file_atomically(entry.path, store_detail::gzip_compress(loaded.bytes));
     for (const auto& [path, other] : same) {
         std::error_code rm_ec;

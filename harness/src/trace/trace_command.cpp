@@ -124,13 +124,15 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
         env["CUDA_INJECTION64_PATH"] = utf8_of(std::filesystem::absolute(path_from_utf8(g.injection)));
     }
 
+    // The trace's zero, before the sampler's first sample: every time in the document is after
+    // it (trace.schema.json: times are not negative; a sample 0.08 ms before a later zero was).
+    g.started_at = utc_now();
+    g.start_ns = steady_ns(SteadyClock::now());
     std::unique_ptr<DeviceSampler> sampler;
     g.sampled = nvml != nullptr;
     g.sampling_why = nvml != nullptr ? "" : nvml_why;
     if (nvml != nullptr) sampler = std::make_unique<DeviceSampler>(*nvml, options.interval);
 
-    g.started_at = utc_now();
-    g.start_ns = steady_ns(SteadyClock::now());
     SubprocessOptions how;
     how.inherit_stdio = true;
     how.working_directory = options.working_directory;

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "json/json_schema.hpp"
+#include "pinbench/vocabulary/errors.hpp"
 #include "trace/pinned_timeline.hpp"
 
 namespace pinbench::trace {
@@ -161,6 +163,12 @@ nlohmann::json build_trace(const Gathered& g) {
         {"baseline_before_context", cost.baseline_before_context},
         {"devices", per_device},
     };
+    // Never a trace its readers refuse (trace.schema.json's bounds: a time before the start, a
+    // size past 64 TiB): such values came from an events file the injection library did not write.
+    if (const auto v = detail::embedded_schema("trace.schema.json").first_violation(t)) {
+        throw InputError("the trace's events give " + v->path + ": " + v->message +
+                         " (trace.schema.json); the events file is not the injection library's");
+    }
     return t;
 }
 

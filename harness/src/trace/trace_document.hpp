@@ -53,6 +53,8 @@ struct TracingState {
 };
 TracingState tracing_state(const Gathered& g);
 
+// The trace document, valid under trace.schema.json; throws InputError naming the field when the
+// events would give one outside its bounds.
 nlohmann::json build_trace(const Gathered& g);
 
 }  // namespace pinbench::trace

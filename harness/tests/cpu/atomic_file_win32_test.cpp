@@ -137,5 +137,16 @@ TEST(AtomicFileWin32, ReadersInAnotherProcessSeeTheOldOrTheNewContents) {
     EXPECT_EQ(reader.wait(20s).exit_code, 0);
 }
 
+// A character device (NUL) is written in place, never renamed over, and leaves no temporary file
+// beside it (issue 57: a device target was refused; on POSIX /dev/stdout was replaced).
+TEST(AtomicFileWin32, TheNulDeviceIsWrittenInPlace) {
+    EXPECT_TRUE(writes_in_place("NUL"));
+    EXPECT_NO_THROW(write_file_atomically("NUL", "discarded\n"));
+    TempDir dir;
+    EXPECT_FALSE(writes_in_place(dir.file("absent.json")));
+    write_file_atomically(dir.file("a.json"), "file\n");
+    EXPECT_FALSE(writes_in_place(dir.file("a.json")));
+}
+
 }  // namespace
 }  // namespace pinbench

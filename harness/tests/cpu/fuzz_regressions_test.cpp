@@ -36,6 +36,9 @@ void replay_all(const std::string& target,
 TEST(FuzzRegressions, ScenarioReader) { replay_all("scenario", fuzz::scenario); }
 TEST(FuzzRegressions, ResultsReader) { replay_all("results", fuzz::results); }
 TEST(FuzzRegressions, TraceReader) { replay_all("trace", fuzz::trace); }
+#ifndef _WIN32
+TEST(FuzzRegressions, OutputTarget) { replay_all("output_target", fuzz::output_target); }
+#endif
 
 }  // namespace
 }  // namespace pinbench

@@ -165,6 +165,33 @@ TEST(HostileAmplification, PlanRunAndReplayScriptsRefuseAnExpandingDocument) {
     EXPECT_FALSE(fs::exists(dir.file("out.json")));
 }
 
+// Size amplification outside YAML (issue 57): a 128 KiB driver release made `pinreport html` write
+// a 107 MB page, a 1 MiB one `pinreport summary` peak at 808 MB. Refused where the file is read,
+// by the schema's maxLength (results.schema.json, $defs/short_text), in one short line: never
+// carried into a store, an upgraded file or a replay.
+TEST(HostileAmplification, AHugeDriverReleaseIsRefusedAtRead) {
+    TempDir dir("pinbench_hostile41");
+    for (const std::size_t size : {std::size_t{128} << 10, std::size_t{1} << 20}) {
+        SCOPED_TRACE(size);
+        nlohmann::json doc = base_document();
+        doc["environment"]["driver"]["release"] = std::string(size, '5');
+        const std::string path = dir.file("release.json");
+        write(path, doc.dump());
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"results", "upgrade", path, "-o", dir.file("up.json")},
+              {"store", "add", path, "--store", dir.file("store")},
+              {"run", "--backend", "replay", "--from", path, "-o", dir.file("r.json"), "--no-summary"}}) {
+            const auto out = run_cli(args);
+            expect_refused(out,
+                           "environment.driver.release: a string of " + std::to_string(size) + " characters");
+            EXPECT_LT(out.output.size(), 1000u);
+        }
+        EXPECT_FALSE(fs::exists(dir.file("up.json")));
+        EXPECT_FALSE(fs::exists(dir.file("r.json")));
+        EXPECT_FALSE(fs::exists(dir.file("store") + "/real"));
+    }
+}
+
 // ---- class 4: stores --------------------------------------------------------------------------
 
 // A store holding accept_base.json; returns its directory.
@@ -400,7 +427,13 @@ TEST(HostileTerminal, NoCommandPrintsControlCharactersFromItsInput) {
     // store add and store list: a file name and a refusal quoting the store's names.
     const std::string store = dir.file("store");
     const auto add = run_cli({"store", "add", results, "--store", store});
+    // A release with control characters cannot name a store folder: refused (issue 57).
+    EXPECT_EQ(add.exit_code, exit_code::bad_input) << add.output;
     expect_inert(add.output);
+    nlohmann::json clean = base_document();
+    const std::string clean_path = dir.file("clean.json");
+    write(clean_path, clean.dump());
+    ASSERT_EQ(run_cli({"store", "add", clean_path, "--store", store}).exit_code, 0);
     const fs::path release = fs::path(store) / "real/linux/linux/nvidia-h200/1gpu";
     fs::create_directories(release / "580.65.06");
     write((release / "580.65.06" / ("20250601T100000Z-" + forged + ".json.gz")).string(), "");

@@ -61,14 +61,20 @@ TEST(CostBetween, FixedOrUnavailableHasNoCost) {
 
 TEST(ReadingJson, IntegerOrReason) {
     EXPECT_EQ(json(Reading::of(42)), json(42));
-    EXPECT_EQ(json(Reading::of(-7)), json(-7));
+    // A probe that reads no size (negative, or past 64 TiB) is written unavailable with what it
+    // read: never a file the results schema refuses (issue 57).
+    EXPECT_EQ(
+        json(Reading::of(-7)),
+        (json{{"unavailable",
+               "the probe read -7 bytes, outside the physical bounds of a reading (0 to 70368744177664)"}}));
+    EXPECT_TRUE(json(Reading::of((std::int64_t{64} << 40) + 1)).is_object());
     EXPECT_EQ(json(Reading::not_available("not supported under WDDM")),
               (json{{"unavailable", "not supported under WDDM"}}));
 }
 
 TEST(ReadingJson, RoundTrip) {
     for (const Reading& r :
-         {Reading::of(0), Reading::of(85'899'345'920), Reading::of(-2'097'152),
+         {Reading::of(0), Reading::of(85'899'345'920), Reading::of(std::int64_t{64} << 40),
           Reading::not_available("NVML_ERROR_NOT_SUPPORTED"), Reading::not_available("")}) {
         EXPECT_EQ(json(r).get<Reading>(), r) << json(r).dump();
     }

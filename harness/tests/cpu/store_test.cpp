@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/platform/subprocess.hpp"
 #include "pinbench/probes/platform_probes.hpp"
 #include "pinbench/results/budget_document.hpp"
 #include "pinbench/results/results.hpp"
@@ -1427,6 +1428,87 @@ TEST(Store, AWriterStoppedInsideItsWriteLeavesOnlyATemporaryFile) {
 }
 
 #endif  // _WIN32
+
+// ---- The store's identity (issue 57): each failed on c67c4a8 -------------------------------
+
+namespace identity {
+
+ProcessOutcome pinbench(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{PINBENCH_EXE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Subprocess p(argv, {});
+    return p.wait(60s);
+}
+
+// A measurement_id written with \u escapes is the same id: the conflict rule holds (two files
+// carried one id).
+TEST(StoreIdentity, AnIdWrittenWithEscapesIsTheSameMeasurement) {
+    TempDir dir;
+    ResultsDocument doc = results("2026-01-02T03:04:05Z");
+    doc.measurement_id = "m-0123";
+    std::string escaped = to_json(doc).dump(1);
+    const std::string plain = "\"measurement_id\": \"m-0123\"";
+    ASSERT_NE(escaped.find(plain), std::string::npos);
+    escaped.replace(escaped.find(plain), plain.size(), "\"measurement_id\": \"\\u006d-\\u00301\\u00323\"");
+    const std::string first = dir.file("escaped.json");
+    write_file_atomically(first, escaped);
+    doc.runs[0].reason = "other data";
+    const std::string second = write_results(dir, "other.json", doc);
+    // Both orders: the escaped id stored first, or the plain one.
+    for (const auto& [a, b] : {std::pair{first, second}, std::pair{second, first}}) {
+        const std::string store = dir.file("store-" + fs::path(a).stem().string());
+        EXPECT_EQ(pinbench({"store", "add", a, "--store", store}).exit_code, 0);
+        const ProcessOutcome out = pinbench({"store", "add", b, "--store", store});
+        EXPECT_EQ(out.exit_code, 2) << out.output;
+        EXPECT_NE(out.output.find("with other data (a conflict)"), std::string::npos) << out.output;
+        std::size_t files = 0;
+        for (const auto& e : fs::recursive_directory_iterator(store)) files += e.path().extension() == ".gz";
+        EXPECT_EQ(files, 1u);
+    }
+}
+
+// A results file ending in a NUL byte is refused as pinreport refuses it (strict JSON).
+TEST(StoreIdentity, AFileEndingInANulByteIsNotStored) {
+    TempDir dir;
+    const std::string path = dir.file("ends-in-a-nul-byte.json");  // not nul.json: a device on Windows
+    write_file_atomically(path, to_json(results("2026-01-02T03:04:05Z")).dump(1) + std::string(1, '\0'));
+    const ProcessOutcome out = pinbench({"store", "add", path, "--store", dir.file("store")});
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_NE(out.output.find("Extra data: a NUL byte"), std::string::npos) << out.output;
+    EXPECT_FALSE(fs::exists(dir.file("store") + "/real"));
+}
+
+// A driver release that cannot name a folder: 300 characters (exit 3, "File name too long"
+// before), a separator, a control character: exit 2 and one line, nothing stored.
+TEST(StoreIdentity, AReleaseThatCannotBeAFileNameIsRefusedWithExit2) {
+    TempDir dir;
+    for (const std::string& release : {std::string(300, '5'), std::string("580/../../x"),
+                                       std::string("580\x1b[2K"), std::string("580\\x")}) {
+        SCOPED_TRACE(release.substr(0, 20));
+        const std::string path = write_results(dir, "r.json", results("2026-01-02T03:04:05Z", release));
+        const ProcessOutcome out = pinbench({"store", "add", path, "--store", dir.file("store")});
+        EXPECT_EQ(out.exit_code, 2) << out.output;
+        EXPECT_EQ(std::count(out.output.begin(), out.output.end(), '\n'), 1) << out.output;
+        EXPECT_EQ(out.output.find('\x1b'), std::string::npos) << out.output;
+        EXPECT_FALSE(fs::exists(dir.file("store") + "/real"));
+    }
+}
+
+TEST(StoreIdentity, AnEmptyOrOverlongStoreIsBadInput) {
+    TempDir dir;
+    std::string longest;
+    while (longest.size() < 5000) longest += "abcdefgh/";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"store", "list", "--store", ""},
+          {"store", "list", "--store", longest},
+          {"store", "add", write_results(dir, "r.json", results("2026-01-02T03:04:05Z")), "--store", ""}}) {
+        const ProcessOutcome out = pinbench(args);
+        EXPECT_EQ(out.exit_code, 2) << out.output;
+        EXPECT_EQ(std::count(out.output.begin(), out.output.end(), '\n'), 1) << out.output;
+    }
+}
+
+}  // namespace identity
 
 }  // namespace
 }  // namespace pinbench

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "budget/budget.hpp"
+#include "json/json_schema.hpp"
 #include "pinbench/platform/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
@@ -81,6 +82,9 @@ protected:
             std::stringstream text;
             text << in.rdbuf();
             o.doc = json::parse(text.str());
+            // Every document written is one its readers take: within budget.schema.json's bounds.
+            const auto violation = detail::embedded_schema("budget.schema.json").first_violation(o.doc);
+            EXPECT_FALSE(violation.has_value()) << violation->path << ": " << violation->message;
         }
         return o;
     }

@@ -3,8 +3,14 @@
 // is only recorded: waits return early (Subprocess::wait says `interrupted` and kills the
 // child's group or job), and the caller writes what it has and exits with
 // exit_code_for_signal(). A second signal ends the process at once (its children die with it:
-// die_with_parent). Implemented in harness/src/platform/interrupt_{posix,win32}.cpp. The one
-// piece of process-wide state is the recorded signal: a signal handler can reach nothing else.
+// die_with_parent). Implemented in harness/src/platform/interrupt_{posix,win32}.cpp. The
+// process-wide state is what a signal handler can reach: the recorded signal, and how many
+// StopOnSignals are alive.
+//
+// From the first instruction of main (exit_on_stop_signals), a stop signal outside every
+// StopOnSignals ends pinbench at once with its documented exit code and one line on stderr
+// ("pinbench: stopped by SIGINT (exit 130)"); inside one it is recorded for the command to end
+// cleanly (a partial results file that says where it stopped).
 #pragma once
 
 #include <cstdint>
@@ -12,9 +18,12 @@
 
 namespace pinbench {
 
+// Called first in main: the handlers, for the whole life of the process (above).
+void exit_on_stop_signals();
+
 class StopOnSignals {
 public:
-    StopOnSignals();   // installs the handlers
+    StopOnSignals();   // installs the handlers; a stop signal is now recorded, not an exit
     ~StopOnSignals();  // restores the previous ones
     StopOnSignals(const StopOnSignals&) = delete;
     StopOnSignals& operator=(const StopOnSignals&) = delete;

@@ -18,8 +18,11 @@ inline constexpr int scenario_schema_version = 2;  // the newest version; 1 is r
 // Documented limits of a scenario file (docs/scenario-format.md "Limits"); each is refused with
 // FILE:LINE:COL, never a crash or a silent cut.
 inline constexpr std::uint64_t max_planned_runs = 10000;    // runs one file may expand to
-inline constexpr double max_timeout_s = 7 * 24 * 3600.0;    // a repeat's timeout: one week
 inline constexpr std::size_t max_size_curve_points = 4096;  // sizes of one sweep size_curve
+// A repeat's timeout at most (one week): the results schema's bound of a planned run's
+// timeout_s (results.schema.json, read by plan.cpp), so a scenario, --repeat-timeout and a
+// resumed file agree.
+double max_timeout_s();
 
 struct SourceLocation {
     std::string file;
