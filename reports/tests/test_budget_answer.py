@@ -70,7 +70,7 @@ def test_a_budget_bounded_by_a_memory_limit_is_the_answer_not_a_lower_bound(tmp_
         f["held_at_once"].update(stopped_by=stop, words=words)
 
     for stop in ("memory_limit", "address_space"):
-        line = budget_line(load_budget(_variant(tmp_path, f"{stop}.json", lambda f: bounded(f, stop))))
+        line = budget_line(load_budget(_variant(tmp_path, f"{stop}.json", lambda f, stop=stop: bounded(f, stop))))
         assert f"cudaMallocHost 32.00 MiB ({words})" in line
         assert "at least" not in line
     capped = budget_line(load_budget(_variant(tmp_path, "cap.json", lambda f: bounded(f, "cap"))))
