@@ -128,7 +128,7 @@ def test_ctrl_c_is_exit_130_and_one_line(tmp_path, monkeypatch, capsys, command)
     code = cli.main(_args(command, tmp_path))
     err = capsys.readouterr().err
     assert code == 130, err
-    assert err == "pinreport: interrupted (exit 130); no output file was written or changed\n"
+    assert err == "pinreport: stopped by SIGINT (exit 130); no output file is left half written\n"
 
 
 def test_ctrl_c_while_the_page_is_written_leaves_no_file(tmp_path, monkeypatch, capsys):

@@ -19,6 +19,12 @@ class BadInputError(PinreportError):
         # As built, so that a worker process can hand one back (worker_pool.py).
         return (type(self), (self.path, self.detail))
 
+    def detached(self) -> "BadInputError":
+        """The same problem as a value to keep (a store's list of bad files): a new error, never
+        raised, so it holds no traceback, whose frames would keep alive what they read (a gzip
+        bomb's decompressed bytes: 256 MiB each, kept for every bomb named)."""
+        return type(self)(self.path, self.detail)
+
 
 class UsageError(PinreportError):
     """A command-line value that cannot be used (exit code 2)."""
@@ -29,7 +35,8 @@ class OutputRefusedError(PinreportError):
     FIFO or socket, a missing or unwritable folder. Whatever is at the path is left as it was."""
 
     def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        shown = path if path else '""'  # an empty path, named as typed
+        super().__init__(f"{shown}: {message}")
         self.path = path
 
 

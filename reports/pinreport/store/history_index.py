@@ -179,7 +179,7 @@ class GroupIndex:
             summary = night_summary(entry.doc)
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail}
-            return e
+            return e.detached()
         except (AttributeError, IndexError, KeyError, TypeError, ValueError):
             if not name_vouches:
                 raise
@@ -230,7 +230,7 @@ class GroupIndex:
         except OSError as e:
             return BadInputError(str(path), f"cannot read: {e.strerror}")
         except BadInputError as e:
-            return e
+            return e.detached()
         rel = self._rel(path)
         row = self.rows.get(rel)
         named = name_hash(path)
