@@ -144,7 +144,9 @@ def _cases():
     cases, k = [], 0
     for command in COMMANDS:
         for sig in SIGNALS:
-            offsets = OFFSETS_MS if NIGHTLY else [OFFSETS_MS[k % len(OFFSETS_MS)], OFFSETS_MS[(k + 3) % len(OFFSETS_MS)]]
+            offsets = (
+                OFFSETS_MS if NIGHTLY else [OFFSETS_MS[k % len(OFFSETS_MS)], OFFSETS_MS[(k + 3) % len(OFFSETS_MS)]]
+            )
             k += 1
             cases += [(command, sig, ms) for ms in offsets]
     return cases
@@ -210,7 +212,9 @@ def test_the_program_starts_with_the_handlers():
     scripts = tomllib.loads((REPO_ROOT / "reports/pyproject.toml").read_text())["project"]["scripts"]
     assert scripts == {"pinreport": "pinreport.start:main"}
     assert "from pinreport.start import main" in (REPO_ROOT / "reports/pinreport/__main__.py").read_text()
-    program = "import sys, pinreport.start; print(sorted(m for m in sys.modules if m.startswith(('pinreport', 'numpy'))))"
+    program = (
+        "import sys, pinreport.start; print(sorted(m for m in sys.modules if m.startswith(('pinreport', 'numpy'))))"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "reports")}
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == str(

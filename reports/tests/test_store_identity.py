@@ -7,7 +7,6 @@ its decompressed bytes are dropped, not kept with the problem that names it."""
 
 import gzip
 import json
-import os
 import tracemalloc
 
 import pytest
@@ -144,7 +143,9 @@ def test_a_stored_file_ending_in_a_nul_byte_is_refused_as_invalid_json(tmp_path)
     path = _stored(root, doc, json.dumps(doc).encode() + b"\0")
     contents = read_store(root)
     assert contents.entries == []
-    assert [str(p) for p in contents.problems] == [f"{path}: invalid JSON at line 1, column {len(json.dumps(doc)) + 1}: Extra data"]
+    assert [str(p) for p in contents.problems] == [
+        f"{path}: invalid JSON at line 1, column {len(json.dumps(doc)) + 1}: Extra data"
+    ]
 
 
 def test_a_measurement_id_is_compared_decoded(tmp_path):

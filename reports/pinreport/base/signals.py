@@ -19,6 +19,7 @@ Signals delivered before the interpreter runs this module keep their default act
 ends by the signal itself, which a shell reports as the same 128 + N.
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -68,20 +69,14 @@ def _stop(signum: int, _frame: object) -> None:
     if not _main_pid or os.getpid() != _main_pid[0]:
         os._exit(code)  # a worker: its parent says it, once
     for s in handled():  # a second signal now must not interrupt this one's ending
-        try:
+        with contextlib.suppress(OSError, ValueError):
             signal.signal(s, signal.SIG_IGN)
-        except (OSError, ValueError):
-            pass
     for path in list(_temporaries):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
     _end_children()
-    try:
+    with contextlib.suppress(OSError):
         os.write(2, (stopped_line(signum) + "\n").encode("ascii", "replace"))
-    except OSError:
-        pass
     os._exit(code)
 
 
@@ -112,8 +107,5 @@ def _end_children() -> None:
     except Exception:  # noqa: BLE001 - ending anyway; nothing may stop that
         return
     for child in children:
-        try:
+        with contextlib.suppress(Exception):  # already gone
             child.terminate()
-        except Exception:  # noqa: BLE001, S110 - already gone
-            pass
-
