@@ -8,7 +8,10 @@ reads the code's own includes (harness/src, harness/cli, harness/include/pinbenc
   - an include or import of a folder that the table does not let its folder reach;
   - a "may include" that names a folder of the same or a higher rank (that would allow a cycle);
   - an exception below that no longer matches an arrow of the code (a fixed arrow leaves the list);
-  - a folder cycle (folders that reach each other through their arrows, exceptions included).
+  - a folder cycle (folders that reach each other through their arrows, exceptions included);
+  - a read of a document as written (`.doc`, `.record`, `._doc`, `._raw`) in pinreport outside
+    its readers' folder (DOCUMENT_READERS, a row of the Python table): every other stage reads
+    the typed values the readers made, once, at the border.
 An arrow that has to run against the layering for a while is listed in EXCEPTIONS with the
 reason and when it goes (none today). Exit 0: clean; 1: a violation (each printed); 2: the
 tables could not be read.
@@ -28,6 +31,11 @@ from pathlib import Path
 EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+
+# pinreport's folder that reads documents as written (the Python table's row of that name), and
+# the attributes that hold a document as written: read there only.
+DOCUMENT_READERS = "readers"
+DOCUMENT_ATTRIBUTES = ("doc", "record", "_doc", "_raw")
 
 
 def read_table(doc: str, marker: str) -> dict[str, tuple[int, set[str], list[str]]]:
@@ -138,6 +146,26 @@ def python_folder(layers, module: str) -> str:
     return best
 
 
+def document_reads(root: Path, layers) -> list[str]:
+    """Every read of a document as written (DOCUMENT_ATTRIBUTES) in a pinreport module outside
+    the DOCUMENT_READERS folder, as "FILE:LINE: ..."."""
+    if DOCUMENT_READERS not in layers:
+        return [f"Python table: no row '{DOCUMENT_READERS}' (the folder that reads documents as written)"]
+    out = []
+    for module, path in python_modules(root).items():
+        if python_folder(layers, module) == DOCUMENT_READERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in DOCUMENT_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+                out.append(
+                    f"{path.relative_to(root).as_posix()}:{node.lineno}: reads .{node.attr}, a document as written, "
+                    f"outside pinreport's {DOCUMENT_READERS}/: read the typed values its readers make "
+                    "(docs/architecture.md, 'The layers')"
+                )
+    return out
+
+
 def folder_cycles(arrows: set[tuple[str, str]]) -> list[list[str]]:
     """The folders that reach each other through the arrows (strongly connected, two or more)."""
     graph: dict[str, set[str]] = {}
@@ -207,6 +235,7 @@ def main() -> int:
         rel_s = src.relative_to(root).as_posix()
         s = python_folder(py, ".".join(src.relative_to(root / "reports").with_suffix("").parts))
         judge(rel_s, module, s, python_folder(py, module), py, f"imports {module}")
+    errors += document_reads(root, py)
     for key in sorted(set(EXCEPTIONS) - used):
         errors.append(f"ci/check_layers.py: the exception {key[0]} -> {key[1]} matches no arrow: remove it")
     # The table's ranks allow no cycle; only listed exceptions could make one.
@@ -223,7 +252,10 @@ def main() -> int:
     if errors:
         print(f"check_layers: {len(errors)} arrow(s) against the layering ({summary})")
         return 1
-    print(f"check_layers: the includes and imports follow docs/architecture.md ({summary})")
+    print(
+        f"check_layers: the includes and imports follow docs/architecture.md ({summary}); "
+        f"no document read outside pinreport's {DOCUMENT_READERS}/"
+    )
     return 0
 
 

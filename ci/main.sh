@@ -55,7 +55,6 @@ else
   cmake --build --preset linux --target pinbench  # what main needs; ci/test.sh builds the rest
   pinbench=$root/build/linux/harness/pinbench
 fi
-export PINBENCH_EXE=$pinbench  # pinreport reads older results through it (`pinbench results upgrade`)
 mkdir -p "${OUT:-out}"
 out=$(cd "${OUT:-out}" && pwd)
 

@@ -13,20 +13,19 @@ only and are filed so that they can never be taken for a measurement:
 - each copy has its own identity: its own started_at, its own repeat nonces and, from results
   schema 3 on, its own measurement_id.
 
-The files are written with the installed pinreport's own store functions (entry_path,
+Each copy is the source as today's harness writes it (`pinbench results upgrade`: the current
+results version, the only one pinreport reads; PINBENCH_EXE, else pinbench on PATH). The files
+are written with the installed pinreport's own store functions (entry_path,
 content_hash, store_marker, and compressed_bytes where the version has it: store version 3 keeps
 files gzip-compressed, as `pinbench store add` writes them), so the script builds a valid store
 for the pinreport version it runs with, and it runs that version's `pinreport` (sys.executable -m
 pinreport; PYTHONPATH=<an older checkout>/reports measures that one). Peak RSS and wall time come
 from /usr/bin/time -v. Each size is timed four times: compare and html each first without
-pinreport's history index and its upgrade cache (both deleted: the first run of all), then again
-(both as the first run left them; the upgrade cache lies in the work directory, PINBENCH_CACHE,
-never the user's); --repeat N
-does each N times and gives the fastest and the slowest (a shared machine is noisy). The disk
-column is what the stored nights take (du of real/, the index apart), per night.
+pinreport's history index (deleted: the first run of all), then again (as the first run left
+it); --repeat N does each N times and gives the fastest and the slowest (a shared machine is
+noisy). The disk column is what the stored nights take (du of real/, the index apart), per night.
 
-    .venv/bin/python ci/store_scale.py --nights 100 365 1095
-    .venv/bin/python ci/store_scale.py --nights 365 --as-written-now   # results schema 4 copies
+    PINBENCH_EXE=build/ci-nogpu/harness/pinbench .venv/bin/python ci/store_scale.py --nights 100 365 1095
 """
 
 import argparse
@@ -126,30 +125,18 @@ def main() -> int:
     ap.add_argument(
         "--source", default=str(Path(__file__).resolve().parent.parent / "results/h200-kinds-nightly/results.json")
     )
-    ap.add_argument(
-        "--as-written-now",
-        action="store_true",
-        help="store the source as today's harness writes it (`$PINBENCH_EXE results upgrade`): no upgrade on reading",
-    )
     ap.add_argument("--work", help="parent of the temporary store (default: the system temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the store and print its path")
     ap.add_argument("--repeat", type=int, default=1, help="time each command this many times (fastest-slowest)")
     args = ap.parse_args()
 
-    if args.as_written_now:
-        exe = os.environ.get("PINBENCH_EXE") or shutil.which("pinbench") or sys.exit("store_scale: no pinbench")
-        upgraded = subprocess.run([exe, "results", "upgrade", args.source], capture_output=True, check=True)
-        source = json.loads(upgraded.stdout)
-    else:
-        source = json.loads(Path(args.source).read_text(encoding="utf-8"))
+    exe = os.environ.get("PINBENCH_EXE") or shutil.which("pinbench") or sys.exit("store_scale: no pinbench")
+    upgraded = subprocess.run([exe, "results", "upgrade", args.source], capture_output=True, check=True)
+    source = json.loads(upgraded.stdout)
     work = Path(tempfile.mkdtemp(prefix="pinbench-scale-", dir=args.work))
     store = work / "store"
     store.mkdir()
     (store / pstore.STORE_FILE).write_text(json.dumps(pstore.store_marker(), indent=2) + "\n")
-    # pinreport's upgrade cache (pinreport.result.upgrade_cache) for this store only: "no index" is
-    # the first run of all, with nothing derived kept, neither the index nor the upgrades.
-    derived = work / "cache"
-    os.environ["PINBENCH_CACHE"] = str(derived)
     pinreport = [sys.executable, "-m", "pinreport"]
     print(f"pinreport from {Path(pstore.__file__).parent}; store {store}", flush=True)
     print("| nights | compare, no index | compare again | html, no index | html again | disk per night |")
@@ -169,15 +156,14 @@ def main() -> int:
             compare = [*pinreport, "compare", "--store", str(store), "--current", str(current)]
             html = [*pinreport, "html", "--store", str(store), "--current", str(current), "-o", str(work / "r.html")]
             # "no index": the store as `pinbench store add` leaves it, before any pinreport run
-            # (pinreport's history index, STORE/index/, and its upgrade cache are deleted first;
-            # versions without them have nothing to delete). The OS page cache is warm: the files were just written.
+            # (pinreport's history index, STORE/index/, is deleted first; a version without it has
+            # nothing to delete). The OS page cache is warm: the files were just written.
             cells = []
             for i, cmd in enumerate((compare, compare, html, html)):
                 runs = []
                 for _ in range(args.repeat):
                     if i in (0, 2):
                         shutil.rmtree(store / "index", ignore_errors=True)
-                        shutil.rmtree(derived, ignore_errors=True)
                     runs.append(timed(cmd))
                 walls = sorted(r[0] for r in runs)
                 cpus = sorted(r[1] for r in runs)

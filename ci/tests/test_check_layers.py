@@ -76,6 +76,35 @@ def test_a_python_import_against_the_flow_fails_also_inside_a_function(tree: Pat
     assert "reports/pinreport/analysis/stats.py: imports pinreport.cli: analysis may not include cli" in result.stdout
 
 
+@pytest.mark.parametrize("module", ["render/charts/rule.py", "formats/console.py"])
+def test_an_output_that_imports_the_analysis_fails(tree: Path, module: str):
+    """render/ and formats/ read the report their command's pipeline computed: an output that goes
+    back into analysis/ (to fit, to recommend, to judge) is refused."""
+    out = tree / "reports/pinreport" / module
+    out.write_text("from pinreport.analysis.fit import recommend  # noqa\n" + out.read_text())
+    result = _run(tree)
+    assert result.returncode == 1
+    assert f"reports/pinreport/{module}: imports pinreport.analysis.fit: report may not include analysis" in (
+        result.stdout
+    )
+
+
+@pytest.mark.parametrize("attribute", ["doc", "record", "_doc", "_raw"])
+def test_a_document_read_outside_the_readers_fails(tree: Path, attribute: str):
+    """A stage that reads a document as written instead of the readers' typed values: refused,
+    wherever it stands (the readers' own reads pass)."""
+    banner = tree / "reports/pinreport/render/banner.py"
+    banner.write_text(banner.read_text() + f"\n\ndef _source(current):\n    return current.{attribute}['replay']\n")
+    result = _run(tree)
+    assert result.returncode == 1
+    line = len(banner.read_text().splitlines())
+    assert (
+        f"reports/pinreport/render/banner.py:{line}: reads .{attribute}, a document as written, outside "
+        "pinreport's readers/"
+    ) in result.stdout
+    assert "reports/pinreport/readers/" not in result.stdout
+
+
 def _with_exception(tree: Path, source: str, target: str) -> Path:
     """A copy of the check whose EXCEPTIONS list the arrow source -> target."""
     text = CHECK.read_text()

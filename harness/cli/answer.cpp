@@ -110,7 +110,8 @@ void print_answer(const std::string& results_path, const std::string& store_dir,
         try {
             SubprocessOptions options;
             options.inherit_stdio = true;
-            Subprocess child(argv, {{"PINBENCH_EXE", current_executable_path()}}, options);
+            // Calls go one way, pinbench to pinreport: it reads what pinbench wrote and starts nothing.
+            Subprocess child(argv, {}, options);
             outcome = child.wait(kSummaryTimeout);
         } catch (const std::exception& e) {
             tried += (tried.empty() ? "" : "; ") + pinreport + ": " + e.what();

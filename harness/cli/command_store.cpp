@@ -1,10 +1,11 @@
-// `pinbench store add RESULTS --store DIR` and `pinbench store list --store DIR`: the
-// per-driver-release baseline store (docs/store.md).
+// `pinbench store add RESULTS --store DIR`, `pinbench store list --store DIR` and `pinbench store
+// upgrade --store DIR`: the per-driver-release baseline store (docs/store.md).
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "pinbench/results/results.hpp"
 #include "pinbench/store/store.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
@@ -28,6 +29,25 @@ int list_store(const std::string& dir) {
         std::cout << terminal_text(e.relative_path) << (e.replay ? "  (replay)" : "") << "\n";
     }
     return code;
+}
+
+// Every stored night of an older results version rewritten in the current one (Store::upgrade):
+// one line per file, then the count; unusable files are named as `store list` names them (exit 2).
+int upgrade_store(const std::string& dir) {
+    const Store store = Store::open_existing(dir);
+    StoreLockOptions lock;
+    lock.report = [](const std::string& line) { std::cerr << "store: " << line << "\n"; };
+    const StoreUpgrade done = store.upgrade(lock);
+    for (const auto& r : done.rewritten) {
+        std::cout << "upgraded: " << terminal_text(r.from) << " -> " << terminal_text(r.to) << "\n";
+    }
+    for (const StoredEntry& e : done.problems) {
+        std::cerr << terminal_text((e.problem.rfind(e.path, 0) == 0 ? "" : e.path + ": ") + e.problem)
+                  << " (left as it is)\n";
+    }
+    std::cout << done.rewritten.size() << " stored file(s) rewritten in results schema version "
+              << results_schema_version << "; " << done.current << " were in it already\n";
+    return done.problems.empty() ? exit_code::ok : exit_code::bad_input;
 }
 
 class StoreAddCommand : public Command {
@@ -56,6 +76,20 @@ public:
     }
 
     int run() override { return list_store(dir_); }
+
+private:
+    std::string dir_;
+};
+
+class StoreUpgradeCommand : public Command {
+public:
+    explicit StoreUpgradeCommand(CLI::App& store)
+        : Command(store.add_subcommand(
+              "upgrade", "Rewrite the stored nights of an older results schema version in the current one")) {
+        app_->add_option("--store", dir_, "Store directory")->required();
+    }
+
+    int run() override { return upgrade_store(dir_); }
 
 private:
     std::string dir_;
@@ -92,6 +126,7 @@ void add_store_commands(CLI::App& app, Commands& commands) {
     store->require_subcommand(1);
     commands.push_back(std::make_unique<StoreAddCommand>(*store));
     commands.push_back(std::make_unique<StoreListCommand>(*store));
+    commands.push_back(std::make_unique<StoreUpgradeCommand>(*store));
 }
 
 }  // namespace pinbench::cli

@@ -4,6 +4,7 @@
 //   pinbench run --backend replay --from RESULTS [--script S] -o OUT
 //   pinbench doctor               environment + controls; exits non-zero when a control fails
 //   pinbench store add RESULTS --store DIR   file results as a per-driver-release baseline
+//   pinbench store upgrade --store DIR       rewrite stored nights of an older results version
 //   pinbench results upgrade IN [-o OUT]      an older results file in the current version
 //   pinbench trace [-o TRACE] -- PROGRAM ARGS   trace a program's host pinning (docs/trace.md)
 // Each subcommand is one file, command_<name>.cpp (command.hpp).

@@ -1,4 +1,4 @@
-"""Command line: a thin layer over the report pipeline (pipeline.py), fit.py and the formatters.
+"""Command line: a thin layer over the report pipeline (pipeline/), the typed readers (readers/) and the formatters.
 
   pinreport compare --store DIR --current RESULTS [--junit FILE] [--band 0.10,0.20]
                     [--alpha A] [--floor F] [--time-floor F] [--min-repeats N]
@@ -40,9 +40,8 @@ from collections.abc import Sequence
 from pinreport import __version__
 from pinreport.advice.command import add_evidence_options, run_advise, traced_advice
 from pinreport.advice.command import add_parser as add_advise_parser
-from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
-from pinreport.analysis.fit import DEFAULT_CONFIDENCE, fit_all, recommend
+from pinreport.analysis.fit import DEFAULT_CONFIDENCE
 from pinreport.analysis.rule import Band
 from pinreport.analysis.stats import (
     DEFAULT_ALPHA,
@@ -68,9 +67,10 @@ from pinreport.base.streams import err, finish, out, prepare
 from pinreport.base.units import parse_size
 from pinreport.formats.console import format_aa, format_compare, format_reserve, format_trace
 from pinreport.formats.junit import write_junit
-from pinreport.pipeline.report import run_pipeline
+from pinreport.pipeline.commands import aa_report, budget_report, reserve_report, trace_report
+from pinreport.pipeline.report import compare_report, run_pipeline, summary_report
 from pinreport.readers.budget import BudgetDocument, load_budget
-from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.results import ResultsFile, load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.store.files import REAL, REPLAY
@@ -282,7 +282,7 @@ def _run_aa(args: argparse.Namespace) -> int:
             problems.append(e)
     if not problems:
         try:
-            results = false_alarms.check(nights, options)
+            results = aa_report(nights, options)
         except BadInputError as e:
             problems.append(e)
     if problems:
@@ -300,7 +300,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    report = run_pipeline(current, store, options=options)
+    report = compare_report(current, store, options)
     out(format_compare(report.compared))
     if args.junit is not None:
         write_junit(report.compared, args.junit)
@@ -337,11 +337,9 @@ def _run_reserve(args: argparse.Namespace) -> int:
     store = read_newest_releases(args.store, REPLAY if args.replay else REAL, args.driver)
     for problem in store.problems:
         err(f"error: {problem}")
-    chosen = {e.key.group: e.key.release for e in store.entries}
-    fits = fit_all(((e.key, e.results.runs) for e in store.entries), args.confidence)
-    recs = recommend(fits, size, args.gpus, chosen)
-    out(format_reserve(recs, size, args.gpus, replayed=args.replay))
-    if not recs:
+    report = reserve_report(store, size, args.gpus, args.confidence, replayed=args.replay)
+    out(format_reserve(report))
+    if not report.recommendations:
         what = f"driver {args.driver}" if args.driver else "any driver"
         err(f"error: {args.store}: no stored results of {what} allow a fit")
         return EXIT_BAD_INPUT
@@ -370,7 +368,7 @@ def _run_summary(args: argparse.Namespace) -> int:
             err(f"error: {e}")
             return EXIT_BAD_INPUT
         store = StoreContents(root="")
-    report = run_pipeline(current, store, options=options, budget=budget, stored=args.store is not None)
+    report = summary_report(current, store, options, budget=budget, stored=args.store is not None)
     out(format_summary(report.answer))
     for problem in report.compared.bad_input:
         err(f"error: {problem}")
@@ -381,7 +379,6 @@ def _run_summary(args: argparse.Namespace) -> int:
 
 def _run_budget_compare(args: argparse.Namespace) -> int:
     """Per family: REGRESSION (exit 1), IMPROVEMENT, SAME or not comparable (docs/budget.md)."""
-    from pinreport.analysis.budget_compare import REGRESSION, compare_budgets
     from pinreport.formats.console import format_budget_compare
 
     docs, code = [], EXIT_OK
@@ -393,15 +390,13 @@ def _run_budget_compare(args: argparse.Namespace) -> int:
             docs.append(loaded)
     if code != EXIT_OK:
         return code
-    old, new = docs
-    verdicts = compare_budgets(old, new)
-    out(format_budget_compare(old, new, verdicts))
-    return EXIT_REGRESSION if any(v.verdict == REGRESSION for v in verdicts) else EXIT_OK
+    report = budget_report(*docs)
+    out(format_budget_compare(report))
+    return report.exit_code
 
 
 def _run_trace(args: argparse.Namespace) -> int:
     from pinreport.advice.text import format_advice
-    from pinreport.analysis import trace
 
     _check_output(args, "html", "trace.html")  # refused before anything is read
     if args.store is not None:
@@ -414,20 +409,17 @@ def _run_trace(args: argparse.Namespace) -> int:
     if isinstance(got, int):
         return got
     tf, advice, problems, runs = got
-    judgement = trace.judge_trace(tf, ((r.environment.key, r.doc) for r in runs))
-    out(format_trace(judgement))
+    report = trace_report(tf, (r.results for r in runs), advice, store_given=args.store is not None)
+    out(format_trace(report))
     out(format_advice(advice))
     for problem in problems:
         err(f"error: {problem}")
     if args.html is not None:
         from pinreport.render.trace_page import write_trace_html
 
-        write_trace_html(judgement, args.html, advice)
-        out(f"{args.html}: {judgement.verdict}\n")
-    # Without a store nothing is judged against a fit: NO_FIT is not a failure then.
-    judged = args.store is not None or judgement.verdict != trace.TraceVerdict.NO_FIT
-    code = trace.exit_code(judgement) if judged else EXIT_OK
-    return with_bad_input(code, bool(problems))
+        write_trace_html(report, args.html)
+        out(f"{args.html}: {report.judgement.verdict}\n")
+    return with_bad_input(report.exit_code, bool(problems))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

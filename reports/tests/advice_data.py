@@ -6,9 +6,11 @@ import json
 from functools import cache
 from pathlib import Path
 
+from builders import document
+from conftest import upgraded
 from pinreport.advice.evidence import StoredRun
-from pinreport.analysis.trace import TraceFile, load_trace
-from pinreport.readers.load import load_results
+from pinreport.readers.results import ResultsFile, load_results
+from pinreport.readers.trace import TraceFile, load_trace
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "results" / "h200-trace"
@@ -26,20 +28,20 @@ GIB = 1024 * MIB
 
 @cache
 def _doc(path: Path) -> dict:
-    return load_results(path).doc
+    return document(load_results(upgraded(path)))
 
 
 def h200_runs(replayed: bool = False) -> list[StoredRun]:
-    return [StoredRun(str(p), copy.deepcopy(_doc(p)), replayed) for p in H200_FILES]
+    return [StoredRun(str(p), ResultsFile.of(str(p), copy.deepcopy(_doc(p))), replayed) for p in H200_FILES]
 
 
 def relabelled(runs: list[StoredRun], environment: dict) -> list[StoredRun]:
     """The runs filed as another machine's (its environment record): a store of that group."""
     out = []
     for r in runs:
-        doc = copy.deepcopy(r.doc)
+        doc = copy.deepcopy(document(r))
         doc["environment"] = copy.deepcopy(environment)
-        out.append(StoredRun(r.path, doc, r.replayed))
+        out.append(StoredRun(r.path, ResultsFile.of(r.path, doc), r.in_replay_namespace))
     return out
 
 

@@ -272,6 +272,13 @@ def rewrite_stored(path: Path, text: str) -> None:
     path.write_bytes(compressed_bytes(data) if path.name.endswith(".gz") else data)
 
 
+def document(f: Any) -> dict[str, Any]:
+    """The document a results reader read (a ResultsFile, or a store entry's), as the tests look
+    at it, store it or edit it: pinreport itself reads only the typed values."""
+    results = getattr(f, "results", f)
+    return results._doc
+
+
 def write_json(path: Path, doc: dict[str, Any]) -> Path:
     path.write_text(json.dumps(doc, indent=1))
     return path

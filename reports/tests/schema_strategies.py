@@ -24,7 +24,7 @@ _UNDERSTOOD = {
     "prefixItems", "minItems", "maxItems", "oneOf", "$ref", "minimum", "maximum", "exclusiveMinimum",
     "allOf", "$defs",
 }  # fmt: skip
-_MAX_INT = 2**64 - 1  # the strict reader's largest integer (load.py, strict_json.cpp)
+_MAX_INT = 2**64 - 1  # the strict reader's largest integer (readers/strict_json.py, strict_json.cpp)
 
 
 def _schemas() -> dict[str, dict[str, Any]]:

@@ -2,12 +2,12 @@
 
 The nights here are made by builders.py for the test; they are not measurements."""
 
-from builders import MiB, results_doc, run_doc, write_json
+from builders import MiB, document, results_doc, run_doc, write_json
 from pinreport.analysis import false_alarms
 from pinreport.analysis.compare import CompareOptions
 from pinreport.cli import main
 from pinreport.formats.console import format_aa
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 
 ALLOC = [100.0, 100.5, 101.0, 101.5, 102.0, 102.5, 103.0]  # a night of 7 repeats, median 101.5 ms
 
@@ -54,14 +54,14 @@ def test_two_nights_judge_no_time_metric_and_say_so():
 
 def test_cli_exit_codes(tmp_path, capsys):
     paths = [
-        str(write_json(tmp_path / f"n{i}.json", n.doc))
+        str(write_json(tmp_path / f"n{i}.json", document(n)))
         for i, n in enumerate([_night(0, 0), _night(1, 5), _night(2, 2)])
     ]
     assert main(["aa", *paths]) == 0
     assert "false alarms: 0" in capsys.readouterr().out
     # a night whose cost moved by 4 granules is a false alarm of the A/A check: exit 1
     moved = _night(3, 0.0, cost=8 * MiB + 512 * 1024)
-    paths.append(str(write_json(tmp_path / "n3.json", moved.doc)))
+    paths.append(str(write_json(tmp_path / "n3.json", document(moved))))
     assert main(["aa", *paths]) == 1
     out = capsys.readouterr().out
     assert "cost.after_first_use.cuda.free REGRESSION" in out

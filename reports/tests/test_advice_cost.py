@@ -6,7 +6,7 @@ import pytest
 from advice_data import GIB, MIB, h200_runs, h200x2_environment, no_samples, relabelled, trace, two_gpus, variant
 from pinreport.advice.cost import gpu_memory, gpus_used, held_at_peak, make_fits, observed_cost, scope_cost
 from pinreport.analysis.trace import judge_trace
-from pinreport.readers.environment import store_key
+from pinreport.readers.results import ResultsFile
 
 
 def _program(t, runs):
@@ -19,7 +19,7 @@ def _program(t, runs):
 def test_the_dataloader_cost_is_the_fit_trace_uses():
     t = trace("trace-dataloader-w4.json")
     cost, _ = _program(t, h200_runs())
-    j = judge_trace(t, [(store_key(r.doc["environment"]), r.doc) for r in h200_runs()])
+    j = judge_trace(t, [r.results for r in h200_runs()])
     assert cost.held == 5 * GIB and cost.blocks == {512 * MIB: 10}
     assert cost.by_family == {"host_alloc": 5 * GIB}
     assert cost.predicted == pytest.approx(j.devices[0].predicted)
@@ -45,7 +45,7 @@ def test_the_2gpu_store_without_rule_runs_gives_no_fit(tmp_path):
     from pinreport.advice.evidence import StoredRun
 
     t = variant(tmp_path, "trace-dataloader-w4.json", two_gpus)
-    cost, fits = _program(t, [StoredRun(str(H200X2), _doc(H200X2))])
+    cost, fits = _program(t, [StoredRun(str(H200X2), ResultsFile.of(str(H200X2), _doc(H200X2)))])
     assert not fits.by_family and cost.predicted is None and cost.bound is None
     assert cost.figure == 20 * MIB, "the verdict falls back to the observed cost"
 
@@ -76,7 +76,7 @@ def test_each_call_site_is_costed_by_its_own_families():
     sites = held_at_peak(t)
     fits = make_fits(t, h200_runs(), 1)
     costs = [scope_cost(s, hs, fits, 1, None, None) for s, hs in sites.items()]
-    assert sum(c.held for c in costs) == t.pinned["peak_bytes"]
+    assert sum(c.held for c in costs) == t.pinned.peak_bytes
     assert {f for c in costs for f in c.by_family} == {"host_alloc", "host_register", "vmm_host", "pool_host"}
     budgeted = scope_cost("program", [h for hs in sites.values() for h in hs], fits, 1, None, 10 * GIB)
-    assert budgeted.budget_share == pytest.approx(t.pinned["peak_bytes"] / (10 * GIB))
+    assert budgeted.budget_share == pytest.approx(t.pinned.peak_bytes / (10 * GIB))

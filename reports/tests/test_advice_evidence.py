@@ -6,6 +6,7 @@ import json
 
 import pytest
 from advice_data import GIB, H100_BUDGET, MIB, STAGING, TRANSFER, h200_runs, trace
+from builders import document
 from pinreport.advice.evidence import (
     RUN_BUDGET,
     RUN_STAGING,
@@ -21,6 +22,7 @@ from pinreport.advice.evidence import (
     ring_speed,
 )
 from pinreport.readers.budget import load_budget
+from pinreport.readers.results import ResultsFile
 
 H200 = Machine("NVIDIA H200", "580.159.04")
 
@@ -97,7 +99,7 @@ def test_register_window_speed_is_kept_over_windowed_time_of_the_stored_run():
 
 
 def test_register_window_speed_without_stored_runs_is_missing():
-    runs = [StoredRun(r.path, {**r.doc, "runs": []}) for r in h200_runs()]
+    runs = [StoredRun(r.path, ResultsFile.of(r.path, {**document(r), "runs": []})) for r in h200_runs()]
     got = register_window_speed(runs, H200, GIB)
     assert isinstance(got, Missing) and "register_window" in got.why
     assert isinstance(register_window_speed(h200_runs(), Machine("NVIDIA H100", "580.159.04"), GIB), Missing)

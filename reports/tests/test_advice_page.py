@@ -5,7 +5,7 @@ from advice_data import STAGING, TRANSFER, h200_runs, trace, variant
 from pinreport.advice.build import build_advice
 from pinreport.advice.evidence import load_benches
 from pinreport.advice.page import advice_context
-from pinreport.analysis.trace import judge_trace
+from pinreport.pipeline.commands import trace_report
 from pinreport.render.trace_page import write_trace_html
 
 BENCHES = load_benches([str(TRANSFER), str(STAGING)])
@@ -26,10 +26,10 @@ def test_the_section_is_on_the_page_escaped_and_labelled_when_replayed(tmp_path)
     t = variant(tmp_path, "trace-dataloader-w4.json", hostile)
     a = build_advice(t, h200_runs(replayed=True), BENCHES, store_given=True, replayed=True)
     page = tmp_path / "t.html"
-    write_trace_html(judge_trace(t, []), str(page), a)
+    write_trace_html(trace_report(t, [], a), str(page))
     html = page.read_text()
     assert "[REPLAYED] Advice: what to change" in html
     assert "<script>x" not in html and "&lt;script&gt;x" in html
     plain = tmp_path / "plain.html"
-    write_trace_html(judge_trace(t, []), str(plain))
+    write_trace_html(trace_report(t, []), str(plain))
     assert "Advice:" not in plain.read_text(), "no section without an advice"

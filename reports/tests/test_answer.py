@@ -12,17 +12,19 @@ from builders import (
     add_to_store,
     disturb_metrics,
     disturb_run,
+    document,
     make_store,
     results_doc,
     run_doc,
     write_json,
 )
+from conftest import upgraded
 from pinreport.cli import main
 from pinreport.formats.console import format_summary
 from pinreport.formats.markdown import format_summary_markdown
 from pinreport.pipeline.answer import COMPARED, FIRST_NIGHT, NO_STORE
 from pinreport.pipeline.report import run_pipeline
-from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.results import ResultsFile, load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.store.reading import StoreContents, read_for_compare
@@ -170,8 +172,8 @@ def test_summary_of_the_committed_h200_quick_run() -> None:
     GiB, base 3 - 2.0560 x 1.5625 = -0.2125 MiB. cudaHostAlloc:* have the four quick-overhead
     points only: mean x 1.328125, mean y 2.5, Sxy 20.71875, Sxx 10.0107421875: slope 2.0696.
     The rule: the largest ratio is 2 MiB / 1 GiB = 8 MiB / 4 GiB = 0.195%, far below 10%."""
-    current = load_results(REPO / "results" / "h200-quick" / "results.json")
-    answer = _answer(current.doc, "results/h200-quick/results.json")
+    current = load_results(upgraded(REPO / "results" / "h200-quick" / "results.json"))
+    answer = _answer(document(current), "results/h200-quick/results.json")
     rows = {r.api: r for r in answer.headlines}
     assert sorted(rows) == [
         "cudaHostAlloc:mapped",
@@ -204,8 +206,8 @@ def test_summary_of_the_committed_h200_quick_run() -> None:
 
 @pytest.mark.skipif(not os.environ.get("PINBENCH_EXE"), reason="needs PINBENCH_EXE (results upgrade)")
 def test_summary_of_the_committed_two_gpu_run_names_the_waived_runs_by_reason() -> None:
-    current = load_results(REPO / "results" / "h200x2-multi-gpu" / "results.json")
-    answer = _answer(current.doc, "results/h200x2-multi-gpu/results.json")
+    current = load_results(upgraded(REPO / "results" / "h200x2-multi-gpu" / "results.json"))
+    answer = _answer(document(current), "results/h200x2-multi-gpu/results.json")
     assert answer.headlines == ()  # multi_gpu runs are not fitted (fit.py: overhead, capacity, sweep)
     assert [w.split(" (e.g.")[0] for w in answer.waived] == [
         "25 runs: needs 4 GPU(s), this machine has 2",

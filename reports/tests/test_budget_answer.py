@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from builders import document
 from conftest import FIXTURES, REPO_ROOT
 from pinreport.analysis.budget_compare import IMPROVEMENT, NOT_COMPARABLE, REGRESSION, SAME, compare_budgets
 from pinreport.cli import main
@@ -137,10 +138,10 @@ def test_a_bad_budget_is_one_line_exit_2(capsys, tmp_path, content):
 
 def test_html_first_screen_has_the_budget(capsys, tmp_path):
     from builders import add_to_store, make_store
-    from pinreport.readers.load import load_results
+    from pinreport.readers.results import load_results
 
     store = make_store(tmp_path / "store")
-    add_to_store(store, load_results(FIXTURES / "baseline-572.16.json").doc)
+    add_to_store(store, document(load_results(FIXTURES / "baseline-572.16.json")))
     page = tmp_path / "r.html"
     code, _, _ = _run(
         capsys, "html", "--store", store, "--current", CURRENT, "--budget", H100 / "budget-as-limit.json", "-o", page

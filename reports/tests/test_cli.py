@@ -6,16 +6,16 @@ import subprocess
 import sys
 
 import pytest
-from builders import GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
+from builders import GiB, MiB, add_to_store, document, make_store, results_doc, run_doc, write_json
 from conftest import FIXTURES
 from pinreport.cli import main
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 
 
 @pytest.fixture
 def store(tmp_path):
     root = make_store(tmp_path / "store")
-    add_to_store(root, load_results(FIXTURES / "baseline-572.16.json").doc)
+    add_to_store(root, document(load_results(FIXTURES / "baseline-572.16.json")))
     return root
 
 

@@ -8,7 +8,8 @@ from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, compar
 from pinreport.analysis.environment_changes import environment_changes
 from pinreport.analysis.stats import Verdict
 from pinreport.base.exit_codes import EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
-from pinreport.readers.load import parse_results
+from pinreport.readers.results import ResultsFile, parse_results
+from pinreport.readers.runs import Plan
 from pinreport.store.reading import read_store
 
 METRIC = "cost.after_first_use.cuda.free"
@@ -172,15 +173,19 @@ def test_changed_os_build_is_reported(tmp_path):
     assert changes["os.os_build"].current == "#2 SMP Debian 6.1.0-2"
 
 
+def _file(doc):
+    return ResultsFile("r.json", doc)
+
+
 def test_environment_changes_ignore_release_and_summarise_processes():
     a = _night("572.16", "2025-05-01T10:00:00Z")
     b = _night("580.65.06", "2025-06-01T10:00:00Z")
-    assert environment_changes(b, [a]) == []
+    assert environment_changes(_file(b), [_file(a)]) == []
     b["environment"]["other_compute_processes"] = [{"device": 0, "pid": 77, "used": 1}]
     b["environment"]["driver"]["cuda_runtime_version"] = 12090
     b["environment"]["devices"][0]["nvml"]["display_active"] = "enabled"
     b["environment"]["cuda_module_loading"] = "LAZY"
-    fields = {c.field: c.describe() for c in environment_changes(b, [a])}
+    fields = {c.field: c.describe() for c in environment_changes(_file(b), [_file(a)])}
     assert fields == {
         "cuda_module_loading": "cuda_module_loading: unavailable (not set (driver default)) -> LAZY",
         "devices[0].nvml.display_active": "devices[0].nvml.display_active: disabled -> enabled",
@@ -193,7 +198,7 @@ def test_environment_changes_list_every_baseline_value():
     a = _night("572.16", "2025-05-01T10:00:00Z", os_build="A")
     b = _night("572.16", "2025-05-02T10:00:00Z", os_build="B")
     c = _night("580.65.06", "2025-06-01T10:00:00Z", os_build="B")
-    (change,) = environment_changes(c, [a, b])
+    (change,) = environment_changes(_file(c), [_file(a), _file(b)])
     assert change.baseline == ("A", "B") and change.current == "B"
 
 
@@ -301,10 +306,10 @@ def test_replayed_file_does_not_report_the_replaying_binary_as_a_change():
     base["tool"]["compiler"] = "13.3.0"
     replayed = results_doc([run_doc()], replay_of="results/h200-quick/results.json")
     replayed["tool"] = {"name": "pinbench", "version": "0.2.0", "compiler": "14.2.0"}
-    assert [c.field for c in environment_changes(replayed, [base])] == []
+    assert [c.field for c in environment_changes(_file(replayed), [_file(base)])] == []
     measured = results_doc([run_doc()])
     measured["tool"] = dict(replayed["tool"])
-    assert [c.field for c in environment_changes(measured, [base])] == ["tool.compiler", "tool.version"]
+    assert [c.field for c in environment_changes(_file(measured), [_file(base)])] == ["tool.compiler", "tool.version"]
 
 
 def test_a_stored_run_of_another_plan_is_no_baseline(tmp_path):
@@ -327,7 +332,14 @@ def test_a_stored_run_of_another_plan_is_no_baseline(tmp_path):
 
 def test_plan_change_names_what_differs():
     base = {"kind": "churn", "api": "cudaMallocHost", "size_bytes": 1 << 30, "repeats": 3, "params": {"cycles": 8}}
-    assert plan_change(dict(base, repeats=7, timeout_s=60), base) is None
-    assert plan_change(dict(base, size_bytes=1 << 28), base) == "size_bytes 1073741824 -> 268435456"
-    assert plan_change(dict(base, params={"cycles": 4}), base) == "params.cycles 8 -> 4"
-    assert plan_change({"api": "cudaMallocHost"}, base) is None
+
+    def change(current, stored):
+        return plan_change(Plan.from_json(current), Plan.from_json(stored))
+
+    assert change(dict(base, repeats=7, timeout_s=60), base) is None
+    assert change(dict(base, size_bytes=1 << 28), base) == "size_bytes 1073741824 -> 268435456"
+    assert change(dict(base, params={"cycles": 4}), base) == "params.cycles 8 -> 4"
+    assert change(dict(base, params={"cycles": 8, "command": ["a", "b"]}), dict(base, params={"command": ["a"]})) == (
+        "params.command ['a'] -> ['a', 'b']"
+    )
+    assert change({"api": "cudaMallocHost"}, base) is None

@@ -9,6 +9,7 @@ from builders import (
     disturb_metrics,
     disturb_probe_in_ok_repeats,
     disturb_run,
+    document,
     make_store,
     results_doc,
     run_doc,
@@ -22,8 +23,8 @@ from pinreport.cli import main
 from pinreport.formats.console import format_compare
 from pinreport.formats.junit import build_junit
 from pinreport.pipeline.report import run_pipeline
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Metric, Run
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Metric, Run
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.store.reading import StoreContents, read_store
@@ -154,7 +155,7 @@ def test_html_shows_disturbed_runs_and_their_evidence(tmp_path):
 def test_cli_exits_3_with_the_evidence(tmp_path, capsys):
     root = make_store(tmp_path / "store")
     add_to_store(root, results_doc([run_doc()], started_at="2025-06-01T10:00:00Z"))
-    cur = write_json(tmp_path / "c.json", _current([_neighbour_run()]).doc)
+    cur = write_json(tmp_path / "c.json", document(_current([_neighbour_run()])))
     code = main(["compare", "--store", str(root), "--current", str(cur)])
     out = capsys.readouterr().out
     assert code == 3

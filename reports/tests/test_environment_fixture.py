@@ -12,8 +12,7 @@ import json
 
 import pytest
 from conftest import REPO_ROOT
-from pinreport.analysis.environment_changes import comparable_fields
-from pinreport.readers.environment import WSL2_MODEL, driver_models, driver_release, model_family, store_key
+from pinreport.readers.environment import WSL2_MODEL, driver_models, driver_release, flattened, model_family, store_key
 from pinreport.readers.store_key import StoreKey
 
 FIXTURE = json.loads((REPO_ROOT / "reports/tests/written_by_cpp/environment_records.json").read_text(encoding="utf-8"))
@@ -58,7 +57,7 @@ def test_a_record_with_devices_gives_every_store_component(case):
 def test_the_environment_table_compares_the_facts_the_harness_writes():
     """... and the environment table shows each written fact by its path, unavailable ones with
     their reason, and no device's pid."""
-    fields = comparable_fields({"environment": RECORDS[0]["environment"]})
+    fields = flattened(RECORDS[0]["environment"], None)
     assert fields["devices[0].name"] == RECORDS[0]["reads"]["device_names"][0]
     assert fields["os.session0"] is True
     assert fields["os.sysmem_fallback_policy"].startswith("unavailable (")

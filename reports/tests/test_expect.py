@@ -1,6 +1,6 @@
 from builders import MiB, results_doc, run_doc
 from pinreport.analysis.expect import ClaimVerdict, check_expectations
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 
 
 def _doc(cost_mib, expect, driver_model="WDDM", granule=2 * MiB):

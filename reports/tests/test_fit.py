@@ -4,11 +4,11 @@ import pytest
 from builders import GiB, MiB, results_doc, run_doc
 from pinreport.analysis.fit import FitKey, fit_all, fit_cost, probe_family, recommend
 from pinreport.readers.environment import store_key
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 
 
 def _runs(doc):
-    """A document's runs as the fits take them (result/model.py)."""
+    """A document's runs as the fits take them (readers/runs.py)."""
     return [Run.from_json(r) for r in doc["runs"]]
 
 

@@ -16,19 +16,19 @@ from pathlib import Path
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from builders import add_to_store, make_store, results_doc, run_doc  # noqa: E402
-from conftest import REPO_ROOT  # noqa: E402
+from builders import add_to_store, document, make_store, results_doc, run_doc  # noqa: E402
+from conftest import REPO_ROOT, upgraded  # noqa: E402
 from fuzz_values import mutated  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pinreport.analysis.trace import judge_trace, load_trace  # noqa: E402
 from pinreport.base.errors import BadInputError  # noqa: E402
 from pinreport.cli import main  # noqa: E402
 from pinreport.formats.console import format_compare, format_summary, format_trace  # noqa: E402
 from pinreport.formats.markdown import format_summary_markdown  # noqa: E402
+from pinreport.pipeline.commands import trace_report  # noqa: E402
 from pinreport.pipeline.report import run_pipeline  # noqa: E402
-from pinreport.readers.environment import store_key  # noqa: E402
-from pinreport.readers.load import results_from_bytes  # noqa: E402
+from pinreport.readers.results import results_from_bytes  # noqa: E402
+from pinreport.readers.trace import load_trace  # noqa: E402
 from pinreport.render.context import page_context  # noqa: E402
 from pinreport.render.page import render_html  # noqa: E402
 from pinreport.render.trace_page import write_trace_html  # noqa: E402
@@ -55,7 +55,7 @@ SMALL = _small_doc()
 
 def _analyse(path: str, doc: dict) -> None:
     """Everything the commands do with a read document: no exception may escape."""
-    from pinreport.readers.load import ResultsFile
+    from pinreport.readers.results import ResultsFile
 
     report = run_pipeline(ResultsFile(path, doc), StoreContents(root=""), stored=False)
     format_compare(report.compared)
@@ -73,7 +73,7 @@ def test_a_mutated_results_file_is_read_or_refused_and_then_analysed(doc):
     except BadInputError as e:
         assert str(e).startswith("fuzz.json: ")
         return
-    _analyse("fuzz.json", read.doc)
+    _analyse("fuzz.json", document(read))
 
 
 @_SETTINGS
@@ -116,14 +116,10 @@ def test_a_bad_store_entry_is_named_and_the_rest_is_read(entry):
 
 
 def _store_docs():
-    from pinreport.readers.load import load_results as load
+    from pinreport.readers.results import load_results as load
 
     files = [REPO_ROOT / "results/h200-nightly-free-vram/results.json", REPO_ROOT / "results/h200-apis/results.json"]
-    docs = []
-    for f in files:
-        doc = load(f).doc
-        docs.append((store_key(doc["environment"]), doc))
-    return docs
+    return [load(upgraded(f)) for f in files]
 
 
 @functools.cache
@@ -154,9 +150,9 @@ def test_a_schema_valid_trace_is_judged_and_shown(tmp_path_factory, store_docs, 
         t = load_trace(path)
     except BadInputError as e:
         raise AssertionError(f"the schema admits it, the reader refused it: {e}") from None
-    j = judge_trace(t, store_docs())
-    format_trace(j)
-    write_trace_html(j, folder / "t.html")
+    report = trace_report(t, store_docs())
+    format_trace(report)
+    write_trace_html(report, folder / "t.html")
 
 
 @_SETTINGS
@@ -169,9 +165,9 @@ def test_a_mutated_trace_is_read_or_refused_and_then_judged(tmp_path_factory, st
         t = load_trace(path)
     except BadInputError:
         return
-    j = judge_trace(t, store_docs())
-    format_trace(j)
-    write_trace_html(j, folder / "t.html")
+    report = trace_report(t, store_docs())
+    format_trace(report)
+    write_trace_html(report, folder / "t.html")
 
 
 def test_the_profiles_are_bounded():

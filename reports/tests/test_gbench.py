@@ -48,6 +48,6 @@ def test_the_committed_h200_run_reads_alike_in_both_users():
     rows = read_bench([str(path)]).transfer
     assert len(rows) == sum(1 for n in medians if n.startswith("transfer/")) > 0
     for r in rows:
-        name = f"transfer/{r['kind']}/{r['op']}/"
-        (row,) = [m for n, m in medians.items() if n.startswith(name) and float(m["bytes"]) == r["bytes"]]
-        assert r["fraction"] == row["fraction_of_link"]
+        name = f"transfer/{r.kind}/{r.op}/"
+        (row,) = [m for n, m in medians.items() if n.startswith(name) and float(m["bytes"]) == r.bytes]
+        assert r.fraction == row["fraction_of_link"]

@@ -6,13 +6,13 @@ import fnmatch
 import statistics
 
 import pytest
-from builders import MiB, add_to_store, make_store
-from conftest import REPO_ROOT
+from builders import MiB, add_to_store, document, make_store
+from conftest import REPO_ROOT, upgraded
 from pinreport.analysis.compare import PREVIOUS, compare
 from pinreport.analysis.stats import Verdict
 from pinreport.base.exit_codes import EXIT_REGRESSION
 from pinreport.base.schema import REPLAY_NOTE
-from pinreport.readers.load import load_results, parse_results
+from pinreport.readers.results import load_results, parse_results
 from pinreport.store.reading import read_store
 
 RUN_A = REPO_ROOT / "results/h200-quick/results.json"
@@ -38,8 +38,8 @@ def _changed(report):
 @pytest.mark.parametrize("baseline, current", [(RUN_A, RUN_B), (RUN_B, RUN_A)])
 def test_a_a_between_two_device_calls(tmp_path, baseline, current):
     root = make_store(tmp_path / "store")
-    add_to_store(root, load_results(baseline).doc)
-    report = compare(load_results(current), read_store(root))
+    add_to_store(root, document(load_results(upgraded(baseline))))
+    report = compare(load_results(upgraded(current)), read_store(root))
     assert report.bad_input == []
     compared = [v for v in report.verdicts if v.verdict != Verdict.NO_BASELINE]
     assert compared, "no metric had a baseline: the two files are not of the same machine key"
@@ -75,11 +75,11 @@ def _inject(doc, runs_glob, key, amount):
 
 @needs_a
 def test_injected_regression_on_real_data(tmp_path):
-    real = load_results(RUN_A)
+    real = load_results(upgraded(RUN_A))
     root = make_store(tmp_path / "store")
-    add_to_store(root, real.doc)
+    add_to_store(root, document(real))
     amount = 64 * MiB
-    doc, touched = _inject(real.doc, "*/cudaMallocHost/*", "cuda.free", amount)
+    doc, touched = _inject(document(real), "*/cudaMallocHost/*", "cuda.free", amount)
     assert touched, "no cudaMallocHost run with a cuda.free cost in the real results"
     report = compare(parse_results(doc, "replayed.json"), read_store(root))
     assert report.replayed

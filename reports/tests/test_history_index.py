@@ -6,11 +6,11 @@ import os
 import time
 
 import pytest
-from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
+from builders import add_to_store, document, make_store, results_doc, rewrite_stored, run_doc, stored_text, write_json
 from pinreport.cli import main
-from pinreport.readers.load import ResultsFile, load_results
+from pinreport.readers.results import ResultsFile, load_results, measurement_id
 from pinreport.store import history_index as store_index
-from pinreport.store.files import content_hash, legacy_content_hash, measurement_id
+from pinreport.store.files import content_hash, legacy_content_hash
 from pinreport.store.history_index import GroupIndex, index_path
 from pinreport.store.reading import read_for_compare, read_for_html, read_store
 
@@ -108,7 +108,7 @@ def test_compare_and_html_agree_on_a_hand_edited_baseline(tmp_path, capsys):
 
 def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_path, monkeypatch):
     root, current, baseline, old = _store_with_history(tmp_path)
-    doc = load_results(current).doc
+    doc = document(load_results(current))
     checked = []
     real_check = store_index.check_stored_file
 
@@ -127,7 +127,14 @@ def test_html_history_comes_from_the_index_and_each_file_is_checked_once(tmp_pat
     assert checked == []  # nothing checked again: same hash, same stamp
     assert [e.path for e in second.history] == [e.path for e in first.history]
     # The history doc is a summary: ok rule-kind runs and their held costs only.
-    assert set(second.history[0].doc) == {"started_at", "backend", "measurement_id", "complete", "environment", "runs"}
+    assert set(document(second.history[0])) == {
+        "started_at",
+        "backend",
+        "measurement_id",
+        "complete",
+        "environment",
+        "runs",
+    }
     # A new night: only it is checked.
     add_to_store(root, _night("2025-05-07T10:00:00Z"))
     read_for_html(root, _current(doc))
@@ -142,7 +149,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
 
     root, current, _, old = _store_with_history(tmp_path)
     history_only = add_to_store(root, _night("2025-04-15T10:00:00Z", "565.00"))  # compare never reads it
-    doc = load_results(current).doc
+    doc = document(load_results(current))
     first = read_for_html(root, _current(doc))
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)  # new inodes, ctimes
@@ -169,7 +176,7 @@ def test_a_copied_store_keeps_its_rows_by_content_and_an_edit_is_checked(tmp_pat
 
 def test_the_index_is_derived_never_trusted_when_broken(tmp_path):
     root, current, baseline, _ = _store_with_history(tmp_path)
-    doc = load_results(current).doc
+    doc = document(load_results(current))
     read_for_html(root, _current(doc))
     index = index_path(root, ("linux", "linux", "nvidia-h200", "1gpu"))
     rows = json.loads(index.read_text())["files"]
@@ -218,56 +225,64 @@ def test_index_rows_survive_a_reader_between_saves(tmp_path):
     assert GroupIndex(root, idx.group).rows == idx.rows
 
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_PINBENCH = os.environ.get("PINBENCH_EXE") or os.path.join(_REPO, "build/ci-nogpu/harness/pinbench")
+def test_an_older_night_is_named_once_for_the_store_with_the_command_that_upgrades_it(tmp_path, capsys):
+    """A night an older pinbench stored (results version 4) is refused by every command, in one
+    line for the store with `pinbench store upgrade`; the index keeps that fact of the file (its
+    version), and the previous release stays its release, never passed over for an older one.
+    Before: pinreport ran `pinbench results upgrade` on it and kept the harness's output."""
+    root = make_store(tmp_path / "store")
+    add_to_store(root, _night("2025-05-01T10:00:00Z", release="560.10"))
+    older = add_to_store(
+        root, results_doc([run_doc()], started_at="2025-05-02T10:00:00Z", release="570.10", schema_version=4)
+    )
+    add_to_store(root, _night("2025-06-01T10:00:00Z"))
+    current = write_json(tmp_path / "current.json", _night("2025-06-02T10:00:00Z"))
+    line = (
+        f"error: {root}: 1 stored night(s) of results schema version 4, older than version 5, which this "
+        f"pinreport reads: upgrade them with `pinbench store upgrade --store {root}`"
+    )
+    assert main(["compare", "--store", str(root), "--current", str(current)]) == 2
+    out = capsys.readouterr().out
+    assert line.removeprefix("error: ") in out and "pinbench results upgrade" not in out
+    assert "baseline: previous release 570.10: 0 stored file(s)" in out  # not 560.10's
+    assert main(["html", "--store", str(root), "--current", str(current), "-o", str(tmp_path / "r.html")]) == 2
+    assert capsys.readouterr().err.splitlines() == [line]
+    rows = json.loads(index_path(root, ("linux", "linux", "nvidia-h200", "1gpu")).read_text())["files"]
+    assert rows[older.relative_to(root).as_posix()]["older"] == 4
 
 
-def _committed_results_by_version() -> dict[int, list[str]]:
-    found: dict[int, list[str]] = {}
-    for folder, _, names in os.walk(os.path.join(_REPO, "results")):
-        for name in names:
-            if not name.endswith(".json"):
-                continue
-            path = os.path.join(folder, name)
-            with open(path, "rb") as f:
-                doc = json.loads(f.read())
-            if isinstance(doc, dict) and doc.get("schema") == "pinbench.results":
-                found.setdefault(doc["schema_version"], []).append(path)
-    return found
+def test_a_night_that_cannot_be_read_here_is_named_and_keeps_no_row(tmp_path, monkeypatch, capsys):
+    """The index holds facts of a file only: a read that failed on this machine (permissions, an
+    I/O error) is named, never kept as the night's row. Before: the failure was kept, and the
+    night stayed unusable after the read would have worked."""
+    from pinreport.store import files
 
+    root = make_store(tmp_path / "store")
+    add_to_store(root, _night("2025-05-01T10:00:00Z"))
+    locked = add_to_store(root, _night("2025-05-02T10:00:00Z"))
+    current = write_json(tmp_path / "current.json", _night("2025-06-02T10:00:00Z"))
+    html = ["html", "--store", str(root), "--current", str(current), "-o", str(tmp_path / "r.html")]
+    real_read = files.read_bounded
 
-def _as_the_index_reads_it(doc: dict) -> tuple:
-    from pinreport.readers.environment import store_key
-    from pinreport.store.files import finished
+    def read_bounded(path, limit):
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied")
+        return real_read(path, limit)
 
-    return store_index.night_summary(doc), finished(doc), store_key(doc.get("environment") or {}), doc["started_at"]
-
-
-@pytest.mark.skipif(not os.path.exists(_PINBENCH), reason="needs the harness (PINBENCH_EXE) for the upgrade")
-def test_an_older_night_as_stored_gives_the_index_what_its_upgrade_gives(monkeypatch, tmp_path):
-    """SUMMARY_AS_STORED_FROM: the index reads a version 2 or 3 night as stored. Its summary,
-    progress, store key and time equal the harness's upgrade's, on every committed file of those
-    versions; a version 1 file's do not (its runs gain params), which is why it is upgraded."""
-    from pinreport.readers.upgrade import upgrade
-
-    monkeypatch.setenv("PINBENCH_EXE", _PINBENCH)
-    monkeypatch.setenv("PINBENCH_CACHE", str(tmp_path))
-    by_version = _committed_results_by_version()
-    as_stored = [v for v in by_version if store_index.SUMMARY_AS_STORED_FROM <= v < 4]
-    assert sorted(as_stored) == [2, 3] and len(by_version[2]) >= 3 and len(by_version[3]) >= 10
-    for version in [*as_stored, 1]:
-        for path in by_version[version]:
-            with open(path, "rb") as f:
-                data = f.read()
-            doc = json.loads(data)
-            same = _as_the_index_reads_it(doc) == _as_the_index_reads_it(upgrade(doc, path, data))
-            assert same == (version >= store_index.SUMMARY_AS_STORED_FROM), (path, version)
+    monkeypatch.setattr(files, "read_bounded", read_bounded)
+    assert main(html) == 2
+    assert capsys.readouterr().err == f"error: {locked}: cannot read: Permission denied\n"
+    rows = json.loads(index_path(root, ("linux", "linux", "nvidia-h200", "1gpu")).read_text())["files"]
+    assert locked.relative_to(root).as_posix() not in rows
+    monkeypatch.setattr(files, "read_bounded", real_read)
+    assert main(html) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_an_error_crosses_from_a_worker_process_as_it_was():
     import pickle
 
-    from pinreport.base.errors import BadInputError
+    from pinreport.base.errors import BadInputError, OlderResultsError
 
     e = pickle.loads(pickle.dumps(BadInputError("store/a.json.gz", "its bytes do not match")))
     assert (type(e), e.path, e.detail, str(e)) == (
@@ -275,6 +290,12 @@ def test_an_error_crosses_from_a_worker_process_as_it_was():
         "store/a.json.gz",
         "its bytes do not match",
         "store/a.json.gz: its bytes do not match",
+    )
+    older = pickle.loads(pickle.dumps(OlderResultsError("store/b.json.gz", 3, 5)))
+    assert (type(older), older.version, str(older)) == (
+        OlderResultsError,
+        3,
+        str(OlderResultsError("store/b.json.gz", 3, 5)),
     )
 
 
@@ -299,8 +320,8 @@ def test_worker_processes_read_the_store_as_one_process_does(tmp_path, monkeypat
         contents = read_for_html(root, _current(current))
         rows = json.loads(next((root / "index").rglob("*.json")).read_text())["files"]
         seen[jobs] = (
-            [(e.path, e.doc) for e in contents.entries],
-            [(e.path, e.doc) for e in contents.history_entries],
+            [(e.path, document(e)) for e in contents.entries],
+            [(e.path, document(e)) for e in contents.history_entries],
             [(p.path, p.detail) for p in contents.problems],
             {rel: {k: v for k, v in row.items() if k != "stamp"} for rel, row in rows.items()},
         )

@@ -8,7 +8,7 @@ import time
 
 from builders import GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
 from pinreport.pipeline.report import run_pipeline
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.store.reading import read_store

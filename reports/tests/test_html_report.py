@@ -5,14 +5,15 @@ import math
 
 import pytest
 from builders import GRANULE, GiB, MiB, add_to_store, make_store, results_doc, run_doc, write_json
+from conftest import upgraded
 from pinreport.base.labels import size_label
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import brief_rows
 from pinreport.cli import main
 from pinreport.pipeline.report import run_pipeline
 from pinreport.readers.bench_rows import BenchRows
-from pinreport.readers.load import ResultsFile, load_results
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile, load_results
+from pinreport.readers.runs import Run
 from pinreport.render.banner import INFRASTRUCTURE, PASS, REGRESSION, RULE_VIOLATION
 from pinreport.render.context import page_context
 from pinreport.render.environment_table import environment_rows
@@ -196,7 +197,7 @@ def test_infrastructure_failure_wins(tmp_path):
 def test_environment_differences_besides_the_driver_are_highlighted():
     a = results_doc(_runs(0), release="572.16", os_build="build 1")
     b = results_doc(_runs(0), release="580.65.06", os_build="build 2")
-    rows = environment_rows(b, [a])
+    rows = environment_rows(ResultsFile("b.json", b), [ResultsFile("a.json", a)])
     changed = [r for r in rows if r["changed"]]
     assert [r["field"] for r in changed] == ["os.os_build"]
     assert changed[0]["current"] == "build 2" and changed[0]["baseline"] == "build 1"
@@ -229,16 +230,16 @@ def test_not_measured_sections_are_named_not_faked(tmp_path):
 
 
 def test_claims_on_the_real_h200_data(repo_root):
-    current = load_results(repo_root / "results/h200-quick/results.json")
+    current = load_results(upgraded(repo_root / "results/h200-quick/results.json"))
     bench = [str(repo_root / f"results/h200-bench/{n}.json") for n in ("transfer_bench", "staging_bench")]
     ctx = page_context(run_pipeline(current, read_store(repo_root / "no-such-store"), bench))
-    claims = {int(c["n"]): c for c in ctx["claims"]}
+    claims = {int(c.n): c for c in ctx["claims"]}
     assert len(claims) == 14
-    assert claims[1]["verdict"] == "CONFIRMED" and "not exactly 0" in claims[1]["evidence"]
-    assert claims[6]["verdict"] == "REFUTED" and "h2d 7.8x" in claims[6]["evidence"]
-    assert claims[7]["verdict"] == "CONFIRMED"
-    assert claims[10]["verdict"] == "NOT TESTED HERE" and "48 OVER-RESERVED" in claims[10]["evidence"]
-    assert {claims[n]["verdict"] for n in (2, 3, 4, 5, 8, 9, 11, 12, 13, 14)} == {"NOT TESTED HERE"}
+    assert claims[1].verdict == "CONFIRMED" and "not exactly 0" in claims[1].evidence
+    assert claims[6].verdict == "REFUTED" and "h2d 7.8x" in claims[6].evidence
+    assert claims[7].verdict == "CONFIRMED"
+    assert claims[10].verdict == "NOT TESTED HERE" and "48 OVER-RESERVED" in claims[10].evidence
+    assert {claims[n].verdict for n in (2, 3, 4, 5, 8, 9, 11, 12, 13, 14)} == {"NOT TESTED HERE"}
     assert "NOT Windows" in ctx["platform_note"] and "580.159.04" in ctx["platform_note"]
     assert ctx["bandwidth_charts"][0].id == "bandwidth-link"
     assert len(ctx["bandwidth_charts"]) == 5  # the link chart and 4 staging charts (h2d/d2h x 1/4 GiB)
@@ -254,9 +255,11 @@ def test_claims_on_wddm_data(tmp_path):
 
             self.rule = [x for run in doc["runs"] for x in rule_results(Run.from_json(run), Band())]
 
-    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ResultsFile("viol.json", viol), R(viol), BenchRows()))}
+    by = {
+        c.n: c.verdict for c in brief_rows(ClaimData(ResultsFile("viol.json", viol), tuple(R(viol).rule), BenchRows()))
+    }
     assert by["1"] == "CONFIRMED" and by["10"] == "REFUTED"
-    by = {c["n"]: c["verdict"] for c in brief_rows(ClaimData(ResultsFile("ok.json", ok), R(ok), BenchRows()))}
+    by = {c.n: c.verdict for c in brief_rows(ClaimData(ResultsFile("ok.json", ok), tuple(R(ok).rule), BenchRows()))}
     assert by["10"] == "CONFIRMED" and by["6"] == "NOT TESTED HERE"
 
 

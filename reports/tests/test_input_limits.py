@@ -9,13 +9,13 @@ import threading
 import pytest
 from builders import make_store
 from conftest import REPO_ROOT
-from pinreport.analysis.trace import load_trace
 from pinreport.base import input_file
 from pinreport.base.errors import BadInputError
 from pinreport.base.input_file import BENCH_LIMIT, RESULTS_LIMIT, TRACE_LIMIT, InputRefused, read_bounded
 from pinreport.cli import main
 from pinreport.readers.gbench import NotBenchmarkJson, load_bench
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
+from pinreport.readers.trace import load_trace
 
 CURRENT = REPO_ROOT / "harness/tests/fixtures/results-validity/accept_base.json"
 
@@ -71,8 +71,8 @@ def test_compare_refuses_the_current_file_unread(tmp_path, capsys, make, says):
 
 
 def test_every_reader_is_bounded(tmp_path, monkeypatch):
-    monkeypatch.setattr("pinreport.readers.load.RESULTS_LIMIT", 100)
-    monkeypatch.setattr("pinreport.analysis.trace.TRACE_LIMIT", 100)
+    monkeypatch.setattr("pinreport.readers.results.RESULTS_LIMIT", 100)
+    monkeypatch.setattr("pinreport.readers.trace.TRACE_LIMIT", 100)
     big = tmp_path / "big.json"
     big.write_bytes(b" " * 20 * 2**20)
     for load in (load_results, load_trace):

@@ -3,7 +3,7 @@ import xml.etree.ElementTree as ET
 from builders import MiB, add_to_store, make_store, results_doc, run_doc
 from pinreport.analysis.compare import compare
 from pinreport.formats.junit import write_junit
-from pinreport.readers.load import parse_results
+from pinreport.readers.results import parse_results
 from pinreport.store.reading import read_store
 from test_compare import _night
 

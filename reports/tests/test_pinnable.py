@@ -14,11 +14,24 @@ from pinreport.claims.evidence import ClaimData
 from pinreport.claims.register import further_rows
 from pinreport.pipeline.report import run_pipeline
 from pinreport.readers.bench_rows import BenchRows
-from pinreport.readers.load import ResultsFile, load_results
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile, load_results
+from pinreport.readers.runs import Run
 from pinreport.render.context import page_context
 from pinreport.render.page import render_html
 from pinreport.store.reading import read_store
+
+
+def _runs(doc):
+    return ResultsFile.of("results.json", doc).runs
+
+
+def _collect(doc):
+    return pinnable_fit.collect_runs(_runs(doc))
+
+
+def _judge(doc):
+    return pinnable_fit.judge(_runs(doc))
+
 
 # The public table (MiB): (free before the search, max pinnable, capped).
 PUBLIC_TABLE = ((7972, 8192, True), (1828, 2816, False), (804, 1536, False))
@@ -43,7 +56,7 @@ def linux_doc():
 
 
 def _row(doc):
-    (row,) = further_rows(ClaimData(ResultsFile("results.json", doc), None, BenchRows()))
+    (row,) = further_rows(ClaimData(ResultsFile("results.json", doc), (), BenchRows()))
     return row
 
 
@@ -51,8 +64,8 @@ def _row(doc):
 
 
 def test_points_of_the_public_table():
-    (api,) = pinnable_fit.collect(wddm_doc())
-    points = pinnable_fit.collect(wddm_doc())[api]
+    (api,) = _collect(wddm_doc())
+    points = _collect(wddm_doc())[api]
     assert api == "cudaMallocHost"
     assert [(p.free_before / MiB, p.max_pinnable / MiB, p.capped) for p in points] == [
         (804, 1536, False),
@@ -66,7 +79,7 @@ def test_points_of_the_public_table():
 
 
 def test_slope_from_the_two_uncapped_points_of_the_public_table():
-    fit = pinnable_fit.fit_slope(pinnable_fit.collect(wddm_doc())["cudaMallocHost"])
+    fit = pinnable_fit.fit_slope(_collect(wddm_doc())["cudaMallocHost"])
     # (2816 - 1536) / (1828 - 804) = 1280 / 1024; intercept 1536 - 1.25 x 804 = 531 MiB.
     assert fit.uncapped == 2
     assert fit.slope == pytest.approx(1.25)
@@ -97,8 +110,8 @@ def test_fit_needs_two_distinct_uncapped_free_values():
 
 def test_points_fall_back_to_the_repeats_data():
     omit = ("sweep.free_before", "sweep.max_pinnable", "sweep.capped", "sweep.max_pinnable_over_host_ram")
-    by_metric = pinnable_fit.collect(wddm_doc())["cudaMallocHost"]
-    by_data = pinnable_fit.collect(wddm_doc(omit=omit))["cudaMallocHost"]
+    by_metric = _collect(wddm_doc())["cudaMallocHost"]
+    by_data = _collect(wddm_doc(omit=omit))["cudaMallocHost"]
     assert "sweep.free_before" not in by_data and by_data == by_metric
 
 
@@ -109,8 +122,8 @@ def test_runs_without_free_target_not_ok_or_disturbed_give_no_point():
     disturbed = pinnable_run(2 * GiB, 2 * GiB, 3 * GiB, False)
     disturbed["metrics"]["sweep.free_before"]["disturbed"] = True
     doc = results_doc([old, failed, disturbed, run_doc()])
-    assert pinnable_fit.collect(doc) == {}
-    j = pinnable_fit.judge(doc)
+    assert _collect(doc) == {}
+    j = _judge(doc)
     assert j.outcome == pinnable_fit.Outcome.NOT_TESTED
 
 
@@ -118,7 +131,7 @@ def test_runs_without_free_target_not_ok_or_disturbed_give_no_point():
 
 
 def test_public_table_confirms_on_wddm():
-    j = pinnable_fit.judge(wddm_doc())
+    j = _judge(wddm_doc())
     assert j.outcome == pinnable_fit.Outcome.CONFIRMED
     assert "free 7.79 GiB -> at least 8.00 GiB (capped)" in j.evidence
     assert "free 1.79 GiB -> 2.75 GiB" in j.evidence and "free 804.00 MiB -> 1.50 GiB" in j.evidence
@@ -126,29 +139,27 @@ def test_public_table_confirms_on_wddm():
     assert "stopped by cudaErrorMemoryAllocation: out of memory" in j.evidence
     assert "the small pin after a failure succeeded in 14 of 14 repeat(s)" in j.evidence
     row = _row(wddm_doc())
-    assert row["n"] == "beyond the brief: largest pinnable size" and row["claim"].startswith(
-        "Max pinnable tracks free VRAM"
-    )
-    assert row["verdict"] == "CONFIRMED" and row["evidence"].startswith("on windows, WDDM: cudaMallocHost: CONFIRMED")
-    assert row["beside"] == (
+    assert row.n == "beyond the brief: largest pinnable size" and row.claim.startswith("Max pinnable tracks free VRAM")
+    assert row.verdict == "CONFIRMED" and row.evidence.startswith("on windows, WDDM: cudaMallocHost: CONFIRMED")
+    assert row.beside == (
         "Windows cap (reported, not judged): cudaMallocHost: at least 0.125 of host RAM at the most free VRAM "
         "(7.79 GiB free)"
     )
 
 
 def test_every_point_capped_far_above_free_vram_refutes_on_linux():
-    j = pinnable_fit.judge(linux_doc())
+    j = _judge(linux_doc())
     assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "with 1.00 GiB free it pinned at least 16.00 GiB, beyond 2 x free + 1.00 GiB = 3.00 GiB" in j.evidence
     assert "0 uncapped point(s) with distinct free VRAM, need 2" in j.evidence
     row = _row(linux_doc())
-    assert row["verdict"] == "REFUTED" and row["evidence"].startswith("on linux: ")
-    assert row["beside"].startswith("Windows cap: not judged on linux; here cudaMallocHost: at least 0.0625 of")
+    assert row.verdict == "REFUTED" and row.evidence.startswith("on linux: ")
+    assert row.beside.startswith("Windows cap: not judged on linux; here cudaMallocHost: at least 0.0625 of")
 
 
 def test_flat_slope_refutes():
     runs = [pinnable_run(f * GiB, f * GiB, p * MiB, False) for f, p in ((4, 2048), (8, 2560))]
-    j = pinnable_fit.judge(results_doc(runs, driver_model="WDDM", platform="windows"))
+    j = _judge(results_doc(runs, driver_model="WDDM", platform="windows"))
     # slope 512 MiB / 4 GiB = 0.125: within [-0.25, 0.25]; 2 GiB < 2 x 4 GiB + 1 GiB at the least free.
     assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "flat: the slope bound lies within [-0.25, 0.25]" in j.evidence and "slope 0.125" in j.evidence
@@ -157,15 +168,15 @@ def test_flat_slope_refutes():
 def test_one_uncapped_point_is_inconclusive():
     runs = [pinnable_run(1 * GiB, 1 * GiB, 1536 * MiB, False), pinnable_run("all", 20 * GiB, 8 * GiB, True)]
     doc = results_doc(runs, driver_model="WDDM", platform="windows")
-    assert pinnable_fit.judge(doc).outcome == pinnable_fit.Outcome.AMBIGUOUS
+    assert _judge(doc).outcome == pinnable_fit.Outcome.AMBIGUOUS
     row = _row(doc)
-    assert row["verdict"] == "NOT TESTED HERE"
-    assert row["evidence"].startswith("inconclusive: on windows, WDDM: cudaMallocHost: AMBIGUOUS, 1 uncapped")
+    assert row.verdict == "NOT TESTED HERE"
+    assert row.evidence.startswith("inconclusive: on windows, WDDM: cudaMallocHost: AMBIGUOUS, 1 uncapped")
 
 
 def test_a_slope_outside_both_ranges_is_inconclusive():
     runs = [pinnable_run(f * GiB, f * GiB, p * GiB, False) for f, p in ((2, 2), (4, 8))]  # slope 3
-    j = pinnable_fit.judge(results_doc(runs))
+    j = _judge(results_doc(runs))
     assert j.outcome == pinnable_fit.Outcome.AMBIGUOUS
     assert "the slope bound is not within [0.5, 1.5] nor [-0.25, 0.25]" in j.evidence
 
@@ -178,20 +189,20 @@ def test_a_capped_point_is_never_fitted():
         runs.append(pinnable_run(8 * GiB, 8 * GiB, 4 * GiB, capped, cap=4 * GiB))
         return results_doc(runs, driver_model="WDDM", platform="windows")
 
-    fit = pinnable_fit.fit_slope(pinnable_fit.collect(doc(True))["cudaMallocHost"])
+    fit = pinnable_fit.fit_slope(_collect(doc(True))["cudaMallocHost"])
     assert fit.uncapped == 2 and fit.slope == pytest.approx(1.0) and fit.bound == pytest.approx((1.0, 1.0))
-    assert pinnable_fit.judge(doc(True)).outcome == pinnable_fit.Outcome.CONFIRMED
-    as_uncapped = pinnable_fit.fit_slope(pinnable_fit.collect(doc(False))["cudaMallocHost"])
+    assert _judge(doc(True)).outcome == pinnable_fit.Outcome.CONFIRMED
+    as_uncapped = pinnable_fit.fit_slope(_collect(doc(False))["cudaMallocHost"])
     assert as_uncapped.bound == pytest.approx((-0.25, 1.0))
-    assert pinnable_fit.judge(doc(False)).outcome == pinnable_fit.Outcome.AMBIGUOUS
+    assert _judge(doc(False)).outcome == pinnable_fit.Outcome.AMBIGUOUS
 
 
 def test_capped_from_the_repeats_when_the_metric_is_missing():
     run = pinnable_run(8 * GiB, 8 * GiB, 4 * GiB, True, cap=4 * GiB, omit=("sweep.capped",))
-    (point,) = pinnable_fit.collect(results_doc([run]))["cudaMallocHost"]
+    (point,) = _collect(results_doc([run]))["cudaMallocHost"]
     assert point.capped
     run["repeats"][0]["data"]["capped"] = False  # not every ok repeat capped: not a lower bound
-    (point,) = pinnable_fit.collect(results_doc([run]))["cudaMallocHost"]
+    (point,) = _collect(results_doc([run]))["cudaMallocHost"]
     assert not point.capped
 
 
@@ -199,10 +210,10 @@ def test_a_timed_out_point_is_a_lower_bound():
     # Uncapped 2 -> 3 and 4 -> 5 GiB (slope 1); 8 GiB free timed out at 4 GiB: left out of the fit.
     runs = [pinnable_run(f * GiB, f * GiB, p * GiB, False) for f, p in ((2, 3), (4, 5), (8, 4))]
     runs[-1]["repeats"][3]["data"]["timed_out"] = True
-    (point,) = [p for p in pinnable_fit.collect(results_doc(runs))["cudaMallocHost"] if p.timed_out]
+    (point,) = [p for p in _collect(results_doc(runs))["cudaMallocHost"] if p.timed_out]
     assert point.lower_bound and not point.capped
     assert point.describe() == "free 8.00 GiB -> at least 4.00 GiB (timed out)"
-    fit = pinnable_fit.fit_slope(pinnable_fit.collect(results_doc(runs))["cudaMallocHost"])
+    fit = pinnable_fit.fit_slope(_collect(results_doc(runs))["cudaMallocHost"])
     assert fit.uncapped == 2 and fit.slope == pytest.approx(1.0)
 
 
@@ -211,8 +222,8 @@ def test_the_failure_path_gives_no_point_but_its_errors():
     fail = pinnable_run(1 * GiB, 1 * GiB, 1984 * MiB, False, stopped_by="cudaErrorMemoryAllocation", small_ok=False)
     fail["plan"]["params"].update(host_limit=2 * GiB, enforce_host_limit="on")
     doc = results_doc([*linux_doc()["runs"], fail])
-    assert [p.run_id for p in pinnable_fit.collect(doc)["cudaMallocHost"]] == [r["id"] for r in linux_doc()["runs"]]
-    j = pinnable_fit.judge(doc)
+    assert [p.run_id for p in _collect(doc)["cudaMallocHost"]] == [r["id"] for r in linux_doc()["runs"]]
+    j = _judge(doc)
     assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert j.evidence.endswith(
         "failure path (enforce_host_limit on: bounded by host_limit, not a point): cudaMallocHost "
@@ -224,7 +235,7 @@ def test_the_failure_path_gives_no_point_but_its_errors():
 def test_apis_are_judged_apart_and_a_refutation_wins():
     tracks = [pinnable_run(f * MiB, f * MiB, p * MiB, False) for f, p, _ in PUBLIC_TABLE[1:]]
     flat = [pinnable_run(f * GiB, f * GiB, 2 * GiB, False, api="cudaHostRegister") for f in (4, 8)]
-    j = pinnable_fit.judge(results_doc(tracks + flat))
+    j = _judge(results_doc(tracks + flat))
     assert j.outcome == pinnable_fit.Outcome.REFUTED
     assert "cudaHostRegister: REFUTED, flat" in j.evidence and "cudaMallocHost: CONFIRMED" in j.evidence
 
@@ -232,9 +243,9 @@ def test_apis_are_judged_apart_and_a_refutation_wins():
 def test_no_free_target_runs_is_not_tested():
     old = kind_run("sweep", {"sweep.max_pinnable": [8 * GiB] * 7}, {"mode": "max_pinnable", "cap": 8 * GiB})
     row = _row(results_doc([run_doc(), old]))
-    assert row["verdict"] == "NOT TESTED HERE"
-    assert row["evidence"] == "no ok max_pinnable run with free_target here (older files search without a fill)"
-    assert row["beside"] == ""
+    assert row.verdict == "NOT TESTED HERE"
+    assert row.evidence == "no ok max_pinnable run with free_target here (older files search without a fill)"
+    assert row.beside == ""
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -278,7 +289,7 @@ def test_chart_and_claim_row_in_the_rendered_report(tmp_path):
         "<td>beyond the brief: largest pinnable size</td>" in html
         and "Windows cap (reported, not judged): cudaMallocHost: at least 0.125" in html
     )
-    assert len(ctx["claims"]) == 14 and ctx["further_claims"][0]["verdict"] == "CONFIRMED"
+    assert len(ctx["claims"]) == 14 and ctx["further_claims"][0].verdict == "CONFIRMED"
 
 
 def test_no_chart_without_free_target_runs(tmp_path):

@@ -14,7 +14,9 @@ import pytest
 from conftest import REPO_ROOT
 from pinreport.cli import main
 
-AFTER_HOUSE = pytest.mark.xfail(strict=True, reason="the readers take the bounds from the schemas after the house merge (issue 57 item 2)")
+AFTER_HOUSE = pytest.mark.xfail(
+    strict=True, reason="the readers take the bounds from the schemas after the house merge (issue 57 item 2)"
+)
 
 BUDGET = json.loads((REPO_ROOT / "results/h100-budget/budget-default.json").read_text())
 TRACE = json.loads((REPO_ROOT / "results/h200-trace/trace-dataloader-w4.json").read_text())
@@ -55,7 +57,12 @@ def test_a_budget_outside_its_schemas_bounds_is_refused(tmp_path, capsys, case, 
     if command == "budget-compare":
         argv = ["budget-compare", str(REPO_ROOT / "results/h100-budget/budget-default.json"), str(path)]
     else:
-        argv = ["summary", str(REPO_ROOT / "harness/tests/fixtures/results-validity/accept_base.json"), "--budget", str(path)]
+        argv = [
+            "summary",
+            str(REPO_ROOT / "harness/tests/fixtures/results-validity/accept_base.json"),
+            "--budget",
+            str(path),
+        ]
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 2, (out, err)

@@ -10,12 +10,12 @@ import json
 import shutil
 
 import pytest
-from builders import make_store, rewrite_stored
+from builders import document, make_store, rewrite_stored
 from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError
 from pinreport.cli import main
 from pinreport.readers.environment import store_key
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 from pinreport.store.files import REAL, content_hash, entry_path
 
 CASES_DIR = REPO_ROOT / "harness/tests/fixtures/results-validity"
@@ -27,7 +27,7 @@ REJECTED = [c for c in CASES if c[1] != "accept"]
 def test_shared_fixture(name, expected):
     path = CASES_DIR / name
     if expected == "accept":
-        assert load_results(path).doc["schema"] == "pinbench.results"
+        assert document(load_results(path))["schema"] == "pinbench.results"
         return
     with pytest.raises(BadInputError) as e:
         load_results(path)

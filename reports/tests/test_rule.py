@@ -7,7 +7,7 @@ import pytest
 from builders import MiB, run_doc
 from pinreport.analysis.rule import NVML_SUM_KEY, Band, RuleVerdict, judge_ratio, rule_results
 from pinreport.base.errors import UsageError
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 
 BAND = Band()  # 10%-20%
 PINNED = 1000 * MiB

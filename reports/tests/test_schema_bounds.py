@@ -13,10 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, upgraded
 from pinreport.base.errors import BadInputError
 from pinreport.cli import main
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 
 SCHEMA = json.loads((REPO_ROOT / "docs/results.schema.json").read_text())
 PINBENCH = Path(os.environ.get("PINBENCH_EXE", REPO_ROOT / "build/ci-nogpu/harness/pinbench"))
@@ -116,7 +116,7 @@ def test_at_the_bound_both_readers_accept(tmp_path, where):
 
 
 def test_a_granule_of_1e308_is_one_line_and_exit_2(tmp_path, capsys):
-    doc = json.loads(QUICK.read_text())
+    doc = json.loads(upgraded(QUICK).read_text())
     metric = next(m for r in doc["runs"] for m in r["metrics"].values() if m["granule"] is not None)
     metric["granule"] = 1e308
     path = tmp_path / "quick.json"

@@ -1,4 +1,4 @@
-"""The results schema has two validators (pinreport.result.load): jsonschema-rs decides, fast, and
+"""The results schema has two validators (pinreport.readers.validate): jsonschema-rs decides, fast, and
 jsonschema, the reference implementation, words the error. A document one accepts and the other
 refuses would be read by one reader and not by the other; these tests hold them to the same
 verdict on every small change of real documents: each value replaced by one of every JSON type,
@@ -12,7 +12,8 @@ import pytest
 from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError
 from pinreport.base.schema import results_json_schema_text
-from pinreport.readers import load, validate
+from pinreport.readers import results as load
+from pinreport.readers import validate
 
 SOURCES = [
     # A complete ok run of every status the fixture set holds, and a real disturbed run (H200).

@@ -14,7 +14,7 @@ refuses it: then remove it from the list."""
 import pytest
 from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError
-from pinreport.readers.load import load_results
+from pinreport.readers.results import load_results
 
 CORPUS = REPO_ROOT / "harness/tests/fixtures/hostile-results"
 CASES = [line.split("\t") for line in (CORPUS / "cases.tsv").read_text().splitlines() if line]

@@ -7,7 +7,7 @@ import pytest
 from builders import add_to_store, make_store, results_doc, rewrite_stored, run_doc, stored_text
 from pinreport.base.schema import TEST_DOUBLE_MARKER
 from pinreport.readers.environment import store_key
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile, measurement_id
 from pinreport.readers.store_key import StoreKey, slug
 from pinreport.store.files import (
     REAL,
@@ -17,7 +17,6 @@ from pinreport.store.files import (
     content_hash,
     entry_path,
     legacy_content_hash,
-    measurement_id,
     read_stored_bytes,
 )
 from pinreport.store.reading import read_for_compare, read_for_html, read_store

@@ -114,8 +114,9 @@ def test_gzip_bombs_in_the_releases_compared_are_dropped_too(tmp_path, monkeypat
         kept.append(_kept_from_store_files())
         return real(*args, **kwargs)
 
-    real = pipeline_report.run_pipeline
-    monkeypatch.setattr("pinreport.cli.run_pipeline", measured)
+    stage = "compare_report" if command == "compare" else "run_pipeline"  # the pipeline each runs
+    real = getattr(pipeline_report, stage)
+    monkeypatch.setattr(f"pinreport.cli.{stage}", measured)
     tracemalloc.start(1)
     try:
         code = main(argv)

@@ -11,8 +11,8 @@ import json
 import pytest
 from conftest import REPO_ROOT
 from pinreport.readers.environment import store_key
+from pinreport.readers.results import measurement_id
 from pinreport.readers.store_key import StoreKey
-from pinreport.store.files import measurement_id
 
 FIXTURE = json.loads((REPO_ROOT / "reports/tests/written_by_cpp/store_keys.json").read_text(encoding="utf-8"))
 

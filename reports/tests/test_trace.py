@@ -8,10 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from pinreport.analysis.trace import TraceVerdict, cost_step, exit_code, judge_trace, load_trace, rounding_note
+from conftest import upgraded
+from pinreport.analysis.trace import TraceVerdict, cost_step, exit_code, judge_trace, rounding_note
 from pinreport.base.errors import BadInputError
 from pinreport.formats.console import format_trace
-from pinreport.readers.load import load_results
+from pinreport.pipeline.commands import trace_report
+from pinreport.readers.results import load_results
+from pinreport.readers.trace import load_trace
 from pinreport.render.trace_page import write_trace_html
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -24,13 +27,8 @@ STORE_FILES = [REPO_ROOT / "results/h200-nightly-free-vram/results.json", REPO_R
 
 @pytest.fixture(scope="module")
 def store_docs():
-    from pinreport.readers.environment import store_key
-
-    docs = []
-    for f in STORE_FILES:
-        doc = load_results(f).doc
-        docs.append((store_key(doc["environment"]), doc))
-    return docs
+    """The store's files of the traces' machine, as judge_trace reads them."""
+    return [load_results(upgraded(f)) for f in STORE_FILES]
 
 
 def judged(name, docs):
@@ -41,7 +39,7 @@ def judged(name, docs):
 def test_the_dataloader_traces_agree_with_the_stores_fit(workers, store_docs):
     j = judged(f"trace-dataloader-w{workers}.json", store_docs)
     assert j.peak_bytes >= 4 * 2**30, "a peak of several probe steps, as the issue asks"
-    assert j.verdict == TraceVerdict.AGREES, format_trace(j)
+    assert j.verdict == TraceVerdict.AGREES, format_trace(trace_report(j.trace, store_docs))
     assert exit_code(j) == 0
     d = j.devices[0]
     assert d.observed >= 4 * 2**20, "several cost steps, not one"
@@ -50,18 +48,19 @@ def test_the_dataloader_traces_agree_with_the_stores_fit(workers, store_docs):
 
 def test_the_allocator_rounds_each_batch_up_to_a_power_of_two():
     t = load_trace(TRACES / "trace-dataloader-w2.json")
-    assert t.doc["notes"]["batch_bytes"] == 300 * 2**20
+    assert t.notes.batch_bytes == 300 * 2**20
     assert rounding_note(t) == "batches of 300.00 MiB were pinned as 10 blocks of 512.00 MiB (1.71x the batch bytes)"
-    main = t.doc["notes"]["main_pid"]
-    assert {c["pid"] for c in t.doc["calls"]} == {main}, "pinned in the main process, not in the workers"
-    assert {c["tid"] for c in t.doc["calls"]} != {main}, "on a thread of its own (pin_memory's), not the main thread"
+    main = t.notes.main_pid
+    assert {c.pid for c in t.calls} == {main}, "pinned in the main process, not in the workers"
+    written = json.loads((TRACES / "trace-dataloader-w2.json").read_text())
+    assert {c["tid"] for c in written["calls"]} != {main}, "on a thread of its own (pin_memory's), not the main thread"
 
 
 def test_the_cpp_workload_holds_every_api_at_once_and_agrees(store_docs):
     j = judged("trace-pin-each-api.json", store_docs)
     assert set(j.by_family) == {"host_alloc", "host_register", "vmm_host", "pool_host"}
     assert j.peak_bytes >= 4 * 2**30
-    assert j.verdict == TraceVerdict.AGREES, format_trace(j)
+    assert j.verdict == TraceVerdict.AGREES, format_trace(trace_report(j.trace, store_docs))
     assert cost_step(j.trace) == 2 * 2**20, "the H200's cost moves in 2 MiB steps"
 
 
@@ -89,9 +88,8 @@ def test_an_unknown_trace_version_is_refused(tmp_path):
 
 
 def test_the_page_shows_the_verdict_the_rounding_and_the_timeline(tmp_path, store_docs):
-    j = judged("trace-dataloader-w8.json", store_docs)
     out = tmp_path / "t.html"
-    write_trace_html(j, str(out))
+    write_trace_html(trace_report(load_trace(TRACES / "trace-dataloader-w8.json"), store_docs), str(out))
     html = out.read_text()
     assert "AGREES" in html
     assert "blocks of 512.00 MiB" in html
@@ -130,8 +128,8 @@ def test_a_trace_without_device_samples_is_judged_against_the_fit(tmp_path, stor
     t = _variant(tmp_path, "trace-dataloader-w4.json", lambda d: d.pop("device"))
     j = judge_trace(t, store_docs)
     assert j.fits_used, "a fit is available, so the step of the samples is asked for"
-    assert j.verdict == TraceVerdict.AGREES, format_trace(j)
-    assert "GPU 0: AGREES" in format_trace(j)
+    assert j.verdict == TraceVerdict.AGREES, format_trace(trace_report(t, store_docs))
+    assert "GPU 0: AGREES" in format_trace(trace_report(t, store_docs))
 
 
 def test_a_device_without_nvml_index_is_gpu_0_on_the_page(tmp_path, store_docs):
@@ -142,7 +140,6 @@ def test_a_device_without_nvml_index_is_gpu_0_on_the_page(tmp_path, store_docs):
         for dev in d["cost_at_peak"]["devices"]:
             dev.pop("nvml_index")
 
-    j = judge_trace(_variant(tmp_path, "trace-dataloader-w4.json", drop), store_docs)
     out = tmp_path / "t.html"
-    write_trace_html(j, out)
+    write_trace_html(trace_report(_variant(tmp_path, "trace-dataloader-w4.json", drop), store_docs), out)
     assert "GPU 0 cost x100 (MiB)" in out.read_text()

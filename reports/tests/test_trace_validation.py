@@ -8,8 +8,8 @@ import json
 import pytest
 from builders import make_store
 from conftest import REPO_ROOT
-from pinreport.analysis.trace import load_trace
 from pinreport.cli import main
+from pinreport.readers.trace import load_trace
 
 TRACES = sorted((REPO_ROOT / "results/h200-trace").glob("trace-*.json"))
 BASE = REPO_ROOT / "results/h200-trace/trace-pin-each-api.json"

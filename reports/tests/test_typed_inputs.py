@@ -15,7 +15,9 @@ from builders import make_store
 from conftest import REPO_ROOT
 from pinreport.cli import main
 
-AFTER_HOUSE = pytest.mark.xfail(strict=True, reason="typed trace and bench readers after the house merge (issue 57 item 3)")
+AFTER_HOUSE = pytest.mark.xfail(
+    strict=True, reason="typed trace and bench readers after the house merge (issue 57 item 3)"
+)
 
 TRACE = json.loads((REPO_ROOT / "results/h200-trace/trace-dataloader-w4.json").read_text())
 BENCH = json.loads((REPO_ROOT / "results/h200-bench/transfer_bench.json").read_text())

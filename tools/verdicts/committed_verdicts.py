@@ -8,9 +8,10 @@ It answers "does this change alter what pinreport decides on real data?":
   committed_verdicts.py dump OUTDIR      every verdict (verdicts.tsv) and the commands' text and
                                          JUnit output, to `diff -r` between two trees
 
-Run with reports/ on PYTHONPATH and PINBENCH_EXE set (`pinbench store add` makes the stores;
-schema version 3 files are read through `pinbench results upgrade`). See README.md beside this
-file.
+Run with reports/ on PYTHONPATH and PINBENCH_EXE set: `pinbench results upgrade` writes each
+committed file in the current results version (the only one pinreport reads) under its own path
+in a temporary folder, where the script then runs; `pinbench store add` makes the stores. See
+README.md beside this file.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,8 +31,11 @@ from pathlib import Path
 
 from pinreport import cli
 from pinreport.analysis.compare import compare
-from pinreport.readers.load import load_results
-from pinreport.readers.upgrade import pinbench_executable
+
+try:
+    from pinreport.readers.results import load_results
+except ImportError:  # a tree before pinreport's readers/ (README.md: `dump` on an older tree)
+    from pinreport.result.load import load_results
 from pinreport.store.reading import read_for_compare
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +93,7 @@ AA_SETS: dict[str, tuple[str, ...]] = {
 
 
 def pinbench() -> str:
-    exe = pinbench_executable()
+    exe = os.environ.get("PINBENCH_EXE") or shutil.which("pinbench")
     if not exe:
         raise RuntimeError("the stores and the replayed current need pinbench: set PINBENCH_EXE or put it on PATH")
     return exe
@@ -98,6 +103,19 @@ def run_pinbench(args: list[str]) -> None:
     done = subprocess.run([pinbench(), *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"pinbench {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[-2000:]}")
+
+
+def upgraded_mirror(root: Path) -> Path:
+    """Every committed results file the stores, pairs and A/A sets read, in the current results
+    version: `pinbench results upgrade` of each into root/upgraded/<its path in the repository>.
+    The script runs there, so every output names each file by its path in the repository."""
+    mirror = root / "upgraded"
+    files = {f for fs in (*STORES.values(), *AA_SETS.values()) for f in fs}
+    files |= {c for _, c in PAIRS if c not in REPLAYS} | {source for source, _ in REPLAYS.values()}
+    for f in sorted(files):
+        (mirror / f).parent.mkdir(parents=True, exist_ok=True)
+        run_pinbench(["results", "upgrade", str(REPO_ROOT / f), "-o", str(mirror / f)])
+    return mirror
 
 
 def make_stores(root: Path) -> dict[str, Path]:
@@ -138,7 +156,9 @@ def replay(root: Path, name: str) -> Path:
     if not out.exists():
         source, script = REPLAYS[name]
         out.parent.mkdir(parents=True, exist_ok=True)
-        run_pinbench(["run", "--backend", "replay", "--from", source, "--script", script, "-o", str(out)])
+        run_pinbench(
+            ["run", "--backend", "replay", "--from", source, "--script", str(REPO_ROOT / script), "-o", str(out)]
+        )
     return out
 
 
@@ -166,6 +186,7 @@ def aa_outputs() -> dict[str, str]:
 
 
 def summary(root: Path) -> dict:
+    os.chdir(upgraded_mirror(root))  # the reports name the results by their paths in the repository
     stores = make_stores(root)
     aa = aa_outputs()
     return {
@@ -200,6 +221,7 @@ def differences(got: dict, want: dict) -> list[str]:
 def dump(outdir: Path, root: Path) -> None:
     """Everything, for `diff -r` between two trees: verdicts.tsv and each command's output."""
     outdir.mkdir(parents=True, exist_ok=True)
+    os.chdir(upgraded_mirror(root))  # the reports name the results by their paths in the repository
     stores = make_stores(root)
     with open(outdir / "verdicts.tsv", "w") as tsv:
         for i, (store, current) in enumerate(PAIRS, 1):
@@ -222,7 +244,6 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     outdir = Path(argv[1]).resolve() if argv[0] == "dump" else None
-    os.chdir(REPO_ROOT)  # the reports name the results by their paths in the repository
     with tempfile.TemporaryDirectory(prefix="pinbench-verdicts-") as tmp:
         if outdir:
             dump(outdir, Path(tmp))

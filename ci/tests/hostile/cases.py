@@ -329,7 +329,7 @@ RESULTS_EDITS = {
     "results-complete-interrupted": _set(["interrupted"], {"signal": "SIGINT", "at": "x", "run_id": "y", "repeat": 0}),
     "results-runs-a-string": _set(["runs"], "all of them"),
     "results-version-bool": _set(["schema_version"], True),
-    "results-version-5": _set(["schema_version"], 5),
+    "results-version-6": _set(["schema_version"], 6),
     "results-samples-n-mismatch": lambda d: d["runs"][0]["metrics"][next(iter(d["runs"][0]["metrics"]))].update(
         samples=[1.0]
     ),

@@ -17,11 +17,11 @@
 
 namespace pinbench::detail {
 
-// Strict JSON, the rules of pinreport's reader (reports/pinreport/result/load.py): UTF-8 without a byte
-// order mark, no duplicate key in any object, at most max_json_depth nested arrays and objects,
-// integers in [-2^63, 2^64-1], finite numbers, no NaN or Infinity. Anything else throws
-// InputError "FILE: invalid JSON: REASON" (syntax errors: "FILE: invalid JSON at byte N: ...").
-// Both readers test against harness/tests/fixtures/json-validity. (strict_json.cpp)
+// Strict JSON, the rules of pinreport's reader (reports/pinreport/readers/strict_json.py): UTF-8 without a
+// byte order mark, no duplicate key in any object, at most max_json_depth nested arrays and objects, integers
+// in [-2^63, 2^64-1], finite numbers, no NaN or Infinity. Anything else throws InputError "FILE: invalid
+// JSON: REASON" (syntax errors: "FILE: invalid JSON at byte N: ..."). Both readers test against
+// harness/tests/fixtures/json-validity. (strict_json.cpp)
 inline constexpr std::size_t max_json_depth = 64;
 nlohmann::json parse_strict_json(std::string_view text, const std::string& file);
 

@@ -1,5 +1,5 @@
 // Strict JSON for every results file pinbench reads: the rules of pinreport's reader
-// (reports/pinreport/result/load.py), so that what `pinbench store add` stores pinreport can read.
+// (reports/pinreport/readers/strict_json.py), so that what `pinbench store add` stores pinreport can read.
 // Both readers test against harness/tests/fixtures/json-validity (expected.tsv).
 #include <cmath>
 #include <string>

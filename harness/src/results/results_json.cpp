@@ -343,7 +343,7 @@ json to_json(const ResultsDocument& doc) {
 namespace {
 
 // The rules of a valid results file beyond its fields (docs/results-schema.md, "Rules beyond the
-// schema"), the same as pinreport's (check_results_rules in reports/pinreport/result/load.py); both are
+// schema"), the same as pinreport's (check_results_rules in reports/pinreport/readers/validate.py); both are
 // tested on harness/tests/fixtures/results-validity/. A duplicate run id and a run id that
 // differs from its plan.id are refused where each run is read.
 void check_results_rules(const ResultsDocument& doc, const JsonAt& root) {

@@ -301,6 +301,16 @@ LoadedResults parse_loaded(std::string bytes, const std::string& path) {
     return loaded;
 }
 
+// A results file as the store keeps it: in the current results version. An older one is stored
+// as `pinbench results upgrade` writes it (results_from_json rebuilt its samples already), so
+// every stored night reads as this version; a current one keeps its bytes.
+void as_current_version(LoadedResults& loaded) {
+    if (loaded.doc.schema_version >= results_schema_version) return;
+    loaded.bytes = to_json(loaded.doc).dump(1) + "\n";
+    loaded.parsed = json::parse(loaded.bytes);
+    loaded.doc.schema_version = results_schema_version;
+}
+
 // Reads store.json and returns its version; throws InputError naming it when it is not a store
 // file this build reads (versions 1 to 3: version 1 names files by FNV-1a, versions 1 and 2 store
 // them uncompressed; all of those are still read).
@@ -595,7 +605,7 @@ std::string why_incomplete(const ResultsDocument& doc) {
 }  // namespace
 
 StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& options) const {
-    const LoadedResults loaded = load_results_bytes(results_path);
+    LoadedResults loaded = load_results_bytes(results_path);
     if (!loaded.doc.complete && !options.allow_incomplete) {
         throw InputError(results_path + ": incomplete results (" + why_incomplete(loaded.doc) +
                          "); not stored");
@@ -606,6 +616,8 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
                          driver_release_of(loaded.doc.environment) +
                          "'): never a measurement nor a baseline; not stored");
     }
+
+    as_current_version(loaded);
 
     StoredEntry entry;
     entry.replay = is_replayed(loaded.doc);
@@ -665,6 +677,7 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
             std::string bytes = read_stored_bytes(utf8_of(e.path()));
             if (!id.empty() && bytes.find(id) == std::string::npos) continue;
             LoadedResults other = parse_loaded(std::move(bytes), utf8_of(e.path()));
+            as_current_version(other);  // compared as stored now: in the current version
             if (other.identity == identity) same.emplace_back(e.path(), std::move(other));
         } catch (const InputError&) {
             // An unreadable stored file is list()'s to report; it is no copy of this one.
@@ -702,6 +715,52 @@ StoredEntry Store::add(const std::string& results_path, const StoreAddOptions& o
         entry.replaced.push_back(generic_utf8_of(path.lexically_relative(root)));
     }
     return entry;
+}
+
+StoreUpgrade Store::upgrade(const StoreLockOptions& lock_options) const {
+    const fs::path root = path_from_utf8(dir_);
+    const store_detail::StoreLock lock = store_detail::StoreLock::acquire(dir_, lock_options);
+    StoreUpgrade out;
+    bool wrote = false;
+    for (const StoredEntry& entry : list()) {
+        if (!entry.problem.empty()) {
+            out.problems.push_back(entry);
+            continue;
+        }
+        LoadedResults loaded = load_stored(entry.path);
+        if (loaded.doc.schema_version >= results_schema_version) {
+            ++out.current;
+            continue;
+        }
+        as_current_version(loaded);
+        const fs::path relative =
+            stored_path(entry.replay, entry.key, entry.started_at, content_hash(loaded.bytes));
+        const fs::path target = root / relative;
+        std::error_code ec;
+        if (fs::exists(target, ec)) {
+            // A crash after the write, before the removal: the current version is there already.
+            std::string stored;
+            try {
+                stored = read_stored_bytes(utf8_of(target));
+            } catch (const InputError&) {
+            }
+            if (stored != loaded.bytes) {
+                throw SystemError(utf8_of(target) +
+                                  ": already holds other contents under the same name (hash clash); " +
+                                  entry.path + " was not upgraded");
+            }
+        } else {
+            if (!wrote && check_store_file(utf8_of(root / "store.json")) < store_schema_version) {
+                write_store_file(utf8_of(root / "store.json"));  // its files are compressed from now on
+            }
+            write_file_atomically(utf8_of(target), store_detail::gzip_compress(loaded.bytes));
+            wrote = true;
+        }
+        fs::remove(path_from_utf8(entry.path), ec);
+        if (ec) throw SystemError("cannot remove the upgraded '" + entry.path + "': " + ec.message());
+        out.rewritten.push_back({entry.relative_path, generic_utf8_of(relative)});
+    }
+    return out;
 }
 
 namespace {

@@ -121,6 +121,25 @@ TEST(Cli, StoreAddFilesRealResultsUnderTheirKeyAndNamesABadFile) {
     std::filesystem::remove_all(dir);
 }
 
+// `pinbench store upgrade`: one line per rewritten night, the count, exit 0; again, nothing to do.
+// (A store of nights stored before `store add` upgraded: one such night put back by hand.)
+TEST(Cli, StoreUpgradeRewritesAnOlderNightAndSaysSo) {
+    const auto dir = std::filesystem::temp_directory_path() / "pinbench-cli-store-upgrade";
+    std::filesystem::remove_all(dir);
+    const std::string real = std::string(PINBENCH_SOURCE_DIR) + "/results/h200-quick/results.json";
+    ASSERT_EQ(run_cli({"store", "add", real, "--store", dir.string()}).exit_code, 0);
+    const auto current = run_cli({"store", "upgrade", "--store", dir.string()});
+    EXPECT_EQ(current.exit_code, 0) << current.output;
+    EXPECT_NE(
+        current.output.find("0 stored file(s) rewritten in results schema version 5; 1 were in it already"),
+        std::string::npos)
+        << "store add stored the current version\n"
+        << current.output;
+    const auto missing = run_cli({"store", "upgrade", "--store", (dir / "none").string()});
+    EXPECT_EQ(missing.exit_code, 2) << missing.output;
+    std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, RunWithStorePutsReplayedResultsInTheReplayNamespace) {
     const auto dir = std::filesystem::temp_directory_path() / "pinbench-cli-store-replay";
     const auto results = std::filesystem::temp_directory_path() / "pinbench-cli-replayed.json";

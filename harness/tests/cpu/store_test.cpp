@@ -537,6 +537,84 @@ TEST(Store, AVersionOneStoreStillReadsAndBecomesVersionThreeWithItsFirstAdd) {
     EXPECT_EQ(listed[0].relative_path, old_name);
 }
 
+// A results file of an older version (the hand-written version 1 fixture): its key and place.
+std::string older_results() { return read_file(std::string(PINBENCH_FIXTURES) + "/results/valid_v1.json"); }
+constexpr const char* kOlderPlace = "real/unknown-platform/linux/h200/unknown-gpu-count/580.65.06/";
+
+TEST(Store, AddStoresAnOlderFileInTheCurrentVersion) {
+    TempDir tmp;
+    const Store store = Store::open(tmp.file("store"));
+    const std::string source = tmp.file("v1.json");
+    write_file_atomically(source, older_results());
+    const StoredEntry entry = store.add(source);
+    EXPECT_EQ(entry.relative_path.rfind(std::string(kOlderPlace) + "20250601T100000Z-", 0), 0u)
+        << entry.relative_path;
+    const json stored = json::parse(read(entry.path));
+    EXPECT_EQ(stored["schema_version"], results_schema_version);  // as `pinbench results upgrade` writes it
+    EXPECT_EQ(measurement_identity(stored), measurement_identity(json::parse(older_results())));
+    EXPECT_TRUE(stored["runs"][0]["metrics"]["cost.after_first_use.cuda.free"]["samples"].is_array());
+    // The same older file again is the same measurement, stored already.
+    EXPECT_TRUE(store.add(source).already_stored);
+    EXPECT_EQ(store.list().size(), 1u);
+}
+
+TEST(Store, UpgradeRewritesOlderNightsInTheCurrentVersionInPlace) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store");
+    const Store store = Store::open(dir);
+    const StoredEntry current = store.add(write_results(tmp, "r.json", results("2025-06-02T10:00:00Z")));
+    // A night an older pinbench stored as it was (its bytes unchanged, an FNV-1a name).
+    const std::string older = older_results();
+    const fs::path place = fs::path(dir) / kOlderPlace;
+    fs::create_directories(place);
+    const fs::path kept = place / ("20250601T100000Z-" + fnv12(older) + ".json.gz");
+    write_file_atomically(kept.string(), store_detail::gzip_compress(older));
+    expect_all_usable(store.list());
+
+    const StoreUpgrade done = store.upgrade();
+    ASSERT_EQ(done.rewritten.size(), 1u);
+    EXPECT_EQ(done.current, 1u);  // the current night is left as it was
+    EXPECT_TRUE(done.problems.empty());
+    EXPECT_EQ(done.rewritten[0].from, std::string(kOlderPlace) + kept.filename().string());
+    EXPECT_FALSE(fs::exists(kept));
+    EXPECT_TRUE(fs::exists(current.path));
+    const json upgraded = json::parse(read(dir + "/" + done.rewritten[0].to));
+    EXPECT_EQ(upgraded["schema_version"], results_schema_version);
+    EXPECT_EQ(measurement_identity(upgraded), measurement_identity(json::parse(older)));
+    auto listed = store.list();
+    ASSERT_EQ(listed.size(), 2u);
+    expect_all_usable(listed);
+
+    // Nothing older is left: a second run rewrites nothing.
+    const StoreUpgrade again = store.upgrade();
+    EXPECT_TRUE(again.rewritten.empty());
+    EXPECT_EQ(again.current, 2u);
+
+    // A run cut short between its write and its removal left both: the next one finishes it.
+    write_file_atomically(kept.string(), store_detail::gzip_compress(older));
+    const StoreUpgrade finished = store.upgrade();
+    ASSERT_EQ(finished.rewritten.size(), 1u);
+    EXPECT_EQ(finished.rewritten[0].to, done.rewritten[0].to);
+    EXPECT_FALSE(fs::exists(kept));
+    EXPECT_EQ(store.list().size(), 2u);
+}
+
+TEST(Store, UpgradeLeavesAnUnusableFileAsItIsAndNamesIt) {
+    TempDir tmp;
+    const std::string dir = tmp.file("store");
+    const Store store = Store::open(dir);
+    store.add(write_results(tmp, "r.json", results("2025-06-02T10:00:00Z")));
+    const fs::path place = fs::path(dir) / kOlderPlace;
+    fs::create_directories(place);
+    const fs::path broken = place / "20250601T100000Z-000000000000.json.gz";
+    write_file_atomically(broken.string(), store_detail::gzip_compress(older_results()));  // not its hash
+    const StoreUpgrade done = store.upgrade();
+    EXPECT_TRUE(done.rewritten.empty());
+    ASSERT_EQ(done.problems.size(), 1u);
+    EXPECT_NE(done.problems[0].problem.find("hash"), std::string::npos) << done.problems[0].problem;
+    EXPECT_TRUE(fs::exists(broken));
+}
+
 TEST(Store, AddDeletesTheStaleTemporariesOfKilledWriters) {
     TempDir tmp;
     const Store store = Store::open(tmp.file("store"));

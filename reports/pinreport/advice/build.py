@@ -18,8 +18,8 @@ from pinreport.advice.cost import (
 from pinreport.advice.evidence import RUN_STORE, Benches, Machine, Missing, Source, StoredRun, budget_for
 from pinreport.advice.options import Context, Option, all_options
 from pinreport.advice.verdict import CHANGE, SMALL_SHARE, UNKNOWN, Verdict, judge
-from pinreport.analysis.trace import TraceFile
 from pinreport.readers.budget import BudgetDocument
+from pinreport.readers.trace import TraceFile
 
 DEFAULT_RING = 64 * 1024 * 1024  # the staging ring's default: K 2 slots x C 32 MiB (benchmarks/README.md)
 
@@ -109,7 +109,7 @@ def build_advice(
     replayed = replayed or any(b.replayed for b in benches.files)
     if observed.bytes is None:
         notes.append(f"observed cost not used: {observed.why}")
-    state = (trace.doc.get("tracing") or {}).get("state")
+    state = trace.tracing.state
     if state != "on":
         notes.append(f"tracing was {state}: the calls may be incomplete, so may the bytes held")
     got = budget_for(budget, machine)
@@ -119,7 +119,7 @@ def build_advice(
     else:
         budget_source, safe = got[1], got[0].safe_budget
     trace_source = Source("trace", trace.path, "calls and notes", machine.words())
-    held = int(trace.pinned.get("peak_bytes") or 0)
+    held = trace.pinned.peak_bytes
     ctx = Context(
         trace=trace,
         machine=machine,
@@ -133,7 +133,7 @@ def build_advice(
         program_observed=observed,
         program_held=held,
         trace_source=trace_source,
-        notes=dict(trace.doc.get("notes") or {}),
+        notes=trace.notes,
     )
     memory = gpu_memory(trace)
     step = resolution(trace, fits)
@@ -141,7 +141,7 @@ def build_advice(
     program = _scope("program", [h for hs in by_site.values() for h in hs], ctx, observed, safe, memory, step, small)
     sites = tuple(
         _scope(site, hs, ctx, None, safe, memory, step, small)
-        for site, hs in sorted(by_site.items(), key=lambda kv: -sum(int(h.get("bytes", 0)) for h in kv[1]))
+        for site, hs in sorted(by_site.items(), key=lambda kv: -sum(h.bytes for h in kv[1]))
     )
     return Advice(
         trace_path=trace.path,

@@ -9,12 +9,12 @@ import argparse
 from pinreport.advice.build import Advice, build_advice
 from pinreport.advice.evidence import Benches, StoredRun, load_benches
 from pinreport.advice.verdict import SMALL_SHARE
-from pinreport.analysis.trace import TraceFile
 from pinreport.base.errors import BadInputError
 from pinreport.base.exit_codes import EXIT_BAD_INPUT, with_bad_input
 from pinreport.base.streams import err
 from pinreport.base.units import parse_size
 from pinreport.readers.budget import BudgetDocument, load_budget
+from pinreport.readers.trace import TraceFile, load_trace
 from pinreport.store.files import REAL, REPLAY
 from pinreport.store.reading import read_release, store_root_problem
 
@@ -64,7 +64,7 @@ def store_runs(args: argparse.Namespace, trace: TraceFile) -> tuple[list[StoredR
         return EXIT_BAD_INPUT
     namespace = REPLAY if args.replay else REAL
     store = read_release(args.store, trace.key.group, trace.key.release, namespace)
-    runs = [StoredRun(e.path, e.doc, e.namespace == REPLAY) for e in store.entries]
+    runs = [StoredRun(e.path, e.results, e.namespace == REPLAY) for e in store.entries]
     return runs, [str(p) for p in store.problems]
 
 
@@ -100,8 +100,6 @@ def evidence_advice(args: argparse.Namespace, trace: TraceFile) -> tuple[Advice,
 def traced_advice(args: argparse.Namespace) -> tuple[TraceFile, Advice, list[str], list[StoredRun]] | int:
     """`advise` and `trace` alike: the trace of args.trace read (exit 2 when it cannot be), then
     the advice on it (evidence_advice), or the exit code that ended it."""
-    from pinreport.analysis.trace import load_trace
-
     try:
         tf = load_trace(args.trace)
     except BadInputError as e:

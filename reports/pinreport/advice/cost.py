@@ -14,13 +14,13 @@ the sites' costs do not add up to the program's."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from pinreport.advice.evidence import Machine, Source, StoredRun
 from pinreport.analysis.fit import CostFit, FitKey, fit_all
-from pinreport.analysis.trace import DEDICATED_FAMILY, STORE_APIS, TraceFile, cost_step, traced_pids
+from pinreport.analysis.trace import DEDICATED_FAMILY, STORE_APIS, cost_step, traced_pids
 from pinreport.base import catalog
 from pinreport.base.units import format_bytes
+from pinreport.readers.trace import Holding, TraceFile
 
 FAMILY_OF_API = {a.api: a.family for a in catalog.traced_apis()}
 MIB = 1024 * 1024
@@ -99,12 +99,12 @@ def gpus_used(trace: TraceFile) -> int:
     its processes in any sample; else the devices its pinning calls ran on; at least 1."""
     traced = traced_pids(trace)
     seen = set()
-    for s in (trace.doc.get("device") or {}).get("samples", []):
-        for d in s.get("devices", []):
-            if any(int(p) in traced for p in (d.get("processes") or {})):
-                seen.add(int(d.get("nvml_index", 0)))
+    for s in trace.samples:
+        for d in s.devices:
+            if any(p in traced for p in (d.processes or {})):
+                seen.add(d.nvml_index)
     if not seen:
-        seen = {int(c["device"]) for c in trace.doc.get("calls", []) if isinstance(c.get("device"), int)}
+        seen = {c.device for c in trace.calls if c.device is not None}
     return max(len(seen), 1)
 
 
@@ -129,19 +129,19 @@ class Observed:
 
 
 def observed_cost(trace: TraceFile) -> Observed:
-    cap = trace.doc.get("cost_at_peak") or {}
-    if cap.get("baseline_before_context"):
+    cap = trace.cost_at_peak
+    if cap.baseline_before_context:
         return Observed(None, "no sample showed the program's context before its first pin (docs/trace.md)")
     total, why = 0, []
-    devices = cap.get("devices", [])
+    devices = cap.devices
     for d in devices:
-        idx = d.get("nvml_index", 0)
-        if d.get("disturbances"):
-            why.append(f"GPU {idx} DISTURBED ({'; '.join(d['disturbances'])}): not used")
-        elif d.get("cost_bytes") is None:
-            why.append(f"GPU {idx}: {d.get('why') or 'no device figure at the peak'}")
+        idx = d.nvml_index
+        if d.disturbances:
+            why.append(f"GPU {idx} DISTURBED ({'; '.join(d.disturbances)}): not used")
+        elif d.cost_bytes is None:
+            why.append(f"GPU {idx}: {d.why or 'no device figure at the peak'}")
         else:
-            total += int(d["cost_bytes"])
+            total += d.cost_bytes
     if why or not devices:
         return Observed(None, "; ".join(why) or "the trace has no device figure at the peak")
     return Observed(total, f"observed at the peak over {len(devices)} GPU(s)")
@@ -172,17 +172,17 @@ class Cost:
         return float(self.observed.bytes) if self.observed and self.observed.bytes is not None else None
 
 
-def held_at_peak(trace: TraceFile) -> dict[str, list[dict[str, Any]]]:
+def held_at_peak(trace: TraceFile) -> dict[str, list[Holding]]:
     """The holdings at the peak by call site."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for h in trace.pinned.get("at_peak", []):
-        out.setdefault(str(h.get("site") or "unknown"), []).append(h)
+    out: dict[str, list[Holding]] = {}
+    for h in trace.pinned.at_peak:
+        out.setdefault(h.site, []).append(h)
     return out
 
 
 def scope_cost(
     scope: str,
-    holdings: list[dict[str, Any]],
+    holdings: list[Holding],
     fits: Fits,
     gpus: int,
     observed: Observed | None,
@@ -191,9 +191,9 @@ def scope_cost(
     by_family: dict[str, int] = {}
     blocks: dict[int, int] = {}
     for h in holdings:
-        fam = FAMILY_OF_API.get(str(h.get("api")), "unknown")
-        by_family[fam] = by_family.get(fam, 0) + int(h.get("bytes", 0))
-        blocks[int(h.get("bytes", 0))] = blocks.get(int(h.get("bytes", 0)), 0) + 1
+        fam = FAMILY_OF_API.get(h.api, "unknown")
+        by_family[fam] = by_family.get(fam, 0) + h.bytes
+        blocks[h.bytes] = blocks.get(h.bytes, 0) + 1
     held = sum(by_family.values())
     per_gpu = fits.predict(by_family)
     notes = []
@@ -209,7 +209,7 @@ def scope_cost(
         held=held,
         by_family=by_family,
         blocks=dict(sorted(blocks.items(), key=lambda kv: (-kv[1], -kv[0]))),
-        apis=tuple(sorted({str(h.get("api")) for h in holdings})),
+        apis=tuple(sorted({h.api for h in holdings})),
         gpus=gpus,
         predicted=per_gpu[0] * gpus if per_gpu else None,
         bound=per_gpu[1] * gpus if per_gpu else None,

@@ -10,13 +10,13 @@ in their context or environment)."""
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from pinreport.base.units import format_bytes
 from pinreport.readers.budget import BudgetDocument
 from pinreport.readers.environment import Environment
 from pinreport.readers.gbench import BenchFile, NotBenchmarkJson, load_bench
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Run
 
 # What to run to get each piece of evidence (benchmarks/README.md, docs/store.md, docs/budget.md).
 RUN_TRANSFER = (
@@ -43,9 +43,7 @@ class Machine:
 
     @staticmethod
     def from_bench(bench: BenchFile) -> "Machine":
-        return Machine(
-            str(bench.context.get("gpu.name") or "unknown GPU"), str(bench.context.get("driver.release") or "unknown")
-        )
+        return Machine(bench.gpu_name or "unknown GPU", bench.driver_release or "unknown")
 
     def words(self) -> str:
         return f"{self.gpu}, driver {self.release}"
@@ -65,7 +63,7 @@ class Source:
         tag = ", REPLAYED" if self.replayed else ""
         return f"{self.what} {self.path}: {self.item} ({self.machine}{tag})"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, str | bool]:
         return {
             "what": self.what,
             "path": self.path,
@@ -131,7 +129,7 @@ def _for_machine(benches: Benches, machine: Machine, prefix: str) -> tuple[list[
     """The files of this machine holding rows of `prefix`, and the machines of the others."""
     ours, others = [], []
     for b in benches.files:
-        if not any(n.startswith(prefix + "/") for n in b.medians):
+        if not any(r.parts[0] == prefix and len(r.parts) > 1 for r in b.rows):
             continue
         m = Machine.from_bench(b)
         (ours if m == machine else others).append(b if m == machine else m.words())
@@ -153,16 +151,15 @@ def pageable_speed(benches: Benches, machine: Machine, size: int, op: str = "h2d
     """Pageable against pinned copies at the transfer benchmark's size nearest `size`, one file."""
     ours, others = _for_machine(benches, machine, "transfer")
     for b in ours:
-        rows = {name.split("/")[3]: row for name, row in b.medians.items() if name.startswith(f"transfer/pinned/{op}/")}
-        pageable = {
-            name.split("/")[3]: row for name, row in b.medians.items() if name.startswith(f"transfer/pageable/{op}/")
-        }
-        both = {k: float(rows[k].get("bytes", 0)) for k in rows.keys() & pageable.keys()}
+        of = {r.parts[1:]: r for r in b.rows if len(r.parts) == 4 and r.parts[0] == "transfer" and r.gbps is not None}
+        rows = {size: r for (kind, o, size), r in of.items() if kind == "pinned" and o == op}
+        pageable = {size: r for (kind, o, size), r in of.items() if kind == "pageable" and o == op}
+        both = {k: rows[k].bytes for k in rows.keys() & pageable.keys()}
         at = _nearest(both.values(), size)
         if at is None:
             continue
         label = next(k for k, v in both.items() if v == at)
-        pinned_gbps, pageable_gbps = rows[label]["GBps"], pageable[label]["GBps"]
+        pinned_gbps, pageable_gbps = rows[label].gbps, pageable[label].gbps
         return SpeedPoint(
             pageable_gbps / pinned_gbps,
             int(at),
@@ -181,55 +178,66 @@ def ring_speed(
     ring's bytes (what it pins)."""
     ours, others = _for_machine(benches, machine, "staging")
     for b in ours:
-        rows = []
-        for name, row in b.medians.items():
-            parts = name.split("/")
-            if parts[0] == "staging" and len(parts) == 6 and parts[1] == op:
-                rows.append((name, parts, row))
+        rings = [
+            r
+            for r in b.rows
+            if len(r.parts) == 6 and r.parts[0] == "staging" and r.parts[1] == op and r.gbps is not None
+        ]
         baselines = {
-            name.split("/")[3]: row
-            for name, row in b.medians.items()
-            if name.startswith(f"staging_baseline/pinned/{op}/")
+            r.parts[3]: r
+            for r in b.rows
+            if len(r.parts) == 4 and r.parts[:3] == ("staging_baseline", "pinned", op) and r.gbps is not None
         }
-        rows = [r for r in rows if r[1][2] in baselines]
-        at = _nearest((float(r[2].get("bytes", 0)) for r in rows), size)
+        rings = [r for r in rings if r.parts[2] in baselines]
+        at = _nearest((r.bytes for r in rings), size)
         if at is None:
             continue
-        rows = [r for r in rows if float(r[2].get("bytes", 0)) == at]
-        ring_at = _nearest((float(r[2].get("pinned_bytes", 0)) for r in rows), ring_bytes)
-        rows = [r for r in rows if float(r[2].get("pinned_bytes", 0)) == ring_at]
-        name, parts, row = max(rows, key=lambda r: (r[2]["GBps"], r[0]))
-        base = baselines[parts[2]]
+        rings = [r for r in rings if r.bytes == at]
+        ring_at = _nearest((r.pinned_bytes for r in rings), ring_bytes)
+        if ring_at is None:
+            continue
+        rings = [r for r in rings if r.pinned_bytes == ring_at]
+        row = max(rings, key=lambda r: (r.gbps, r.name))
+        parts, base = row.parts, baselines[row.parts[2]]
         detail = (
             f"{op} {parts[2]} through a ring of {parts[3]} x {parts[4]} ({format_bytes(ring_at)}), {parts[5]}:"
-            f" {row['GBps']:.1f} GB/s, pinned {base['GBps']:.1f} GB/s"
+            f" {row.gbps:.1f} GB/s, pinned {base.gbps:.1f} GB/s"
         )
         point = SpeedPoint(
-            row["GBps"] / base["GBps"],
+            row.gbps / base.gbps,
             int(at),
             detail,
-            _source("staging benchmark", b, f"{name} against staging_baseline/pinned/{op}/{parts[2]}"),
+            _source("staging benchmark", b, f"{row.name} against staging_baseline/pinned/{op}/{parts[2]}"),
         )
         return point, int(ring_at)
     return _not_here("staging-ring copy speed", "staging", others, RUN_STAGING)
 
 
 @dataclass(frozen=True)
-class StoredRun(ResultsFile):
-    """A results document the store gave, with its file (StoreEntry's path and doc); replayed
-    also where the store's replay namespace held it."""
+class StoredRun:
+    """A results file the store gave, with its path; replayed also where the store's replay
+    namespace held it."""
 
+    path: str
+    results: ResultsFile
     in_replay_namespace: bool = False
 
     @property
     def replayed(self) -> bool:
-        return self.in_replay_namespace or super().replayed
+        return self.in_replay_namespace or self.results.replayed
+
+    @property
+    def environment(self) -> Environment:
+        return self.results.environment
+
+    @property
+    def runs(self) -> tuple[Run, ...]:
+        return self.results.runs
 
 
-def _median(run: dict[str, Any], metric: str) -> float | None:
-    m = (run.get("metrics") or {}).get(metric) or {}
-    v = m.get("median")
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+def _median(run: Run, metric: str) -> float | None:
+    m = run.metrics.get(metric)
+    return m.median if m is not None else None
 
 
 def register_window_speed(runs: Iterable[StoredRun], machine: Machine, size: int) -> SpeedPoint | Missing:
@@ -240,11 +248,10 @@ def register_window_speed(runs: Iterable[StoredRun], machine: Machine, size: int
     for r in runs:
         if Machine.from_environment(r.environment) != machine:
             continue
-        for run in r.doc.get("runs", []):
-            plan = run.get("plan", {})
+        for run in r.runs:
             ratio = _median(run, "register_window.time_ratio")
-            if plan.get("kind") == "register_window" and run.get("status") == "ok" and ratio and ratio > 0:
-                found.append((r, run, ratio, float(plan.get("size_bytes", 0)) * float(plan.get("count", 1))))
+            if run.plan.kind == "register_window" and run.status == "ok" and ratio and ratio > 0:
+                found.append((r, run, ratio, float(run.plan.size or 0) * float(run.plan.count or 1)))
     at = _nearest((f[3] for f in found), size)
     if at is None:
         return Missing(
@@ -252,14 +259,14 @@ def register_window_speed(runs: Iterable[StoredRun], machine: Machine, size: int
             "the store holds no register_window run of this machine and driver",
             RUN_STORE + " (nightly.yaml has the register_window runs)",
         )
-    r, run, ratio, _ = max((f for f in found if f[3] == at), key=lambda f: str(f[0].doc.get("started_at", "")))
+    r, run, ratio, _ = max((f for f in found if f[3] == at), key=lambda f: f[0].results.started_at)
     kept, windowed = _median(run, "time.kept_per_transfer_ms"), _median(run, "time.windowed_per_transfer_ms")
     times = f": {windowed:.2f} ms per transfer windowed, {kept:.2f} ms kept" if kept and windowed else ""
     return SpeedPoint(
         1.0 / ratio,
         int(at),
         f"register, copy, unregister per transfer of {format_bytes(at)}{times} (time ratio {ratio:.2f})",
-        Source("register-window run", r.path, run["plan"]["id"], machine.words(), r.replayed),
+        Source("register-window run", r.path, run.plan.id, machine.words(), r.replayed),
     )
 
 

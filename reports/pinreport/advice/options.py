@@ -14,7 +14,7 @@ option lacks is a Missing, never a guess.
 - register_window: one buffer of the transfer size registered around each copy.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pinreport.advice.cost import Cost, Fits, Observed
 from pinreport.advice.evidence import (
@@ -28,8 +28,9 @@ from pinreport.advice.evidence import (
     register_window_speed,
     ring_speed,
 )
-from pinreport.analysis.trace import ACQUIRING, TraceFile
+from pinreport.analysis.trace import ACQUIRING
 from pinreport.base.units import format_bytes
+from pinreport.readers.trace import ProgramNotes, TraceFile
 
 OVER_ALLOCATION = "over_allocation"
 STAGING_RING = "staging_ring"
@@ -98,7 +99,7 @@ class Context:
     program_observed: Observed
     program_held: int
     trace_source: Source
-    notes: dict = field(default_factory=dict)
+    notes: ProgramNotes
 
 
 def power_of_two(n: int) -> bool:
@@ -111,9 +112,8 @@ def next_power_of_two(n: int) -> int:
 
 def transfer_size(ctx: Context, cost: Cost) -> tuple[int, str]:
     """The bytes of one copy: noted by the program, else its most held block."""
-    for key in ("transfer_bytes", "batch_bytes"):
-        v = ctx.notes.get(key)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+    for key, v in (("transfer_bytes", ctx.notes.transfer_bytes), ("batch_bytes", ctx.notes.batch_bytes)):
+        if v is not None and v > 0:
             return v, f"the program's notes.{key}"
     if cost.blocks:
         size = next(iter(cost.blocks))
@@ -168,17 +168,17 @@ def _with_vram(ctx: Context, cost: Cost, after: dict[str, int], **fields) -> Opt
 
 def _pool_outstanding(trace: TraceFile) -> int | None:
     """Bytes allocated from host pools and not yet freed when the peak began."""
-    peak_t = trace.pinned.get("peak_t_ms")
+    peak_t = trace.pinned.peak_t_ms
     if peak_t is None:
         return None
     live: dict[int, int] = {}
-    for c in trace.doc.get("calls", []):
-        if float(c.get("t_ms", 0)) > float(peak_t) or c.get("result") != 0:
+    for c in trace.calls:
+        if c.t_ms > peak_t or c.result != 0:
             continue
-        if str(c.get("api", "")).startswith("cuMemAllocFromPoolAsync"):
-            live[int(c.get("address", 0))] = int(c.get("bytes", 0))
-        elif str(c.get("api", "")).startswith("cuMemFreeAsync"):
-            live.pop(int(c.get("address", 0)), None)
+        if c.api.startswith("cuMemAllocFromPoolAsync"):
+            live[c.address] = c.bytes
+        elif c.api.startswith("cuMemFreeAsync"):
+            live.pop(c.address, None)
     return sum(live.values())
 
 
@@ -186,23 +186,23 @@ def _is_torch(trace: TraceFile, site: str) -> bool:
     if "torch" in site:
         return True
     return any(
-        any("torch" in f for f in c.get("stack") or [])
-        for c in trace.doc.get("calls", [])
-        if c.get("api") in ACQUIRING and (site == "program" or site in (c.get("stack") or []))
+        any("torch" in f for f in c.stack)
+        for c in trace.calls
+        if c.api in ACQUIRING and (site == "program" or site in c.stack)
     )
 
 
 def over_allocation(ctx: Context, cost: Cost) -> Option:
     base = dict(name=OVER_ALLOCATION, scope=cost.scope)
-    needed_total = ctx.notes.get("needed_bytes")
-    batch = ctx.notes.get("batch_bytes")
+    needed_total = ctx.notes.needed_bytes
+    batch = ctx.notes.batch_bytes
     over, how, setting = 0, [], ""
     torch = _is_torch(ctx.trace, cost.scope)
     whole = cost.scope == "program" or cost.held == ctx.program_held  # the program, or its one site
-    if whole and isinstance(needed_total, int) and needed_total > 0:
+    if whole and needed_total is not None and needed_total > 0:
         over = max(cost.held - needed_total, 0)
         how.append(f"held {format_bytes(cost.held)} against notes.needed_bytes {format_bytes(needed_total)}")
-    elif isinstance(batch, int) and batch > 0:
+    elif batch is not None and batch > 0:
         block = next_power_of_two(batch)
         n = cost.blocks.get(block, 0) if block != batch else 0
         if n:
@@ -226,8 +226,7 @@ def over_allocation(ctx: Context, cost: Cost) -> Option:
             )
     if over <= 0:
         big = [b for b in cost.blocks if b >= 1024 * 1024]
-        noted = ctx.notes.get("asked")
-        asked = {v for v in noted.values() if isinstance(v, int)} if isinstance(noted, dict) else set()
+        asked = ctx.notes.asked
         if big and all(power_of_two(b) for b in big) and not how and not set(big) <= asked:
             most = sum(b * n for b, n in cost.blocks.items() if power_of_two(b))
             why = (

@@ -1,13 +1,30 @@
 """The Advice as values for the trace page's section (templates/advice_section.html.j2, included
 by trace.html.j2): strings the template only displays."""
 
-from typing import Any
+from typing import TypedDict
 
 from pinreport.advice.build import Advice, ScopeAdvice
 from pinreport.advice.text import cost_line, option_lines
 
 
-def _scope(s: ScopeAdvice, gpus: int, title: str) -> dict[str, Any]:
+class ScopeSection(TypedDict):
+    title: str
+    cost: str
+    verdict: str
+    kind: str
+    threshold: str
+    options: list[list[str]]
+
+
+class AdviceSection(TypedDict):
+    replayed: bool
+    notes: list[str]
+    missing: list[str]
+    budget: str
+    scopes: list[ScopeSection]
+
+
+def _scope(s: ScopeAdvice, gpus: int, title: str) -> ScopeSection:
     return {
         "title": title,
         "cost": cost_line(s, gpus),
@@ -18,7 +35,7 @@ def _scope(s: ScopeAdvice, gpus: int, title: str) -> dict[str, Any]:
     }
 
 
-def advice_context(a: Advice) -> dict[str, Any]:
+def advice_context(a: Advice) -> AdviceSection:
     scopes = [_scope(a.program, a.gpus, "The program")]
     if len(a.sites) > 1:
         scopes += [_scope(s, a.gpus, f"Call site {s.cost.scope}") for s in a.sites]

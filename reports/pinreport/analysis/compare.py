@@ -6,7 +6,7 @@ Each metric of each ok run is compared twice:
   history   the same, under the current release itself (earlier nights; the current file is
             left out when it is stored already)
 on the per-repeat samples every results file carries (results schema 4; older files are
-upgraded by the harness, result/upgrade.py), the generic metrics and the scenario kinds' own alike
+upgraded by the harness: `pinbench results upgrade`), the generic metrics and the scenario kinds' own alike
 (docs/kinds.md): stats.compare_bytes for bytes, stats.compare_times_nights for ms and ratio (the
 night rule, judged against the spread between the stored nights, with the time floor). A metric
 of an older file that the upgrade could not rebuild per repeat is AMBIGUOUS, labelled "summary
@@ -25,7 +25,6 @@ disturbed baseline samples are left out of every baseline.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pinreport.analysis import disturbance
 from pinreport.analysis.disturbance import Disturbance
@@ -48,10 +47,10 @@ from pinreport.base.errors import BadInputError
 from pinreport.base.exit_codes import verdict_exit
 from pinreport.base.probe_keys import split_metric
 from pinreport.base.versions import is_release, previous_release
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile, ScenarioRecord
+from pinreport.readers.runs import Plan, Run, shown
 from pinreport.readers.store_key import StoreKey
-from pinreport.store.files import REAL, StoreEntry, measurement_id
+from pinreport.store.files import REAL, StoreEntry
 from pinreport.store.reading import StoreContents
 
 PREVIOUS = "previous"
@@ -80,15 +79,13 @@ class CompareOptions:
     band: Band = field(default_factory=Band)
     scenario_floors: Mapping[str, float] = field(default_factory=dict)  # --scenario-floor NAME=F
 
-    def floor_for(self, scenario: dict[str, Any] | None, name: str) -> float:
+    def floor_for(self, scenario: ScenarioRecord | None, name: str) -> float:
         """The relative floor of one scenario: the command line's, else the scenario record's
         options.relative_floor, else the default."""
         if name in self.scenario_floors:
             return self.scenario_floors[name]
-        options = scenario.get("options") if isinstance(scenario, dict) else None
-        value = options.get("relative_floor") if isinstance(options, dict) else None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-            return float(value)
+        if scenario is not None and scenario.relative_floor is not None:
+            return scenario.relative_floor
         return self.floor
 
 
@@ -186,38 +183,33 @@ def compared(unit: str, metric: str = "") -> bool:
     return unit in COMPARED_UNITS and (spec is None or spec.direction != "neither")
 
 
-def bisection_resolution(plan: dict[str, Any], metric: str = "") -> int | None:
+def bisection_resolution(plan: Plan, metric: str = "") -> int | None:
     """The bisection step of a capacity or fragmentation run: its byte metrics' quantisation
     (capacity.loss_per_gib: scaled to per GiB pinned)."""
-    kind = _QUANTISED_KINDS.get(plan.get("kind"))
+    kind = _QUANTISED_KINDS.get(plan.kind or "")
     if kind is None:
         return None
-    value = (plan.get("params") or {}).get(kind.quantum_param, kind.param(kind.quantum_param)["fallback"])
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+    value = plan.params.get(kind.quantum_param, kind.param(kind.quantum_param).fallback)
+    if value.__class__ is not int or value <= 0:
         return None
-    if metric == "capacity.loss_per_gib" and plan.get("size_bytes"):
-        return max(1, round(value * 1024**3 / int(plan["size_bytes"])))
+    if metric == "capacity.loss_per_gib" and plan.size:
+        return max(1, round(value * 1024**3 / plan.size))
     return value
 
 
-def _scenario_records(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    records = (doc.get("scenario") or {}).get("scenarios") or []
-    return {s["name"]: s for s in records if isinstance(s, dict) and isinstance(s.get("name"), str)}
-
-
 def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dict[str, Baseline]:
-    me = measurement_id(current.doc)
+    me = current.measurement_id
     same_group = [
-        e for e in store.entries if e.namespace == REAL and e.key.group == key.group and measurement_id(e.doc) != me
+        e for e in store.entries if e.namespace == REAL and e.key.group == key.group and e.results.measurement_id != me
     ]
     release = current.environment.release
-    previous = None
-    if release and is_release(release):
+    previous = store.previous_release
+    if previous is None and release and is_release(release):
         previous = previous_release(release, {e.key.release for e in same_group})
     out = {}
     for kind, rel in ((PREVIOUS, previous), (HISTORY, release)):
         entries = tuple(e for e in same_group if rel is not None and e.key.release == rel)
-        changes = tuple(environment_changes(current.doc, [e.doc for e in entries])) if entries else ()
+        changes = tuple(environment_changes(current, [e.results for e in entries])) if entries else ()
         out[kind] = Baseline(kind, rel, entries, changes)
     return out
 
@@ -228,18 +220,28 @@ def _baselines(current: ResultsFile, key: StoreKey, store: StoreContents) -> dic
 _PLAN_MEASURES = ("kind", "api", "size_bytes", "count", "gpus")
 
 
-def plan_change(current: dict[str, Any], stored: dict[str, Any]) -> str | None:
+def _measures(plan: Plan) -> tuple[tuple[str, str | int | None], ...]:
+    """_PLAN_MEASURES of a plan, by the results format's names (None where it records none)."""
+    return (
+        ("kind", plan.kind),
+        ("api", plan.api),
+        ("size_bytes", plan.size),
+        ("count", plan.count),
+        ("gpus", plan.gpus),
+    )
+
+
+def plan_change(current: Plan, stored: Plan) -> str | None:
     """How a stored plan of one run id differs from the current one, on what both record (a key
     one of them lacks is an older or newer writer's, not a change); None when they measure the
     same."""
     changes = [
-        f"{k} {stored[k]} -> {current[k]}"
-        for k in _PLAN_MEASURES
-        if k in current and k in stored and current[k] != stored[k]
+        f"{k} {s} -> {c}"
+        for (k, c), (_, s) in zip(_measures(current), _measures(stored), strict=True)
+        if c is not None and s is not None and c != s
     ]
-    cp, sp = current.get("params"), stored.get("params")
-    if isinstance(cp, dict) and isinstance(sp, dict):
-        changes += [f"params.{k} {sp[k]} -> {cp[k]}" for k in sorted(cp.keys() & sp.keys()) if cp[k] != sp[k]]
+    cp, sp = current.params, stored.params
+    changes += [f"params.{k} {shown(sp[k])} -> {shown(cp[k])}" for k in sorted(cp.keys() & sp.keys()) if cp[k] != sp[k]]
     return ", ".join(changes) or None
 
 
@@ -258,7 +260,7 @@ def _ok_baseline_runs(baseline: Baseline, run: Run) -> OkBaselineRuns:
         brun = entry.results.run(run.id)
         if brun is None or brun.status != "ok":
             continue
-        change = plan_change(run.plan.record, brun.plan.record)
+        change = plan_change(run.plan, brun.plan)
         if change is None:
             out.append((entry, brun))
         elif other_plan is None:
@@ -274,8 +276,8 @@ def _baseline_disturbed(report: CompareReport, entry: StoreEntry, brun: Run) -> 
     return report._baseline_disturbed[key]
 
 
-# What a metric of an older file that the harness could not rebuild per repeat gets
-# (result/upgrade.py): its summary is shown, never judged, and the verdict says why.
+# What a metric of an older file that the harness could not rebuild per repeat gets (its upgrade
+# wrote samples: null): its summary is shown, never judged, and the verdict says why.
 SUMMARY_ONLY = (
     "summary only: no per-repeat samples in {what} "
     "(an older results file; pinbench results upgrade could not rebuild them)"
@@ -303,7 +305,7 @@ def _compare_metric(
     nights: list[list[float]] = []  # one list per stored file (night), for the night rule
     summary_only = 0
     own = _own_metric(metric)
-    steps = [info.granule, bisection_resolution(run.plan.record, metric) if own else None]
+    steps = [info.granule, bisection_resolution(run.plan, metric) if own else None]
     ok = report._ok_runs.get((baseline.kind, run.id))
     if ok is None:
         ok = report._ok_runs[(baseline.kind, run.id)] = _ok_baseline_runs(baseline, run)
@@ -316,7 +318,7 @@ def _compare_metric(
             summary_only += 1
             continue
         nights.append(list(m.samples))
-        steps.extend([m.granule, bisection_resolution(brun.plan.record, metric) if own else None])
+        steps.extend([m.granule, bisection_resolution(brun.plan, metric) if own else None])
     if not nights:
         if summary_only:
             return Comparison(Verdict.AMBIGUOUS, SUMMARY_ONLY.format(what=f"the {baseline.describe()}"))
@@ -369,13 +371,13 @@ def _missing_probes(run: Run, baselines: dict[str, Baseline]) -> list[str]:
 
 
 def _infrastructure(current: ResultsFile) -> list[str]:
-    doc = current.doc
     out = []
-    if not doc.get("complete", False):
-        out.append(f"{current.path}: {_why_incomplete(doc)} (complete is false)")
-    for name, control in sorted((doc.get("controls") or {}).items()):
-        if isinstance(control, dict) and control.get("verdict") == "FAIL":
-            out.append(f"control {name} FAILED: {control.get('error', 'no reason given')}")
+    if not current.complete:
+        out.append(f"{current.path}: {_why_incomplete(current)} (complete is false)")
+    for control in current.controls.controls:
+        if control.verdict == "FAIL":
+            error = control.error if control.error is not None else "no reason given"
+            out.append(f"control {control.name} FAILED: {error}")
     for run in current.runs:
         status = run.status
         if status in ("failed", "timeout"):
@@ -385,19 +387,15 @@ def _infrastructure(current: ResultsFile) -> list[str]:
     return out
 
 
-def _why_incomplete(doc: dict[str, Any]) -> str:
+def _why_incomplete(current: ResultsFile) -> str:
     """What pinbench wrote about a file that is not complete: stopped by a signal (`interrupted`
     names it, schema 3 on), nothing measured (`controls.skipped`: no CUDA device, every run
     failed with the reason), or neither recorded (an older file, a crash)."""
-    interrupted = doc.get("interrupted")
-    if isinstance(interrupted, dict):
-        signal = interrupted.get("signal")
-        by = f" by {signal}" if isinstance(signal, str) and signal else ""
+    if current.interrupted:
+        by = f" by {current.interrupted_by}" if current.interrupted_by else ""
         return f"the run was interrupted{by}; pinbench run --resume continues it"
-    controls = doc.get("controls")
-    skipped = controls.get("skipped") if isinstance(controls, dict) else None
-    if isinstance(skipped, str) and skipped:
-        return f"nothing was measured: {skipped}"
+    if current.controls.skipped:
+        return f"nothing was measured: {current.controls.skipped}"
     return "the run did not finish (no interruption recorded)"
 
 
@@ -405,11 +403,11 @@ def _measured_something(run: Run) -> bool:
     """An ok run has a probe metric: cost.* / residual.* for overhead-like kinds; any metric
     but a timing for the other kinds (capacity.*, churn.*, ...). A workers run with 0 workers
     has no per-worker metric by definition (docs/kinds.md)."""
-    plan = run.plan.record
+    plan = run.plan
     metrics = run.metrics
-    if plan.get("kind", "overhead") in _ALLOCATION_COST_KINDS:
+    if (plan.kind or "overhead") in _ALLOCATION_COST_KINDS:
         return any(split_metric(m) for m in metrics)
-    if plan.get("kind") == "workers" and (plan.get("params") or {}).get("workers") == 0:
+    if plan.kind == "workers" and plan.params.get("workers") == 0:
         return True
     return any(not m.startswith("time.") for m in metrics)
 
@@ -417,10 +415,9 @@ def _measured_something(run: Run) -> bool:
 def _count_notes(run: Run) -> list[str]:
     """Count metrics are not compared; one that says something went wrong is noted."""
     pin_failed = run.metrics.get("capacity.pin_failed")
-    m = pin_failed.record if pin_failed is not None else None
-    if isinstance(m, dict) and isinstance(m.get("max"), (int, float)) and m["max"] > 0:
+    if pin_failed is not None and pin_failed.high is not None and pin_failed.high > 0:
         return [
-            f"run {run.id}: capacity.pin_failed reaches {m['max']:g}: the pin failed in some repeat "
+            f"run {run.id}: capacity.pin_failed reaches {pin_failed.high:g}: the pin failed in some repeat "
             "(largest_with not measured there)"
         ]
     return []
@@ -437,7 +434,7 @@ def compare(current: ResultsFile, store: StoreContents, options: CompareOptions 
             "the driver release is unavailable in the current environment: no previous release can be chosen"
         )
     report.baselines = _baselines(current, key, store)
-    scenarios = _scenario_records(current.doc)
+    scenarios = {s.name: s for s in current.scenarios}
     for run in current.runs:
         status = run.status
         if status == "waived":

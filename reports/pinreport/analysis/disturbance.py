@@ -16,11 +16,10 @@ left out, and a verdict that disturbance stopped makes the exit code 3 (infrastr
 """
 
 from dataclasses import dataclass
-from typing import Any
 
 from pinreport.base.probe_keys import split_metric
-from pinreport.base.units import as_number, format_bytes
-from pinreport.readers.model import Metric, Run
+from pinreport.base.units import format_bytes
+from pinreport.readers.runs import Metric, Run
 
 DISTURBED = "disturbed"
 # The slack below zero when a metric's granule is unknown: pinbench's default --tolerance.
@@ -44,52 +43,24 @@ class Disturbance:
         return f"run {self.run_id}: {what}{tries}: " + "; ".join(self.evidence)
 
 
-def _texts(d: Any) -> list[str]:
-    """The evidence texts of a disturbance record (a run's or a repeat's)."""
-    items = d.get("evidence") if isinstance(d, dict) else None
-    out = []
-    for e in items if isinstance(items, list) else []:
-        text = e.get("text") if isinstance(e, dict) else e
-        if isinstance(text, str) and text:
-            out.append(text)
-    return out
-
-
 def _repeat_texts(run: Run) -> dict[str, list[str]]:
     """probe key -> the evidence texts of the ok repeats whose disturbance names that probe."""
     out: dict[str, list[str]] = {}
-    for r in run.record.get("repeats") or []:
-        d = r.get("disturbance") if isinstance(r, dict) and r.get("status", "ok") == "ok" else None
-        if not isinstance(d, dict):
-            continue
-        texts = _texts(d)
-        for probe in d.get("probes") or []:
-            if isinstance(probe, str):
-                out.setdefault(probe, []).extend(texts)
+    for r in run.ok_repeats:
+        for probe in r.disturbed_probes:
+            out.setdefault(probe, []).extend(r.evidence)
     return out
-
-
-def attempts(run: Run) -> int | None:
-    d = run.record.get("disturbance")
-    n = d.get("attempts") if isinstance(d, dict) else None
-    return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 
 def run_disturbed(run: Run) -> bool:
     return run.status == DISTURBED
 
 
-def _low(m: Any) -> float | None:
-    """A metric record's smallest repeat (its "min", which the Metric does not type: only this
-    check reads it); None when it has none."""
-    return as_number(m.get("min")) if isinstance(m, dict) else None
-
-
 def negative_beyond_noise(m: Metric) -> str | None:
     """Why a byte metric's summary shows memory coming back beyond one granule; None when not."""
     if m.unit != "bytes":
         return None
-    low = _low(m.record)
+    low = m.low
     if low is None:
         return None
     known = m.granule is not None and m.granule > 0
@@ -107,7 +78,7 @@ def disturbed_metrics(run: Run) -> dict[str, str]:
     """metric -> why, for every metric of an ok run that must not be judged: those pinbench
     marked disturbed, and every metric of a probe key one of whose cost or residual metrics
     is negative beyond noise (module docstring). Asked of every run of every baseline file, it
-    reads the records (Metrics.records) and builds a Metric only for one whose smallest repeat
+    reads each metric's flags (Metrics.flags) and builds a Metric only for one whose smallest repeat
     is below zero."""
     out: dict[str, str] = {}
     # run["disturbance"] of an ok run summarises attempts that were retried and superseded: its
@@ -115,23 +86,22 @@ def disturbed_metrics(run: Run) -> dict[str, str]:
     # evidence is on the ok repeats that set it (their disturbance names the probes, as
     # summarize_run_metrics() in harness/src/results/run_metrics.cpp reads them); the run's
     # own evidence stands in only where no repeat has any (files written before repeats did).
-    by_probe = _repeat_texts(run)
-    evidence = _texts(run.record.get("disturbance"))
+    by_probe: dict[str, list[str]] | None = None  # read only where a metric is marked
+    evidence = list(run.evidence)
     bad_keys: dict[str, str] = {}
-    for name, m in run.metrics.records():
-        if not isinstance(m, dict):
-            continue
-        if m.get("disturbed") is True:
+    for name, disturbed, low in run.metrics.flags():
+        if disturbed:
+            if by_probe is None:
+                by_probe = _repeat_texts(run)
             own = [t for probe, texts in by_probe.items() if name.endswith("." + probe) for t in texts]
             texts = list(dict.fromkeys(own)) or evidence
             shown = "; ".join(texts[:MAX_SHOWN])
             more = f" (and {len(texts) - MAX_SHOWN} more)" if len(texts) > MAX_SHOWN else ""
             out[name] = f"pinbench marked this probe disturbed: {shown or 'no evidence recorded'}{more}"
-        low = _low(m)
         if low is None or low >= 0:
             continue
         parts = split_metric(name)
-        why = negative_beyond_noise(Metric.from_json(name, m)) if parts is not None else None
+        why = negative_beyond_noise(run.metrics[name]) if parts is not None else None
         if why is not None and parts[1] not in bad_keys:
             bad_keys[parts[1]] = f"{name} {why}"
     for name in run.metrics:
@@ -162,14 +132,12 @@ def of_run(run: Run, disturbed: dict[str, str] | None = None) -> Disturbance | N
     """The disturbance of one run of the current file, or None when it was measured cleanly
     (`disturbed`: its disturbed_metrics, where the caller has them already)."""
     if run_disturbed(run):
-        texts = _texts(run.record.get("disturbance")) or [
-            run.reason or "pinbench marked the run disturbed (no evidence recorded)"
-        ]
-        return Disturbance(run.id, True, tuple(sorted(run.metrics)), tuple(texts), attempts(run))
+        texts = run.evidence or (run.reason or "pinbench marked the run disturbed (no evidence recorded)",)
+        return Disturbance(run.id, True, tuple(sorted(run.metrics)), tuple(texts), run.attempts)
     if run.status != "ok":
         return None
     bad = disturbed_metrics(run) if disturbed is None else disturbed
     if not bad:
         return None
     reasons = tuple(dict.fromkeys(bad.values()))
-    return Disturbance(run.id, False, tuple(sorted(bad)), reasons, attempts(run))
+    return Disturbance(run.id, False, tuple(sorted(bad)), reasons, run.attempts)

@@ -21,8 +21,8 @@ from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, exact, held_costs, is_judged_key, pinned_bytes
 from pinreport.base.units import format_bytes
 from pinreport.readers.environment import model_family
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Metric
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Metric
 
 LIMITS = ("max_overhead_ratio", "min_overhead_ratio", "max_overhead_bytes")
 
@@ -68,13 +68,15 @@ def _observations(current: ResultsFile, scenario: str, model: str) -> list[tuple
     devices = current.environment.driver_models
     out = []
     for run in current.runs:
-        plan = run.plan.record
+        plan = run.plan
+        pinned = pinned_bytes(plan)
         if (
-            plan.get("scenario") != scenario
+            plan.scenario != scenario
             or run.status != "ok"
-            or run.plan.kind not in RULE_KINDS
-            or plan.get("api") == CONTROL_API
-            or _run_models(devices, plan.get("gpus", 1)) != {model}
+            or plan.kind not in RULE_KINDS
+            or plan.api == CONTROL_API
+            or pinned is None
+            or _run_models(devices, plan.gpu_count) != {model}
         ):
             continue
         disturbed = disturbed_keys(run)  # never judged (disturbance.py)
@@ -82,7 +84,7 @@ def _observations(current: ResultsFile, scenario: str, model: str) -> list[tuple
             if is_judged_key(key) and key not in disturbed:
                 # the uncertainty: one granule plus the repeats' MAD, as the rule's (rule.py)
                 u = float(cost.granule or 0) + cost.mad
-                out.append((run.id, key, cost.median, float(pinned_bytes(run.plan)), u))
+                out.append((run.id, key, cost.median, float(pinned), u))
     return out
 
 
@@ -119,26 +121,23 @@ def _check(limit: str, bound: float | int, obs: list[tuple[str, str, float, floa
     return _judge(items, exact(bound), limit.startswith("max_"), _shown(limit, bound), "values")
 
 
-def _metric_claims(current: ResultsFile, scenario: str, model: str, metrics: dict[str, Any]) -> list[ClaimResult]:
+def _metric_claims(
+    current: ResultsFile, scenario: str, model: str, metrics: tuple[tuple[str, float | None, float | None], ...]
+) -> list[ClaimResult]:
     """Bounds on named metrics: each ok run of the scenario under `model` that has the metric."""
     devices = current.environment.driver_models
     runs = [
         r
         for r in current.runs
-        if r.plan.record.get("scenario") == scenario
-        and r.status == "ok"
-        and _run_models(devices, r.plan.record.get("gpus", 1)) == {model}
+        if r.plan.scenario == scenario and r.status == "ok" and _run_models(devices, r.plan.gpu_count) == {model}
     ]
     out = []
-    for name, bounds in sorted(metrics.items()):
-        if not isinstance(bounds, dict):
-            continue
+    for name, low, high in metrics:
         values = [(r.id, r.metrics[name]) for r in runs if name in r.metrics and name not in disturbed_metrics(r)]
         unit = values[0][1].unit if values else ""
-        for side in ("min", "max"):
-            if side not in bounds:
+        for side, bound in (("min", low), ("max", high)):
+            if bound is None:
                 continue
-            bound = float(bounds[side])
             limit = f"{name} {side}"
             if not values:
                 verdict, reason = ClaimVerdict.NOT_TESTED, f"no ok run with {name} measured under {model} here"
@@ -161,23 +160,18 @@ def _check_metric(side: str, bound: float, unit: str, values: list[tuple[str, Me
 def check_expectations(current: ResultsFile) -> list[ClaimResult]:
     """Every claim of every scenario's expect block, judged on this results file."""
     out = []
-    scenarios = (current.doc.get("scenario") or {}).get("scenarios") or []
-    for s in scenarios:
-        if not isinstance(s, dict) or not isinstance(s.get("expect"), dict):
-            continue
-        for model, limits in sorted(s["expect"].items()):
-            if not isinstance(limits, dict):
-                continue
-            obs = _observations(current, s.get("name", ""), model)
+    for s in current.scenarios:
+        for e in s.expectations:
+            model, limits = e.driver_model, dict(e.limits)
+            obs = _observations(current, s.name, model)
             for limit in LIMITS:
                 if limit not in limits:
                     continue
-                bound = float(limits[limit])
+                bound = limits[limit]
                 if not obs:
                     verdict, reason = ClaimVerdict.NOT_TESTED, f"no pinned run measured under {model} here"
                 else:
                     verdict, reason = _check(limit, bound, obs)
-                out.append(ClaimResult(s.get("name", ""), model, limit, bound, verdict, reason, len(obs)))
-            if isinstance(limits.get("metrics"), dict):
-                out.extend(_metric_claims(current, s.get("name", ""), model, limits["metrics"]))
+                out.append(ClaimResult(s.name, model, limit, bound, verdict, reason, len(obs)))
+            out.extend(_metric_claims(current, s.name, model, e.metrics))
     return out

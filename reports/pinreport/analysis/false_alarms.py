@@ -14,17 +14,15 @@ exactly as `compare` would judge it, and three things are counted:
     and its summary alike.
 """
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, compare, higher_is_worse
+from pinreport.analysis.compare import HISTORY, CompareOptions, CompareReport, MetricVerdict, compare, higher_is_worse
 from pinreport.analysis.stats import Verdict, floor_distance
 from pinreport.base.errors import BadInputError
 from pinreport.base.probe_keys import describe_key, split_metric
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.store.files import REAL, StoreEntry
 from pinreport.store.reading import StoreContents
 
@@ -62,47 +60,31 @@ def _history_store(nights: Sequence[ResultsFile], skip: int) -> StoreContents:
     return StoreContents(root="(A/A: the other nights)", entries=entries)
 
 
-def _history(report: CompareReport) -> dict[tuple[str, str], Any]:
+def _history(report: CompareReport) -> dict[tuple[str, str], MetricVerdict]:
     return {(v.run_id, v.metric): v for v in report.verdicts if v.kind == HISTORY}
 
 
-def _shift(metric: dict[str, Any], shift: float) -> None:
-    """Moves every sample of the metric, and its summary with them, by `shift`."""
-    if isinstance(metric.get("samples"), list):
-        metric["samples"] = [float(v) + shift for v in metric["samples"]]
-    for k in ("median", "min", "max"):
-        metric[k] = float(metric[k]) + shift
-
-
-def _inject_times(doc: dict[str, Any], shifts: dict[tuple[str, str], float]) -> None:
-    for run in doc["runs"]:
-        for (run_id, metric), shift in shifts.items():
-            if run_id == run["id"] and metric in run.get("metrics", {}):
-                _shift(run["metrics"][metric], shift)
-
-
-def _inject_bytes(doc: dict[str, Any]) -> list[tuple[str, str]]:
-    """Raises every held cost of every ok run by one granule; returns the (run, metric) moved."""
-    moved = []
-    for run in doc["runs"]:
-        if run.get("status") != "ok":
+def _held_shifts(night: ResultsFile) -> dict[tuple[str, str], float]:
+    """One granule up for every held cost of every ok run (both held stages of a probe key, by
+    the key's largest granule), where the key is one whose cost goes up or down."""
+    shifts: dict[tuple[str, str], float] = {}
+    for run in night.runs:
+        if run.status != "ok":
             continue
         keys: dict[str, int] = {}
-        for name, m in run.get("metrics", {}).items():
+        for name in run.metrics:
             parts = split_metric(name)
-            g = m.get("granule")
-            if parts is None or not name.startswith(_HELD) or not isinstance(g, int) or g <= 0:
+            if parts is None or not name.startswith(_HELD):
                 continue
-            if describe_key(parts[1]).direction not in ("usage", "available"):
+            g = run.metrics[name].granule
+            if g is None or g <= 0 or describe_key(parts[1]).direction not in ("usage", "available"):
                 continue
             keys[parts[1]] = max(keys.get(parts[1], 0), g)
         for key, g in keys.items():
             for prefix in _HELD:
-                name = prefix + key
-                if name in run["metrics"]:
-                    _shift(run["metrics"][name], g)
-                    moved.append((run["id"], name))
-    return moved
+                if prefix + key in run.metrics:
+                    shifts[(run.id, prefix + key)] = float(g)
+    return shifts
 
 
 def check_night(nights: Sequence[ResultsFile], i: int, options: CompareOptions) -> NightResult:
@@ -126,9 +108,8 @@ def check_night(nights: Sequence[ResultsFile], i: int, options: CompareOptions) 
         shift = TIME_SHIFT_SPREADS * c.night_spread * (1 if higher_is_worse(metric) else -1)
         shifts[(run_id, metric)] = shift
     if shifts:
-        doc = copy.deepcopy(night.doc)
-        _inject_times(doc, shifts)
-        shifted = _history(compare(ResultsFile(night.path + " (shifted in memory)", doc), store, options))
+        moved_night = night.with_shifted_metrics(shifts, night.path + " (shifted in memory)")
+        shifted = _history(compare(moved_night, store, options))
         floor = max(options.floor, options.time_floor)
         for key, shift in shifts.items():
             out.time_injected += 1
@@ -137,10 +118,12 @@ def check_night(nights: Sequence[ResultsFile], i: int, options: CompareOptions) 
                 out.time_detected += 1
             elif abs(shift) <= floor_distance(base_v.comparison.baseline_median, floor, shift > 0):
                 out.time_under_floor += 1
-    doc = copy.deepcopy(night.doc)
-    moved = _inject_bytes(doc)
+    held = _held_shifts(night)
+    moved = list(held)
     if moved:
-        shifted = _history(compare(ResultsFile(night.path + " (shifted in memory)", doc), store, options))
+        shifted = _history(
+            compare(night.with_shifted_metrics(held, night.path + " (shifted in memory)"), store, options)
+        )
         for key in moved:
             if key not in shifted or key not in base or base[key].verdict == Verdict.NO_BASELINE:
                 continue

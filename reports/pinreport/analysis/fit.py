@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, held_costs, is_judged_key, is_shared_key
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 from pinreport.readers.store_key import StoreKey
 
 DEFAULT_CONFIDENCE = 0.95
@@ -127,17 +127,17 @@ def collect_points(files: Iterable[tuple[StoreKey, Iterable[Run]]]) -> dict[FitK
     points: dict[FitKey, _Points] = defaultdict(_Points)
     for key, runs in files:
         for run in runs:
-            plan = run.plan.record
-            if run.status != "ok" or run.plan.kind not in RULE_KINDS:
+            plan = run.plan
+            if run.status != "ok" or plan.kind not in RULE_KINDS or plan.pinned is None:
                 continue
-            x = float(plan["size_bytes"]) * float(plan["count"])
+            x = float(plan.pinned)
             for probe, cost in held_costs(run).items():
                 if not (is_judged_key(probe) or is_shared_key(probe)):
                     continue
                 samples = run.metrics[f"{cost.stage}.{probe}"].samples
                 if not samples:
                     continue
-                p = points[FitKey(key.group, key.release, plan["api"], int(plan["gpus"]), probe_family(probe))]
+                p = points[FitKey(key.group, key.release, plan.api or "", plan.gpu_count, probe_family(probe))]
                 p.xs.extend([x] * len(samples))
                 p.ys.extend(samples)
                 p.granules.add(cost.granule)

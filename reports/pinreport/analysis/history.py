@@ -4,14 +4,12 @@ latest night per driver release, for the history and cost charts (render/charts/
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
 
 from pinreport.analysis.rule import RULE_KINDS, HeldCost, held_costs
 from pinreport.base.versions import is_release, release_key
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Run
-from pinreport.store.files import REAL, measurement_id
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Run
+from pinreport.store.files import REAL
 from pinreport.store.reading import StoreContents
 
 
@@ -19,13 +17,13 @@ from pinreport.store.reading import StoreContents
 class Night:
     label: str  # started_at date
     release: str
-    doc: dict[str, Any]
+    results: ResultsFile  # a stored night: its summary (the history index's)
     replayed: bool
 
-    @cached_property
+    @property
     def runs(self) -> tuple[Run, ...]:
-        """The night's runs, read once (model.py); a stored night's doc is its summary."""
-        return tuple(Run.from_json(r) for r in self.doc.get("runs", []))
+        """The night's runs, read once (ResultsFile.runs)."""
+        return self.results.runs
 
     @property
     def release_name(self) -> str:
@@ -42,22 +40,17 @@ def nights(current: ResultsFile, store: StoreContents) -> list[Night]:
     """The store's real files of the current file's group, oldest first, then the current file
     (unless the store holds it already)."""
     key = current.environment.key
-    me = measurement_id(current.doc)
+    me = current.measurement_id
     out = []
     seen_current = False
     for e in store.history:
         if e.namespace != REAL or e.key.group != key.group:
             continue
-        seen_current = seen_current or measurement_id(e.doc) == me
-        out.append(Night(_when(e.started_at), e.key.release, e.doc, False))
+        seen_current = seen_current or e.results.measurement_id == me
+        out.append(Night(_when(e.started_at), e.key.release, e.results, False))
     if not seen_current:
         out.append(
-            Night(
-                _when(current.doc.get("started_at")),
-                current.environment.release or "unknown",
-                current.doc,
-                current.replayed,
-            )
+            Night(_when(current.started_at), current.environment.release or "unknown", current, current.replayed)
         )
     return out
 
@@ -68,7 +61,7 @@ def latest_per_release(all_nights: list[Night], current: ResultsFile) -> list[Ni
     for n in all_nights:
         by[n.release] = n
     cur_rel = current.environment.release or "unknown"
-    by[cur_rel] = Night(cur_rel, cur_rel, current.doc, current.replayed)
+    by[cur_rel] = Night(cur_rel, cur_rel, current, current.replayed)
     return sorted(by.values(), key=lambda n: (0, release_key(n.release)) if is_release(n.release) else (1, n.release))
 
 
@@ -81,5 +74,5 @@ def rule_kind_groups(runs: Iterable[Run]) -> dict[tuple[str, str], list[tuple[Ru
         if run.status == "ok" and run.plan.kind in RULE_KINDS:
             costs = held_costs(run)
             if costs:
-                out[(run.plan.scenario, run.plan.record["api"])].append((run, costs))
+                out[(run.plan.scenario, run.plan.api or "")].append((run, costs))
     return out

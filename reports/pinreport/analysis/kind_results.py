@@ -10,14 +10,13 @@ the dedicated key the report charts (cudaMemGetInfo first) and, beside it, DXGI 
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from pinreport.analysis.stats import median
 from pinreport.base import catalog
-from pinreport.base.probe_keys import cost_between, is_dedicated_key, ok_repeats, reading
+from pinreport.base.probe_keys import cost_between, is_dedicated_key
 from pinreport.base.units import format_value
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Run, Snapshot
 
 # sweep mode max_pinnable's metrics, as the harness's catalog names them (test_catalog.py checks
 # each is a catalog pattern); pinnable.py reads them here.
@@ -137,10 +136,9 @@ def cell(run: Run, metric: str) -> Cell:
     if metric not in run.metrics:
         return Cell("not measured", None, "")
     m = run.metrics[metric]
-    low, high = m.record.get("min"), m.record.get("max")  # the spread: only this table reads it
     text = format_value(m.median, m.unit)
-    if low != high:
-        text += f" [{format_value(float(low), m.unit)} - {format_value(float(high), m.unit)}]"
+    if m.low != m.high and m.low is not None and m.high is not None:
+        text += f" [{format_value(m.low, m.unit)} - {format_value(m.high, m.unit)}]"
     return Cell(text, m.median, m.unit)
 
 
@@ -153,32 +151,31 @@ def granule_of(current: ResultsFile, run: Run, metric: str, key: str | None = No
     g = run.metrics[metric].granule if metric in run.metrics else None
     if g is not None:
         return float(g)
-    granules = ((current.doc.get("controls") or {}).get("granules")) or {}
-    g = granules.get(key) if key else None
-    return float(g) if isinstance(g, (int, float)) and not isinstance(g, bool) else 0.0
+    null = current.controls.granule(key) if key else None
+    return null if null is not None else 0.0
 
 
 def params_text(run: Run) -> str:
-    params = run.plan.record.get("params") or {}
-    return ", ".join(f"{k}={v}" for k, v in params.items()) or "(none)"
+    params = run.plan.params
+    return ", ".join(f"{k}={params.shown(k)}" for k in params) or "(none)"
 
 
 def snapshot_trace(run: Run, key: str, prefix: str = "cycle_") -> list[tuple[int, float]]:
     """Per cycle i (snapshot label `<prefix><i>`), the median over the ok repeats of the cost on
     `key` relative to the repeat's after_context snapshot; cycles missing anywhere are left out."""
     per_cycle: dict[int, list[float]] = {}
-    repeats = ok_repeats(run.record)
+    repeats = run.ok_repeats
     for r in repeats:
-        snaps = {}
-        for s in r.get("snapshots", []):
-            snaps.setdefault(s.get("label"), s)
+        snaps: dict[str, Snapshot] = {}
+        for s in r.snapshots:
+            snaps.setdefault(s.label, s)
         base = _snap_reading(snaps.get("after_context"), key)
         if base is None:
             return []
         for label, s in snaps.items():
-            if not (isinstance(label, str) and label.startswith(prefix) and label[len(prefix) :].isdigit()):
+            if not (label.startswith(prefix) and label[len(prefix) :].isascii() and label[len(prefix) :].isdigit()):
                 continue
-            value = reading(s, key)
+            value = s.readings.get(key)
             cost = cost_between(key, base, value) if value is not None else None
             if cost is not None:
                 per_cycle.setdefault(int(label[len(prefix) :]), []).append(cost)
@@ -192,11 +189,8 @@ def snapshot_trace(run: Run, key: str, prefix: str = "cycle_") -> list[tuple[int
 def final_cost(run: Run, key: str, label: str = "final") -> float | None:
     """Median over the ok repeats of the cost at snapshot `label` (churn: after the final wait)."""
     values = []
-    for r in ok_repeats(run.record):
-        snaps = {}
-        for s in r.get("snapshots", []):
-            snaps.setdefault(s.get("label"), s)
-        base, value = _snap_reading(snaps.get("after_context"), key), _snap_reading(snaps.get(label), key)
+    for r in run.ok_repeats:
+        base, value = _snap_reading(r.snapshot("after_context"), key), _snap_reading(r.snapshot(label), key)
         cost = cost_between(key, base, value) if base is not None and value is not None else None
         if cost is None:
             return None
@@ -204,8 +198,8 @@ def final_cost(run: Run, key: str, label: str = "final") -> float | None:
     return median(values) if values else None
 
 
-def _snap_reading(snapshot: dict[str, Any] | None, key: str) -> int | None:
-    return reading(snapshot, key) if isinstance(snapshot, dict) else None
+def _snap_reading(snapshot: Snapshot | None, key: str) -> int | None:
+    return snapshot.readings.get(key) if snapshot is not None else None
 
 
 _SWEEP_POINT = re.compile(r"^sweep\.cost\.(x?)([0-9]+)\.(.+)$")
@@ -219,5 +213,7 @@ def sweep_points(run: Run) -> dict[tuple[str, str], list[tuple[float, float]]]:
         match = _SWEEP_POINT.match(name)
         if match:
             axis = "count" if match.group(1) else "size"
-            out.setdefault((axis, match.group(3)), []).append((float(match.group(2)), float(run.metrics[name].median)))
+            value = run.metrics[name].median
+            if value is not None:
+                out.setdefault((axis, match.group(3)), []).append((float(match.group(2)), value))
     return {k: sorted(v) for k, v in out.items()}

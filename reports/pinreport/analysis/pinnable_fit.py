@@ -41,16 +41,14 @@ with the MOST free VRAM, "at least" when that point is capped.
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_metrics
 from pinreport.analysis.expect import ClaimVerdict
 from pinreport.analysis.stats import median
-from pinreport.base.probe_keys import ok_repeats
 from pinreport.base.units import as_number, format_bytes
 from pinreport.readers.environment import Environment
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Params, Repeat, Run
 
 GiB = 1024**3
 MODE = "max_pinnable"
@@ -146,44 +144,42 @@ class WindowsCap:
 # --- points -------------------------------------------------------------------------------------
 
 
-def is_pinnable_run(run: dict[str, Any]) -> bool:
+def is_pinnable_run(run: Run) -> bool:
     """A sweep run of mode max_pinnable with the free_target axis (any status)."""
-    plan = run.get("plan") or {}
-    params = plan.get("params") or {}
-    return plan.get("kind") == "sweep" and params.get("mode") == MODE and FREE_TARGET in params
+    plan = run.plan
+    return plan.kind == "sweep" and plan.params.get("mode") == MODE and FREE_TARGET in plan.params
 
 
-def is_failure_path(run: dict[str, Any]) -> bool:
+def is_failure_path(run: Run) -> bool:
     """A max_pinnable run whose host limit the OS enforces: it fails above host_limit on purpose."""
-    return ((run.get("plan") or {}).get("params") or {}).get("enforce_host_limit") == "on"
+    return run.plan.params.get("enforce_host_limit") == "on"
 
 
-def _from_data(repeats: list[dict[str, Any]], field: str) -> float | None:
-    values = [as_number((r.get("data") or {}).get(field)) for r in repeats]
-    values = [v for v in values if v is not None]
+def _from_data(repeats: Sequence[Repeat], name: str) -> float | None:
+    values = [v for v in (r.data.number(name) for r in repeats) if v is not None]
     return median(values) if values else None
 
 
-def _capped(run: dict[str, Any], repeats: list[dict[str, Any]]) -> bool | None:
-    flags = [(r.get("data") or {}).get("capped") for r in repeats]
-    if repeats and all(isinstance(f, bool) for f in flags):
+def _capped(run: Run, repeats: Sequence[Repeat]) -> bool | None:
+    flags = [r.data.flag("capped") for r in repeats]
+    if repeats and all(f is not None for f in flags):
         return all(flags)
-    m = run.get("metrics", {}).get(kind_results.CAPPED)
-    low = as_number(m.get("min")) if isinstance(m, dict) else None
+    m = run.metrics.get(kind_results.CAPPED)
+    low = m.low if m is not None else None
     return None if low is None else low >= 1.0
 
 
 def run_point(run: Run) -> Point | None:
     """The point of one ok, undisturbed max_pinnable run with free_target; None otherwise, or
     when its free VRAM, its max pinnable or whether it was capped is not recorded."""
-    if not is_pinnable_run(run.record) or is_failure_path(run.record) or run.status != "ok" or disturbed_metrics(run):
+    if not is_pinnable_run(run) or is_failure_path(run) or run.status != "ok" or disturbed_metrics(run):
         return None
-    repeats = ok_repeats(run.record)
+    repeats = run.ok_repeats
     x = kind_results.median_of(run, kind_results.FREE_BEFORE)
     x = x if x is not None else _from_data(repeats, "free_before")
     y = kind_results.median_of(run, kind_results.MAX_PINNABLE)
     y = y if y is not None else _from_data(repeats, "max_pinnable")
-    capped = _capped(run.record, repeats)
+    capped = _capped(run, repeats)
     if x is None or y is None or capped is None:
         return None
     ratio = kind_results.median_of(run, kind_results.OVER_HOST_RAM)
@@ -191,35 +187,33 @@ def run_point(run: Run) -> Point | None:
         ram = _from_data(repeats, "host_ram_total")
         ratio = y / ram if ram else None
     stops, small = _stops_of(repeats)
-    datas = [r.get("data") or {} for r in repeats]
-    plan = run.plan.record
+    free_target = run.plan.params[FREE_TARGET]
     return Point(
         run_id=run.id,
-        api=str(plan.get("api", "")),
-        free_target=plan["params"][FREE_TARGET],
+        api=run.plan.api or "",
+        free_target=free_target if isinstance(free_target, (int, str)) else str(free_target),
         free_before=x,
         max_pinnable=y,
         capped=capped,
         over_host_ram=ratio,
         stopped_by=stops,
         small_after_failure=small,
-        timed_out=any(d.get("timed_out") is True for d in datas),
-        filler_broken=sum(1 for d in datas if d.get("filler_intact") is False),
+        timed_out=any(r.data.flag("timed_out") is True for r in repeats),
+        filler_broken=sum(1 for r in repeats if r.data.flag("filler_intact") is False),
     )
 
 
-def _stops_of(repeats: list[dict[str, Any]]) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+def _stops_of(repeats: Sequence[Repeat]) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """(the distinct stop errors, per repeat with a failure whether the small pin after it succeeded)."""
     stops: list[str] = []
     small: list[bool] = []
     for r in repeats:
-        data = r.get("data") or {}
-        stop = data.get("stopped_by")
-        if isinstance(stop, str) and stop and stop not in stops:
+        stop = r.data.text("stopped_by")
+        if stop and stop not in stops:
             stops.append(stop)
-        after = data.get("small_after_failure")
-        if isinstance(after, dict) and isinstance(after.get("ok"), bool):
-            small.append(after["ok"])
+        after = r.data.part("small_after_failure").flag("ok")
+        if after is not None:
+            small.append(after)
     return tuple(stops), tuple(small)
 
 
@@ -231,11 +225,6 @@ def collect_runs(runs: Iterable[Run]) -> dict[str, list[Point]]:
         if p is not None:
             out.setdefault(p.api, []).append(p)
     return {api: sorted(pts, key=lambda p: (p.free_before, p.run_id)) for api, pts in sorted(out.items())}
-
-
-def collect(doc: dict[str, Any]) -> dict[str, list[Point]]:
-    """api -> its points in a results document (collect_runs over doc["runs"])."""
-    return collect_runs(map(Run.from_json, doc.get("runs", [])))
 
 
 # --- the fit and the claim ----------------------------------------------------------------------
@@ -277,21 +266,21 @@ def _stops(points: Sequence[Point]) -> str:
     return _stops_text((p.stopped_by for p in points), (p.small_after_failure for p in points))
 
 
-def _limit_text(params: dict[str, Any]) -> str:
+def _limit_text(params: Params) -> str:
     limit = as_number(params.get("host_limit"))
     return f"host_limit {format_bytes(limit)}" if limit is not None else "host_limit unknown"
 
 
-def failure_path_text(doc: dict[str, Any]) -> str:
+def failure_path_text(runs: Iterable[Run]) -> str:
     """What the ok failure-path runs (enforce_host_limit on; no points) saw, per api; "" for none."""
-    by_api: dict[str, list[dict[str, Any]]] = {}
-    for run in doc.get("runs", []):
-        if is_pinnable_run(run) and is_failure_path(run) and run.get("status") == "ok":
-            by_api.setdefault(str(run["plan"].get("api", "")), []).append(run)
+    by_api: dict[str, list[Run]] = {}
+    for run in runs:
+        if is_pinnable_run(run) and is_failure_path(run) and run.status == "ok":
+            by_api.setdefault(run.plan.api or "", []).append(run)
     parts = []
-    for api, runs in sorted(by_api.items()):
-        found = [_stops_of(ok_repeats(r)) for r in runs]
-        limits = sorted({_limit_text(r["plan"]["params"]) for r in runs})
+    for api, of_api in sorted(by_api.items()):
+        found = [_stops_of(r.ok_repeats) for r in of_api]
+        limits = sorted({_limit_text(r.plan.params) for r in of_api})
         parts.append(f"{api} ({', '.join(limits)}): " + _stops_text((f[0] for f in found), (f[1] for f in found)))
     return "; ".join(parts)
 
@@ -331,10 +320,10 @@ def platform(env: Environment) -> str:
     return ", ".join([where, *models])
 
 
-def judge(doc: dict[str, Any], by_api: dict[str, list[Point]] | None = None) -> Judgement:
-    """The claim for a results file (one platform and driver model): module docstring. `by_api`
-    is collect(doc) when the caller has it already."""
-    by_api = collect(doc) if by_api is None else by_api
+def judge(runs: Sequence[Run], by_api: dict[str, list[Point]] | None = None) -> Judgement:
+    """The claim for a results file's runs (one platform and driver model): module docstring.
+    `by_api` is collect_runs(runs) when the caller has it already."""
+    by_api = collect_runs(runs) if by_api is None else by_api
     if not by_api:
         return Judgement(
             Outcome.NOT_TESTED, "no ok max_pinnable run with free_target here (older files search without a fill)"
@@ -342,8 +331,8 @@ def judge(doc: dict[str, Any], by_api: dict[str, list[Point]] | None = None) -> 
     judged = {api: judge_points(pts) for api, pts in by_api.items()}
     evidence = "; ".join(f"{api}: {j.outcome}, {j.evidence}" for api, j in judged.items())
     used = sum(len(pts) for pts in by_api.values())
-    failure_path = failure_path_text(doc)
-    left_out = sum(1 for r in doc.get("runs", []) if is_pinnable_run(r) and not is_failure_path(r)) - used
+    failure_path = failure_path_text(runs)
+    left_out = sum(1 for r in runs if is_pinnable_run(r) and not is_failure_path(r)) - used
     if left_out:
         evidence += f"; {left_out} other run(s) with free_target not ok, disturbed or without free_before: no point"
     if failure_path:

@@ -39,7 +39,7 @@ from pinreport.base import catalog
 from pinreport.base.errors import UsageError
 from pinreport.base.probe_keys import CAPACITY_LOSS, describe_key, is_dedicated_key, split_metric
 from pinreport.base.units import format_bytes
-from pinreport.readers.model import Metric, Plan, Run
+from pinreport.readers.runs import Plan, Run
 
 # The kinds whose held costs the rule judges, and the stages it reads them at (catalog.py).
 RULE_KINDS = catalog.RULE_KINDS
@@ -48,7 +48,7 @@ CONTROL_API = "pageable"
 _NVML_USED = re.compile(r"^nvml\.([0-9]+)\.used$")
 NVML_SUM_KEY = "nvml.*.used (sum over devices)"
 # A capacity run's bisection step where its plan gives none: the kind's parameter table's.
-DEFAULT_RESOLUTION: int = catalog.kind_entry("capacity").param("resolution")["fallback"]
+DEFAULT_RESOLUTION: int = catalog.kind_entry("capacity").param("resolution").fallback
 
 
 class RuleVerdict(StrEnum):
@@ -111,8 +111,10 @@ def judge_ratio(ratio: Fraction | float, uncertainty: Fraction | float, band: Ba
     return RuleVerdict.AMBIGUOUS, None
 
 
-def pinned_bytes(plan: Plan) -> int:
-    return int(plan.record["size_bytes"]) * int(plan.record["count"])
+def pinned_bytes(plan: Plan) -> int | None:
+    """The bytes a run pinned at once (size x count); None where its plan does not say (never 0:
+    the rule divides by it)."""
+    return plan.pinned
 
 
 @dataclass(frozen=True)
@@ -121,13 +123,6 @@ class HeldCost:
     median: float
     granule: int | None
     mad: float = 0.0  # the spread of the repeats (median absolute deviation), bytes
-
-
-def _spread(m: Metric) -> float:
-    """The metric's MAD over the repeats (its record's "mad", which only the rule reads); 0 when
-    it has none."""
-    mad = m.record.get("mad")
-    return float(mad) if isinstance(mad, (int, float)) and not isinstance(mad, bool) and mad > 0 else 0.0
 
 
 def held_costs(run: Run) -> dict[str, HeldCost]:
@@ -141,7 +136,9 @@ def held_costs(run: Run) -> dict[str, HeldCost]:
         if m.unit != "bytes":
             continue
         stage, key = parts
-        cost = HeldCost(stage, float(m.median), m.granule, _spread(m))
+        if m.median is None:
+            continue
+        cost = HeldCost(stage, m.median, m.granule, m.mad)
         if key not in out or cost.median > out[key].median:
             out[key] = cost
     return out
@@ -170,7 +167,7 @@ class RuleResult:
 def _result(
     run: Run, key: str, cost: HeldCost, pinned: int, band: Band | None, why: str, granule_count: int = 1
 ) -> RuleResult:
-    plan = run.plan.record
+    plan = run.plan
     ratio = exact(cost.median) / pinned
     spread = exact(cost.mad)
     u = (granule_count * cost.granule + spread) / pinned if cost.granule else None
@@ -185,8 +182,8 @@ def _result(
             reason += f"; reserve is {factor:.3g}x what was used" if math.isfinite(factor) else "; nothing used"
     return RuleResult(
         run.id,
-        plan["scenario"],
-        plan["api"],
+        plan.scenario,
+        plan.api or "",
         key,
         cost.stage,
         cost.median,
@@ -200,8 +197,8 @@ def _result(
 
 
 def capacity_resolution(plan: Plan) -> int:
-    value = (plan.record.get("params") or {}).get("resolution", DEFAULT_RESOLUTION)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_RESOLUTION
+    value = plan.params.integer("resolution") if "resolution" in plan.params else DEFAULT_RESOLUTION
+    return value if value is not None and value > 0 else DEFAULT_RESOLUTION
 
 
 def capacity_result(run: Run, band: Band | None, disturbed: dict[str, str] | None = None) -> RuleResult | None:
@@ -210,14 +207,14 @@ def capacity_result(run: Run, band: Band | None, disturbed: dict[str, str] | Non
     if run.plan.kind != "capacity" or CAPACITY_LOSS not in run.metrics:
         return None
     m = run.metrics[CAPACITY_LOSS]
-    if m.unit != "bytes":
+    pinned = run.plan.size
+    if m.unit != "bytes" or m.median is None or pinned is None or pinned <= 0:
         return None
-    pinned = int(run.plan.record["size_bytes"])
     step = capacity_resolution(run.plan)
     if m.granule is not None and m.granule > step:
         step = m.granule
-    control = run.plan.record.get("api") == CONTROL_API
-    cost = HeldCost(CAPACITY_LOSS, float(m.median), step, _spread(m))
+    control = run.plan.api == CONTROL_API
+    cost = HeldCost(CAPACITY_LOSS, m.median, step, m.mad)
     why = (disturbed_metrics(run) if disturbed is None else disturbed).get(CAPACITY_LOSS)
     if why is not None:
         return _result(run, CAPACITY_LOSS, cost, pinned, None, f"disturbed: {why}")
@@ -229,10 +226,10 @@ def capacity_result(run: Run, band: Band | None, disturbed: dict[str, str] | Non
 def rule_results(run: Run, band: Band, disturbed: dict[str, str] | None = None) -> list[RuleResult]:
     """The rule's results for one run (empty when the rule does not apply to it). `disturbed`:
     the run's disturbed_metrics, where the caller has them already (compare)."""
-    if run.status != "ok" or run.plan.kind not in RULE_KINDS:
-        return []
     pinned = pinned_bytes(run.plan)
-    control = run.plan.record.get("api") == CONTROL_API
+    if run.status != "ok" or run.plan.kind not in RULE_KINDS or pinned is None:
+        return []
+    control = run.plan.api == CONTROL_API
     capacity = run.plan.kind == "capacity"
     out = []
     bad = disturbed_metrics(run) if disturbed is None else disturbed

@@ -9,30 +9,17 @@ processes' own per-process figure, from the NVML samples the harness took while 
 held); a neighbour that changed its device memory meanwhile makes it DISTURBED, never a verdict.
 """
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache, cached_property
-from pathlib import Path
-from typing import Any
-
-import jsonschema
-from referencing import Registry, Resource
 
 from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.base import catalog
 from pinreport.base.exit_codes import EXIT_INFRASTRUCTURE, EXIT_OK, EXIT_REGRESSION
-from pinreport.base.input_file import TRACE_LIMIT
-from pinreport.base.schema import results_json_schema_text, trace_json_schema_text
 from pinreport.base.units import format_bytes as size_label
-from pinreport.readers.environment import Environment
-from pinreport.readers.load import read_versioned_document
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile
 from pinreport.readers.store_key import StoreKey
-
-TRACE_SCHEMA = "pinbench-trace"
-TRACE_VERSIONS = (1,)
+from pinreport.readers.trace import ApiCalls, TraceFile
 
 # Trace API families -> the store's api variants that measure the same driver path, preferred
 # first: the harness's (family_api_variants in harness/src/cuda/traced_apis.cpp), as the
@@ -48,42 +35,6 @@ class TraceVerdict(StrEnum):
     DISTURBED = "DISTURBED"  # another process changed its device memory while the peak was held
     NOT_MEASURED = "NOT_MEASURED"  # no device figure at the peak (no NVML, peak too short, nothing pinned)
     NO_FIT = "NO_FIT"  # the store has no usable fit for this group, release and API
-
-
-@dataclass(frozen=True)
-class TraceFile:
-    path: str
-    doc: dict[str, Any]
-
-    @property
-    def pinned(self) -> dict[str, Any]:
-        return self.doc["pinned"]
-
-    @cached_property
-    def environment(self) -> Environment:
-        """The environment record the tracer wrote (as a results file's), read once."""
-        return Environment.from_json(self.doc.get("environment"))
-
-    @property
-    def key(self) -> StoreKey:
-        return self.environment.key
-
-
-@cache
-def _trace_validator() -> jsonschema.Draft202012Validator:
-    """docs/trace.schema.json (its copy in data/), whose environment is the results schema's."""
-    results = json.loads(results_json_schema_text())
-    registry = Registry().with_resource(results["$id"], Resource.from_contents(results))
-    return jsonschema.Draft202012Validator(json.loads(trace_json_schema_text()), registry=registry)
-
-
-def load_trace(path: str | Path) -> TraceFile:
-    """Reads and validates a trace as results files are (load.py): bounded (TRACE_LIMIT), strict
-    JSON, then the trace schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
-    doc = read_versioned_document(
-        path, TRACE_LIMIT, TRACE_SCHEMA, TRACE_VERSIONS, TRACE_VERSIONS, "trace", _trace_validator()
-    )
-    return TraceFile(str(path), doc)
 
 
 @dataclass(frozen=True)
@@ -140,11 +91,7 @@ def _fit_for(fits: dict[FitKey, CostFit], key: StoreKey, release: str, family: s
 def traced_pids(trace: TraceFile) -> set[int]:
     """The program's processes, as traced_pids() in harness/src/trace/trace_document.cpp: the
     supervisor, every process that loaded the injection and every process that made a call."""
-    t = trace.doc
-    pids = {int(t.get("root_pid") or 0)}
-    pids |= {int(p["pid"]) for p in t["tracing"].get("processes", [])}
-    pids |= {int(c["pid"]) for c in t.get("calls", [])}
-    return pids
+    return {trace.root_pid or 0, *trace.tracing.pids, *(c.pid for c in trace.calls)}
 
 
 def sample_costs(trace: TraceFile, nvml_index: int = 0) -> list[tuple[float, int]]:
@@ -152,13 +99,13 @@ def sample_costs(trace: TraceFile, nvml_index: int = 0) -> list[tuple[float, int
     device: the figure whose change from the baseline is the cost (docs/trace.md)."""
     traced = traced_pids(trace)
     out = []
-    for s in (trace.doc.get("device") or {}).get("samples", []):  # optional: no NVML, no samples
-        if s.get("consistent") is False:
+    for s in trace.samples:  # optional: no NVML, no samples
+        if not s.consistent:
             continue
-        for d in s["devices"]:
-            if d["nvml_index"] == nvml_index and d.get("used") is not None and d.get("processes") is not None:
-                own = sum(int(v) for k, v in d["processes"].items() if int(k) in traced)
-                out.append((float(s["t_ms"]), int(d["used"]) - own))
+        for d in s.devices:
+            if d.nvml_index == nvml_index and d.used is not None and d.processes is not None:
+                own = sum(b for pid, b in d.processes.items() if pid in traced)
+                out.append((s.t_ms, d.used - own))
     return out
 
 
@@ -167,10 +114,10 @@ def cost_step(trace: TraceFile, nvml_index: int = 0) -> int | None:
     consistent samples while pinned bytes were held (2 MiB on the H200, the same as the step a
     1 GiB buffer costs). A cost read to the step cannot be told from its neighbours, so the fit
     comparison allows one step either way. None where the cost never moved."""
-    points = trace.pinned.get("timeline") or []
+    points = trace.pinned.timeline
     if not points:
         return None
-    start = float(points[0][0])
+    start = points[0][0]
     costs = [c for t_ms, c in sample_costs(trace, nvml_index) if t_ms >= start]
     changes: dict[int, int] = {}
     for a, b in zip(costs, costs[1:], strict=False):
@@ -181,14 +128,15 @@ def cost_step(trace: TraceFile, nvml_index: int = 0) -> int | None:
     return max(changes.items(), key=lambda kv: (kv[1], -kv[0]))[0]
 
 
-def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str, Any]]]) -> TraceJudgement:
-    """Pure over the trace and the store documents given (those of the trace's group)."""
+def judge_trace(trace: TraceFile, stored: Iterable[ResultsFile]) -> TraceJudgement:
+    """Pure over the trace and the stored results files given (those of the trace's group and
+    driver release count)."""
     key = trace.key
     release = trace.environment.release or key.release
-    docs = [(k, d) for k, d in store_docs if k.group == key.group and k.release == key.release]
-    fits = fit_all((k, map(Run.from_json, d.get("runs", []))) for k, d in docs)
-    peak = int(trace.pinned.get("peak_bytes") or 0)
-    by_family = {f: int(b) for f, b in (trace.pinned.get("peak_by_family") or {}).items() if int(b) > 0}
+    files = [f for f in stored if f.environment.key.group == key.group and f.environment.key.release == key.release]
+    fits = fit_all((f.environment.key, f.runs) for f in files)
+    peak = trace.pinned.peak_bytes
+    by_family = {f: b for f, b in trace.pinned.peak_by_family.items() if b > 0}
     notes: list[str] = []
     chosen: dict[str, tuple[str, CostFit]] = {}
     for family in by_family:
@@ -211,19 +159,19 @@ def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str,
     reserve = max((r.per_gpu for r in recs), default=None)
 
     devices = []
-    for d in trace.doc["cost_at_peak"].get("devices", []):
-        observed = d.get("cost_bytes")
-        idx = int(d.get("nvml_index", 0))
-        if trace.doc["cost_at_peak"].get("baseline_before_context"):
+    for d in trace.cost_at_peak.devices:
+        observed = d.cost_bytes
+        idx = d.nvml_index
+        if trace.cost_at_peak.baseline_before_context:
             verdict = TraceVerdict.NOT_MEASURED
             why = (
                 "no device sample showed the program's context before its first pinning call: the"
                 " figure would include the context's own device overhead (docs/trace.md)"
             )
-        elif d.get("disturbances"):
-            verdict, why = TraceVerdict.DISTURBED, "; ".join(d["disturbances"])
+        elif d.disturbances:
+            verdict, why = TraceVerdict.DISTURBED, "; ".join(d.disturbances)
         elif observed is None:
-            verdict, why = TraceVerdict.NOT_MEASURED, d.get("why") or "no device figure at the peak"
+            verdict, why = TraceVerdict.NOT_MEASURED, d.why or "no device figure at the peak"
         elif predicted is None:
             verdict = TraceVerdict.NO_FIT
             why = (
@@ -257,8 +205,8 @@ def judge_trace(trace: TraceFile, store_docs: Iterable[tuple[StoreKey, dict[str,
     return TraceJudgement(trace, release, peak, by_family, fits_used, devices, notes)
 
 
-def calls_by_api(trace: TraceFile) -> dict[str, dict[str, int]]:
-    return {api: dict(v) for api, v in (trace.pinned.get("by_api") or {}).items()}
+def calls_by_api(trace: TraceFile) -> dict[str, ApiCalls]:
+    return dict(trace.pinned.by_api)
 
 
 def pinning_processes(trace: TraceFile) -> dict[str, int]:
@@ -266,13 +214,13 @@ def pinning_processes(trace: TraceFile) -> dict[str, int]:
     (a worker, a child), and by thread (the main thread or another, e.g. pin_memory's)."""
     # The program's first CUDA process (the tracer's supervisor, root_pid, forks it) unless it
     # named its main process itself.
-    root = trace.doc.get("root_pid")
-    first = next((p.get("pid") for p in trace.doc["tracing"].get("processes", [])), root)
-    main = trace.doc.get("notes", {}).get("main_pid", first)
+    root = trace.root_pid
+    first = trace.tracing.pids[0] if trace.tracing.pids else root
+    main = trace.notes.main_pid if trace.notes.main_pid is not None else first
     out: dict[str, int] = {}
-    for h in trace.pinned.get("at_peak", []):
-        where = "main process" if h.get("pid") in (main, root) else f"process {h.get('pid')}"
-        out[where] = out.get(where, 0) + int(h.get("bytes", 0))
+    for h in trace.pinned.at_peak:
+        where = "main process" if h.pid in (main, root) else f"process {h.pid}"
+        out[where] = out.get(where, 0) + h.bytes
     return out
 
 
@@ -284,17 +232,17 @@ def asked_sizes(trace: TraceFile) -> list[tuple[int, int]]:
     """(bytes, how many successful calls asked for exactly that), largest count first: what an
     allocator really asks the driver for, e.g. PyTorch's power-of-two blocks."""
     counts: dict[int, int] = {}
-    for c in trace.doc.get("calls", []):
-        if c.get("api") in ACQUIRING and c.get("result") == 0:
-            counts[int(c["bytes"])] = counts.get(int(c["bytes"]), 0) + 1
+    for c in trace.calls:
+        if c.api in ACQUIRING and c.result == 0:
+            counts[c.bytes] = counts.get(c.bytes, 0) + 1
     return sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0]))
 
 
 def rounding_note(trace: TraceFile) -> str:
     """Where the program noted its batch bytes: the driver's most asked size against them."""
-    batch = trace.doc.get("notes", {}).get("batch_bytes")
+    batch = trace.notes.batch_bytes
     sizes = asked_sizes(trace)
-    if not isinstance(batch, int) or batch <= 0 or not sizes:
+    if batch is None or batch <= 0 or not sizes:
         return ""
     size, n = sizes[0]
     return (

@@ -12,7 +12,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
 
 CATALOG_VERSION = 3
 _HOLES = {"key": r"[A-Za-z0-9_.]+?", "timing": r"\w+?", "bytes": r"[0-9]+", "k": r"[0-9]+"}
@@ -39,19 +38,30 @@ def _regex(pattern: str) -> re.Pattern[str]:
 
 
 @dataclass(frozen=True)
+class ParamEntry:
+    """One row of a kind's parameter table (harness/src/scenario/kind_spec.hpp ParamSpec)."""
+
+    name: str
+    type: str  # "size", "int", "double", "string", ...
+    required: bool
+    axis: bool
+    fallback: str | int | float | bool | None  # the value where a scenario gives none
+
+
+@dataclass(frozen=True)
 class KindEntry:
     name: str
     report: str  # section, optional_section (shown only where present), cost_and_rule (no section)
     title: str
     charts: tuple[str, ...]  # chart families, registered in render/kind_sections.py
     since_version: int  # the scenario schema version that introduced it
-    params: tuple[dict[str, Any], ...]  # its parameter table (harness/src/scenario/kind_spec.hpp ParamSpec)
+    params: tuple[ParamEntry, ...]  # its parameter table, in the table's order
     allocation_costs: bool  # writes the generic cost.* metrics (after_alloc, after_first_use)
     reservation_rule: bool  # the reservation rule (rule.py) judges its held costs
     quantum_param: str  # a size parameter that quantises its byte metrics, or ""
 
-    def param(self, name: str) -> dict[str, Any] | None:
-        return next((p for p in self.params if p["name"] == name), None)
+    def param(self, name: str) -> ParamEntry | None:
+        return next((p for p in self.params if p.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,7 @@ def kind_entries() -> tuple[KindEntry, ...]:
             k["title"],
             tuple(k["charts"]),
             k["since_version"],
-            tuple(k["params"]),
+            tuple(ParamEntry(p["name"], p["type"], p["required"], p["axis"], p["fallback"]) for p in k["params"]),
             k["allocation_costs"],
             k["reservation_rule"],
             k["quantum_param"],

@@ -3,13 +3,11 @@
 As harness/include/pinbench/probes/snapshot.hpp (describe_key, by the rule the catalog exports;
 cost_between) and the metric names of harness/src/results/run_metrics.cpp. The metrics' values
 themselves are never derived here: every results file carries each metric's per-repeat samples
-(results schema 4), and older files are upgraded by the harness (result/upgrade.py, `pinbench results
-upgrade`).
+(results schema 4 on; the harness upgrades older files: `pinbench results upgrade`).
 """
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from pinreport.base import catalog
 
@@ -58,11 +56,6 @@ def split_metric(name: str) -> tuple[str, str] | None:
     return None
 
 
-def reading(snapshot: dict[str, Any], key: str) -> int | None:
-    value = snapshot.get("readings", {}).get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def cost_between(key: str, before: int, after: int) -> int | None:
     d = describe_key(key).direction
     if d == "usage":
@@ -70,7 +63,3 @@ def cost_between(key: str, before: int, after: int) -> int | None:
     if d == "available":
         return before - after
     return None
-
-
-def ok_repeats(run: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in run.get("repeats", []) if r.get("status") == "ok"]

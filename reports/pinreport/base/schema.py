@@ -17,12 +17,9 @@ RESULTS_SCHEMA_NAME = "pinbench.results"
 # Version 2 (scenario kinds, docs/kinds.md) adds plan.params and repeats[].data; version 3 the
 # status "disturbed", attempts, disturbance evidence, measurement_id, interrupted and resumed;
 # version 4 the per-repeat samples of every metric; version 5 each run's stopping record and each
-# repeat's phases. The reader accepts OLDEST..RESULTS_SCHEMA_VERSION and has the harness upgrade
-# those older than RESULTS_SCHEMA_SAMPLES_VERSION (result/upgrade.py); from it on a document reads as
-# it is (version 4 is version 5 without the stopping record and the phases: nothing to rebuild).
+# repeat's phases. pinreport reads this version only: the harness upgrades an older file
+# (`pinbench results upgrade`, `pinbench store upgrade`; `pinbench store add` stores this version).
 RESULTS_SCHEMA_VERSION = 5
-RESULTS_SCHEMA_OLDEST_VERSION = 1
-RESULTS_SCHEMA_SAMPLES_VERSION = 4
 
 STORE_SCHEMA_NAME = "pinbench.store"
 # Store version 2 names new files by XXH3-64 (version 1: FNV-1a); version 3 stores them

@@ -1,7 +1,7 @@
 """Independent pieces of work spread over this machine's cores, in worker processes.
 
-The store's reads are many independent file checks (decompress, parse, schema check, and for an
-older file the harness's upgrade), CPU-bound Python that threads would serialise on the GIL: a
+The store's reads are many independent file checks (decompress, parse, schema check),
+CPU-bound Python that threads would serialise on the GIL: a
 year of nights read for the first time is 365 of them. PINREPORT_JOBS sets how many processes
 (1: all in this one); by default one per core this process may run on. Below
 MIN_ITEMS_PER_WORKER items a worker costs more to start than it saves, and the work stays here.

@@ -1,8 +1,6 @@
 """Claims on the Google Benchmark rows (bench_rows.py): 6 (pinned transfers of 1 GiB are 2-3x
 faster than pageable) and 7 (a pinned ring of at most 256 MiB beats pageable copies)."""
 
-from typing import Any
-
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
 
@@ -13,8 +11,8 @@ RING_LIMIT = 256 * MB
 
 def _transfer(data: ClaimData, kind: str, op: str, size: float) -> float | None:
     for r in data.bench.transfer:
-        if r["kind"] == kind and r["op"] == op and r["bytes"] == size:
-            return r["fraction"]
+        if r.kind == kind and r.op == op and r.bytes == size:
+            return r.fraction
     return None
 
 
@@ -50,18 +48,14 @@ class RingBuffer(Claim):
     def judge(self, seen: ClaimData) -> Finding:
         out, worse = [], []
         for b in seen.bench.baselines:
-            if b["kind"] != "pageable":
+            if b.kind != "pageable":
                 continue
-            ring: list[dict[str, Any]] = [
-                r
-                for r in seen.bench.staging
-                if r["op"] == b["op"] and r["size"] == b["size"] and r["pinned"] <= RING_LIMIT
-            ]
+            ring = [r for r in seen.bench.staging if r.op == b.op and r.size == b.size and r.pinned <= RING_LIMIT]
             if not ring:
                 continue
-            best = max(ring, key=lambda r: r["fraction"])
-            out.append(f"{b['op']} {b['size']}: ring {best['fraction']:.2f} vs pageable {b['fraction']:.2f}")
-            if best["fraction"] <= b["fraction"]:
+            best = max(ring, key=lambda r: r.fraction)
+            out.append(f"{b.op} {b.size}: ring {best.fraction:.2f} vs pageable {b.fraction:.2f}")
+            if best.fraction <= b.fraction:
                 worse.append(out[-1])
         if not out:
             return NOT_TESTED, "no pageable baseline rows beside the ring rows"

@@ -3,12 +3,24 @@ the claim needs from the data at hand once, applies() says why it is NOT TESTED 
 when it applies), judge() gives the verdict and its evidence, beside() what is reported next
 to the verdict and never judged."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from pinreport.claims.evidence import ClaimData
 
 CONFIRMED, REFUTED, NOT_TESTED = "CONFIRMED", "REFUTED", "NOT TESTED HERE"
 Finding = tuple[str, str]  # (verdict, evidence in one sentence)
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One claim's line of the report: its number, its words, the verdict and its evidence."""
+
+    n: str
+    claim: str
+    verdict: str  # CONFIRMED, REFUTED or NOT TESTED HERE
+    evidence: str
+    beside: str  # what is reported next to the verdict and never judged ("" for none)
 
 
 class Claim:
@@ -33,16 +45,11 @@ class Claim:
     def finding(self, data: ClaimData) -> Finding:
         return self._finding(self.gather(data))
 
-    def row(self, data: ClaimData) -> dict[str, str]:
+    def row(self, data: ClaimData) -> ClaimRow:
         seen = self.gather(data)
         verdict, evidence = self._finding(seen)
-        return {
-            "n": self.n,
-            "claim": self.title,
-            "verdict": verdict,
-            "evidence": data.via + evidence,  # "via WSL2 ..." where the driver was reached so
-            "beside": self.beside(seen),
-        }
+        # "via WSL2 ..." where the driver was reached so
+        return ClaimRow(self.n, self.title, verdict, data.via + evidence, self.beside(seen))
 
     def _finding(self, seen: Any) -> Finding:
         why_not = self.applies(seen)

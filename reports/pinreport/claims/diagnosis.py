@@ -14,10 +14,11 @@ class Diagnosis(Claim):
     def applies(self, seen: ClaimData) -> str | None:
         if seen.windows:
             return None
-        cc = (seen.doc.get("controls") or {}).get("cross_check") or {}
+        cc = seen.current.controls.named("cross_check")
+        difference = cc.quantity("difference") if cc is not None else None
         shown = (
-            f"; here the cross check says {cc.get('verdict')} (difference {format_bytes(cc['difference'])})"
-            if isinstance(cc.get("difference"), (int, float))
+            f"; here the cross check says {cc.verdict} (difference {format_bytes(difference)})"
+            if cc is not None and difference is not None
             else ""
         )
         return seen.not_windows + shown

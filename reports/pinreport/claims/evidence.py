@@ -4,7 +4,6 @@ rows, with the platform it was measured on and the look-ups several claims share
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from pinreport.analysis import kind_results
 from pinreport.analysis.disturbance import disturbed_keys, disturbed_metrics
@@ -20,8 +19,8 @@ from pinreport.analysis.rule import (
 from pinreport.base.probe_keys import CAPACITY_LOSS
 from pinreport.readers.bench_rows import BenchRows
 from pinreport.readers.environment import WSL2_MODEL, model_family
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Run
 
 WINDOWS_MODELS = {"WDDM", "TCC", "MCDM"}
 
@@ -43,9 +42,7 @@ def ok_runs(runs: Iterable[Run], kind: str, pinned_only: bool = True) -> list[Ru
     return [
         r
         for r in kind_results.runs_of(runs, kind)
-        if r.status == "ok"
-        and not (pinned_only and r.plan.record.get("api") == CONTROL_API)
-        and not disturbed_metrics(r)
+        if r.status == "ok" and not (pinned_only and r.plan.api == CONTROL_API) and not disturbed_metrics(r)
     ]
 
 
@@ -56,25 +53,21 @@ def observations(current: ResultsFile, pageable: bool = False) -> list[Observati
     for run in current.runs:
         if run.status != "ok" or run.plan.kind not in RULE_KINDS:
             continue
-        if (run.plan.record.get("api") == CONTROL_API) != pageable:
+        pinned = pinned_bytes(run.plan)
+        if (run.plan.api == CONTROL_API) != pageable or pinned is None:
             continue
         disturbed = disturbed_keys(run)
         for key, cost in sorted(held_costs(run).items()):
             if is_judged_key(key) and key not in disturbed:
-                out.append(Observation(run.id, key, cost.median, pinned_bytes(run.plan), float(cost.granule or 0)))
+                out.append(Observation(run.id, key, cost.median, pinned, float(cost.granule or 0)))
     return out
 
 
 @dataclass
 class ClaimData:
     current: ResultsFile  # the current results file
-    report: Any  # its CompareReport (claims read report.rule)
+    rule: tuple[RuleResult, ...]  # the reservation rule's results on it (compare's)
     bench: BenchRows
-
-    @property
-    def doc(self) -> dict[str, Any]:
-        """The current file's document as written, for the claims that read its runs' records."""
-        return self.current.doc
 
     @cached_property
     def models(self) -> set[str]:
@@ -109,7 +102,7 @@ class ClaimData:
     @cached_property
     def capacity_ratios(self) -> list[RuleResult]:
         """The rule's capacity.loss results that were judged (rule.capacity_result)."""
-        return [r for r in self.report.rule if r.key == CAPACITY_LOSS and r.verdict != RuleVerdict.NOT_JUDGED]
+        return [r for r in self.rule if r.key == CAPACITY_LOSS and r.verdict != RuleVerdict.NOT_JUDGED]
 
     def ok_runs(self, kind: str) -> list[Run]:
         return ok_runs(self.current.runs, kind)

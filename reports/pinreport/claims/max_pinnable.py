@@ -35,7 +35,8 @@ class MaxPinnableTracksFreeVram(Claim):
 
     def gather(self, data: ClaimData) -> PinnableEvidence:
         by_api = pinnable_fit.collect_runs(data.current.runs)
-        return PinnableEvidence(data, by_api, pinnable_fit.judge(data.doc, by_api), pinnable_fit.windows_caps(by_api))
+        judgement = pinnable_fit.judge(data.current.runs, by_api)
+        return PinnableEvidence(data, by_api, judgement, pinnable_fit.windows_caps(by_api))
 
     def applies(self, seen: PinnableEvidence) -> str | None:
         """None when the file has an ok max_pinnable point with free_target."""

@@ -6,7 +6,7 @@ from pinreport.analysis import kind_results
 from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 
 
 class MultiGpu(Claim):
@@ -15,7 +15,7 @@ class MultiGpu(Claim):
 
     def gather(self, data: ClaimData) -> tuple[ClaimData, list[Run]]:
         """(the data, its ok multi_gpu runs on more than one GPU)."""
-        return data, [r for r in data.ok_runs("multi_gpu") if r.plan.record.get("gpus", 1) > 1]
+        return data, [r for r in data.ok_runs("multi_gpu") if r.plan.gpu_count > 1]
 
     def applies(self, seen: tuple[ClaimData, list[Run]]) -> str | None:
         return None if seen[1] else "no ok multi_gpu run on more than one GPU"
@@ -24,7 +24,7 @@ class MultiGpu(Claim):
         data, runs = seen
         paying, missing, checked = [], [], 0
         for run in runs:
-            n = int(run.plan.record["gpus"])
+            n = run.plan.gpu_count
             costs = []
             for d in range(n):
                 metric = f"cost.after_first_use.nvml.{d}.used"

@@ -3,7 +3,7 @@
 
 from pinreport.claims.bandwidth import PinnedTransfers, RingBuffer
 from pinreport.claims.churn import Churn
-from pinreport.claims.claim import Claim
+from pinreport.claims.claim import Claim, ClaimRow
 from pinreport.claims.diagnosis import Diagnosis
 from pinreport.claims.evidence import ClaimData
 from pinreport.claims.held_cost import ApiVariants, MinimalRepro, SizeTable
@@ -33,12 +33,12 @@ BRIEF: tuple[Claim, ...] = (
 FURTHER: tuple[Claim, ...] = (MaxPinnableTracksFreeVram(),)
 
 
-def brief_rows(data: ClaimData) -> list[dict[str, str]]:
-    """[{n, claim, verdict, evidence, beside}] for the brief's 14 claims (the brief's table shows
-    no beside column: none of them reports one)."""
+def brief_rows(data: ClaimData) -> list[ClaimRow]:
+    """The rows of the 14 claims under test (their table shows no beside column: none of them
+    reports one)."""
     return [c.row(data) for c in BRIEF]
 
 
-def further_rows(data: ClaimData) -> list[dict[str, str]]:
-    """[{n, claim, verdict, evidence, beside}] for the claims beyond the brief."""
+def further_rows(data: ClaimData) -> list[ClaimRow]:
+    """The rows of the claims beyond those 14."""
     return [c.row(data) for c in FURTHER]

@@ -31,7 +31,7 @@ class ReservationRule(Claim):
 
     def gather(self, data: ClaimData) -> RuleVerdicts:
         capacity = data.capacity_ratios
-        judged = capacity or [r for r in data.report.rule if r.verdict != RuleVerdict.NOT_JUDGED]
+        judged = capacity or [r for r in data.rule if r.verdict != RuleVerdict.NOT_JUDGED]
         counts: dict[str, int] = {}
         for r in judged:
             counts[str(r.verdict)] = counts.get(str(r.verdict), 0) + 1

@@ -29,11 +29,11 @@ class Shared(Claim):
         if key is not None:
             metric = f"shared.device_cost.{key}"
             for r in runs:
-                params = r.plan.record.get("params") or {}
+                params = r.plan.params
                 value = kind_results.median_of(r, metric)
                 if value is not None:
-                    slot = pairs.setdefault((r.plan.record["scenario"], params.get("processes")), {})
-                    slot[str(params.get("variant"))] = (value, kind_results.granule_of(data.current, r, metric, key))
+                    slot = pairs.setdefault((r.plan.scenario, params.get("processes")), {})
+                    slot[params.shown("variant")] = (value, kind_results.granule_of(data.current, r, metric, key))
         return Pairs(data, key, {k: v for k, v in pairs.items() if "shared" in v and "private" in v})
 
     def _compared(self, seen: Pairs) -> tuple[str, int]:

@@ -6,7 +6,7 @@ from pinreport.analysis import kind_results
 from pinreport.base.units import format_bytes
 from pinreport.claims.claim import CONFIRMED, NOT_TESTED, REFUTED, Claim, Finding
 from pinreport.claims.evidence import ClaimData
-from pinreport.readers.model import Run
+from pinreport.readers.runs import Run
 
 LINEAR_TOLERANCE = 0.10  # per-worker costs this close (relative) count as flat in N
 
@@ -22,9 +22,8 @@ class Workers(Claim):
         runs = [
             r
             for r in data.ok_runs("workers")
-            if (r.plan.record.get("params") or {}).get("variant", "per_process") == "per_process"
-            and isinstance((r.plan.record.get("params") or {}).get("workers"), int)
-            and r.plan.record["params"]["workers"] > 0
+            if r.plan.params.get("variant", "per_process") == "per_process"
+            and (r.plan.params.integer("workers") or 0) > 0
         ]
         part, key = kind_results.worker_context_part(runs)
         return data, runs, key, part
@@ -39,7 +38,7 @@ class Workers(Claim):
             metric = f"workers.{part}_per_worker.{key}"
             points = [
                 (
-                    r.plan.record["params"]["workers"],
+                    r.plan.params.integer("workers") or 0,
                     kind_results.median_of(r, metric),
                     kind_results.granule_of(data.current, r, metric, key),
                 )

@@ -5,20 +5,27 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from pinreport.analysis.budget_compare import REGRESSION as BUDGET_REGRESSION
-from pinreport.analysis.budget_compare import BudgetVerdict
-from pinreport.analysis.compare import HISTORY, PREVIOUS, CompareOptions, CompareReport, MetricVerdict
-from pinreport.analysis.expect import ClaimVerdict
-from pinreport.analysis.false_alarms import TIME_SHIFT_SPREADS, NightResult
-from pinreport.analysis.fit import Recommendation
-from pinreport.analysis.rule import RuleResult, RuleVerdict
-from pinreport.analysis.stats import NIGHT_SPREAD_FACTOR, Comparison, Verdict
-from pinreport.analysis.trace import TraceJudgement, calls_by_api, pinning_processes, rounding_note
 from pinreport.base.labels import probe_label, size_label
 from pinreport.base.text import terminal_lines
 from pinreport.base.units import format_bytes, format_delta, format_value
 from pinreport.pipeline.answer import COMPARED, NO_STORE, Answer, Changes, CostRow, GiB
-from pinreport.readers.budget import BudgetDocument
+from pinreport.pipeline.commands import BudgetReport, ReserveReport, TraceReport
+from pinreport.pipeline.values import (
+    BUDGET_REGRESSION,
+    HISTORY,
+    NIGHT_SPREAD_FACTOR,
+    PREVIOUS,
+    TIME_SHIFT_SPREADS,
+    ClaimVerdict,
+    CompareOptions,
+    CompareReport,
+    Comparison,
+    MetricVerdict,
+    NightResult,
+    RuleResult,
+    RuleVerdict,
+    Verdict,
+)
 
 REPLAYED_TAG = "[REPLAYED] "
 _QUIET = (Verdict.SAME, Verdict.NO_BASELINE)
@@ -140,8 +147,9 @@ def format_compare(report: CompareReport) -> str:
     return terminal_lines(lines)
 
 
-def format_budget_compare(old: BudgetDocument, new: BudgetDocument, verdicts: Sequence[BudgetVerdict]) -> str:
+def format_budget_compare(report: BudgetReport) -> str:
     """`pinreport budget-compare`: one line per family, the verdict first."""
+    old, new, verdicts = report.old, report.new, report.verdicts
     lines = [
         f"pinreport budget-compare: {new.path} against {old.path}",
         f"  old: {old.machine}",
@@ -155,7 +163,8 @@ def format_budget_compare(old: BudgetDocument, new: BudgetDocument, verdicts: Se
     return terminal_lines(lines)
 
 
-def format_reserve(recs: Sequence[Recommendation], size: int, gpus: int, replayed: bool) -> str:
+def format_reserve(report: ReserveReport) -> str:
+    recs, size, gpus, replayed = report.recommendations, report.size, report.gpus, report.replayed
     tag = REPLAYED_TAG if replayed else ""
     lines = [f"{tag}pinreport reserve: {format_bytes(size)} pinned, used by {gpus} GPU(s)"]
     if replayed:
@@ -240,10 +249,10 @@ def format_summary(answer: Answer) -> str:
         )
     lines.extend(f"{tag}{line}" for line in _changes_lines(answer))
     counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
-    decided = [c for c in answer.claims if c["verdict"] != "NOT TESTED HERE"]
+    decided = [c for c in answer.claims if c.verdict != "NOT TESTED HERE"]
     lines.append(
         f"{tag}The brief's {len(answer.claims)} claims: {counts}"
-        + (": " + "; ".join(f"#{c['n']} {c['verdict']}" for c in decided) if decided else "")
+        + (": " + "; ".join(f"#{c.n} {c.verdict}" for c in decided) if decided else "")
     )
     trouble = (
         [("problem", p) for p in answer.problems]
@@ -315,30 +324,26 @@ def format_aa(results: Sequence[NightResult], options: CompareOptions) -> str:
     return terminal_lines(lines)
 
 
-def format_trace(j: TraceJudgement) -> str:
-    t = j.trace
+def format_trace(r: TraceReport) -> str:
+    j, t = r.judgement, r.trace
     lines = [
         f"{t.path}: {j.verdict}",
-        f"  program: {' '.join(t.doc.get('command', []))} -> {t.doc['status'].get('kind')}"
-        f" {t.doc['status'].get('exit_code')}",
-        f"  tracing: {t.doc['tracing'].get('state')} {t.doc['tracing'].get('message') or ''}".rstrip(),
-        f"  {t.pinned.get('summary', '')}; peak {format_bytes(j.peak_bytes)} pinned",
+        f"  program: {' '.join(t.command)} -> {t.status.kind} {t.status.exit_code}",
+        f"  tracing: {t.tracing.state} {t.tracing.message or ''}".rstrip(),
+        f"  {t.pinned.summary}; peak {format_bytes(j.peak_bytes)} pinned",
     ]
-    if note := rounding_note(t):
-        lines.append(f"  {note}")
+    if r.rounding:
+        lines.append(f"  {r.rounding}")
     for fam, b in sorted(j.by_family.items()):
         used = j.fits_used.get(fam, "no fit")
         lines.append(f"    {fam}: {format_bytes(b)} (store fit: {used})")
-    for where, b in sorted(pinning_processes(t).items()):
+    for where, b in sorted(r.processes.items()):
         lines.append(f"    held by the {where}: {format_bytes(b)}")
-    sites = sorted((t.pinned.get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
+    sites = sorted(t.pinned.peak_by_site.items(), key=lambda kv: -kv[1])
     for site, b in sites[:5]:
-        lines.append(f"    call site {site}: {format_bytes(int(b))}")
-    for api, v in sorted(calls_by_api(t).items()):
-        lines.append(
-            f"    {api}: {v.get('calls', 0)} calls, {v.get('failed', 0)} failed,"
-            f" asked {format_bytes(v.get('bytes_asked', 0))}"
-        )
+        lines.append(f"    call site {site}: {format_bytes(b)}")
+    for api, v in sorted(r.calls.items()):
+        lines.append(f"    {api}: {v.calls} calls, {v.failed} failed, asked {format_bytes(v.bytes_asked)}")
     for d in j.devices:
         reserve = f"; reserve {format_bytes(round(d.reserve_per_gpu))} per GPU" if d.reserve_per_gpu is not None else ""
         lines.append(f"  GPU {d.nvml_index}: {d.verdict}: {d.why}{reserve}")

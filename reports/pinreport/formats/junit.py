@@ -12,12 +12,9 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
-from pinreport.analysis.compare import CompareReport
-from pinreport.analysis.expect import ClaimVerdict
-from pinreport.analysis.rule import RuleVerdict
-from pinreport.analysis.stats import Verdict
 from pinreport.base.atomic_write import write_file
 from pinreport.base.text import terminal_safe
+from pinreport.pipeline.values import ClaimVerdict, CompareReport, RuleVerdict, Verdict
 
 
 def _case(suite: ET.Element, classname: str, name: str, lines: list[str]) -> ET.Element:

@@ -80,11 +80,7 @@ def format_summary_markdown(answer: Answer) -> str:
             )
     counts = ", ".join(f"{v} {n}" for v, n in answer.claim_counts())
     out += ["", f"**The brief's {len(answer.claims)} claims:** {counts}."]
-    out += [
-        f"- #{c['n']} {c['verdict']}: {_cell(c['evidence'])}"
-        for c in answer.claims
-        if c["verdict"] != "NOT TESTED HERE"
-    ]
+    out += [f"- #{c.n} {c.verdict}: {_cell(c.evidence)}" for c in answer.claims if c.verdict != "NOT TESTED HERE"]
     trouble = (
         [f"problem: {p}" for p in answer.problems]
         + [f"disturbed: {d}" for d in answer.disturbed]

@@ -4,7 +4,7 @@ says, what to reserve, what changed since the previous driver release, and what 
 build_answer() gathers it from what the other modules compute, and computes nothing of its own:
 the cost fit and the reserve (fit.py, the `reserve` command's), the rule's verdicts and the
 comparison with the previous release (compare.py, `compare`'s), the brief's claims (claims/,
-handed in by the report pipeline, pipeline.py, which calls it). `pinreport summary` prints it
+handed in by the report pipeline, pipeline/report.py, which calls it). `pinreport summary` prints it
 (console.py), writes it as Markdown (markdown.py), and the HTML report opens with it
 (templates/report.html.j2).
 
@@ -24,9 +24,10 @@ from pinreport.analysis.fit import CostFit, FitKey, fit_all, recommend
 from pinreport.analysis.rule import CONTROL_API, RULE_KINDS, RuleVerdict
 from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.base.units import format_bytes
+from pinreport.claims.claim import ClaimRow
 from pinreport.readers.budget import BudgetDocument, FamilyBudget
-from pinreport.readers.load import ResultsFile
-from pinreport.readers.model import Run
+from pinreport.readers.results import ResultsFile
+from pinreport.readers.runs import Run
 from pinreport.readers.store_key import StoreKey
 
 GiB = 1024**3
@@ -88,7 +89,7 @@ class Answer:
     band: str
     rows: tuple[CostRow, ...]  # every row; a headline only when not replayed (headlines)
     changes: Changes
-    claims: tuple[dict[str, str], ...]  # the brief's claims (claims/register.py rows)
+    claims: tuple[ClaimRow, ...]  # the 14 claims under test (claims/register.py rows)
     left_out: tuple[str, ...]  # runs kept out of the headline (disturbed), with why
     problems: tuple[str, ...]  # failed, timed-out, interrupted, bad input, failed controls
     waived: tuple[str, ...]  # one line per reason: "N run(s): reason (e.g. run id)"
@@ -107,7 +108,7 @@ class Answer:
         return self.rows if self.replayed else ()
 
     def claim_counts(self) -> tuple[tuple[str, int], ...]:
-        return tuple(sorted(Counter(c["verdict"] for c in self.claims).items()))
+        return tuple(sorted(Counter(c.verdict for c in self.claims).items()))
 
 
 def _clean_runs(current: ResultsFile) -> tuple[list[Run], list[str]]:
@@ -140,11 +141,7 @@ def _rows(runs: list[Run], key: StoreKey, report: CompareReport) -> tuple[CostRo
     for gpus in sorted({k.gpus for k in fits}):
         at = {size: {r.api: r for r in recommend(fits, size, gpus, releases)} for size in RESERVE_SIZES}
         for api, rec in sorted(at[RESERVE_SIZES[-1]].items()):
-            ids = {
-                r.id
-                for r in runs
-                if r.plan.record.get("api") == api and int(r.plan.record.get("gpus", 1)) == gpus and api != CONTROL_API
-            }
+            ids = {r.id for r in runs if r.plan.api == api and r.plan.gpu_count == gpus and api != CONTROL_API}
             fit_runs = {r.id for r in runs if r.id in ids and r.plan.kind in RULE_KINDS}
             reserves = tuple(Reserve(s, at[s][api].per_gpu, at[s][api].notes) for s in RESERVE_SIZES if api in at[s])
             worst, counts, ratios = _rule_of(report, api, ids)
@@ -204,19 +201,18 @@ def build_answer(
     current: ResultsFile,
     report: CompareReport,
     stored: bool,
-    claims: tuple[dict[str, str], ...],
+    claims: tuple[ClaimRow, ...],
     budget: BudgetDocument | None = None,
 ) -> Answer:
     """The answer for one results file, its comparison and the brief's claims on it (`stored`: a
     store was given; `budget`: a `pinbench budget` document to give in one line). The report
-    pipeline (pipeline.py) calls it, once."""
-    doc, key = current.doc, current.environment.key
+    pipeline (pipeline/report.py) calls it, once."""
+    key = current.environment.key
     clean, left_out = _clean_runs(current)
-    runs = doc.get("runs", [])
     by_reason: dict[str, list[str]] = {}
-    for r in runs:
-        if r.get("status") == "waived":
-            by_reason.setdefault(r.get("reason") or "no reason given", []).append(r.get("id", "?"))
+    for r in current.runs:
+        if r.status == "waived":
+            by_reason.setdefault(r.reason or "no reason given", []).append(r.id)
     waived = tuple(
         f"{ids[0]}: {why}" if len(ids) == 1 else f"{len(ids)} runs: {why} (e.g. {ids[0]})"
         for why, ids in by_reason.items()

@@ -1,17 +1,45 @@
 """The report's rows of Google Benchmark files: the transfer, staging-ring and staging-baseline
-medians that the bandwidth charts draw and claims 6 and 7 judge, from gbench.py's loader."""
+medians that the bandwidth charts draw and claims 6 and 7 judge, from gbench.py's loader, typed."""
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from pinreport.base.errors import UsageError
+from pinreport.base.units import parse_size
 from pinreport.readers.gbench import NotBenchmarkJson, load_bench
+
+
+@dataclass(frozen=True)
+class TransferRow:
+    kind: str  # "pinned", "pageable"
+    op: str  # "h2d", "d2h"
+    bytes: float
+    fraction: float  # of the link's rate
+    file: str
+
+
+@dataclass(frozen=True)
+class StagingRow:
+    op: str
+    size: str  # the transfer size as the benchmark names it ("1GiB")
+    size_bytes: int  # that size in bytes
+    threads: int  # the copy threads (the name's last part, "threads:4" or "4")
+    pinned: float  # the ring's pinned bytes (slots x slot bytes)
+    fraction: float
+
+
+@dataclass(frozen=True)
+class BaselineRow:
+    kind: str  # "pinned", "pageable": a direct copy without a ring
+    op: str
+    size: str
+    fraction: float
 
 
 @dataclass
 class BenchRows:
-    transfer: list[dict[str, Any]] = field(default_factory=list)  # kind, op, bytes, fraction, file
-    staging: list[dict[str, Any]] = field(default_factory=list)  # op, size, T, pinned, fraction
-    baselines: list[dict[str, Any]] = field(default_factory=list)  # kind, op, size, fraction
+    transfer: list[TransferRow] = field(default_factory=list)
+    staging: list[StagingRow] = field(default_factory=list)
+    baselines: list[BaselineRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     replayed: bool = False
@@ -29,31 +57,20 @@ def read_bench(paths: list[str]) -> BenchRows:
             continue
         out.files.append(path)
         out.replayed = out.replayed or bench.replayed
-        for name, b in bench.medians.items():
-            parts = name.split("/")
-            frac = b.get("fraction_of_link")
-            if not isinstance(frac, (int, float)):
+        for row in bench.rows:
+            parts, frac = row.parts, row.fraction_of_link
+            if frac is None:
                 continue
             if parts[0] == "transfer" and len(parts) == 4:
-                out.transfer.append(
-                    {
-                        "kind": parts[1],
-                        "op": parts[2],
-                        "bytes": float(b.get("bytes", 0)),
-                        "fraction": frac,
-                        "file": path,
-                    }
-                )
+                out.transfer.append(TransferRow(parts[1], parts[2], row.bytes, frac, path))
             elif parts[0] == "staging" and len(parts) == 6:
-                out.staging.append(
-                    {
-                        "op": parts[1],
-                        "size": parts[2],
-                        "T": parts[5].split(":")[-1],
-                        "pinned": float(b.get("pinned_bytes", 0)),
-                        "fraction": frac,
-                    }
-                )
+                threads = parts[5].split(":")[-1]
+                try:
+                    size = parse_size(parts[2])
+                except UsageError:
+                    continue  # a row named otherwise is no ring of ours
+                if threads.isascii() and threads.isdecimal():
+                    out.staging.append(StagingRow(parts[1], parts[2], size, int(threads), row.pinned_bytes, frac))
             elif parts[0] == "staging_baseline" and len(parts) == 4:
-                out.baselines.append({"kind": parts[1], "op": parts[2], "size": parts[3], "fraction": frac})
+                out.baselines.append(BaselineRow(parts[1], parts[2], parts[3], frac))
     return out

@@ -1,4 +1,4 @@
-"""`pinbench budget` documents (docs/budget.md): read as results files are (load.py): bounded,
+"""`pinbench budget` documents (docs/budget.md): read as results files are (readers/results.py): bounded,
 strict JSON, then docs/budget.schema.json; BadInputError "FILE: FIELD PATH: message" on any problem.
 The harness computed every value; this reader derives nothing."""
 
@@ -12,8 +12,8 @@ import jsonschema
 
 from pinreport.base.input_file import RESULTS_LIMIT
 from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.readers.documents import read_versioned_document
 from pinreport.readers.environment import Environment
-from pinreport.readers.load import read_versioned_document
 
 
 @cache
@@ -74,7 +74,6 @@ class BudgetDocument:
     held_only: bool  # --held-only: the held phases alone (the safe budget); no largest single pin
     safe_budget: int | None
     families: tuple[FamilyBudget, ...]
-    doc: dict[str, Any]
     environment: Environment  # the environment record, read once
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
 
@@ -98,18 +97,14 @@ def load_budget(path: str | Path) -> BudgetDocument:
         held_only=doc["options"].get("held_only", False),
         safe_budget=best["bytes"] if best is not None else None,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
-        doc=doc,
         environment=env,
-        machine=_machine(env.record),
+        machine=_machine(env),
     )
 
 
-def _machine(env: dict[str, Any]) -> str:
-    devices = env.get("devices") if isinstance(env.get("devices"), list) else []
-    gpu = devices[0].get("name") if devices and isinstance(devices[0], dict) else None
-    driver = env.get("driver", {}).get("release") if isinstance(env.get("driver"), dict) else None
-    platform = env.get("platform")
+def _machine(env: Environment) -> str:
+    """ "NVIDIA H100 80GB HBM3, driver 580.65.06, linux": the first GPU, the driver, the platform."""
+    gpu = env.device_names[0] if env.device_names else None
     return ", ".join(
-        [gpu if isinstance(gpu, str) else "unknown GPU", f"driver {driver if isinstance(driver, str) else 'unknown'}"]
-        + ([platform] if isinstance(platform, str) else [])
+        [gpu if gpu else "unknown GPU", f"driver {env.release or 'unknown'}"] + ([env.platform] if env.platform else [])
     )

@@ -5,6 +5,7 @@ The field names are those written by harness/src/results/environment_record.cpp 
 tests/test_environment_fixture.py against records it writes); the store key is store_key.py's.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +58,9 @@ def _memory_total(device: dict[str, Any]) -> int | None:
 @dataclass(frozen=True)
 class Environment:
     """A results file's environment record, read once (ResultsFile.environment): what the stages
-    ask of it, typed. `record` is the record as written, for what diffs it field by field
-    (environment_changes) and the tables that show it whole."""
+    ask of it, typed. The record field by field, for the tables that show it whole and the diff
+    of two records, is ResultsFile.compared_fields (flattened())."""
 
-    record: dict[str, Any]
     key: StoreKey
     release: str | None  # the driver release; None when the record has none
     driver_models: tuple[str, ...]  # each described device's, in device order
@@ -101,7 +101,6 @@ class Environment:
         models = tuple(_model(d) for d in devices)
         names = tuple(_text(d.get("name")) for d in devices)
         return cls(
-            record=env,
             key=store_key_of(
                 platform,
                 models,
@@ -121,3 +120,46 @@ class Environment:
 def store_key(record: Any) -> StoreKey:
     """The store key of an environment record (Environment.from_json(record).key)."""
     return Environment.from_json(record).key
+
+
+# --- the record field by field --------------------------------------------------------------------
+
+# A field's value: a JSON scalar, or a summary in words ("unavailable (why)", "[]", "2 process(es)").
+FieldValue = str | int | float | bool | None
+
+# The driver release is what is being compared; the replay flag is shown as REPLAYED anyway.
+_NOT_DIFFED = {"driver.release", "driver.release_source", "replayed"}
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, FieldValue]) -> None:
+    if isinstance(value, dict):
+        if set(value) == {"unavailable"}:
+            out[prefix] = f"unavailable ({value['unavailable']})"
+            return
+        for k, v in value.items():
+            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list):
+        if not value:
+            out[prefix] = "[]"
+        for i, v in enumerate(value):
+            _flatten(v, f"{prefix}[{i}]", out)
+    else:
+        out[prefix] = value
+
+
+def flattened(environment: Any, tool: Any) -> Mapping[str, FieldValue]:
+    """An environment record and a tool record, flattened to dotted paths, the driver release and
+    the replay flag left out (compare judges the one, the report labels the other). Other compute
+    processes are summarised by their count: their pids change every night, their presence is
+    what matters."""
+    env = dict(environment) if isinstance(environment, dict) else {}
+    others = env.pop("other_compute_processes", None)
+    out: dict[str, FieldValue] = {}
+    _flatten(env, "", out)
+    if isinstance(others, list):
+        out["other_compute_processes"] = f"{len(others)} process(es)"
+    if isinstance(tool, dict):
+        _flatten(tool, "tool", out)
+    for name in _NOT_DIFFED:
+        out.pop(name, None)
+    return out

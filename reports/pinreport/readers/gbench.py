@@ -2,8 +2,10 @@
 that the HTML report (bench_rows.py) and benchmarks/summarize.py share.
 
 Only the `median` aggregate of each row is kept (the benchmark programs report aggregates only)
-and rows that recorded an error are left out. Standard library only, so summarize.py still runs
-on any machine that has the JSON.
+and rows that recorded an error are left out. pinreport reads each row's name parts and numbers
+typed (BenchFile.rows, BenchRow: a rate that is not a positive number is None, never divided by);
+summarize.py reads the rows as written (BenchFile.medians). Standard library only, so summarize.py
+still runs on any machine that has the JSON.
 """
 
 import json
@@ -12,6 +14,40 @@ from pathlib import Path
 from typing import Any
 
 from pinreport.base.input_file import BENCH_LIMIT, read_bounded
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _positive(value: Any) -> float | None:
+    n = _number(value)
+    return n if n is not None and n > 0 else None
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    """One median row, typed: its name's parts ("transfer/pinned/h2d/1GiB" -> transfer, pinned,
+    h2d, 1GiB), its rate and its bytes. A rate that is not a positive number is None."""
+
+    name: str
+    parts: tuple[str, ...]
+    gbps: float | None
+    fraction_of_link: float | None
+    bytes: float  # 0 where the row records none
+    pinned_bytes: float  # the staging ring's pinned bytes; 0 where none
+
+    @classmethod
+    def from_json(cls, name: str, row: dict[str, Any]) -> "BenchRow":
+        fraction = row.get("fraction_of_link")
+        return cls(
+            name=name,
+            parts=tuple(name.split("/")),
+            gbps=_positive(row.get("GBps")),
+            fraction_of_link=_number(fraction),
+            bytes=_number(row.get("bytes")) or 0.0,
+            pinned_bytes=_number(row.get("pinned_bytes")) or 0.0,
+        )
 
 
 class NotBenchmarkJson(ValueError):
@@ -45,6 +81,20 @@ class BenchFile:
     def replayed(self) -> bool:
         """The replay backend wrote it (context cuda.backend), not a GPU."""
         return "replay" in str(self.context.get("cuda.backend", "")).lower()
+
+    @property
+    def rows(self) -> tuple[BenchRow, ...]:
+        """The median rows, typed, in the file's order."""
+        return tuple(BenchRow.from_json(name, row) for name, row in self.medians.items())
+
+    @property
+    def gpu_name(self) -> str | None:
+        """The GPU the context names (gpu.name); None when it names none."""
+        return str(self.context.get("gpu.name")) if self.context.get("gpu.name") else None
+
+    @property
+    def driver_release(self) -> str | None:
+        return str(self.context.get("driver.release")) if self.context.get("driver.release") else None
 
 
 def load_bench(path: str | Path) -> BenchFile:

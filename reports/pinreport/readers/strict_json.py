@@ -5,8 +5,7 @@ duplicate key in any object, at most MAX_DEPTH nested arrays and objects, intege
 [-2^63, 2^64 - 1] and finite numbers; everything else ("NaN", "Infinity", 10^400, 1200 nested
 arrays, a BOM, invalid UTF-8 or a lone surrogate escape) is refused at the door with
 "FILE: invalid JSON: ...". The C++ reader (harness/src/json/) refuses the same: both test
-against harness/tests/fixtures/json-validity/. An older version's bytes are the harness's to
-read strictly, as it upgrades them (upgrade.older_version_document).
+against harness/tests/fixtures/json-validity/.
 """
 
 import json

@@ -3,19 +3,47 @@
 A replayed file's rows come back with `replayed` set and are shown under a REPLAYED label, never
 as the headline (answer.Answer.headlines is empty for it)."""
 
-from typing import Any
+from typing import TypedDict
 
 from pinreport.base.labels import probe_label, size_label
 from pinreport.base.units import format_bytes, format_delta
 from pinreport.pipeline.answer import COMPARED, FIRST_NIGHT, NO_STORE, Answer, GiB
+from pinreport.pipeline.values import ClaimRow
 
 
 def _pct(x: float) -> str:
     return f"{x:.2%}" if abs(x) < 0.01 else f"{x:.1%}"
 
 
-def answer_section(answer: Answer) -> dict[str, Any]:
-    rows = []
+class AnswerRow(TypedDict):
+    api: str
+    gpus: int
+    cost: str
+    cost_pct: str
+    probe: str
+    evidence: str
+    rule: str
+    rule_range: str
+    reserves: list[str]
+
+
+class AnswerSection(TypedDict):
+    rows: list[AnswerRow]
+    notes: list[str]
+    replayed: bool
+    budget: str | None
+    sizes: list[str]
+    band: str
+    changes: str
+    changed: list[str]
+    claim_counts: str
+    claims_decided: list[ClaimRow]
+    trouble: int
+    left_out: list[str]
+
+
+def answer_section(answer: Answer) -> AnswerSection:
+    rows: list[AnswerRow] = []
     for r in answer.headlines or answer.replayed_rows:
         f = r.fit
         rows.append(
@@ -65,7 +93,7 @@ def answer_section(answer: Answer) -> dict[str, Any]:
             + (f" ({format_delta(v.comparison.delta, v.unit)})" if v.comparison.delta is not None else "")
             for v in c.named
         ]
-    decided = [x for x in answer.claims if x["verdict"] != "NOT TESTED HERE"]
+    decided = [x for x in answer.claims if x.verdict != "NOT TESTED HERE"]
     trouble = len(answer.problems) + len(answer.disturbed) + len(answer.waived)
     notes = sorted({n for r in answer.headlines or answer.replayed_rows for x in r.reserves for n in x.notes})
     return {

@@ -1,7 +1,6 @@
 """The top of the page: the overall verdict and what the platform lets the page say."""
 
-from pinreport.analysis.compare import CompareReport
-from pinreport.readers.load import ResultsFile
+from pinreport.pipeline.values import CompareReport, ResultsFile
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
 DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs
@@ -26,7 +25,7 @@ def platform_note(current: ResultsFile) -> str:
     models = set(current.environment.driver_models)
     release = current.environment.release or "unknown"
     if current.replayed:
-        source = (current.doc.get("replay") or {}).get("source", "a real results file")
+        source = current.replay_source or "a real results file"
         return (
             f"REPLAYED from {source}: the driver release {release} and driver model "
             f"{', '.join(sorted(models)) or 'unknown'} are labels a replay script may have set, not a "

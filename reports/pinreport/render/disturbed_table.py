@@ -1,11 +1,19 @@
 """The disturbed-runs table: what another process moved, and the evidence, per run."""
 
-from typing import Any
+from typing import TypedDict
 
-from pinreport.analysis.compare import CompareReport
+from pinreport.pipeline.values import CompareReport
 
 
-def disturbed_rows(report: CompareReport) -> list[dict[str, Any]]:
+class DisturbedRow(TypedDict):
+    id: str
+    what: str
+    attempts: str
+    metrics: int
+    evidence: list[str]
+
+
+def disturbed_rows(report: CompareReport) -> list[DisturbedRow]:
     """One row per run of the current file that another process disturbed: what was not judged
     and the evidence pinbench recorded (or pinreport found), one line each."""
     return [

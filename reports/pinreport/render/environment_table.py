@@ -1,24 +1,31 @@
 """The environment table: every compared field of the current file beside its baseline's."""
 
 import json
-from typing import Any
+from typing import TypedDict
 
-from pinreport.analysis.environment_changes import comparable_fields
+from pinreport.pipeline.values import FieldValue, ResultsFile
 
 
-def _show(v: Any) -> str:
+class EnvironmentRow(TypedDict):
+    field: str
+    current: str
+    baseline: str  # the distinct values of the baseline files, " | " between them
+    changed: bool
+
+
+def _show(v: FieldValue) -> str:
     return json.dumps(v) if isinstance(v, (bool, type(None))) else str(v)
 
 
-def environment_rows(current: dict[str, Any], baselines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def environment_rows(current: ResultsFile, baselines: list[ResultsFile]) -> list[EnvironmentRow]:
     """Every compared environment field, the changed ones first (the driver release is what is
-    compared, so it is not among them: environment.comparable_fields)."""
-    cur = comparable_fields(current)
-    bases = [comparable_fields(b) for b in baselines]
-    rows = []
+    compared, so it is not among them: ResultsFile.compared_fields)."""
+    cur = current.compared_fields
+    bases = [b.compared_fields for b in baselines]
+    rows: list[EnvironmentRow] = []
     for name in sorted(set(cur).union(*[set(b) for b in bases])):
         now = cur.get(name, "(absent)")
-        before: list[Any] = []
+        before: list[FieldValue] = []
         for b in bases:
             v = b.get(name, "(absent)")
             if v not in before:

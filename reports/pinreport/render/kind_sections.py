@@ -3,12 +3,10 @@ chart families (the catalog names them, CHART_FAMILIES draws them); the kinds wi
 named, never drawn from nothing."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
-from pinreport.analysis import kind_results
 from pinreport.base.labels import anchor
-from pinreport.base.probe_keys import ok_repeats
-from pinreport.readers.model import Run
+from pinreport.pipeline.views import KindView
 from pinreport.render.charts.churn import churn_charts
 from pinreport.render.charts.pinnable import pinnable_charts
 from pinreport.render.charts.sweep import sweep_charts
@@ -17,56 +15,65 @@ from pinreport.render.svg_charts import Chart
 
 # The chart families, by the names a kind's catalog entry gives (KindSpec::charts in
 # harness/src/kinds/<kind>.cpp); a kind draws its families' charts in its entry's order.
-CHART_FAMILIES: dict[str, Callable[[list[dict[str, Any]]], list[Chart]]] = {
-    "churn": churn_charts,
-    "sweep": sweep_charts,
-    "pinnable": pinnable_charts,
-    "workers": workers_charts,
+CHART_FAMILIES: dict[str, Callable[[KindView], list[Chart]]] = {
+    "churn": lambda v: churn_charts(v.churn),
+    "sweep": lambda v: sweep_charts(v.sweep),
+    "pinnable": lambda v: pinnable_charts(v.pinnable),
+    "workers": lambda v: workers_charts(v.workers),
 }
 
 
-def kind_sections(runs: tuple[Run, ...]) -> list[dict[str, Any]]:
-    """One section per scenario kind present: a table (run id, status, params, median and
-    [min - max] of each headline metric; "not measured" where a run lacks one) and the charts
-    that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM, workers
-    against N)."""
-    out = []
-    for kind in kind_results.KINDS:
-        of_kind = kind_results.runs_of(runs, kind)
-        if not of_kind:
-            continue
-        columns = kind_results.metric_columns(kind, of_kind)
-        rows = []
-        for run in of_kind:
-            ok = run.status == "ok"
-            rows.append(
-                {
-                    "id": run.id,
-                    "status": run.status or "",
-                    "reason": run.reason,
-                    "params": kind_results.params_text(run),
-                    "repeats": str(len(ok_repeats(run.record))),
-                    "cells": [kind_results.cell(run, m).text if ok else "" for m in columns],
-                }
-            )
-        out.append(
-            {
-                "kind": kind,
-                "id": anchor("kind", kind),
-                "title": kind_results.TITLES[kind],
-                "columns": columns,
-                "rows": rows,
-                "charts": [c for family in kind_results.CHARTS[kind] for c in CHART_FAMILIES[family](of_kind)],
-            }
-        )
-    return out
+class KindRow(TypedDict):
+    id: str
+    status: str
+    reason: str
+    params: str
+    repeats: str
+    cells: list[str]
 
 
-def not_measured(runs: tuple[Run, ...]) -> list[dict[str, str]]:
-    """The scenario kinds with no run here: named, never drawn from nothing."""
-    present = kind_results.kinds_present(runs)
+class KindSection(TypedDict):
+    kind: str
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[KindRow]
+    charts: list[Chart]
+
+
+class NotMeasured(TypedDict):
+    chart: str
+    why: str
+
+
+def kind_sections(views: tuple[KindView, ...]) -> list[KindSection]:
+    """One section per scenario kind present: a table (run id, status, params, ok repeats,
+    median and [min - max] of each headline metric; "not measured" where a run lacks one) and
+    the charts that are cheap to draw (churn trace, sweep curve, max pinnable against free VRAM,
+    workers against N)."""
     return [
-        {"chart": kind_results.TITLES[k], "why": f"no '{k}' runs in this results file"}
-        for k in kind_results.KINDS
-        if k not in present and k not in kind_results.OPTIONAL_KINDS
+        {
+            "kind": v.kind,
+            "id": anchor("kind", v.kind),
+            "title": v.title,
+            "columns": list(v.columns),
+            "rows": [
+                {
+                    "id": r.id,
+                    "status": r.status,
+                    "reason": r.reason,
+                    "params": r.params,
+                    "repeats": str(r.repeats),
+                    "cells": list(r.cells),
+                }
+                for r in v.rows
+            ],
+            "charts": [c for family in v.families for c in CHART_FAMILIES[family](v)],
+        }
+        for v in views
     ]
+
+
+def not_measured(kinds: tuple[tuple[str, str], ...]) -> list[NotMeasured]:
+    """The scenario kinds with no run here: named, never drawn from nothing."""
+    return [{"chart": title, "why": f"no '{kind}' runs in this results file"} for title, kind in kinds]

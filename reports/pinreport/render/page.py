@@ -1,11 +1,10 @@
 """The page: templates/report.html.j2 (Jinja2, autoescaped) filled with context.py's values.
 The page is self-contained: inline CSS and SVG, no script, no external resource."""
 
-from typing import Any
-
 import jinja2
 
 from pinreport.base.atomic_write import write_text
+from pinreport.render.context import PageContext
 
 
 def _environment() -> jinja2.Environment:
@@ -18,10 +17,10 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def render_html(context: dict[str, Any]) -> str:
+def render_html(context: PageContext) -> str:
     return _environment().get_template("report.html.j2").render(**context)
 
 
-def write_html(context: dict[str, Any], path: str) -> None:
+def write_html(context: PageContext, path: str) -> None:
     """Through the one atomic writer: OutputRefusedError (exit 2) or WriteFailedError (exit 3)."""
     write_text(path, render_html(context))

@@ -3,38 +3,30 @@ GPU, what was pinned at the peak (by API family, call site and process), the cal
 point, and the timeline of held pinned bytes beside the device cost the samples show.
 templates/trace.html.j2 displays what this module prepares."""
 
-from typing import Any
+from typing import TypedDict
 
 import jinja2
 
-from pinreport.advice.build import Advice
-from pinreport.advice.page import advice_context
-from pinreport.analysis.trace import (
-    TraceJudgement,
-    asked_sizes,
-    calls_by_api,
-    pinning_processes,
-    rounding_note,
-    sample_costs,
-)
 from pinreport.base.atomic_write import write_text
 from pinreport.base.units import format_bytes
-from pinreport.render.svg_charts import Series, line_chart
+from pinreport.pipeline.commands import TraceReport
+from pinreport.pipeline.values import AdviceSection
+from pinreport.render.svg_charts import Chart, Series, line_chart
 
 MIB = 1024 * 1024
 
 
-def _timeline_chart(j: TraceJudgement):
-    t = j.trace.doc
-    held = [(float(ms) / 1000, float(b) / MIB) for ms, b in t["pinned"].get("timeline", [])]
+def _timeline_chart(r: TraceReport):
+    j, t = r.judgement, r.trace
+    held = [(ms / 1000, b / MIB) for ms, b in t.pinned.timeline]
     if held:
         # From the start, and held to the end where nothing released it.
-        held = [(0.0, 0.0), *held, (float(t.get("wall_ms") or 0) / 1000, held[-1][1])]
+        held = [(0.0, 0.0), *held, (t.wall_ms / 1000, held[-1][1])]
     series = [Series("pinned bytes held (MiB)", held)]
-    baseline = t["cost_at_peak"].get("baseline_t_ms")
+    baseline = t.cost_at_peak.baseline_t_ms
     if baseline is not None:
         for d in j.devices:  # each with its index (judge_trace's reading of cost_at_peak)
-            costs = sample_costs(j.trace, d.nvml_index)
+            costs = r.device_costs.get(d.nvml_index, ())
             base = next((c for t_ms, c in costs if abs(t_ms - float(baseline)) < 1e-6), None)
             if base is None:
                 continue
@@ -51,27 +43,47 @@ def _timeline_chart(j: TraceJudgement):
     )
 
 
-def trace_context(j: TraceJudgement, advice: Advice | None = None) -> dict[str, Any]:
-    t = j.trace.doc
-    sites = sorted((t["pinned"].get("peak_by_site") or {}).items(), key=lambda kv: -int(kv[1]))
+class TracePage(TypedDict):
+    """What templates/trace.html.j2 shows, each value prepared."""
+
+    title: str
+    verdict: str
+    path: str
+    status: dict[str, str | int | None]  # kind, exit_code, message
+    tracing: dict[str, str | None]  # state, message
+    summary: str
+    rounding: str
+    sizes: list[tuple[str, int]]
+    peak: str
+    families: list[tuple[str, str, str]]
+    processes: list[tuple[str, str]]
+    sites: list[tuple[str, str]]
+    apis: list[tuple[str, int, int, str]]
+    devices: list[dict[str, str | int]]
+    notes: list[str]
+    program_notes: list[tuple[str, str]]
+    timeline: Chart
+    advice: AdviceSection | None
+
+
+def trace_context(r: TraceReport) -> TracePage:
+    j, t = r.judgement, r.trace
+    sites = sorted(t.pinned.peak_by_site.items(), key=lambda kv: -kv[1])
     return {
-        "title": f"pinbench trace: {' '.join(t.get('command', []))}",
+        "title": f"pinbench trace: {' '.join(t.command)}",
         "verdict": str(j.verdict),
-        "path": j.trace.path,
+        "path": t.path,
         # Every field the template reads, whichever the trace has (the schema requires none).
-        "status": {"kind": "unknown", "exit_code": None, "message": None, **t["status"]},
-        "tracing": {"state": "unknown", "message": None, **t["tracing"]},
-        "summary": t["pinned"].get("summary", ""),
-        "rounding": rounding_note(j.trace),
-        "sizes": [(format_bytes(b), n) for b, n in asked_sizes(j.trace)[:8]],
+        "status": {"kind": t.status.kind or "unknown", "exit_code": t.status.exit_code, "message": t.status.message},
+        "tracing": {"state": t.tracing.state or "unknown", "message": t.tracing.message},
+        "summary": t.pinned.summary,
+        "rounding": r.rounding,
+        "sizes": [(format_bytes(b), n) for b, n in r.sizes[:8]],
         "peak": format_bytes(j.peak_bytes),
         "families": [(f, format_bytes(b), j.fits_used.get(f, "no fit")) for f, b in sorted(j.by_family.items())],
-        "processes": [(w, format_bytes(b)) for w, b in sorted(pinning_processes(j.trace).items())],
-        "sites": [(s, format_bytes(int(b))) for s, b in sites[:10]],
-        "apis": [
-            (a, v.get("calls", 0), v.get("failed", 0), format_bytes(v.get("bytes_asked", 0)))
-            for a, v in sorted(calls_by_api(j.trace).items())
-        ],
+        "processes": [(w, format_bytes(b)) for w, b in sorted(r.processes.items())],
+        "sites": [(s, format_bytes(b)) for s, b in sites[:10]],
+        "apis": [(a, v.calls, v.failed, format_bytes(v.bytes_asked)) for a, v in sorted(r.calls.items())],
         "devices": [
             {
                 "index": d.nvml_index,
@@ -82,14 +94,13 @@ def trace_context(j: TraceJudgement, advice: Advice | None = None) -> dict[str, 
             for d in j.devices
         ],
         "notes": j.notes,
-        "program_notes": sorted((k, str(v)) for k, v in (t.get("notes") or {}).items()),
-        "timeline": _timeline_chart(j),
-        "environment": t.get("environment", {}),
-        "advice": advice_context(advice) if advice is not None else None,  # advice/page.py
+        "program_notes": list(t.notes.shown),
+        "timeline": _timeline_chart(r),
+        "advice": r.advice_section,
     }
 
 
-def write_trace_html(j: TraceJudgement, path: str, advice: Advice | None = None) -> None:
+def write_trace_html(r: TraceReport, path: str) -> None:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pinreport", "templates"),
         autoescape=True,
@@ -97,5 +108,5 @@ def write_trace_html(j: TraceJudgement, path: str, advice: Advice | None = None)
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    html = env.get_template("trace.html.j2").render(**trace_context(j, advice))
+    html = env.get_template("trace.html.j2").render(**trace_context(r))
     write_text(path, html)  # the one atomic writer

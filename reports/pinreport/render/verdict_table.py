@@ -2,15 +2,11 @@
 rows that need reading first, each linked to its chart."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
-from pinreport.analysis.compare import CompareReport
-from pinreport.analysis.expect import ClaimVerdict
-from pinreport.analysis.rule import RuleVerdict
-from pinreport.analysis.stats import TOO_FEW_NIGHTS, Verdict
 from pinreport.base.labels import anchor
 from pinreport.base.units import format_bytes, format_value
-from pinreport.readers.model import Run
+from pinreport.pipeline.values import TOO_FEW_NIGHTS, ClaimVerdict, CompareReport, RuleVerdict, Run, Verdict
 
 # Verdicts that need no reading in the morning; folded below the others.
 _PLAIN = {"SAME", "OK", "CONFIRMED", "NO-BASELINE", "NOT JUDGED", "NOT TESTED", "OVER-RESERVED"}
@@ -22,12 +18,28 @@ def _fmt(value: float | None, unit: str) -> str:
     return format_value(value, unit)
 
 
-def verdict_rows(report: CompareReport, runs: Sequence[Run]) -> list[dict[str, Any]]:
+class VerdictRow(TypedDict):
+    status: str
+    flag: bool  # REGRESSION, VIOLATION or REFUTED: read first
+    what: str
+    against: str
+    current: str
+    baseline: str
+    delta: str
+    test: str
+    repeats: str
+    reason: str
+    link: str
+    few_nights: bool  # AMBIGUOUS only for too few stored nights: grouped apart
+    shown: bool  # unfolded
+
+
+def verdict_rows(report: CompareReport, runs: Sequence[Run]) -> list[VerdictRow]:
     """Metric verdicts, rule results and scenario claims as one table; flagged rows
     (REGRESSION, VIOLATION, REFUTED) first, then AMBIGUOUS, then the rest, stable otherwise.
     A row AMBIGUOUS only for too few stored nights (a time metric's night rule) is `few_nights`:
     grouped and counted apart, never shown first."""
-    rows = []
+    rows: list[VerdictRow] = []
     granule_of: dict[tuple[str, str], int | None] = {}
     for run in runs:
         for name, m in run.metrics.items():
@@ -55,6 +67,8 @@ def verdict_rows(report: CompareReport, runs: Sequence[Run]) -> list[dict[str, A
                 "repeats": f"{c.n_current} / {c.n_baseline}" if c.n_baseline else str(c.n_current or ""),
                 "reason": c.reason,
                 "link": "#" + anchor("cost", v.scenario, api),
+                "few_nights": False,
+                "shown": False,
             }
         )
     for r in report.rule:
@@ -71,6 +85,8 @@ def verdict_rows(report: CompareReport, runs: Sequence[Run]) -> list[dict[str, A
                 "repeats": "",
                 "reason": r.reason,
                 "link": "#" + anchor("rule", r.scenario),
+                "few_nights": False,
+                "shown": False,
             }
         )
     for cl in report.claims:
@@ -87,6 +103,8 @@ def verdict_rows(report: CompareReport, runs: Sequence[Run]) -> list[dict[str, A
                 "repeats": str(cl.checked),
                 "reason": cl.reason,
                 "link": "#claims",
+                "few_nights": False,
+                "shown": False,
             }
         )
     for r in rows:

@@ -22,17 +22,15 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import xxhash
 
-from pinreport.base.errors import BadInputError
-from pinreport.base.input_file import RESULTS_LIMIT, kind_of_mode, read_bounded
+from pinreport.base.errors import BadInputError, UnreadableError
+from pinreport.base.input_file import RESULTS_LIMIT, InputRefused, kind_of_mode, read_bounded
 from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_VERSION
-from pinreport.readers.load import ResultsFile, parse_results, results_from_bytes
+from pinreport.readers.results import ResultsFile, parse_results, results_from_bytes
 from pinreport.readers.store_key import StoreKey
 from pinreport.readers.strict_json import parse_json
-from pinreport.readers.upgrade import upgraded_before
 
 REAL = "real"
 REPLAY = "replay"
@@ -104,8 +102,10 @@ def read_stored_bytes(path: Path) -> bytes:
         if not stat.S_ISREG(mode):
             raise BadInputError(str(path), f"{kind_of_mode(mode)}, not a stored file (never opened)")
         data = read_bounded(path, RESULTS_LIMIT)  # the one bounded reader of pinreport's inputs
-    except OSError as e:
-        raise BadInputError(str(path), f"cannot read: {e.strerror or e}") from None
+    except InputRefused as e:  # larger than its limit, or replaced by a FIFO meanwhile: its own fact
+        raise BadInputError(str(path), f"cannot read: {e}") from None
+    except OSError as e:  # a fact of this machine now (permissions, I/O), not of the file
+        raise UnreadableError(str(path), f"cannot read: {e.strerror or e}") from None
     if not path.name.endswith(".gz"):
         return data
     d = zlib.decompressobj(31)
@@ -135,39 +135,8 @@ def legacy_content_hash(data: bytes) -> str:
     return f"{h:016x}"[:12]
 
 
-def store_marker() -> dict[str, Any]:
+def store_marker() -> dict[str, str | int]:
     return {"schema": STORE_SCHEMA_NAME, "schema_version": STORE_SCHEMA_VERSION}
-
-
-def measurement_id(doc: dict[str, Any]) -> str:
-    """What identifies one measurement however its file was copied or re-saved (store.md): its
-    measurement_id (results schema 3, kept across --resume), else "derived-" + XXH3-64 of
-    started_at, backend and the sorted repeat nonces, one per line. Equals the C++
-    measurement_identity()."""
-
-    def text_of(holder: Any, key: str) -> str:  # as string_or_empty(): "" unless a string
-        value = holder.get(key) if isinstance(holder, dict) else None
-        return value if isinstance(value, str) else ""
-
-    given = text_of(doc, "measurement_id")
-    if given:
-        return given
-    runs = doc.get("runs")
-    nonces = sorted(
-        text_of(r, "nonce")
-        for run in (runs if isinstance(runs, list) else [])
-        if isinstance(run, dict) and isinstance(run.get("repeats"), list)
-        for r in run["repeats"]
-    )
-    text = "\n".join([text_of(doc, "started_at"), text_of(doc, "backend") or "cuda", *nonces])
-    return "derived-" + xxhash.xxh3_64_hexdigest(text.encode("utf-8"))
-
-
-def finished(doc: dict[str, Any]) -> tuple[bool, int]:
-    """How far a results file got: complete, then the number of runs it holds. Of two files of
-    one measurement the one that finished more stands for it (a resumed file, store.md)."""
-    runs = doc.get("runs")
-    return (doc.get("complete") is True, len(runs) if isinstance(runs, list) else 0)
 
 
 @dataclass(frozen=True)
@@ -178,12 +147,8 @@ class StoreEntry:
     key: StoreKey
 
     @property
-    def doc(self) -> dict[str, Any]:
-        return self.results.doc
-
-    @property
     def started_at(self) -> str:
-        return self.doc.get("started_at", "")
+        return self.results.started_at
 
 
 def _path_problem(root: Path, path: Path, namespace: str, key: StoreKey, started_at: object) -> str | None:
@@ -213,7 +178,6 @@ def check_stored_file(
     data: bytes | None = None,
     validated: bool = False,
     name_vouches: bool = False,
-    as_stored_from: int | None = None,
 ) -> StoreEntry:
     """Reads and checks one stored file (store.md, "Rules for readers"); BadInputError naming it
     when it is not a usable entry. The one place a stored file is checked.
@@ -222,23 +186,22 @@ def check_stored_file(
     with the plain JSON reader, their schema name and version checked, not the rest again.
     name_vouches: the caller relies on the store's contract (store.md, "What a stored file's
     name vouches for") and reads a file whose bytes give the XXH3 hash in its name as validated
-    (the history charts' summaries do; every file a verdict uses is checked in full once).
-    as_stored_from: with validated or name_vouches, the version from which on the document is
-    kept as stored instead of upgraded (load.parse_results)."""
+    (the history charts' summaries do; every file a verdict uses is checked in full once). A
+    stored file of an older results version is an OlderResultsError (`pinbench store upgrade`)."""
     if data is None:
         data = read_stored_bytes(path)
     m = _FILE_NAME.match(path.name)
     named_xxh3 = m is not None and content_hash(data) == m.group(2)
     trusted = validated or (name_vouches and named_xxh3)
     # Every check, on the bytes read once (they are hashed too).
-    results = _parse_vouched(data, path, as_stored_from) if trusted else results_from_bytes(data, str(path))
+    results = _parse_vouched(data, path) if trusted else results_from_bytes(data, str(path))
     if results.environment.by_test_double:
         raise BadInputError(str(path), "results of the pinbench test-double driver: never a baseline")
     if results.replayed != (namespace == REPLAY):
         what = "replayed data under real/: never a baseline" if results.replayed else "measured data under replay/"
         raise BadInputError(str(path), what)
     key = results.environment.key
-    why = _path_problem(root, path, namespace, key, results.doc.get("started_at"))
+    why = _path_problem(root, path, namespace, key, results.started_at)
     if why is None and m and verify_hash and not (named_xxh3 or legacy_content_hash(data) == m.group(2)):
         why = "its bytes do not match the hash in its name (edited after it was stored?)"
     if why is not None:
@@ -246,40 +209,20 @@ def check_stored_file(
     return StoreEntry(str(path), namespace, results, key)
 
 
-def _parse_vouched(data: bytes, path: Path, as_stored_from: int | None = None) -> ResultsFile:
+def _parse_vouched(data: bytes, path: Path) -> ResultsFile:
     """Bytes checked before (check_stored_file): the plain JSON reader (about half the strict
     one's time), and the strict one only to word the problem when the plain one refuses them."""
-    doc = upgraded_before(data)
-    if doc is None:
-        try:
-            doc = json.loads(data)
-        except (ValueError, RecursionError):
-            doc = parse_json(data, str(path))  # raises with the strict reader's message
-    return parse_results(doc, str(path), data, checked_by_writer=True, as_stored_from=as_stored_from)
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
+        doc = parse_json(data, str(path))  # raises with the strict reader's message
+    return parse_results(doc, str(path), checked_by_writer=True)
 
 
 def without_repeat_data(entry: StoreEntry) -> StoreEntry:
-    """The entry as `compare` keeps a baseline night: its document without what each repeat
-    recorded (snapshots, timings, data, output: about 85% of a nightly file), which no verdict
-    and no report reads of a stored night; each repeat keeps its index, status and nonce (a
-    measurement_id derived from the nonces stays the same). A year of nights' comparison then
-    holds about 1 MB of Python objects a night instead of 7."""
-    doc = dict(entry.doc)
-    runs = doc.get("runs")
-    if isinstance(runs, list):
-        doc["runs"] = [_run_without_repeat_data(run) for run in runs]
-    return StoreEntry(entry.path, entry.namespace, ResultsFile(entry.results.path, doc), entry.key)
-
-
-_REPEAT_IDENTITY = ("index", "status", "nonce")
-
-
-def _run_without_repeat_data(run: Any) -> Any:
-    repeats = run.get("repeats") if isinstance(run, dict) else None
-    if not isinstance(repeats, list):
-        return run
-    kept = [{k: r[k] for k in _REPEAT_IDENTITY if k in r} if isinstance(r, dict) else r for r in repeats]
-    return {**run, "repeats": kept}
+    """The entry as `compare` keeps a baseline night: without what each repeat recorded
+    (ResultsFile.without_repeat_data)."""
+    return StoreEntry(entry.path, entry.namespace, entry.results.without_repeat_data(), entry.key)
 
 
 def one_per_measurement(entries: Iterable[StoreEntry]) -> list[StoreEntry]:
@@ -287,8 +230,8 @@ def one_per_measurement(entries: Iterable[StoreEntry]) -> list[StoreEntry]:
     copy was put in by hand), the one that finished more; oldest first."""
     best: dict[str, StoreEntry] = {}
     for e in entries:
-        mid = measurement_id(e.doc)
-        if mid not in best or (finished(e.doc), e.path) > (finished(best[mid].doc), best[mid].path):
+        mid = e.results.measurement_id
+        if mid not in best or (e.results.finished, e.path) > (best[mid].results.finished, best[mid].path):
             best[mid] = e
     return sorted(best.values(), key=lambda e: (e.started_at, e.path))
 

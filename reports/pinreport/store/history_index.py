@@ -18,23 +18,19 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from pinreport.base.atomic_write import replace_file
-from pinreport.base.catalog import HELD_STAGES, RULE_KINDS
-from pinreport.base.errors import BadInputError
-from pinreport.base.probe_keys import split_metric
+from pinreport.base.errors import BadInputError, OlderResultsError, UnreadableError
+from pinreport.base.schema import RESULTS_SCHEMA_VERSION
 from pinreport.base.worker_pool import map_in_processes
-from pinreport.readers.environment import driver_release
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.readers.store_key import StoreKey
 from pinreport.store.files import (
     REAL,
     StoreEntry,
     check_stored_file,
     content_hash,
-    finished,
-    measurement_id,
     name_hash,
     read_stored_bytes,
     release_dirs,
@@ -42,15 +38,25 @@ from pinreport.store.files import (
 )
 
 INDEX_SCHEMA = "pinreport.summary-index"
-# Bumped whenever night_summary() keeps other fields: every row is then rebuilt.
-INDEX_VERSION = 1
+# Bumped whenever night_summary() keeps other fields or a row means something else: every row is
+# then rebuilt. Version 2: rows hold facts of the file only (an older results version by its
+# number, no read that failed on this machine), and no night is summarised from an older version.
+INDEX_VERSION = 2
 INDEX_DIR = "index"
-# The oldest results version night_summary() reads as stored, without the harness's upgrade (an
-# older file's upgrade costs the harness about 65 ms, 24 s for a year of nights): versions 3 and
-# 4 only added members it does not read (docs/results-schema.md); version 2 added the run params
-# it keeps with the plan. reports/tests/test_store_index.py checks the summaries equal on every committed file.
-SUMMARY_AS_STORED_FROM = 2
-_METRIC_FIELDS = ("unit", "median", "granule", "disturbed")
+
+
+class Row(TypedDict):
+    """One stored file's row: facts of the file only (docs/store.md, "The history index")."""
+
+    stamp: list[int]  # size, mtime, ctime, inode when it was checked
+    problem: str | None  # why it is not a usable night; None when it is
+    older: NotRequired[int]  # an older results version's number (problem says so)
+    hash: NotRequired[str]  # the 12 hex digits in its name
+    form: NotRequired[str]  # "xxh3" or "fnv": the hash the name gives
+    checked: NotRequired[str]  # "all": every check passed; "name": its name vouched for its bytes
+    release: NotRequired[str]
+    finished: NotRequired[list[Any]]  # [complete, runs]
+    summary: NotRequired[dict[str, object]]  # ResultsFile.night_summary(), a results-format document
 
 
 def index_path(root: str | Path, group: tuple[str, str, str, str], namespace: str = REAL) -> Path:
@@ -63,39 +69,11 @@ def index_rel(root: Path, path: Path) -> str:
     return Path(path).relative_to(root).as_posix()
 
 
-def night_summary(doc: dict[str, Any]) -> dict[str, Any]:
-    """The part of a results document the history and cost charts read (html_report._groups,
-    rule.held_costs): ok runs of the rule kinds, each with its plan and its held-cost byte
-    metrics (unit, median, granule, disturbed), plus started_at, backend, measurement_id and
-    the driver release. A document in the results format, so the charts read it unchanged."""
-    runs = []
-    for run in doc.get("runs", []):
-        plan = run.get("plan") or {}
-        if run.get("status") != "ok" or plan.get("kind") not in RULE_KINDS:
-            continue
-        metrics = {}
-        for name, m in (run.get("metrics") or {}).items():
-            parts = split_metric(name)
-            if parts is None or parts[0] not in HELD_STAGES or not isinstance(m, dict) or m.get("unit") != "bytes":
-                continue
-            metrics[name] = {k: m[k] for k in _METRIC_FIELDS if k in m}
-        if metrics:
-            runs.append({"id": run.get("id"), "status": "ok", "plan": plan, "metrics": metrics})
-    return {
-        "started_at": doc.get("started_at", ""),
-        "backend": doc.get("backend", "cuda"),
-        "measurement_id": measurement_id(doc),
-        "complete": doc.get("complete"),
-        "environment": {"driver": {"release": driver_release(doc.get("environment") or {})}},
-        "runs": runs,
-    }
-
-
 def _stamp(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path) -> dict[str, Row]:
     """The rows of an index file; {} when it is absent, unreadable, broken or of another version."""
     try:
         doc = json.loads(path.read_bytes())
@@ -112,6 +90,9 @@ def _load(path: Path) -> dict[str, Any]:
 def _usable(row: Any) -> bool:
     if not isinstance(row, dict) or not isinstance(row.get("stamp"), list):
         return False
+    if "older" in row:  # a fact of the file: its results version, refused while it is older
+        older = row["older"]
+        return isinstance(older, int) and older < RESULTS_SCHEMA_VERSION and isinstance(row.get("problem"), str)
     if isinstance(row.get("problem"), str):
         return True
     return (
@@ -138,7 +119,14 @@ def _remove_stale_temporaries(path: Path) -> None:
             pass
 
 
-def _checked_in_full(row: dict[str, Any] | None, named: str | None) -> bool:
+def _problem_of(path: str, row: Row) -> BadInputError:
+    """The problem a row records, as the error it was."""
+    if "older" in row:
+        return OlderResultsError(path, row["older"], RESULTS_SCHEMA_VERSION)
+    return BadInputError(path, row["problem"])
+
+
+def _checked_in_full(row: Row | None, named: str | None) -> bool:
     """The row says the bytes named `named` passed every check (rows written before "checked"
     existed were all checked in full)."""
     return row is not None and row["problem"] is None and row.get("checked", "all") == "all" and row["hash"] == named
@@ -148,7 +136,7 @@ class GroupIndex:
     """The history index of one group: its rows, brought up to date as files are read, saved
     (atomically, only when a row changed) by save()."""
 
-    def __init__(self, root: Path, group: tuple[str, str, str, str], rows: dict[str, Any] | None = None) -> None:
+    def __init__(self, root: Path, group: tuple[str, str, str, str], rows: dict[str, Row] | None = None) -> None:
         """rows: the rows to start from instead of the index file's (a worker's copy)."""
         self.root = Path(root)
         self.group = group
@@ -164,19 +152,22 @@ class GroupIndex:
     ) -> StoreEntry | BadInputError:
         """Reads and checks the file (store.check_stored_file) and writes its row. name_vouches:
         for the history's summary only, the store's contract spares the results checks of a file
-        whose name vouches for its bytes, and an older version's upgrade from
-        SUMMARY_AS_STORED_FROM on (the entry is then read for its row only); the row says so
+        whose name vouches for its bytes (the entry is then read for its row only); the row says so
         ("checked": "name"), and the file is checked in full ("all") before a verdict uses it
-        (entry())."""
+        (entry()). A row holds facts of the file only: a file that could not be read here (its
+        permissions, an I/O error) gets none and is read again next time."""
         rel = self._rel(path)
-        as_stored_from = SUMMARY_AS_STORED_FROM if name_vouches else None
         try:
             if data is None:
                 data = read_stored_bytes(path)
-            entry = check_stored_file(
-                self.root, path, REAL, data=data, name_vouches=name_vouches, as_stored_from=as_stored_from
-            )
-            summary = night_summary(entry.doc)
+            entry = check_stored_file(self.root, path, REAL, data=data, name_vouches=name_vouches)
+            summary = entry.results.night_summary()
+        except UnreadableError as e:
+            self.rows.pop(rel, None)
+            return e
+        except OlderResultsError as e:
+            self.rows[rel] = {"stamp": stamp, "problem": e.detail, "older": e.version}
+            return e
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail}
             return e.detached()
@@ -186,7 +177,7 @@ class GroupIndex:
             # A file no writer checked, under its right name (put there by hand): every check,
             # which names what is wrong with it.
             return self._check(path, stamp, data, name_vouches=False)
-        complete, runs = finished(entry.doc)
+        complete, runs = entry.results.finished
         named = name_hash(path)
         xxh3 = content_hash(data) == named
         self.rows[rel] = {
@@ -201,11 +192,12 @@ class GroupIndex:
         }
         return entry
 
-    def _recheck(self, path: Path, rel: str, stamp: list[int], row: dict[str, Any] | None) -> None:
+    def _recheck(self, path: Path, rel: str, stamp: list[int], row: Row | None) -> UnreadableError | None:
         """A file that is new, or whose stamp changed. A row of a file whose bytes still give the
         XXH3 hash in its name (and the row's) keeps its summary, which is a function of those
         bytes: a checkout, copy or restore of a store (new inodes and times) costs a read and a
-        hash a night (about 3 ms) instead of a parse. Anything else is checked."""
+        hash a night (about 3 ms) instead of a parse. Anything else is checked. A file that could
+        not be read gets no row: its UnreadableError is returned."""
         if row is not None and row["problem"] is None and row.get("form") == "xxh3" and row["hash"] == name_hash(path):
             try:
                 data = read_stored_bytes(path)
@@ -213,10 +205,11 @@ class GroupIndex:
                 data = None
             if data is not None and content_hash(data) == row["hash"]:
                 self.rows[rel] = {**row, "stamp": stamp}
-                return
-            self._check(path, stamp, data, name_vouches=True)
-            return
-        self._check(path, stamp, None, name_vouches=True)
+                return None
+            got = self._check(path, stamp, data, name_vouches=True)
+        else:
+            got = self._check(path, stamp, None, name_vouches=True)
+        return got if isinstance(got, UnreadableError) else None
 
     def entry(self, path: Path) -> StoreEntry | BadInputError:
         """One stored file in full (for `compare`). Its hash is always checked against its bytes;
@@ -228,14 +221,14 @@ class GroupIndex:
             stamp = _stamp(os.lstat(path))
             data = read_stored_bytes(path)
         except OSError as e:
-            return BadInputError(str(path), f"cannot read: {e.strerror}")
+            return UnreadableError(str(path), f"cannot read: {e.strerror}")
         except BadInputError as e:
             return e.detached()
         rel = self._rel(path)
         row = self.rows.get(rel)
         named = name_hash(path)
         if row is not None and row["stamp"] == stamp and row["problem"] is not None:
-            return BadInputError(str(path), row["problem"])
+            return _problem_of(str(path), row)
         if _checked_in_full(row, named):
             same_bytes = content_hash(data) == named
             if same_bytes or (row.get("form") == "fnv" and row["stamp"] == stamp):
@@ -277,7 +270,7 @@ class GroupIndex:
             out[i] = got
         return out  # type: ignore[return-value]
 
-    def _take_row(self, rel: str, row: dict[str, Any] | None) -> None:
+    def _take_row(self, rel: str, row: Row | None) -> None:
         if row is None:
             self.rows.pop(rel, None)
         else:
@@ -300,20 +293,24 @@ class GroupIndex:
                 if row is None or row["stamp"] != stamp:
                     stale.append((self.root, self.group, file, rel, stamp, row))
                 present.append(rel)
-        for job, row in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
-            self.rows[job[3]] = row
-        self.rows = {rel: self.rows[rel] for rel in present}  # rows of removed files go
+        problems: list[BadInputError] = []
+        for job, (row, unreadable) in zip(stale, map_in_processes(_recheck_of, stale), strict=True):
+            if row is None:
+                self.rows.pop(job[3], None)
+                problems.append(unreadable)
+            else:
+                self.rows[job[3]] = row
+        self.rows = {rel: self.rows[rel] for rel in present if rel in self.rows}  # rows of removed files go
         best: dict[str, tuple[tuple[Any, ...], StoreEntry]] = {}
-        problems = []
         for rel, row in self.rows.items():
             full = str(self.root / rel)
             if row["problem"] is not None:
-                problems.append(BadInputError(full, row["problem"]))
+                problems.append(_problem_of(full, row))
                 continue
-            summary = row["summary"]
-            entry = StoreEntry(full, REAL, ResultsFile(full, summary), StoreKey(*self.group, row["release"]))
+            night = ResultsFile.summary_of(full, row["summary"])
+            entry = StoreEntry(full, REAL, night, StoreKey(*self.group, row["release"]))
             rank = (tuple(row["finished"]), full)
-            mid = summary["measurement_id"]
+            mid = night.measurement_id
             if mid not in best or rank > best[mid][0]:
                 best[mid] = (rank, entry)
         history = sorted((e for _, e in best.values()), key=lambda e: (e.started_at, e.path))
@@ -338,7 +335,7 @@ class GroupIndex:
 # file against a copy of its row, handing back the row it wrote and what it read.
 
 
-def _entry_of(job) -> tuple[dict[str, Any] | None, StoreEntry | BadInputError]:
+def _entry_of(job) -> tuple[Row | None, StoreEntry | BadInputError]:
     root, group, path, row, keep = job
     index = GroupIndex(root, group, rows={} if row is None else {index_rel(root, path): row})
     got = index.entry(path)
@@ -347,8 +344,8 @@ def _entry_of(job) -> tuple[dict[str, Any] | None, StoreEntry | BadInputError]:
     return index.rows.get(index_rel(root, path)), got
 
 
-def _recheck_of(job) -> dict[str, Any]:
+def _recheck_of(job) -> tuple[Row | None, UnreadableError | None]:
     root, group, path, rel, stamp, row = job
     index = GroupIndex(root, group, rows={})
-    index._recheck(path, rel, stamp, row)
-    return index.rows[rel]
+    unreadable = index._recheck(path, rel, stamp, row)
+    return index.rows.get(rel), unreadable

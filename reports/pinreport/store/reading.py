@@ -9,16 +9,22 @@ stops at a bad file: it is named in `problems` and skipped.
 
 import json
 import os
+import shlex
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pinreport.base.errors import BadInputError
+from pinreport.base.errors import BadInputError, OlderResultsError
 from pinreport.base.input_file import read_bounded
-from pinreport.base.schema import STORE_SCHEMA_NAME, STORE_SCHEMA_OLDEST_VERSION, STORE_SCHEMA_VERSION
+from pinreport.base.schema import (
+    RESULTS_SCHEMA_VERSION,
+    STORE_SCHEMA_NAME,
+    STORE_SCHEMA_OLDEST_VERSION,
+    STORE_SCHEMA_VERSION,
+)
 from pinreport.base.versions import is_release, previous_release, release_key
-from pinreport.readers.load import ResultsFile
+from pinreport.readers.results import ResultsFile
 from pinreport.store.files import (
     REAL,
     STORE_FILE,
@@ -43,6 +49,9 @@ class StoreContents:
     # The nights `html` charts, oldest first: the entries, unless read_for_html() filled it from
     # the history index (then each entry's doc is a summary: history_index.night_summary()).
     history_entries: list[StoreEntry] | None = None
+    # The previous release read_for_compare() chose, whose nights may all be refused (an older
+    # results version); None: the comparison chooses it from the entries.
+    previous_release: str | None = None
 
     @property
     def history(self) -> list[StoreEntry]:
@@ -66,6 +75,25 @@ def store_root_problem(path: str) -> str | None:
     if not stat.S_ISDIR(st.st_mode):
         return f"{path}: --store is not a directory (give the baseline store directory)"
     return None
+
+
+def older_nights_folded(root: str | Path, problems: list[BadInputError]) -> list[BadInputError]:
+    """The problems, with the stored nights of an older results version folded into one, for the
+    store: how many, and the command that rewrites them all in the current version (the harness
+    upgrades; pinreport reads the current version only), where the first of them stood."""
+    older = [p for p in problems if isinstance(p, OlderResultsError)]
+    if not older:
+        return problems
+    versions = ", ".join(str(v) for v in sorted({p.version for p in older}))
+    folded = BadInputError(
+        str(root),
+        f"{len(older)} stored night(s) of results schema version {versions}, older than version "
+        f"{RESULTS_SCHEMA_VERSION}, which this pinreport reads: upgrade them with "
+        f"`pinbench store upgrade --store {shlex.quote(str(root))}`",
+    )
+    at = problems.index(older[0])
+    rest = [p for p in problems if not isinstance(p, OlderResultsError)]
+    return [*rest[:at], folded, *rest[at:]]
 
 
 def _check_marker(root: Path) -> BadInputError | None:
@@ -134,6 +162,7 @@ def read_store(root: str | Path, namespaces: tuple[str, ...] = (REAL,), *, verif
     for namespace in namespaces:
         entries += _read_files(root, stored_files(root / namespace, 5), namespace, contents, verify_hashes)
     contents.entries = one_per_measurement(entries)
+    contents.problems = older_nights_folded(root, contents.problems)
     return contents
 
 
@@ -162,6 +191,7 @@ def read_release(
     root, contents = _open(root)
     if not contents.problems:
         contents.entries = _release_entries(root, group, release, namespace, contents)
+    contents.problems = older_nights_folded(root, contents.problems)
     return contents
 
 
@@ -185,10 +215,19 @@ def read_newest_releases(root: str | Path, namespace: str = REAL, driver: str | 
             if found:
                 contents.entries += found
                 break
+    contents.problems = older_nights_folded(root, contents.problems)
     return contents
 
 
 def read_for_compare(
+    root: str | Path, current: ResultsFile, index=None, meanwhile: Callable[[], None] | None = None
+) -> StoreContents:
+    contents = _read_for_compare(root, current, index, meanwhile)
+    contents.problems = older_nights_folded(root, contents.problems)
+    return contents
+
+
+def _read_for_compare(
     root: str | Path, current: ResultsFile, index=None, meanwhile: Callable[[], None] | None = None
 ) -> StoreContents:
     """What `pinreport compare` needs of the store, and nothing else: the real files of the
@@ -200,7 +239,9 @@ def read_for_compare(
     (history_index.GroupIndex remembers which bytes passed them), over worker processes, the
     current and the previous release's files in one batch; each is kept without its repeats'
     records (without_repeat_data); the index is saved. meanwhile: the caller's own work, done
-    while the workers check (worker_pool)."""
+    while the workers check (worker_pool). A release whose nights are of an older results version
+    stays the previous release: they are refused with the command that upgrades them, never
+    passed over for an older release."""
     root, contents = _open(root)
     if contents.problems:
         return contents
@@ -208,12 +249,16 @@ def read_for_compare(
     index = index or GroupIndex(root, key.group)
     dirs = release_dirs(root, key.group)
 
+    upgradable: set[str] = set()  # releases holding nights of an older results version
+
     def read(directories: list[Path]) -> list[StoreEntry]:
         found = []
         files = [f for d in directories for f in stored_files(d)]
-        for got in index.entries(files, keep=without_repeat_data, meanwhile=meanwhile):
+        for file, got in zip(files, index.entries(files, keep=without_repeat_data, meanwhile=meanwhile), strict=True):
             if isinstance(got, BadInputError):
                 contents.problems.append(got)
+                if isinstance(got, OlderResultsError):
+                    upgradable.add(file.parent.name)
             else:
                 found.append(got)
         return found
@@ -224,13 +269,14 @@ def read_for_compare(
         prev = previous_release(release, older) if release and is_release(release) and older else None
         entries = read(([dirs[key.release]] if key.release in dirs else []) + ([dirs[prev]] if prev else []))
         # An older release directory without a usable file: the next older one.
-        while prev is not None and not any(e.key.release == prev for e in entries):
+        while prev is not None and prev not in upgradable and not any(e.key.release == prev for e in entries):
             older.discard(prev)
             prev = previous_release(release, older) if older else None
             if prev is not None:
                 entries += read([dirs[prev]])
     index.save()
     contents.entries = one_per_measurement(entries)
+    contents.previous_release = prev
     return contents
 
 
@@ -240,7 +286,7 @@ def read_for_html(root: str | Path, current: ResultsFile, meanwhile: Callable[[]
     ctime or inode changed); the index's problems are named beside the comparison's."""
     root = Path(root)
     index = GroupIndex(root, current.environment.key.group)
-    contents = read_for_compare(root, current, index, meanwhile)
+    contents = _read_for_compare(root, current, index, meanwhile)
     if contents.problems and contents.problems[0].path.endswith(STORE_FILE):
         return contents
     with no_cyclic_gc():
@@ -248,5 +294,6 @@ def read_for_html(root: str | Path, current: ResultsFile, meanwhile: Callable[[]
     index.save()
     seen = {(p.path, p.detail) for p in contents.problems}
     contents.problems += [p for p in problems if (p.path, p.detail) not in seen]
+    contents.problems = older_nights_folded(root, contents.problems)
     contents.history_entries = history
     return contents

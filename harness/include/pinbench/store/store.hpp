@@ -74,6 +74,17 @@ struct StoreLockOptions {
     std::function<void(const std::string&)> report;
 };
 
+// What upgrade() did: every stored file of an older results version rewritten in the current one.
+struct StoreUpgrade {
+    struct Rewritten {
+        std::string from;  // the older file's path below the store (removed)
+        std::string to;    // the current version's path below the store
+    };
+    std::vector<Rewritten> rewritten;
+    std::size_t current = 0;            // files that were in the current version already
+    std::vector<StoredEntry> problems;  // unusable files, as list() reports them: left as they are
+};
+
 struct StoreAddOptions {
     bool allow_incomplete = false;  // store results with complete == false (interrupted runs)
     StoreLockOptions lock;
@@ -92,7 +103,9 @@ public:
     // build reads (a typo must not look like an empty store).
     static Store open_existing(const std::string& dir);
 
-    // Files a copy of the results file (its bytes, unchanged) under its key. Only complete
+    // Files a copy of the results file under its key: its bytes unchanged when it is of the
+    // current results version, else the current version's bytes (as `pinbench results upgrade`
+    // writes them), so every stored night reads as this version. Only complete
     // results unless options.allow_incomplete. Adding the same measurement again (the same file,
     // or a copy with other formatting: measurement_identity) writes nothing and returns
     // already_stored, unless every stored copy is a partial that finished less (complete false,
@@ -109,6 +122,14 @@ public:
     // reported the same way and never opened. real_only: the replay namespace is not read and no
     // entry with replayed contents is returned.
     std::vector<StoredEntry> list(bool real_only = false) const;
+
+    // Rewrites every stored file of an older results version in the current one (`pinbench store
+    // upgrade`), in place: the current version's bytes under their own name (the hash of the new
+    // bytes) are written first, atomically, then the older file is removed; a crash in between
+    // leaves both, one measurement, and running it again finishes the job. Files list() reports as
+    // unusable are left as they are and returned. Throws SystemError when the store cannot be
+    // written or its lock cannot be taken in time.
+    StoreUpgrade upgrade(const StoreLockOptions& lock = {}) const;
 
     const std::string& dir() const { return dir_; }
 

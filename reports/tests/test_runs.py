@@ -1,7 +1,7 @@
-"""model.py: a run and its metrics read once into typed values, as the document holds them."""
+"""readers/runs.py: a run and its metrics read once into typed values, as the document holds them."""
 
 from builders import MiB, results_doc, run_doc
-from pinreport.readers.model import Metric, Plan, Run
+from pinreport.readers.runs import Metric, Plan, Run
 
 
 def test_a_run_and_its_metrics_typed():
@@ -13,7 +13,16 @@ def test_a_run_and_its_metrics_typed():
     m = run.metrics["cost.after_first_use.cuda.free"]
     assert (m.unit, m.median, m.samples) == ("bytes", 2.0 * MiB, (2.0 * MiB,) * 3)
     assert m.granule == raw["metrics"]["cost.after_first_use.cuda.free"]["granule"]
-    assert run.record is raw and m.record is raw["metrics"]["cost.after_first_use.cuda.free"]
+    raw_metric = raw["metrics"]["cost.after_first_use.cuda.free"]
+    assert (m.low, m.high, m.mad, m.disturbed) == (raw_metric["min"], raw_metric["max"], raw_metric["mad"], False)
+    plan = raw["plan"]
+    assert (run.plan.api, run.plan.size, run.plan.count, run.plan.gpus) == (
+        plan["api"],
+        plan["size_bytes"],
+        plan["count"],
+        plan["gpus"],
+    )
+    assert [r.nonce for r in run.repeats] == [r["nonce"] for r in raw["repeats"]]
 
 
 def test_what_a_record_lacks_is_none_not_an_error():
@@ -22,4 +31,5 @@ def test_what_a_record_lacks_is_none_not_an_error():
     assert Metric.from_json("x", None).unit == ""
     run = Run.from_json({})
     assert (run.id, run.status, run.reason, run.metrics) == ("?", None, "", {})
-    assert Plan.from_json(None) == Plan("", "", None, {})
+    assert Plan.from_json(None) == Plan("", "", None, None, None, None, None)
+    assert Plan.from_json(None).pinned is None  # never 0: the rule divides by it

@@ -2,18 +2,18 @@ import json
 import re
 
 import pytest
-from builders import MiB, kind_run, kinds_doc, results_doc, run_doc, write_json
-from conftest import REPO_ROOT
-from pinreport.base.errors import BadInputError
-from pinreport.readers.load import ResultsFile, load_results
+from builders import MiB, document, kind_run, kinds_doc, results_doc, run_doc, write_json
+from conftest import REPO_ROOT, upgraded
+from pinreport.base.errors import BadInputError, OlderResultsError
+from pinreport.readers.results import ResultsFile, load_results
 from pinreport.readers.validate import json_path
 
 HARNESS_FIXTURES = REPO_ROOT / "harness/tests/fixtures/results"
 
 
 def test_harness_valid_fixture_loads():
-    r = load_results(HARNESS_FIXTURES / "valid_v1.json")
-    assert r.doc["runs"][0]["id"] == "quick/cudaMallocHost/64MiB/x1/g1"
+    r = load_results(upgraded(HARNESS_FIXTURES / "valid_v1.json"))
+    assert document(r)["runs"][0]["id"] == "quick/cudaMallocHost/64MiB/x1/g1"
     assert not r.replayed
 
 
@@ -24,12 +24,12 @@ def test_builder_documents_are_schema_valid(tmp_path):
 
 
 def test_other_version_names_file_and_versions():
-    # The C++ reader's message, word for word (harness/tests/cpu/results_json_test.cpp).
+    # As the C++ reader words it (harness/tests/cpu/results_json_test.cpp), with what this reads.
     with pytest.raises(BadInputError) as e:
         load_results(HARNESS_FIXTURES / "version6.json")
     assert str(e.value) == (
         f"{HARNESS_FIXTURES / 'version6.json'}: results schema version 6 is not supported "
-        "(this build reads versions 1 to 5)"
+        "(this pinreport reads version 5)"
     )
 
 
@@ -37,17 +37,29 @@ def test_other_version_names_file_and_versions():
 def test_versions_outside_1_to_5_are_rejected(tmp_path, version):
     doc = results_doc([run_doc()])
     doc["schema_version"] = version
-    with pytest.raises(BadInputError, match=r"is not supported \(this build reads versions 1 to 5\)"):
+    with pytest.raises(BadInputError, match=r"is not supported \(this pinreport reads version 5\)") as e:
         load_results(write_json(tmp_path / "r.json", doc))
+    assert not isinstance(e.value, OlderResultsError)
 
 
-def test_version_1_loads_without_params_and_data(tmp_path):
-    doc = results_doc([run_doc()], schema_version=1)
-    assert "params" not in doc["runs"][0]["plan"] and "data" not in doc["runs"][0]["repeats"][0]
-    r = load_results(write_json(tmp_path / "r.json", doc))
-    # Read upgraded by the harness: version 5, each metric with its samples rebuilt.
-    assert r.doc["schema_version"] == 5 and r.runs[0].plan.kind == "overhead"
-    assert r.runs[0].metrics["cost.after_first_use.cuda.free"].samples == (2.0 * 1024**2,) * 7
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
+def test_an_older_version_is_refused_with_the_command_that_upgrades_it(tmp_path, version, monkeypatch):
+    """The harness alone upgrades: pinreport never starts it (data and calls flow from the
+    harness to the report only). Before: pinreport ran `pinbench results upgrade -` itself."""
+    started = tmp_path / "started"
+    harness = tmp_path / "pinbench"
+    harness.write_text(f"#!/bin/sh\ntouch {started}\nexit 1\n")
+    harness.chmod(0o755)
+    monkeypatch.setenv("PINBENCH_EXE", str(harness))
+    path = write_json(tmp_path / "old night.json", results_doc([run_doc()], schema_version=version))
+    with pytest.raises(OlderResultsError) as e:
+        load_results(path)
+    assert str(e.value) == (
+        f"{path}: results schema version {version}, older than version 5, which this pinreport reads: "
+        f"upgrade it with `pinbench results upgrade '{path}' -o NEW.json`"
+    )
+    assert e.value.version == version
+    assert not started.exists()
 
 
 def test_version_4_samples_are_read_as_written(tmp_path):
@@ -63,13 +75,13 @@ def test_version_5_stopping_and_phases_round_trip(tmp_path):
     for r in run["repeats"]:
         r["phases_ms"] = {"wait_before": 0.0, "start": 12.5, "measure": 250.0, "exit": 90.0, "return_wait": 20.0}
     r = load_results(write_json(tmp_path / "r.json", results_doc([run])))
-    assert r.doc["schema_version"] == 5
-    assert r.doc["runs"][0]["stopping"] == {
+    assert document(r)["schema_version"] == 5
+    assert document(r)["runs"][0]["stopping"] == {
         "planned": 5,
         "stopped_at": 3,
         "why": "agreed: 3 repeats identical to the byte",
     }
-    assert r.doc["runs"][0]["repeats"][0]["phases_ms"]["exit"] == 90.0
+    assert document(r)["runs"][0]["repeats"][0]["phases_ms"]["exit"] == 90.0
 
 
 def test_version_5_needs_the_stopping_record(tmp_path):
@@ -82,17 +94,6 @@ def test_version_5_needs_the_stopping_record(tmp_path):
     doc["runs"][0]["stopping"] = {"planned": 5, "stopped_at": "3", "why": ""}
     with pytest.raises(BadInputError, match="stopped_at"):
         load_results(write_json(tmp_path / "r.json", doc))
-
-
-def test_version_4_reads_without_the_harness(tmp_path, monkeypatch):
-    # Version 4 is version 5 without the stopping record and the phases: read as it is, never
-    # through `pinbench results upgrade` (no pinbench is needed).
-    monkeypatch.setenv("PINBENCH_EXE", str(tmp_path / "no-pinbench"))
-    monkeypatch.setenv("PATH", str(tmp_path))
-    doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})], schema_version=4)
-    r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.doc["schema_version"] == 4
-    assert "stopping" not in r.doc["runs"][0]
 
 
 def test_samples_must_match_n(tmp_path):
@@ -108,29 +109,21 @@ def test_samples_must_match_n(tmp_path):
 
 
 def test_older_metric_that_cannot_be_rebuilt_has_no_samples(tmp_path):
-    # A version 3 summary that the repeats do not give (the timings say 1 ms): the harness
-    # keeps the summary and says null, so it is never judged on samples it does not have.
+    # A version 3 summary that the repeats do not give (the timings say 1 ms): the harness's
+    # upgrade keeps the summary and says null, so it is never judged on samples it does not have.
     doc = results_doc([run_doc(timings={"alloc": [1.0] * 7})], schema_version=3)
     doc["runs"][0]["metrics"]["time.alloc_ms"]["median"] = 5.0
-    r = load_results(write_json(tmp_path / "r.json", doc))
+    r = load_results(upgraded(write_json(tmp_path / "r.json", doc)))
     assert r.runs[0].metrics["time.alloc_ms"].samples is None
     assert r.runs[0].metrics["time.alloc_ms"].median == 5.0
     assert r.runs[0].metrics["cost.after_alloc.cuda.free"].samples == (2.0 * 1024**2,) * 7
-
-
-def test_older_versions_need_the_harness(tmp_path, monkeypatch):
-    monkeypatch.setenv("PINBENCH_EXE", "")
-    monkeypatch.setenv("PATH", str(tmp_path))
-    path = write_json(tmp_path / "r.json", results_doc([run_doc()], schema_version=3))
-    with pytest.raises(BadInputError, match="no pinbench was found"):
-        load_results(path)
 
 
 def test_every_kind_loads_with_params_and_data(tmp_path):
     doc = kinds_doc()
     doc["runs"][1]["repeats"][0]["data"] = {"pin_error": "", "filler_intact": True}
     r = load_results(write_json(tmp_path / "r.json", doc))
-    assert r.doc["schema_version"] == 5
+    assert document(r)["schema_version"] == 5
     assert {run.plan.kind for run in r.runs} == {
         "overhead",
         "capacity",
@@ -142,7 +135,7 @@ def test_every_kind_loads_with_params_and_data(tmp_path):
         "shared",
         "register_window",
     }
-    assert r.runs[1].plan.record["params"] == {"free_target": 12 * 1024**3}
+    assert dict(r.runs[1].plan.params) == {"free_target": 12 * 1024**3}
     assert r.runs[1].metrics["capacity.read_ratio"].unit == "ratio"
     assert r.runs[1].metrics["capacity.pin_failed"].unit == "count"
 
@@ -162,9 +155,9 @@ def test_params_data_and_units_are_checked(tmp_path, edit, where):
         load_results(write_json(tmp_path / "r.json", doc))
 
 
-def test_committed_version_1_results_still_load(repo_root):
-    r = load_results(repo_root / "results/h200-quick/results.json")
-    assert r.doc["schema_version"] == 5 and r.runs
+def test_committed_version_1_results_load_as_the_harness_upgrades_them(repo_root):
+    r = load_results(upgraded(repo_root / "results/h200-quick/results.json"))
+    assert document(r)["schema_version"] == 5 and r.runs
     # Every metric of the committed file is rebuilt per repeat (none summary only).
     assert all(isinstance(m.samples, tuple) for run in r.runs for m in run.metrics.values())
 
@@ -225,7 +218,7 @@ def test_json_roundtrip_of_fixture_dir():
                 load_results(p)
         else:
             # Read as the current version: the same document, each metric with its samples.
-            raw, doc = json.loads(p.read_text()), load_results(p).doc
+            raw, doc = json.loads(p.read_text()), document(load_results(p))
             assert doc["schema_version"] == 5 and [r["id"] for r in doc["runs"]] == [r["id"] for r in raw["runs"]]
             for run, raw_run in zip(doc["runs"], raw["runs"], strict=True):
                 for name, m in raw_run["metrics"].items():
@@ -237,5 +230,5 @@ def test_a_run_is_found_by_its_id():
     doc = results_doc([run_doc(size=1 * MiB), run_doc(size=2 * MiB)])
     current = ResultsFile("r.json", doc)
     first, second = doc["runs"]
-    assert current.run(second["id"]).record is second and current.run(first["id"]).record is first
+    assert current.run(second["id"]).plan.size == 2 * MiB and current.run(first["id"]).plan.size == 1 * MiB
     assert current.run("no-such-run") is None
