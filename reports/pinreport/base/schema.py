@@ -5,6 +5,9 @@ They must equal the C++ writer's constants (harness/include/pinbench/results/res
 store.hpp); tests/test_schema.py reads those headers and checks it.
 """
 
+import json
+import re
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -12,6 +15,8 @@ import jsonschema
 import jsonschema_rs
 from jsonschema.exceptions import best_match
 from referencing import Registry, Resource
+
+from pinreport.base.errors import BadInputError
 
 RESULTS_SCHEMA_NAME = "pinbench.results"
 # Version 2 (scenario kinds, docs/kinds.md) adds plan.params and repeats[].data; version 3 the
@@ -39,6 +44,12 @@ TEST_DOUBLE_MARKER = "test-double"
 
 # The note every replayed results file carries (docs/replay.md).
 REPLAY_NOTE = "REPLAYED DATA derived from a real results file; not a measurement"
+
+
+def bench_json_schema_text() -> str:
+    """The JSON Schema of the Google Benchmark files pinreport reads (--bench): what it reads of
+    them, with their bounds (data/bench.schema.json, pinreport's own)."""
+    return resources.files("pinreport").joinpath("data/bench.schema.json").read_text(encoding="utf-8")
 
 
 def trace_json_schema_text() -> str:
@@ -121,13 +132,13 @@ class DocumentSchema:
     and integers as integers: 1.0 or 1e3 where the schema says integer is refused, as the C++
     reader refuses it (JSON Schema itself counts 1.0 as an integer). jsonschema-rs (compiled)
     says whether a document passes; where it does not, jsonschema words the first problem
-    (best_match). `others`: the schemas this one refers to by $id (the trace's refer to the
+    (best_match; `reference` is that validator). `others`: the schemas this one refers to by $id (the trace's refer to the
     results schema's definitions)."""
 
     def __init__(self, schema: dict[str, Any], *others: dict[str, Any]) -> None:
         strict = [(o["$id"], strict_integers(o)) for o in others]
         registry = Registry().with_resources((uri, Resource.from_contents(o)) for uri, o in strict)
-        self._full = _StrictDraft202012(strict_integers(schema), registry=registry)
+        self.reference = _StrictDraft202012(strict_integers(schema), registry=registry)
         self._fast = jsonschema_rs.validator_for(
             strict_integers(schema),
             keywords={_STRICT_INTEGER: _StrictInteger},
@@ -145,7 +156,49 @@ class DocumentSchema:
         jsonschema finds none though jsonschema-rs refused, a ValidationError saying so."""
         if self.passes(doc):
             return None
-        error = best_match(self._full.iter_errors(doc))
+        error = best_match(self.reference.iter_errors(doc))
         return error or jsonschema.ValidationError(
             "refused by the schema (jsonschema-rs), though jsonschema accepts it"
         )
+
+    def check(self, doc: Any, path: str) -> None:
+        """Nothing where `doc` passes; else BadInputError "FILE: FIELD PATH: message" naming its
+        first problem (the message cut at 200 characters: a refused value may be long)."""
+        error = self.first_error(doc)
+        if error is None:
+            return
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise BadInputError(path, f"{json_path(error.absolute_path)}: {message}")
+
+
+_SCHEMA_TEXTS = {
+    "results": results_json_schema_text,
+    "trace": trace_json_schema_text,
+    "budget": budget_json_schema_text,
+    "bench": bench_json_schema_text,
+}
+
+
+@cache
+def schema_of(kind: str) -> DocumentSchema:
+    """The schema every document of `kind` ("results", "trace", "budget", "bench") is checked
+    against, loaded once; a trace's refers to the results schema's definitions by $id."""
+    schema = json.loads(_SCHEMA_TEXTS[kind]())
+    others = [json.loads(results_json_schema_text())] if kind == "trace" else []
+    return DocumentSchema(schema, *others)
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def json_path(parts) -> str:
+    """["runs", 0, "metrics", "cost.x"] -> 'runs[0].metrics["cost.x"]' (as the C++ reader)."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif _IDENTIFIER.match(p):
+            out += ("." if out else "") + p
+        else:
+            out += "[" + json.dumps(p) + "]"
+    return out or "(document)"

@@ -4,23 +4,13 @@ The harness computed every value; this reader derives nothing."""
 
 import json
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from pinreport.base.input_file import RESULTS_LIMIT
-from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text
+from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text, schema_of
 from pinreport.readers.documents import read_versioned_document
 from pinreport.readers.environment import Environment
-
-
-@cache
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(budget_json_schema_text())
-    return jsonschema.Draft202012Validator(schema)
-
 
 # largest_single.stopped_by of a search that did not run (--held-only), read from the schema's
 # $defs.not_measured (test_budget.py checks it equals budget_child.hpp's budget_stop::not_measured).
@@ -87,7 +77,7 @@ def load_budget(path: str | Path) -> BudgetDocument:
         (BUDGET_SCHEMA_VERSION,),
         BUDGET_SCHEMA_VERSION,
         "budget",
-        _validator(),
+        schema_of("budget"),
     )
     best = doc["safe_budget"]
     env = Environment.from_json(doc.get("environment", {}))

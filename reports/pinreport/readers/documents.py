@@ -5,13 +5,10 @@ Schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema.exceptions import best_match
-
 from pinreport.base.errors import BadInputError
 from pinreport.base.input_file import read_bounded
+from pinreport.base.schema import DocumentSchema
 from pinreport.readers.strict_json import parse_json
-from pinreport.readers.validate import json_path
 
 
 def read_versioned_document(
@@ -21,12 +18,13 @@ def read_versioned_document(
     versions: tuple[int, ...],
     shown_versions: object,
     what: str,
-    validator: jsonschema.protocols.Validator,
+    checked_by: DocumentSchema,
 ) -> dict[str, Any]:
     """A pinbench document other than a results file (a trace, a budget), read as results files
     are: bounded (`limit`), strict JSON, its `schema` name and a `version` in `versions`, then
-    `validator`; BadInputError "FILE: FIELD PATH: message" on any problem. `what` names the kind
-    in the messages ("trace", "budget"), `shown_versions` the versions this pinreport reads."""
+    `checked_by` (base/schema.schema_of); BadInputError "FILE: FIELD PATH: message" on any
+    problem. `what` names the kind in the messages ("trace", "budget"), `shown_versions` the
+    versions this pinreport reads."""
     p = str(path)
     try:
         data = read_bounded(path, limit)
@@ -38,8 +36,5 @@ def read_versioned_document(
     version = doc.get("version")
     if isinstance(version, bool) or version not in versions:
         raise BadInputError(p, f"{what} version {version!r} is not understood (this pinreport reads {shown_versions})")
-    error = best_match(validator.iter_errors(doc))
-    if error is not None:
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-        raise BadInputError(p, f"{json_path(error.absolute_path)}: {message}")
+    checked_by.check(doc, p)
     return doc
