@@ -13,4 +13,6 @@ def until_bounded(kind: str, doc) -> list:
     """The marks of a test whose example `doc` must be refused by the `kind` schema's bounds."""
     if not schema_of(kind).passes(doc):
         return []
-    return [pytest.mark.xfail(strict=True, reason=f"the {kind} schema does not bound this example yet (issue 57, item 2)")]
+    return [
+        pytest.mark.xfail(strict=True, reason=f"the {kind} schema does not bound this example yet (issue 57, item 2)")
+    ]
