@@ -61,10 +61,7 @@ sys.exit(code)
 def _current(field: str, length: int, runs: int) -> dict:
     text = "x" * length
     scenario = text if field == "scenario" else "quick-overhead"
-    docs = [
-        run_doc(scenario=scenario or "s", size=(i + 1) * MiB, nonce=f"c{i}")
-        for i in range(runs - 1)
-    ]
+    docs = [run_doc(scenario=scenario or "s", size=(i + 1) * MiB, nonce=f"c{i}") for i in range(runs - 1)]
     docs.append(run_doc(scenario="quick-overhead", size=runs * MiB, nonce="w", status="failed", reason=text or "r"))
     env = {"release": text or "580.65.06"} if field == "release" else {}
     env |= {"gpu": text or "NVIDIA H200"} if field == "gpu" else {}
@@ -78,7 +75,13 @@ def _run(argv: list[str], peak_file: Path) -> tuple[int, str, int]:
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, str(peak_file), *argv],
         capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT / "reports")},
+        # One BLAS thread: a pool's buffers (tens of MB each) come and go with the machine's load.
+        env={
+            **os.environ,
+            "PYTHONPATH": str(REPO_ROOT / "reports"),
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+        },
         timeout=300,
     )
     return done.returncode, done.stderr.decode(errors="replace"), len(done.stdout)
@@ -121,7 +124,10 @@ def _baseline(command: str) -> int:
 def _check(command: str, field: str, length: int, runs: int) -> None:
     code, read, written, peak = _example(command, field, length, runs)
     assert written <= OUTPUT_PER_BYTE * read + OUTPUT_FIXED, (command, field, length, code, read, written)
-    assert peak <= _baseline(command) + MEMORY_PER_BYTE * read + MEMORY_FIXED, (command, field, length, code, read, peak)
+    most = _baseline(command) + MEMORY_PER_BYTE * read + MEMORY_FIXED
+    if peak > most:  # a peak is measured again once: what grows with the input grows every time
+        peak = min(peak, _example(command, field, length, runs)[3])
+    assert peak <= most, (command, field, length, code, read, peak)
 
 
 # The schema as it stands decides whether a long release can reach the outputs at all.

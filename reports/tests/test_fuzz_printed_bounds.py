@@ -69,7 +69,8 @@ def _largest_size() -> int | None:
 
 
 _SCHEMA_BOUNDS = sorted({b for t in (budget_json_schema_text, trace_json_schema_text) for b in _bounds(t())}, key=float)
-EDGES = [*_SCHEMA_BOUNDS, *(b + 1 for b in _SCHEMA_BOUNDS), 2**63 - 1, 2**64 - 1, -(2**63), 1e308, -3, 0]
+EXTREMES = [2**63 - 1, 2**64 - 1, -(2**63), 1e308, -3, 0]
+EDGES = [*_SCHEMA_BOUNDS, *(b + 1 for b in _SCHEMA_BOUNDS), *EXTREMES]
 
 
 def _numeric_paths(doc) -> list[tuple]:
@@ -82,18 +83,24 @@ def _numeric_paths(doc) -> list[tuple]:
     return [p for p in paths(doc) if isinstance(at(p), int | float) and not isinstance(at(p), bool)]
 
 
+# The members the outputs show (a budget's sizes and rates, a trace's peak and costs): drawn as
+# twice as often as all the others together; the issue's extremes as often as the schema's edges.
+SHOWN = {"bytes", "safe_budget", "peak_bytes", "cost_bytes", "pin_s_per_gib", "touch_s_per_gib", "vram_cost_at_budget"}
+
+
 @st.composite
 def edged(draw, kind: str) -> dict:
     """The committed `kind` document with 1 to 3 numbers replaced by edge values."""
     doc = json.loads(json.dumps(DOCS[kind]))
     where = _numeric_paths(doc)
+    shown = [p for p in where if p[-1] in SHOWN and "phases" not in p]  # (not a phase's raw data)
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(where))
+        path = draw(st.sampled_from(shown) | st.sampled_from(shown) | st.sampled_from(where))
         node = doc
         for p in path[:-1]:
             node = node[p]
         old = node[path[-1]]
-        node[path[-1]] = draw(st.sampled_from([*EDGES, float(old)]))
+        node[path[-1]] = draw(st.sampled_from([*EXTREMES, float(old)]) | st.sampled_from(EDGES))
     return doc
 
 
