@@ -1,9 +1,9 @@
 """Property (Hypothesis) of issue 57's invariant 5, bounded memory per input byte: whatever
 results document `summary`, `compare` or `html` reads, the bytes it writes and its peak memory
-grow at most in proportion to the bytes it read. Each example runs pinreport in a child process
-and reads the child's own peak resident set (getrusage at its exit), which is what a machine
-pays; the document's strings are drawn from empty to 1 MiB in the places the outputs show
-(the driver release, the GPU's name, the host, a scenario's name, a failed run's reason).
+grow at most in proportion to the bytes it read. Each example runs pinreport twice in a child
+process, on a document with one string empty and then 64 KiB to 1 MiB long, in a place the
+outputs show (the driver release, the GPU's name, the host, a scenario's name, a failed run's
+reason), and compares what each wrote and the child's own peak resident set (getrusage).
 
 Where the schema bounds a string, a longer one is refused (exit 2, one line) and the property
 holds trivially; where it does not, the property holds only if no output repeats the string
@@ -23,7 +23,7 @@ import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
 from builders import add_to_store, make_store, results_doc, run_doc  # noqa: E402
-from conftest import REPO_ROOT  # noqa: E402
+from conftest import REPO_ROOT, upgraded  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from schema_pending import until_bounded  # noqa: E402
@@ -31,17 +31,17 @@ from schema_pending import until_bounded  # noqa: E402
 KiB, MiB = 1024, 1024**2
 DOCUMENTED = {0, 1, 2, 3}
 
-# What a command may write and hold per byte it read, beyond what it needs for nothing at all
-# (measured: html writes 0.6 to 0.8 bytes per byte read, summary 0.01; a child's peak is about
-# 125 MB for a small document, 1 to 3 bytes more per byte read).
-OUTPUT_PER_BYTE, OUTPUT_FIXED = 16, 1 * MiB
-MEMORY_PER_BYTE, MEMORY_FIXED = 32, 64 * MiB
+# What a command may write and hold for each byte more it reads, the same document with a string
+# long against empty (measured: html writes 0.6 to 0.8 bytes per byte read, summary 0.01; the
+# peak resident set grows by 1 to 3 bytes per byte read), with room for the measurement's noise.
+OUTPUT_PER_BYTE, OUTPUT_FIXED = 16, 256 * KiB
+MEMORY_PER_BYTE, MEMORY_FIXED = 32, 48 * MiB
 
-# The lengths drawn: the schema's usual bounds and the issue's examples past them.
-LENGTHS = [0, 64, 1024, 64 * KiB, 128 * KiB, 1 * MiB]
+# The lengths drawn: past the schema's usual bounds (64 and 1024 characters), as the issue's examples.
+LENGTHS = [64 * KiB, 128 * KiB, 1 * MiB]
 FIELDS = ["release", "gpu", "hostname", "scenario", "reason"]
 
-_EXAMPLES = {"ci": 6, "nightly": 150}.get(os.environ.get("PINREPORT_FUZZ", "ci"), 6)
+_EXAMPLES = {"ci": 5, "nightly": 100}.get(os.environ.get("PINREPORT_FUZZ", "ci"), 6)
 
 # The child: runs one command in-process and writes its own peak resident set (bytes) to argv[1].
 _CHILD = """
@@ -87,14 +87,15 @@ def _run(argv: list[str], peak_file: Path) -> tuple[int, str, int]:
     return done.returncode, done.stderr.decode(errors="replace"), len(done.stdout)
 
 
-def _example(command: str, field: str, length: int, runs: int) -> tuple[int, int, int, int]:
-    """Runs `command` on the document drawn; (exit code, bytes read, bytes written, peak)."""
+def _example(command: str, current_doc: dict) -> tuple[int, int, int, int]:
+    """Runs `command` on `current_doc` (a store of one night beside it); (exit code, bytes read,
+    bytes written, peak resident set)."""
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         store = make_store(tmp / "store")
         add_to_store(store, results_doc([run_doc(nonce="a")], started_at="2025-06-01T10:00:00Z"))
         current = tmp / "cur.json"
-        current.write_text(json.dumps(_current(field, length, runs)))
+        current.write_text(json.dumps(current_doc))
         page = tmp / "page.html"
         argv = {
             "summary": ["summary", str(current), "--store", str(store)],
@@ -109,43 +110,45 @@ def _example(command: str, field: str, length: int, runs: int) -> tuple[int, int
         return code, read, written, int((tmp / "peak").read_text())
 
 
-_BASE: dict[str, int] = {}
+def _check(command: str, short: dict, long: dict) -> None:
+    """What `command` writes and holds for `long` beyond `short` (the same document with a string
+    empty) grows at most in proportion to the bytes more it reads."""
+    _, read0, written0, peak0 = _example(command, short)
+    code, read, written, peak = _example(command, long)
+    more = read - read0
+    assert written - written0 <= OUTPUT_PER_BYTE * more + OUTPUT_FIXED, (command, code, more, written - written0)
+    if peak - peak0 > MEMORY_PER_BYTE * more + MEMORY_FIXED:  # measured again once: noise does not repeat
+        peak = min(peak, _example(command, long)[3])
+    assert peak - peak0 <= MEMORY_PER_BYTE * more + MEMORY_FIXED, (command, code, more, peak - peak0)
 
 
-def _baseline(command: str) -> int:
-    """The peak of `command` on a small valid document: what the interpreter and pinreport need."""
-    if command not in _BASE:
-        code, _, _, peak = _example(command, "release", 0, 2)
-        assert code != 2, f"{command} refused the small document"  # (3: its failed run)
-        _BASE[command] = peak
-    return _BASE[command]
-
-
-def _check(command: str, field: str, length: int, runs: int) -> None:
-    code, read, written, peak = _example(command, field, length, runs)
-    assert written <= OUTPUT_PER_BYTE * read + OUTPUT_FIXED, (command, field, length, code, read, written)
-    most = _baseline(command) + MEMORY_PER_BYTE * read + MEMORY_FIXED
-    if peak > most:  # a peak is measured again once: what grows with the input grows every time
-        peak = min(peak, _example(command, field, length, runs)[3])
-    assert peak <= most, (command, field, length, code, read, peak)
+def _with_release(doc: dict, release: str) -> dict:
+    out = json.loads(json.dumps(doc))
+    out["environment"]["driver"]["release"] = release
+    return out
 
 
 # The schema as it stands decides whether a long release can reach the outputs at all.
 _PENDING = until_bounded("results", _current("release", 1 * MiB, 2))
+# The property: not strict, as the drawn examples may miss the fields the schema does not bound.
+_LATER = [pytest.mark.xfail(strict=False, reason=m.kwargs["reason"]) for m in _PENDING]
 
 
 @pytest.mark.parametrize(
-    ("command", "field", "length"),
+    ("command", "length"),
     [
-        pytest.param("html", "release", 128 * KiB, marks=_PENDING, id="html-release-128KiB"),
-        pytest.param("summary", "release", 1 * MiB, marks=_PENDING, id="summary-release-1MiB"),
+        pytest.param("html", 128 * KiB, marks=_PENDING, id="html-release-128KiB"),
+        pytest.param("summary", 1 * MiB, marks=_PENDING, id="summary-release-1MiB"),
     ],
 )
-def test_the_issues_examples_are_bounded(command, field, length):
-    _check(command, field, length, runs=24)
+def test_the_issues_examples_are_bounded(command, length):
+    """The committed H200 quick run (results/h200-quick, 0.8 MB) with its release that long:
+    before, html wrote 97 MB and summary peaked at 713 MB."""
+    doc = json.loads(upgraded(REPO_ROOT / "results/h200-quick/results.json").read_text())
+    _check(command, _with_release(doc, "580.65.06"), _with_release(doc, "5" * length))
 
 
-@pytest.mark.parametrize("_", [pytest.param(0, marks=_PENDING, id="property")])
+@pytest.mark.parametrize("_", [pytest.param(0, marks=_LATER, id="property")])
 @settings(max_examples=_EXAMPLES, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     command=st.sampled_from(["summary", "compare", "html"]),
@@ -154,4 +157,4 @@ def test_the_issues_examples_are_bounded(command, field, length):
     runs=st.integers(1, 12),
 )
 def test_output_and_peak_memory_are_proportional_to_the_input(_, command, field, length, runs):
-    _check(command, field, length, runs)
+    _check(command, _current(field, 0, runs), _current(field, length, runs))
