@@ -3,8 +3,10 @@
 # from System32 at run time; no CUDA toolkit; static runtime) and runs it under Wine, headless: pinbench.exe and the CPU test program with
 # the Windows ports of the POSIX-only tests (tests/cpu/*_win32_test.cpp); then, with the
 # test-double nvcuda.dll / nvml.dll (docs/test-double.md) copied into this run's prefix,
-# ci/wine_double.sh, the user path with non-ASCII letters under code pages 1252 and 932,
-# ci/wine_unicode.sh, and the Windows pinbench wheel as pip installs it, ci/wine_wheel.sh.
+# ci/wine_double.sh, every DLL pinbench imports or loads and a pinreport.exe planted where a
+# download folder would hold them, none loaded, ci/wine_planted.sh, the user path with
+# non-ASCII letters under code pages 1252 and 932, ci/wine_unicode.sh, and the Windows pinbench
+# wheel as pip installs it, ci/wine_wheel.sh.
 # ci/README.md lists what runs here, what is skipped under Wine and why, and what still only
 # compiles.
 #
@@ -230,12 +232,17 @@ say "tests done"
 # The test double (after the tests above, which need a prefix without a CUDA driver): its DLLs
 # go into this run's prefix only, never the cached template.
 double_status=0
+planted_status=0
 unicode_status=0
 wheel_status=0
 if [[ -z ${PINBENCH_WINEPREFIX:-} && ${#gtest_args[@]} -eq 0 ]]; then
   ci/wine_double.sh "$wine" "$build" || double_status=$?
   wineserver -k 2>/dev/null || true
   say "test double done"
+  # Marker DLLs and a marker pinreport.exe where a download folder would hold them: none loaded.
+  ci/wine_planted.sh "$wine" "$build" || planted_status=$?
+  wineserver -k 2>/dev/null || true
+  say "planted DLLs and pinreport.exe done"
   # Changes the locale (LANG, LC_ALL) of its own commands only, and this run's prefix copy.
   ci/wine_unicode.sh "$wine" "$build" || unicode_status=$?
   wineserver -k 2>/dev/null || true
@@ -245,7 +252,7 @@ if [[ -z ${PINBENCH_WINEPREFIX:-} && ${#gtest_args[@]} -eq 0 ]]; then
   wineserver -k 2>/dev/null || true
   say "the Windows wheel done"
 else
-  say "not running ci/wine_double.sh, ci/wine_unicode.sh, ci/wine_wheel.sh: they need this run's own prefix copy and no GTEST_ARGS"
+  say "not running ci/wine_double.sh, ci/wine_planted.sh, ci/wine_unicode.sh, ci/wine_wheel.sh: they need this run's own prefix copy and no GTEST_ARGS"
 fi
 
 # One line per skipped test with its reason, then the totals.
@@ -289,4 +296,4 @@ for case in cases:
 print(f"check_windows: {passed} passed, {failed} failed, {skipped} skipped under Wine")
 sys.exit(1 if failed else 0)
 EOF
-((summary_status == 0 && double_status == 0 && unicode_status == 0 && wheel_status == 0))
+((summary_status == 0 && double_status == 0 && planted_status == 0 && unicode_status == 0 && wheel_status == 0))

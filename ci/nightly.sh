@@ -12,6 +12,7 @@
 #                 [--skip-budget] [--budget-baseline BUDGET]   # pinbench budget; its previous document
 #                 [--pinbench PATH] [--pinreport PATH]
 #                 [--package PATH]   # a packaged pinbench (a wheel's, the zip's): no build, no benchmarks
+#                 [--wheelhouse DIR [--python PATH]]   # pinreport from DIR (the zip's), no index, into a venv
 #                 [--replay-from RESULTS --replay-script SCRIPT]   # no GPU: replay backend
 #                 [--resume]   # continue the cancelled night in --out (its results.json)
 #                 [--fuzz-seconds N]   # after the night: ci/fuzz.sh N (default 600; 0: none)
@@ -25,7 +26,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SECONDS=0  # the job's wall time, said at its end
 
-usage() { sed -n '8,18p' "$0"; exit 0; }
+usage() { sed -n '8,19p' "$0"; exit 0; }
 die_usage() { echo "nightly: $*" >&2; exit 2; }
 
 scenario=$root/scenarios/nightly.yaml
@@ -43,6 +44,8 @@ skip_budget=0
 budget_baseline=""
 pinbench=""
 pinreport=""
+wheelhouse=""
+python=""
 replay_from=""
 replay_script=""
 resume=0
@@ -75,6 +78,8 @@ while (($#)); do
     # programs are not in it (they are CUDA runtime programs, built with nvcc).
     --package) pinbench=${2:?}; skip_build=1; skip_bench=1; shift ;;
     --pinreport) pinreport=${2:?}; shift ;;
+    --wheelhouse) wheelhouse=${2:?}; shift ;;
+    --python) python=${2:?}; shift ;;
     --replay-from) replay_from=${2:?}; shift ;;
     --replay-script) replay_script=${2:?}; shift ;;
     --resume) resume=1 ;;
@@ -92,8 +97,10 @@ done
 replay=0
 [[ -n $replay_from ]] && replay=1
 [[ $fuzz_seconds =~ ^[0-9]+$ ]] || die_usage "--fuzz-seconds takes a number of seconds"
+[[ -z $wheelhouse || -z $pinreport ]] || die_usage "--wheelhouse and --pinreport exclude each other"
+[[ -n $wheelhouse || -z $python ]] || die_usage "--python needs --wheelhouse"
 
-# Windows runs the package CI built (ci/package_windows.py), never a build of its own.
+# Windows runs the package CI built (ci/package.py windows), never a build of its own.
 case "$(uname -s)" in
   MINGW* | MSYS* | CYGWIN*)
     ((skip_build)) || die_usage "on Windows, run the package: --package PATH/pinbench.exe (ci/README.md)" ;;
@@ -173,6 +180,46 @@ if [[ ! -x $pinbench ]]; then
   record "find pinbench ($pinbench)" 3
   finish
 fi
+worktree=""  # the store branch's, below
+venv=""      # --wheelhouse's
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() {
+  [[ -n $worktree ]] && git -C "$store_repo" worktree remove --force "$worktree" >/dev/null 2>&1
+  [[ -n $venv ]] && rm -rf -- "$venv"
+  return 0
+}
+trap cleanup EXIT
+# --wheelhouse: pinreport installed from the package's wheelhouse (no index, every wheel's hash
+# locked by ci/wheelhouse.lock) into a fresh venv, with --python or the first Python 3.11+ on the
+# PATH; none is infrastructure (3), said in the summary.
+if [[ -n $wheelhouse ]]; then
+  python_ok() { "$@" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
+  python_cmd=()
+  if [[ -n $python ]]; then
+    python_ok "$python" && python_cmd=("$python")
+  else
+    for c in python3 python "py -3"; do
+      read -r -a words <<<"$c"
+      command -v "${words[0]}" >/dev/null 2>&1 && python_ok "${words[@]}" && { python_cmd=("${words[@]}"); break; }
+    done
+  fi
+  if ((${#python_cmd[@]} == 0)); then
+    record "find Python 3.11 or later for pinreport (${python:-python3, python or py -3 on the PATH}; none runs)" 3
+    finish
+  fi
+  venv=$(mktemp -d "${TMPDIR:-/tmp}/pinbench-nightly-venv.XXXXXX") || { record "make a folder for pinreport's venv" 3; finish; }
+  venv_python=$venv/bin/python
+  [[ $(uname -s) == MINGW* || $(uname -s) == MSYS* ]] && venv_python=$venv/Scripts/python.exe
+  { "${python_cmd[@]}" -m venv "$venv" &&
+    "$venv_python" -m pip install --disable-pip-version-check --no-index --find-links "$wheelhouse" pinreport; } \
+    >"$out/pinreport-install.log" 2>&1
+  rc=$?
+  ((rc == 0)) || rc=3
+  record "install pinreport from $wheelhouse (no index; pinreport-install.log)" $rc
+  ((rc == 0)) || finish
+  pinreport=$venv/bin/pinreport
+  [[ -x $pinreport ]] || pinreport=$venv/Scripts/pinreport.exe
+fi
 if [[ -z $pinreport ]]; then
   pinreport=$(command -v pinreport || true)
   for c in "$root/.venv/bin/pinreport" "$root/.venv/Scripts/pinreport.exe"; do
@@ -185,11 +232,7 @@ if [[ -z $pinreport || ! -x $pinreport ]]; then
 fi
 
 # --- the store's home: a directory, or a git branch checked out in a worktree ------------
-worktree=""
 index_home=""
-# shellcheck disable=SC2317  # called by the EXIT trap
-cleanup() { [[ -n $worktree ]] && git -C "$store_repo" worktree remove --force "$worktree" >/dev/null 2>&1; }
-trap cleanup EXIT
 if [[ -n $store_branch ]]; then
   worktree=$(mktemp -d "${TMPDIR:-/tmp}/pinbench-store.XXXXXX")
   # A worktree of the job's own checkout shares its remote and credentials.
@@ -271,7 +314,10 @@ elif ((skip_budget)); then
   note "budget: skipped (--skip-budget)"
 else
   # --held-only: the safe budget, which budget-compare judges; the largest single pin is the
-  # nightly scenario's max_pinnable runs' (docs/budget.md, "--held-only").
+  # nightly scenario's max_pinnable runs' (docs/budget.md, "--held-only"). No --cap: on Windows
+  # the default lies above the OS's limit for graphics, so the nightly sees where pins fail and
+  # whether that moves between releases; in a container or a batch job the budget stays under
+  # the job's memory limit and names it (docs/budget.md, "It never hurts the machine").
   "$pinbench" budget --held-only -o "$out/budget.json" >"$out/budget.txt" 2>&1
   record "budget" $?  # 3: a family without an answer, or a neighbour moved device memory
   if [[ -s $out/budget.json ]]; then

@@ -7,16 +7,20 @@
 Takes the programs a build made (pinbench, and the trace injection library where the build has
 it), the scenario files that can run from the package (one that runs a program of the
 repository's, a `command` kind, is left out and named), the platform's short README
-(docs/package-windows.md or docs/package-linux.md, as README.md), a committed results file and
-replay script so that the README's replay command runs without a GPU (REPLAY_EXAMPLE), the
-docs/*.md that pinbench's own messages and --help cite (read from the sources, so a new citation
-ships its document), and the pinreport wheel, and writes pinbench-VERSION-PLATFORM-x64.zip
-(Windows) or .tar.gz (Linux), with the wheel inside (the README installs it from there after its
-`cd`) and beside it. Before packing, every program's dynamic
-imports are read (objdump -p / readelf -d) and must be the operating system's own libraries only:
-CUDA, NVML and CUPTI are loaded at run time, and on Windows the C++ runtime is linked statically,
-so a user needs nothing but the NVIDIA driver. An import of a CUDA, MSVC runtime or mingw
-library ends the script with exit 1 and names it. Prints each program's size and imports.
+(docs/package-windows.md or docs/package-linux.md, as README.md, its VERSION spelled out), a
+committed results file and replay script so that the README's replay command runs without a GPU
+(REPLAY_EXAMPLE), the docs/*.md and docs/*.schema.json that pinbench's own messages and --help
+cite (read from the sources, so a new citation ships its document), and pinreport, and writes
+pinbench-VERSION-PLATFORM-x64.zip (Windows) or .tar.gz (Linux). pinreport: in the zip, the
+wheelhouse (`wheelhouse/`: its wheel and its dependencies locked for every supported Python,
+ci/wheelhouse.py), so the README installs it with no index; in the tarball, its wheel; and the
+wheel beside either. Before packing, every program's dynamic imports are read (objdump -p /
+readelf -d) and must be the operating system's own libraries only: CUDA, NVML and CUPTI are
+loaded at run time, and on Windows the C++ runtime is linked statically, so a user needs nothing
+but the NVIDIA driver; and on Windows each must be a KnownDLL, which Windows never looks for
+beside the program (dxgi.dll, pdh.dll are loaded at run time from System32 instead). An import
+of a CUDA, MSVC runtime or mingw library, or of a Windows DLL that is not a KnownDLL, ends the
+script with exit 1 and names it. Prints each program's size and imports.
 
 Exit codes: 0 packaged; 1 a forbidden import; 2 bad usage or a missing build or tool.
 """
@@ -34,6 +38,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import wheelhouse as wheelhouse_tool  # noqa: E402  (ci/wheelhouse.py: the locked wheels)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Why a library may not be imported, by name; the first pattern that matches gives the reason.
@@ -41,8 +48,19 @@ CUDA_LIBRARY = (
     re.compile(r"^(lib)?(nvcuda|cuda|cudart|nvidia-ml|nvml|cupti|nvrtc|nvjitlink)", re.I),
     "a CUDA/NVML/CUPTI library (it is loaded at run time)",
 )
+# A Windows DLL that is not a KnownDLL, imported, is looked for in the program's folder first: a
+# planted copy beside pinbench.exe (a download folder) would run inside it (docs/windows.md,
+# "Which DLLs pinbench loads"). Such a DLL is loaded at run time from System32 instead.
+NOT_KNOWN_DLL = (
+    re.compile(
+        r"^(dxgi|pdh|dxcore|bcrypt|version|dbghelp|winmm|iphlpapi|userenv|powrprof|cfgmgr32|d3d\w*)\.dll$", re.I
+    ),
+    "not a KnownDLL: Windows would look for it in the program's folder first (load it at run time "
+    "from System32: DynamicLibrary::open_system)",
+)
 FORBIDDEN_KINDS = (
     CUDA_LIBRARY,
+    NOT_KNOWN_DLL,
     (re.compile(r"^(msvcp|vcruntime|msvcr\d|ucrtbase|concrt|vcomp)", re.I), "an MSVC runtime (link statically)"),
     (re.compile(r"^(libstdc\+\+|libgcc|libwinpthread|libgomp|libz|zlib)", re.I), "a mingw-w64 DLL (link statically)"),
 )
@@ -72,23 +90,32 @@ WINDOWS = Platform(
     readme="docs/package-windows.md",
     tool=("x86_64-w64-mingw32-objdump", "-p"),
     imported=re.compile(r"^\s*DLL Name: (\S+)", flags=re.M),
-    # Windows' own DLLs, on every supported Windows. msvcrt.dll is the system C library that
-    # mingw-w64 programs call, not an MSVC redistributable.
+    # Windows' own DLLs that are KnownDLLs on every supported Windows (Windows 10 and 11: the
+    # registry's Session Manager\KnownDLLs, plus ntdll and kernelbase, always the system's), so
+    # loaded from System32 whatever lies beside the program. msvcrt.dll is the system C library
+    # that mingw-w64 programs call, not an MSVC redistributable.
     allowed=frozenset(
         n.lower()
         for n in (
+            "ntdll.dll",
             "KERNEL32.dll",
+            "KERNELBASE.dll",
             "ADVAPI32.dll",
             "USER32.dll",
+            "GDI32.dll",
             "msvcrt.dll",
-            "dxgi.dll",
-            "pdh.dll",
             "ole32.dll",
             "OLEAUT32.dll",
+            "combase.dll",
+            "rpcrt4.dll",
+            "sechost.dll",
             "SHELL32.dll",
+            "SHLWAPI.dll",
             "WS2_32.dll",
-            "bcrypt.dll",
-            "ntdll.dll",
+            "PSAPI.dll",
+            "IMM32.dll",
+            "COMDLG32.dll",
+            "SETUPAPI.dll",
         )
     ),
 )
@@ -126,22 +153,73 @@ REPLAY_EXAMPLE = (
 )
 # A scenario with a `command` kind runs a program of its own (a script of the repository's).
 COMMAND_KIND = re.compile(r"^\s*kind:\s*command\b", flags=re.M)
-# A docs/ file named in a C++ string literal: a message or --help text that cites it.
-STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-CITED_DOC = re.compile(r"docs/[A-Za-z0-9_.-]+\.md")
+# A run of adjacent C++ string literals (one message, though split over lines), and a docs/
+# file (a page or a schema) that a message or --help text cites.
+STRING_LITERALS = re.compile(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*')
+CITED_DOC = re.compile(r"docs/[A-Za-z0-9_.-]+\.(?:md|json)")
+
+
+def cpp_messages() -> list[tuple[str, str]]:
+    """(where, text) of every string in pinbench's sources (harness/src, harness/cli), adjacent
+    literals joined, comments left out: every message and help text pinbench can print."""
+    messages = []
+    for folder in ("harness/src", "harness/cli"):
+        for source in sorted((ROOT / folder).rglob("*.[ch]pp")):
+            text = source.read_text(encoding="utf-8")
+            code = "\n".join("" if line.lstrip().startswith(("//", "#include")) else line for line in text.splitlines())
+            for match in STRING_LITERALS.finditer(code):
+                joined = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', match.group()))
+                line = code.count("\n", 0, match.start()) + 1
+                messages.append((f"{source.relative_to(ROOT)}:{line}", joined))
+    return messages
+
+
+def python_messages() -> list[tuple[str, str]]:
+    """(where, text) of every string pinreport can print: its string constants, the formatted
+    ones' fixed parts joined, docstrings left out."""
+    import ast
+
+    messages = []
+    for source in sorted((ROOT / "reports" / "pinreport").rglob("*.py")):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        docstrings = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                first = node.body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    docstrings.add(id(first.value))
+        inside_f = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in docstrings or id(node) in inside_f:
+                    continue
+                text = node.value
+            else:
+                continue
+            messages.append((f"{source.relative_to(ROOT)}:{node.lineno}", text))
+    return messages
 
 
 def cited_docs() -> list[str]:
-    """The docs/*.md that pinbench's messages and help cite, from harness/src and harness/cli."""
+    """The docs/ files that pinbench's and pinreport's messages and help cite (cpp_messages,
+    python_messages), so a new citation ships its document."""
     found = set()
-    for folder in ("harness/src", "harness/cli"):
-        for source in sorted((ROOT / folder).rglob("*.[ch]pp")):
-            for line in source.read_text(encoding="utf-8").splitlines():
-                if line.lstrip().startswith("//"):
-                    continue
-                for literal in STRING_LITERAL.findall(line):
-                    found.update(CITED_DOC.findall(literal))
+    for _, text in cpp_messages() + python_messages():
+        found.update(CITED_DOC.findall(text))
     return sorted(found)
+
+
+def data_files() -> list[tuple[Path, str]]:
+    """(source, name in the package) of what every package ships beside the programs: the zip
+    and the tarball at their top, the wheel under share/pinbench/ (ci/wheel.py)."""
+    scenarios, _ = scenario_members()
+    members = list(scenarios)
+    members += [(ROOT / source, name) for source, name in REPLAY_EXAMPLE]
+    members += [(ROOT / doc, doc) for doc in cited_docs()]
+    members.append((ROOT / "LICENSE", "LICENSE"))
+    return members
 
 
 def scenario_members() -> tuple[list[tuple[Path, str]], list[str]]:
@@ -234,12 +312,23 @@ def pack(platform: Platform, archive: Path, top: str, members: list[tuple[Path, 
     if platform.name == "windows":
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
             for source, arcname in members:
-                zf.write(source, f"{top}/{arcname}")
+                # A wheel is a zip already: stored, not compressed again.
+                stored = zipfile.ZIP_STORED if arcname.endswith(".whl") else zipfile.ZIP_DEFLATED
+                zf.write(source, f"{top}/{arcname}", compress_type=stored)
     else:
         with tarfile.open(tmp, "w:gz", compresslevel=9) as tf:
             for source, arcname in members:
                 tf.add(source, f"{top}/{arcname}")
     tmp.replace(archive)
+
+
+def readme(platform: Platform, version: str, folder: Path) -> Path:
+    """The platform's README with VERSION spelled out, so that its commands (`cd
+    pinbench-0.1.0-windows-x64`, the wheel's name) run as written."""
+    text = (ROOT / platform.readme).read_text(encoding="utf-8").replace("VERSION", version)
+    path = folder / "README.md"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -250,6 +339,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "package", help="where the package and wheel go")
     parser.add_argument("--no-wheel", action="store_true", help="the package only")
+    parser.add_argument(
+        "--no-wheelhouse",
+        action="store_true",
+        help="windows: without the wheelhouse (pinreport and its locked dependencies, ci/wheelhouse.py)",
+    )
     args = parser.parse_args(argv)
     platform = PLATFORMS[args.platform]
     build = args.build or ROOT / platform.default_build
@@ -262,21 +356,28 @@ def main(argv: list[str] | None = None) -> int:
         return programs
 
     args.out.mkdir(parents=True, exist_ok=True)
-    top = f"pinbench-{project_version(build)}-{platform.name}-x64"
+    version = project_version(build)
+    top = f"pinbench-{version}-{platform.name}-x64"
     archive = args.out / (top + (".zip" if platform.name == "windows" else ".tar.gz"))
-    members = [(p, p.name) for p in programs]
-    members.append((ROOT / platform.readme, "README.md"))
-    scenarios, left_out = scenario_members()
-    members += scenarios
-    for line in left_out:
-        print(f"package: left out {line}")
-    members += [(ROOT / source, name) for source, name in REPLAY_EXAMPLE]
-    members += [(ROOT / doc, doc) for doc in cited_docs()]
-    if not args.no_wheel:
-        wheel = build_wheel(args.out)
-        print(f"package: {wheel} ({wheel.stat().st_size} bytes)")
-        members.append((wheel, wheel.name))
-    pack(platform, archive, top, members)
+    with tempfile.TemporaryDirectory() as tmp:
+        members = [(p, p.name) for p in programs]
+        members.append((readme(platform, version, Path(tmp)), "README.md"))
+        for line in scenario_members()[1]:
+            print(f"package: left out {line}")
+        members += data_files()
+        if not args.no_wheel:
+            wheel = build_wheel(args.out)
+            print(f"package: {wheel} ({wheel.stat().st_size} bytes)")
+            if platform.name == "windows" and not args.no_wheelhouse:
+                # pinreport and its dependencies for every supported Python, hashes checked: the
+                # README installs from here with no index (docs/package-windows.md).
+                wheelhouse = Path(tmp) / "wheelhouse"
+                if (rc := wheelhouse_tool.main(["build", "--out", str(wheelhouse), "--pinreport", str(wheel)])) != 0:
+                    return rc
+                members += [(w, f"wheelhouse/{w.name}") for w in sorted(wheelhouse.glob("*.whl"))]
+            else:
+                members.append((wheel, wheel.name))
+        pack(platform, archive, top, members)
     print(f"package: {archive} ({archive.stat().st_size} bytes, {len(members)} files)")
     return 0
 

@@ -68,6 +68,8 @@ step build with_ccache cmake --build --preset ci-nogpu -j"$PINBENCH_JOBS"
 # A hang fails after 5 minutes instead of CTest's 25 (the slowest test, ReplayKindsWhole, takes
 # one replay of the nightly, about 12 CPU-seconds, and took 90 s on a very busy machine).
 step ctest ctest --preset ci-nogpu -j"$PINBENCH_JOBS" --timeout 300
+# Every file a message or help text of either tool cites is one the zip and the wheel ship.
+step citations .venv/bin/python ci/check_citations.py
 # The libFuzzer targets (ci/fuzz.sh, docs/fuzzing.md): their own clang + AddressSanitizer build,
 # then 60 s of fuzzing in all over the scenario, results and trace readers; a finding fails it.
 step fuzz with_ccache ci/fuzz.sh 60

@@ -49,6 +49,31 @@ ROOT = package.ROOT
 NAME = "pinbench"
 SUMMARY = "What pinned host memory costs in GPU memory, per NVIDIA driver release: pinbench and pinreport"
 DESCRIPTION = ROOT / "docs" / "pip-install.md"
+LICENSE = ROOT / "LICENSE"
+# The repository the index page links to: the page's relative links become links there. It has
+# not been published yet: this address is to be confirmed at the first upload.
+REPOSITORY = "https://github.com/pinbench/pinbench"
+AUTHOR = "The pinbench authors"
+CLASSIFIERS = (
+    "Development Status :: 4 - Beta",
+    "Environment :: Console",
+    "Environment :: GPU :: NVIDIA CUDA",
+    "Intended Audience :: Developers",
+    "Intended Audience :: Science/Research",
+    "Operating System :: Microsoft :: Windows",
+    "Operating System :: POSIX :: Linux",
+    "Programming Language :: C++",
+    "Programming Language :: Python :: 3",
+    "Topic :: System :: Benchmark",
+)
+PROJECT_URLS = (
+    ("Homepage", REPOSITORY),
+    ("Documentation", f"{REPOSITORY}/blob/main/docs/pip-install.md"),
+    ("Source", REPOSITORY),
+    ("Issues", f"{REPOSITORY}/issues"),
+)
+# A relative Markdown link of docs/pip-install.md: `](package-windows.md)`, `](../README.md#x)`.
+RELATIVE_LINK = re.compile(r"\]\((?!https?://|#)([^)\s]+)\)")
 WINDOWS_TAG = "py3-none-win_amd64"
 # What `auditwheel show` says of a wheel whose programs fit a manylinux policy.
 AUDITWHEEL_TAG = re.compile(r'consistent with the following platform tag:\s*"?([a-z0-9_]+)"?')
@@ -80,28 +105,46 @@ def entry_points_text() -> str:
 def metadata_text(version: str, pinreport: email.message.Message) -> str:
     """pinbench's METADATA: pinreport's Requires-Python and dependencies (not its test extra)."""
     lines = [
-        "Metadata-Version: 2.1",
+        "Metadata-Version: 2.4",
         f"Name: {NAME}",
         f"Version: {version}",
         f"Summary: {SUMMARY}",
+        f"Author: {AUTHOR}",
+        "License-Expression: Apache-2.0",
+        "License-File: LICENSE",
         f"Requires-Python: {pinreport['Requires-Python']}",
     ]
+    lines += [f"Classifier: {c}" for c in CLASSIFIERS]
+    lines += [f"Project-URL: {label}, {url}" for label, url in PROJECT_URLS]
     for requirement in pinreport.get_all("Requires-Dist") or []:
         if "extra ==" not in requirement:
             lines.append(f"Requires-Dist: {requirement}")
     lines.append("Description-Content-Type: text/markdown")
-    return "\n".join(lines) + "\n\n" + DESCRIPTION.read_text(encoding="utf-8")
+    return "\n".join(lines) + "\n\n" + index_page_text()
+
+
+def index_page_text() -> str:
+    """docs/pip-install.md with its relative links made absolute, so that they work on the index
+    page (they point into the repository, where the page lives)."""
+
+    def absolute(match: re.Match[str]) -> str:
+        target = (Path("docs") / match.group(1)).as_posix()
+        parts = []
+        for part in target.split("/"):
+            if part == ".." and parts:
+                parts.pop()
+            else:
+                parts.append(part)
+        return f"]({REPOSITORY}/blob/main/{'/'.join(parts)})"
+
+    return RELATIVE_LINK.sub(absolute, DESCRIPTION.read_text(encoding="utf-8"))
 
 
 def data_members(platform: package.Platform) -> list[tuple[Path, str]]:
     """The files installed under share/pinbench/: as the zip and the tarball hold them."""
-    scenarios, left_out = package.scenario_members()
-    for line in left_out:
+    for line in package.scenario_members()[1]:
         print(f"wheel: left out {line}")
-    members = list(scenarios)
-    members += [(ROOT / source, name) for source, name in package.REPLAY_EXAMPLE]
-    members += [(ROOT / doc, doc) for doc in package.cited_docs()]
-    return members
+    return package.data_files()
 
 
 def write_wheel(out: Path, version: str, tag: str, programs: list[Path], pinreport_files, pinreport_meta, data) -> Path:
@@ -114,6 +157,7 @@ def write_wheel(out: Path, version: str, tag: str, programs: list[Path], pinrepo
     for source, name in data:
         members.append((f"{data_dir}/data/share/pinbench/{name}", source.read_bytes(), 0o644))
     members.append((f"{dist_info}/METADATA", metadata_text(version, pinreport_meta).encode("utf-8"), 0o644))
+    members.append((f"{dist_info}/licenses/LICENSE", LICENSE.read_bytes(), 0o644))
     wheel_text = "Wheel-Version: 1.0\nGenerator: pinbench ci/wheel.py\nRoot-Is-Purelib: false\n"
     wheel_text += "".join(f"Tag: {t}\n" for t in expand_tag(tag))
     members.append((f"{dist_info}/WHEEL", wheel_text.encode(), 0o644))

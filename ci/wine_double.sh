@@ -6,8 +6,9 @@
 #   1. the NVML wrapper's device tests (NvmlDevice.*, which skip without NVML) against the double;
 #   2. pinbench.exe doctor (exit 0, the double's name in its output);
 #   3. every kind of harness/tests/doubles/scenarios/every_kind.yaml with --backend cuda;
-#   4. a run killed mid-way (TerminateProcess-like: SIGKILL of its Wine process; a console
-#      CTRL event cannot be sent under Wine, ci/README.md) and its `run --resume`;
+#   4. a run killed mid-way (TerminateProcess-like: SIGKILL of its Wine process) and its
+#      `run --resume`; then one stopped by Ctrl-C (SIGINT, which Wine turns into CTRL_C_EVENT
+#      for the console control handler): exit 130, `interrupted`, and its `run --resume`;
 #   5. the overhead runs with NVML's per-process memory scripted "not available" (as WDDM
 #      reports it): nvml.0.process_used must be missing with a reason, the device figures there;
 #   6. pinbench.exe trace of a small program (harness/tests/doubles/traced_program.cpp): the
@@ -15,7 +16,8 @@
 #      pinning calls; the trace must pass pinreport's strict reader and hold the calls the program
 #      notes it made. every_kind's command kind (3.) traces the same program.
 #   7. pinbench.exe budget against a pin limit whose failure poisons the process (docs/budget.md),
-#      its document read by pinreport's strict reader.
+#      its document read by pinreport's strict reader; then without --cap: the cap above Windows'
+#      limit for graphics.
 #   8. doctor from a folder holding planted copies of nvml.dll and nvcuda.dll: System32's are
 #      named, and with System32's gone none is loaded and the reason is printed;
 #   9. the Windows zip (ci/package.py) unzipped afresh and its README's commands run as written
@@ -124,7 +126,7 @@ check "NvmlDevice.* against the double" nvml_tests
 # --- 2. doctor --------------------------------------------------------------------------------
 # Host pinning costs nothing here: on Windows the positive_host control judges only DXGI's
 # non-local group, which the double has not, so it is NOT APPLICABLE; with a cost, its disturbance
-# check saw the control's own pin cost as an idle move in 2 of 8 doctors under Wine (docs/notes.md).
+# check saw the control's own pin cost as an idle move in 2 of 8 doctors under Wine (results/test-double/README.md).
 script doctor "$(grep -v '^pin_cost_per_gib.cuMemHostAlloc =' <<<"$priced")" >/dev/null
 say "pinbench.exe doctor"
 doctor() {
@@ -191,6 +193,45 @@ problems += [f"{rid}: {s} ({why})" for rid, (s, why) in statuses.items() if s !=
 '
 }
 check "a killed run and its --resume" cancel_and_resume
+
+# --- 4b. Ctrl-C: SIGINT reaches the console control handler (CTRL_C_EVENT) under Wine ------------
+# Wine turns a SIGINT to the process into CTRL_C_EVENT for SetConsoleCtrlHandler's handler, as
+# a Ctrl-C in its console does on Windows: the run ends its child, writes what it finished with
+# `interrupted`, exits 130; --resume completes it.
+script ctrl-c "$priced" >/dev/null
+say "a run stopped by Ctrl-C (SIGINT: CTRL_C_EVENT) after its first run is written, then --resume"
+ctrl_c_and_resume() {
+  PINBENCH_DRIVER_DOUBLE="$(windows_path "$work/ctrl-c.conf")" "${pinbench[@]}" run every_kind.yaml \
+    --backend cuda -o ctrl-c.json --no-summary --only 'double-overhead/*' --control-size 16MiB \
+    >ctrl-c.log 2>&1 &
+  local pid=$! runs=0 rc=0 until=$((SECONDS + 30))
+  while ((runs < 1 && SECONDS < until)) && kill -0 "$pid" 2>/dev/null; do
+    sleep 0.1
+    runs="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("runs", [])))' ctrl-c.json 2>/dev/null || echo 0)"
+  done
+  kill -INT "$pid" 2>/dev/null || true
+  wait "$pid" || rc=$?
+  ((runs >= 1)) || { echo "no run was written (30 s at most)"; tail -20 ctrl-c.log; return 1; }
+  ((rc == 130)) || { echo "exit $rc after Ctrl-C, expected 130"; tail -20 ctrl-c.log; return 1; }
+  results_ok ctrl-c.json '
+interrupted = doc.get("interrupted") or {}
+if doc.get("complete"):
+    problems.append("complete after Ctrl-C")
+if interrupted.get("signal") != "CTRL_C":
+    problems.append(f"interrupted: {interrupted}, expected the signal CTRL_C")
+if not 1 <= len(runs) < 6:
+    problems.append(f"{len(runs)} runs in the partial file")
+print(f"wine_double: Ctrl-C: exit 130 with {len(runs)} of 6 runs written, interrupted {interrupted}")
+' || return 1
+  with_double ctrl-c run --resume ctrl-c.json --no-summary --control-size 16MiB || { tail -20 ctrl-c.log; return 1; }
+  results_ok ctrl-c.json '
+complete = doc.get("complete")
+if not complete or len(runs) != 6:
+    problems.append(f"complete {complete}, {len(runs)} runs after --resume, expected 6")
+problems += [f"{rid}: {s} ({why})" for rid, (s, why) in statuses.items() if s != "ok"]
+'
+}
+check "a run stopped by Ctrl-C (exit 130) and its --resume" ctrl_c_and_resume
 
 # --- 5. NVML's per-process memory "not available", as scripted (WDDM reports it so) ---------------
 script no-process-memory "$priced
@@ -309,6 +350,42 @@ sys.exit(1 if problems else 0)
 EOF
 }
 check "pinbench budget against a poisoning limit" budget_poisons
+
+# Without --cap on Windows the cap lies above the OS's limit for graphics (the larger of RAM/2 and
+# the DXGI non-local budget, plus 25%, in whole chunks), so the default search reaches it; the
+# limits of the process are in the document (version 2).
+budget_default_cap() {
+  with_double budget budget -o budget-default-cap.json --held-only --chunk 8MiB --time-limit 30 || { tail -20 budget.log; return 1; }
+  local python="${PINBENCH_PYTHON:-$root/.venv/bin/python}"
+  PYTHONPATH="$root/reports" "$python" - budget-default-cap.json <<'EOF'
+import json
+import math
+import sys
+from pathlib import Path
+
+from pinreport.readers.budget import load_budget
+
+b = load_budget(sys.argv[1])  # the typed document (and the schema's check)
+d = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))  # the fields no reader types
+problems = []
+ram, chunk = d["host"]["ram_total"], d["options"]["chunk"]
+os_limit = max(ram // 2, 64 * 1000 * 1000)  # the DXGI budget is not read under Wine (no such adapter)
+want = max(chunk, math.ceil(int(os_limit * 1.25) / chunk) * chunk)
+if d["options"]["cap"] != want:
+    problems.append(f"cap {d['options']['cap']}, not {want} (RAM {ram})")
+if not d["options"].get("cap_basis", "").startswith("Windows' limit for graphics"):
+    problems.append(f"cap_basis {d['options'].get('cap_basis')!r}")
+if d["version"] != 2 or not any(limit["kind"] == "host" for limit in d["limits"]["read"]):
+    problems.append(f"version {d['version']}, limits {d.get('limits')}")
+for f in b.families:
+    if (f.status, f.held_at_once) != ("ok", 40 << 20):
+        problems.append(f"{f.family}: {f.status}, held {f.held_at_once}")
+for p in problems:
+    print(f"wine_double: budget-default-cap.json: {p}")
+sys.exit(1 if problems else 0)
+EOF
+}
+check "pinbench budget's default cap above Windows' limit for graphics" budget_default_cap
 
 # --- 8. DLLs planted in the working folder are never loaded ----------------------------------------
 # Copies of the double's nvml.dll and nvcuda.dll in the folder pinbench runs from: doctor names

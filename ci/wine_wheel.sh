@@ -4,6 +4,7 @@
 # Windows machine's pip lays it out (`pip install --platform win_amd64 --target DIR`: bin/ with
 # pinbench.exe and the injection DLL, share/pinbench/, pinreport/), then run from an empty folder
 # against the test-double nvcuda.dll / nvml.dll in this run's System32:
+#   0. `twine check --strict` of the wheel's metadata (the Linux one's: ci/wheel_check.sh);
 #   1. pinbench.exe --version and the wheel's pinreport --version agree;
 #   2. pinbench.exe doctor passes its controls;
 #   3. pinbench.exe run of a small scenario: complete, and, Wine having no Windows Python and so no
@@ -54,6 +55,9 @@ pinbench() {  # ARGS...: the installed pinbench.exe with the double's script
 pinreport() {  # ARGS...: the wheel's pinreport, on this Linux Python
   env -u PINREPORT PYTHONPATH="$inst" "$python" -m pinreport "$@"
 }
+
+twine_check() { "$(dirname "$python")/twine" check --strict "$wheel"; }
+check "twine check --strict" twine_check
 
 versions() {
   local b r

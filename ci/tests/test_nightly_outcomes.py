@@ -5,6 +5,7 @@ pinbench and pinreport are small stand-in scripts, so only the script's own logi
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,82 @@ def test_a_replayed_night_says_why_there_is_no_budget(tmp_path):
         "- budget: skipped (replay backend: it has no driver whose pin limit could be searched)"
         in (out / "summary.md").read_text().splitlines()
     )
+
+
+# --- --wheelhouse: pinreport installed from the package's wheelhouse, no index ------------------
+
+STAND_IN_PINREPORT = """import sys
+
+
+def main():
+    if sys.argv[1:2] == ["compare"]:
+        print("stand-in pinreport from the wheelhouse: nothing regressed")
+    return 0
+"""
+
+
+def _stand_in_wheel(folder: Path) -> Path:
+    """A pinreport wheel whose console script says where it came from (no dependencies)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    files = {
+        "pinreport_stand_in.py": STAND_IN_PINREPORT,
+        "pinreport-0.0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: pinreport\nVersion: 0.0.1\n",
+        "pinreport-0.0.1.dist-info/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+        "pinreport-0.0.1.dist-info/entry_points.txt": "[console_scripts]\npinreport = pinreport_stand_in:main\n",
+    }
+    record = []
+    wheel = folder / "pinreport-0.0.1-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for name, text in files.items():
+            data = text.encode()
+            zf.writestr(name, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{name},sha256={digest},{len(data)}")
+        zf.writestr("pinreport-0.0.1.dist-info/RECORD", "\n".join(record) + "\npinreport-0.0.1.dist-info/RECORD,,\n")
+    return wheel
+
+
+def _wheelhouse_night(tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
+    pinbench = _script(tmp_path / "pinbench", FAKE_PINBENCH)
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY" and not k.startswith("PIP_")}
+    night = subprocess.run(
+        ["bash", str(NIGHTLY), "--replay-from", "x.json", "--replay-script", "y.yaml",
+         "--store", str(tmp_path / "store"), "--out", str(out), "--skip-build", "--pinbench", str(pinbench), *extra],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    return night, out
+
+
+def test_no_python_for_pinreport_is_infrastructure_exit_3_and_says_so(tmp_path):
+    (tmp_path / "wheelhouse").mkdir()
+    night, out = _wheelhouse_night(
+        tmp_path, "--wheelhouse", str(tmp_path / "wheelhouse"), "--python", str(tmp_path / "no-python")
+    )
+    assert night.returncode == 3, night.stderr
+    summary = (out / "summary.md").read_text()
+    assert "find Python 3.11 or later for pinreport" in summary and "exit 3" in summary
+    assert "INFRASTRUCTURE FAILURE" in summary
+
+
+def test_a_wheelhouse_without_pinreport_is_exit_3(tmp_path):
+    (tmp_path / "wheelhouse").mkdir()
+    night, out = _wheelhouse_night(tmp_path, "--wheelhouse", str(tmp_path / "wheelhouse"), "--python", sys.executable)
+    assert night.returncode == 3, night.stderr
+    assert "install pinreport from" in (out / "summary.md").read_text()
+    assert "No matching distribution found for pinreport" in (out / "pinreport-install.log").read_text()
+
+
+def test_pinreport_from_the_wheelhouse_is_the_one_the_night_runs(tmp_path):
+    wheelhouse = tmp_path / "wheel house é"
+    wheelhouse.mkdir()
+    _stand_in_wheel(wheelhouse)
+    night, out = _wheelhouse_night(tmp_path, "--wheelhouse", str(wheelhouse), "--python", sys.executable)
+    assert night.returncode == 0, night.stderr + (out / "summary.md").read_text()
+    assert "install pinreport from" in (out / "summary.md").read_text()
+    assert "stand-in pinreport from the wheelhouse" in (out / "compare.txt").read_text()

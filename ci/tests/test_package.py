@@ -16,6 +16,7 @@ SPEC = importlib.util.spec_from_file_location("package", ROOT / "ci" / "package.
 package = importlib.util.module_from_spec(SPEC)
 sys.modules["package"] = package
 SPEC.loader.exec_module(package)
+wheelhouse_tool = sys.modules["wheelhouse"]  # ci/wheelhouse.py, as package.py imports it
 MINGW_GXX = shutil.which("x86_64-w64-mingw32-g++-posix") or shutil.which("x86_64-w64-mingw32-g++")
 
 
@@ -36,6 +37,10 @@ def _run(*args):
         (package.WINDOWS, "libstdc++-6.dll", "mingw"),
         (package.WINDOWS, "libwinpthread-1.dll", "mingw"),
         (package.WINDOWS, "yaml-cpp.dll", "not a library of the operating system"),
+        # Windows' own, but no KnownDLL: an import is looked for beside the program first.
+        (package.WINDOWS, "pdh.dll", "not a KnownDLL"),
+        (package.WINDOWS, "dxgi.dll", "not a KnownDLL"),
+        (package.WINDOWS, "bcrypt.dll", "not a KnownDLL"),
         (package.LINUX, "libcuda.so.1", "CUDA"),
         (package.LINUX, "libnvidia-ml.so.1", "CUDA"),
         (package.LINUX, "libcudart.so.13", "CUDA"),
@@ -73,28 +78,43 @@ def test_a_program_linked_against_the_mingw_runtime_dll_is_not_packaged(tmp_path
     not (ROOT / "build" / "mingw" / "harness" / "pinbench.exe").is_file(),
     reason="build/mingw is not built (ci/check_windows.sh)",
 )
-def test_the_windows_zip_holds_pinbench_the_scenarios_and_a_readme_and_the_wheel_all_of_pinreport(tmp_path):
+def test_the_windows_zip_holds_pinbench_the_scenarios_a_readme_and_the_wheelhouse(tmp_path):
     done = _run("windows", "--out", tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pinbench.exe: " in done.stdout and " bytes, imports " in done.stdout
     (archive,) = tmp_path.glob("pinbench-*-windows-x64.zip")
-    names = set(zipfile.ZipFile(archive).namelist())
+    zf = zipfile.ZipFile(archive)
+    names = set(zf.namelist())
     top = archive.name.removesuffix(".zip")
     scenarios = {f"{top}/scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.yaml")}
     scenarios.remove(f"{top}/scenarios/pytorch-dataloader.yaml")  # runs a script the zip lacks
     assert f"{top}/scenarios/pytorch-dataloader.yaml" not in names
     assert "left out scenarios/pytorch-dataloader.yaml" in done.stdout
-    (wheel,) = tmp_path.glob("pinreport-*.whl")
+    (wheel,) = tmp_path.glob("pinreport-*.whl")  # beside the zip, and in its wheelhouse
     replay = {f"{top}/results/h200-smoke.json", f"{top}/scenarios/replay/relabel-demo.yaml"}
-    # what --help and the messages cite (command_store.cpp: "docs/store.md"), and the wheel
-    docs = {f"{top}/docs/store.md", f"{top}/docs/trace.md", f"{top}/docs/results-schema.md", f"{top}/{wheel.name}"}
+    # what --help and the messages cite (command_store.cpp: "docs/store.md"; budget --help:
+    # docs/budget.schema.json), and pinreport in the wheelhouse
+    docs = {f"{top}/docs/store.md", f"{top}/docs/trace.md", f"{top}/docs/results-schema.md"}
+    docs |= {f"{top}/docs/{d.removeprefix('docs/')}" for d in package.cited_docs()}
     wanted_files = {f"{top}/pinbench.exe", f"{top}/README.md", f"{top}/scenarios/schema.json"} | scenarios
+    wanted_files.add(f"{top}/wheelhouse/{wheel.name}")
     assert wanted_files | replay | docs <= names, sorted((wanted_files | replay | docs) - names)
-    # the README names each file as the zip has it
-    readme = zipfile.ZipFile(archive).read(f"{top}/README.md").decode()
+    # Every locked wheel, for every supported Python (ci/wheelhouse.lock): nothing else.
+    wheelhouse = {n.removeprefix(f"{top}/wheelhouse/") for n in names if n.startswith(f"{top}/wheelhouse/")}
+    locked = {name for name, _, _, _ in wheelhouse_tool.locked()}
+    shipped = {wheelhouse_tool.normalized(w.split("-")[0]) for w in wheelhouse} - {"pinreport"}
+    assert shipped == locked, sorted(shipped ^ locked)
+    for python in wheelhouse_tool.supported_pythons():
+        tag = "cp" + python.replace(".", "")
+        assert any(f"-{tag}-{tag}-win_amd64.whl" in w for w in wheelhouse), (python, sorted(wheelhouse))
+    # The README names each file as the zip has it, its version spelled out, so its commands run
+    # as written (ci/package_readme.py runs them).
+    readme = zf.read(f"{top}/README.md").decode()
     for dll in (n.removeprefix(f"{top}/") for n in names if n.endswith(".dll")):
         assert f"`{dll}`" in readme, dll
-    assert "pinreport-VERSION-py3-none-any.whl" in readme and "results\\h200-smoke.json" in readme
+    assert "VERSION" not in readme
+    assert f"cd {top}\n" in readme and "results\\h200-smoke.json" in readme
+    assert "--no-index --find-links wheelhouse pinreport" in readme
     in_wheel = set(zipfile.ZipFile(wheel).namelist())
     source = ROOT / "reports"
     wanted = {
@@ -103,6 +123,27 @@ def test_the_windows_zip_holds_pinbench_the_scenarios_and_a_readme_and_the_wheel
         if p.is_file() and "__pycache__" not in p.parts and p.suffix in {".py", ".json", ".j2"}
     }
     assert wanted and wanted <= in_wheel, sorted(wanted - in_wheel)
+
+
+def test_the_wheelhouse_lock_answers_pyproject_for_every_supported_python():
+    """ci/wheelhouse.lock pins one version with its hashes of every dependency of pinreport
+    (reports/pyproject.toml), inside its range, for each Python of its classifiers."""
+    assert wheelhouse_tool.supported_pythons()[0] == "3.11"  # requires-python's bound
+    assert wheelhouse_tool.check_lock() == []
+    for name, _version, _marker, hashes in wheelhouse_tool.locked():
+        assert hashes and all(len(h) == 64 for h in hashes), name
+
+
+def test_a_lock_that_misses_a_python_is_refused(tmp_path, monkeypatch):
+    broken = tmp_path / "wheelhouse.lock"
+    # numpy's pin for Python 3.12 to 3.14 dropped: only 3.11 has one.
+    lines = wheelhouse_tool.LOCK.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("numpy==") and "3.12" in line)
+    end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith("    --hash"))
+    broken.write_text("\n".join(lines[:at] + lines[end:]) + "\n")
+    monkeypatch.setattr(wheelhouse_tool, "LOCK", broken)
+    problems = wheelhouse_tool.check_lock()
+    assert "numpy: 0 pins for Python 3.12, expected 1" in problems, problems
 
 
 @pytest.mark.skipif(shutil.which("readelf") is None, reason="readelf is not installed")

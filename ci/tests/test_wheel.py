@@ -6,6 +6,7 @@ import email.parser
 import hashlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -109,6 +110,27 @@ def test_pinreports_requirements_are_the_wheels(built):
 
     assert parsed(meta.get_all("Requires-Dist")) == parsed(project["dependencies"])
     assert "extra" not in " ".join(meta.get_all("Requires-Dist"))  # not pinreport's test extra
+
+
+def test_the_index_page_renders_with_every_link_absolute(built):
+    """The page an index shows: Markdown as PyPI renders it (readme_renderer, which twine check
+    does not run for Markdown), every link absolute or an anchor of the page; twine check passes,
+    warnings counted as failures."""
+    markdown = pytest.importorskip("readme_renderer.markdown")
+    with zipfile.ZipFile(built) as zf:
+        meta = email.parser.Parser().parsestr(zf.read(f"pinbench-{__version__}.dist-info/METADATA").decode())
+    assert meta["Description-Content-Type"] == "text/markdown"
+    page = markdown.render(meta.get_payload())
+    assert page, "no Markdown renderer (pip install 'readme-renderer[md]', ci/requirements.txt)"
+    assert "<h1" in page and "pip install pinbench" in page
+    links = re.findall(r'href="([^"]+)"', page)
+    assert links and all(link.startswith((wheel.REPOSITORY + "/", "#")) for link in links), links
+    assert {label for label, _ in wheel.PROJECT_URLS} == {u.split(",", 1)[0] for u in meta.get_all("Project-URL")}
+    twine = shutil.which("twine", path=str(Path(sys.executable).parent)) or shutil.which("twine")
+    if twine is None:
+        pytest.skip("no twine (ci/requirements.txt)")
+    checked = subprocess.run([twine, "check", "--strict", str(built)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_the_record_holds_every_file_with_its_hash(built):

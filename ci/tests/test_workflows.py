@@ -29,6 +29,18 @@ BUDGET_S = 600
 CATALOG = ROOT / "reports" / "pinreport" / "data" / "metric_catalog.json"  # the kind registry's export
 
 
+def _outcomes():
+    """ci/workflow_outcomes.py as a module."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("workflow_outcomes", ROOT / "ci" / "workflow_outcomes.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["workflow_outcomes"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def _load(path: Path) -> dict:
     try:
         from ruamel.yaml import YAML  # comes with check-jsonschema
@@ -95,23 +107,125 @@ def test_nightly_scenario_is_the_one_timed_on_the_h200():
     assert "nightly-overhead/pageable/64MiB/x1/g1" in done.stdout
 
 
-def test_windows_runners_measure_with_the_package_ci_built_and_compile_nothing():
+def test_windows_runners_measure_with_the_zip_ci_built_and_compile_nothing():
     wf = _load(WORKFLOWS["windows"])
     build = wf["jobs"]["package"]
     assert "self-hosted" not in str(build["runs-on"])  # GitHub-hosted: no GPU runner time spent building
     build_runs = " ".join(s.get("run", "") for s in build["steps"])
-    assert "ci/check_windows.sh" in build_runs and "ci/wheel.py windows" in build_runs
+    assert "ci/check_windows.sh" in build_runs and "ci/package.py windows" in build_runs
+    (upload,) = [s for s in build["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact")]
     nightly = wf["jobs"]["nightly"]
     assert nightly["needs"] == "package"
+    (download,) = [s for s in nightly["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact")]
+    assert download["with"]["name"] == upload["with"]["name"]  # the zip the package job made
     runs = " ".join(s.get("run", "") for s in nightly["steps"])
-    # pinbench from the wheel built above, pip-installed as users do (docs/pip-install.md).
-    assert "pip install" in runs and "-py3-none-win_amd64.whl" in runs and "Expand-Archive" not in runs
-    assert "(Resolve-Path .venv\\Scripts)" in runs and '--package "$scripts\\pinbench.exe"' in runs
+    # The zip users download, unzipped as they do; pinreport from its wheelhouse with no index.
+    assert "Expand-Archive" in runs and "-windows-x64.zip" in runs
+    assert '--package "$package\\pinbench.exe"' in runs and '--wheelhouse "$package\\wheelhouse"' in runs
+    assert "pip install" not in runs  # nothing from PyPI on the runner: ci/nightly.sh installs offline
     for compiler in ("cmake", "cl.exe", "nvcc", "vcpkg", "g++", "ninja", "Enter-VsDevShell"):
         assert compiler not in runs
     script = (ROOT / "ci" / "nightly.ps1").read_text()
     for compiler in ("cmake", "vswhere", "vcpkg", "Enter-VsDevShell"):
         assert compiler not in script
+
+
+def test_the_windows_runner_needs_only_what_windows_has_and_what_the_workflow_installs():
+    """Windows PowerShell 5.1 (or cmd) for every step, never pwsh unless a step installs it; Python
+    from actions/setup-python, its path passed to the night."""
+    nightly = _load(WORKFLOWS["windows"])["jobs"]["nightly"]
+    default = nightly.get("defaults", {}).get("run", {}).get("shell")
+    shells = {s.get("shell", default) for s in nightly["steps"] if "run" in s}
+    assert shells <= {"powershell", "cmd"}, shells
+    assert "pwsh" not in " ".join(s.get("run", "") for s in nightly["steps"])
+    (python,) = [s for s in nightly["steps"] if str(s.get("uses", "")).startswith("actions/setup-python")]
+    step = python["id"]
+    assert f'--python "${{{{ steps.{step}.outputs.python-path }}}}"' in " ".join(
+        s.get("run", "") for s in nightly["steps"]
+    )
+    # Windows PowerShell 5.1's Out-File -Encoding utf8 writes a byte order mark: GITHUB_OUTPUT is
+    # written in ASCII.
+    outputs = [s["run"] for s in nightly["steps"] if "GITHUB_OUTPUT" in s.get("run", "")]
+    assert outputs and all("-Encoding ascii" in r and "Out-File" not in r for r in outputs)
+
+
+def _runner_setup_section() -> str:
+    text = (ROOT / "ci" / "README.md").read_text()
+    start = text.index("## Setting up a Windows GPU runner")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_the_runner_set_up_names_everything_the_windows_job_uses():
+    """ci/README.md's runner set-up is the list a stranger follows: every action the job uses and
+    every program its steps call must be named there (the job read step by step)."""
+    section = _runner_setup_section()
+    nightly = _load(WORKFLOWS["windows"])["jobs"]["nightly"]
+    for step in nightly["steps"]:
+        if "uses" in step:
+            action = step["uses"].split("@")[0]
+            assert action in section, f"ci/README.md's runner set-up does not name {action}"
+    for needed in ("Windows PowerShell 5.1", "Git for Windows", "Python", "NVIDIA driver", "Expand-Archive"):
+        assert needed in section, needed
+
+
+def test_a_night_is_green_only_when_it_exits_0_and_every_other_code_is_explained():
+    """ci/workflow_outcomes.py walks each nightly job for exit 0, 1-4, 130, 143, 137 and 255."""
+    outcomes = _outcomes()
+    for path in WORKFLOWS.values():
+        assert outcomes.check(path) == []
+        for code in (130, 143):
+            job = _load(path)["jobs"]["nightly"]
+            shell = job.get("defaults", {}).get("run", {}).get("shell", "bash")
+            walked = outcomes.walk(job, shell, code)
+            assert not walked.green and len(walked.explained_by) == 1
+            assert "Cancelled or unknown outcome" in walked.explained_by[0]
+
+
+# The nightly step of c67c4a8's workflows: it always exited 0 and each code had a step of its own,
+# so a cancelled night (130) matched none and the job passed.
+ALWAYS_GREEN = {
+    "pwsh": """
+jobs:
+  nightly:
+    defaults: {run: {shell: pwsh}}
+    steps:
+      - id: nightly
+        run: |
+          $scripts = (Resolve-Path .venv\\Scripts).Path
+          ci/nightly.ps1 --package "$scripts\\pinbench.exe"
+          "exit_code=$LASTEXITCODE" | Out-File -Append -Encoding utf8 $env:GITHUB_OUTPUT
+          exit 0
+      - name: "Regression (exit 1)"
+        if: steps.nightly.outputs.exit_code == '1'
+        run: exit 1
+      - name: "Unknown outcome"
+        if: steps.nightly.outputs.exit_code == ''
+        run: exit 3
+""",
+    "bash": """
+jobs:
+  nightly:
+    steps:
+      - id: nightly
+        run: |
+          set +e
+          ci/nightly.sh --out out/nightly
+          echo "exit_code=$?" >>"$GITHUB_OUTPUT"
+      - name: "Regression (exit 1)"
+        if: steps.nightly.outputs.exit_code == '1'
+        run: exit 1
+""",
+}
+
+
+@pytest.mark.parametrize("shell", sorted(ALWAYS_GREEN))
+def test_the_checker_finds_the_cancelled_night_that_passed(tmp_path, shell):
+    outcomes = _outcomes()
+    path = tmp_path / "old.yml"
+    path.write_text(ALWAYS_GREEN[shell])
+    problems = outcomes.check(path)
+    assert "old.yml: a night ending with exit 130 leaves the job green" in problems
+    assert "old.yml: a night ending with exit 143 leaves the job green" in problems
 
 
 def test_the_linux_nightly_installs_pinbench_from_the_wheel_ci_built_and_tested():

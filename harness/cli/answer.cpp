@@ -20,15 +20,19 @@ namespace fs = std::filesystem;
 
 constexpr auto kSummaryTimeout = std::chrono::minutes(5);
 
-// The checkout's .venv: upward from this executable (build/<preset>/harness/pinbench).
+// The checkout's .venv, for a build inside the checkout: this executable is
+// CHECKOUT/build/PRESET/harness/pinbench and CHECKOUT holds CMakePresets.json. Nothing else
+// above the program is looked at: a folder above a download (C:\, the user's Downloads) is no
+// checkout, and a .venv planted there must not run.
 std::optional<fs::path> in_checkout_venv() {
     std::error_code ec;
-    fs::path dir = path_from_utf8(current_executable_path()).parent_path();
-    for (int up = 0; up < 6 && !dir.empty(); ++up, dir = dir.parent_path()) {
-        for (const auto& rel : {fs::path(".venv/bin/pinreport"), fs::path(".venv/Scripts/pinreport.exe")}) {
-            if (fs::is_regular_file(dir / rel, ec)) return dir / rel;
-        }
-        if (dir == dir.parent_path()) break;
+    const fs::path harness = path_from_utf8(current_executable_path()).parent_path();
+    const fs::path build = harness.parent_path().parent_path();
+    if (harness.filename() != "harness" || build.filename() != "build") return std::nullopt;
+    const fs::path checkout = build.parent_path();
+    if (!fs::is_regular_file(checkout / "CMakePresets.json", ec)) return std::nullopt;
+    for (const auto& rel : {fs::path(".venv/bin/pinreport"), fs::path(".venv/Scripts/pinreport.exe")}) {
+        if (fs::is_regular_file(checkout / rel, ec)) return checkout / rel;
     }
     return std::nullopt;
 }
@@ -46,7 +50,9 @@ std::optional<fs::path> beside_executable() {
 }
 
 // Where pinreport may be, in order: $PINREPORT, beside this executable (the wheel), `pinreport`
-// as the OS finds it on the PATH (posix_spawnp, CreateProcess), the checkout's .venv.
+// along PATH's absolute folders, the checkout's .venv. Subprocess starts each by the rule of
+// platform/program_search.hpp: a bare name is never looked for in the current folder, so a
+// pinreport.exe planted where pinbench runs (a download folder) never runs.
 std::vector<std::string> pinreport_candidates() {
     if (auto env = environment_variable("PINREPORT"); env && !env->empty()) return {*env};
     std::vector<std::string> out;
@@ -69,9 +75,10 @@ void print_statuses(const std::string& results_path, std::ostream& out) {
     out << "\n";
 }
 
-// How to install pinreport, as this copy of pinbench can: from the wheel beside it (the zip or
-// the tarball, docs/package-*.md); for the pinbench of a wheel (its scenarios installed under
-// ../share/pinbench), pip again; else from the checkout's reports/.
+// How to install pinreport, as this copy of pinbench can: for the pinbench of a wheel (its
+// scenarios installed under ../share/pinbench), pip again; for the Windows zip, from the
+// wheelhouse beside it with no download, into the venv its README makes (docs/package-windows.md);
+// for the tarball, from the wheel beside it; else from the checkout's reports/.
 std::string install_hint() {
     std::error_code ec;
     const fs::path dir = path_from_utf8(current_executable_path()).parent_path();
@@ -79,17 +86,24 @@ std::string install_hint() {
         return "pip install --force-reinstall pinbench (it installs pinreport beside " + utf8_of(dir) +
                "; docs/pip-install.md)";
     }
+    if (fs::is_directory(dir / "wheelhouse", ec)) {
+        return "install pinreport from \"" + utf8_of(dir / "wheelhouse") + "\"" +
+               " (no download) into a venv and set PINREPORT (docs/package-windows.md, \"pinreport, "
+               "offline\")";
+    }
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = utf8_of(it->path().filename());
         if (name.rfind("pinreport-", 0) == 0 && name.ends_with(".whl")) {
 #ifdef _WIN32
-            return "py -3 -m pip install \"" + utf8_of(it->path()) + "\" (README.md, \"pinreport\")";
+            return "py -3 -m pip install \"" + utf8_of(it->path()) +
+                   "\" (docs/package-windows.md, \"pinreport\")";
 #else
-            return "python3 -m pip install '" + utf8_of(it->path()) + "' (README.md, \"pinreport\")";
+            return "python3 -m pip install '" + utf8_of(it->path()) +
+                   "' (docs/package-linux.md, \"pinreport\")";
 #endif
         }
     }
-    return "pip install -e reports (in the checkout; README.md)";
+    return "pip install -e reports (in a checkout of pinbench's source)";
 }
 
 }  // namespace

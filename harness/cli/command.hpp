@@ -35,8 +35,10 @@ void add_store_commands(CLI::App& app, Commands& commands);    // store add, sto
 void add_results_commands(CLI::App& app, Commands& commands);  // results upgrade
 void add_doctor_command(CLI::App& app, Commands& commands);
 void add_trace_command(CLI::App& app, Commands& commands);
-void add_budget_command(CLI::App& app, Commands& commands);     // budget (docs/budget.md)
-void add_internal_commands(CLI::App& app, Commands& commands);  // __exec, __child, __worker (hidden)
+void add_budget_command(CLI::App& app, Commands& commands);      // budget (docs/budget.md)
+void add_help_command(CLI::App& app, Commands& commands);        // help [COMMAND...]
+void add_completion_command(CLI::App& app, Commands& commands);  // completion SHELL
+void add_internal_commands(CLI::App& app, Commands& commands);   // __exec, __child, __worker (hidden)
 
 // `pinbench store add`: one line per file. Bad input (unreadable, incomplete, unknown schema) is
 // named and the other files are still added; the exit code is then 2. Also the end of

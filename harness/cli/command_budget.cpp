@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "budget/budget.hpp"
+#include "budget/budget_console.hpp"
 #include "command.hpp"
 #include "output_path.hpp"
 #include "pinbench/platform/atomic_file.hpp"
@@ -12,8 +14,6 @@
 #include "pinbench/platform/subprocess.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/units.hpp"
-#include "run/budget.hpp"
-#include "run/budget_console.hpp"
 #include "validators.hpp"
 
 namespace pinbench::cli {
@@ -31,14 +31,16 @@ public:
                                      "the safe budget, whether a failure poisons, what it costs in VRAM")) {
         app_->add_option("-o,--out", out_, "Write the budget document (docs/budget.schema.json) here");
         // The values are checked in run(), not by CLI11, so that a bad one is refused in one line.
-        app_->add_option("--cap", cap_, "Never pin more than this, per search (2MiB to 64TiB)")
-            ->capture_default_str();
+        app_->add_option("--cap", cap_,
+                         "Never pin more than this, per search (2MiB to 64TiB; default 16GiB, on Windows "
+                         "above the OS's limit for graphics: docs/budget.md)");
         app_->add_option("--chunk", chunk_,
                          "Pin size of the held-at-once search and the bisection's step (2MiB to the cap)")
             ->capture_default_str();
         app_->add_option("--keep-free", keep_free_,
-                         "Host memory never asked for (default: the larger of 4GiB and 10% of what is "
-                         "available at the start)");
+                         "Memory never asked for below the host's available memory and each memory limit's "
+                         "room, a container's or job's too (default: 10% of the smallest room, at least "
+                         "the smaller of 4GiB and a quarter of it)");
         app_->add_option("--time-limit", time_limit_,
                          "Seconds for all the searches together (above 0, up to 3600)")
             ->capture_default_str();
@@ -50,22 +52,26 @@ public:
     int run() override {
         const SizeValidator size(kSmallestChunk, kLargestSize);
         const FiniteNumber seconds(0.0, kLongestSeconds, true);
-        checked(size, "--cap", cap_);
+        if (!cap_.empty()) checked(size, "--cap", cap_);
         checked(size, "--chunk", chunk_);
         if (!keep_free_.empty()) checked(size, "--keep-free", keep_free_);
         checked(seconds, "--time-limit", time_limit_);
         BudgetOptions options;
         options.executable = current_executable_path();
-        options.cap = parse_size(cap_);
+        if (!cap_.empty()) options.cap = parse_size(cap_);
         options.chunk = parse_size(chunk_);
-        if (options.chunk > options.cap) {
-            throw InputError("pinbench budget: --chunk " + chunk_ + " is larger than --cap " + cap_);
+        // Against the default cap too (on Windows the cap derived from the OS is whole chunks).
+        if (options.chunk > options.cap.value_or(kBudgetDefaultCap)) {
+            throw InputError("pinbench budget: --chunk " + chunk_ + " is larger than --cap " +
+                             (cap_.empty() ? format_bytes(kBudgetDefaultCap) + " (the default)" : cap_));
         }
         if (!keep_free_.empty()) options.keep_free = parse_size(keep_free_);
         options.time_limit_s = std::stod(time_limit_);
         options.held_only = held_only_;
+        std::optional<PreparedOutput> output;
         if (!out_.empty()) {
-            out_ = prepare_output(out_, "pinbench-budget.json", {});  // before anything is pinned
+            output.emplace(prepare_output(out_, "pinbench-budget.json", {}));  // before anything is pinned
+            out_ = output->path();
         }
         const StopOnSignals stop;  // a signal ends the child (nothing stays pinned) and exits 128+N
         const nlohmann::json document = measure_budget(options, std::cerr);
@@ -87,7 +93,7 @@ private:
 
     static constexpr std::uint64_t kSmallestChunk = std::uint64_t{2} << 20;
     std::string out_;
-    std::string cap_ = "16GiB";
+    std::string cap_;  // empty: the default (budget.hpp's kBudgetDefaultCap, Windows' own)
     std::string chunk_ = "256MiB";
     std::string keep_free_;
     std::string time_limit_ = "60";

@@ -1,6 +1,7 @@
 // `pinbench doctor`: the environment and every control; exits non-zero when a control fails.
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "command.hpp"
@@ -18,8 +19,10 @@ class DoctorCommand : public Command {
 public:
     explicit DoctorCommand(CLI::App& app)
         : Command(app.add_subcommand("doctor",
-                                     "Print the environment and run every control; write a JSON bundle")) {
-        app_->add_option("--bundle", bundle_, "Where to write the JSON bundle")->capture_default_str();
+                                     "Check this machine: print the environment and run every control")) {
+        app_->add_option("--bundle", bundle_,
+                         "Also write everything it found as JSON here, to attach to a bug report (a folder: "
+                         "pinbench-doctor.json inside it)");
         app_->add_option("--control-size", size_, "Positive control allocation")
             ->check(SizeValidator())
             ->capture_default_str();
@@ -33,17 +36,22 @@ public:
     int run() override {
         DoctorOptions options;
         options.executable = current_executable_path();
-        options.bundle_path = prepare_output(bundle_, kDefaultBundle, {});
+        // Checked (and its folders made) before anything is measured.
+        std::optional<PreparedOutput> bundle;
+        if (app_->count("--bundle") > 0) {
+            bundle.emplace(prepare_output(bundle_, kDefaultBundle, {}));
+            options.bundle_path = bundle->path();
+        }
         options.controls.positive_bytes = parse_size(size_);
         options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance_));
         options.allow_busy_gpu = allow_busy_gpu_;
         const StopOnSignals stop;  // a cancelled doctor ends its control child and exits 128+N
-        return run_doctor(options, std::cout);
+        return run_doctor(options, std::cout, std::cerr);
     }
 
 private:
     static constexpr const char* kDefaultBundle = "pinbench-doctor.json";
-    std::string bundle_ = kDefaultBundle;
+    std::string bundle_;
     std::string size_ = "1GiB";
     bool allow_busy_gpu_ = false;
     std::string tolerance_ = "2MiB";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "budget/budget_child.hpp"
 #include "command.hpp"
 #include "kinds/worker_group.hpp"
 #include "pinbench/platform/interrupt.hpp"
@@ -41,7 +42,11 @@ public:
         app_->add_option("--request", request_path_)->required();
     }
 
-    int run() override { return child_main(request_path_); }
+    int run() override {
+        // The modes of the stages above the runner: the pin budget's phases (docs/budget.md).
+        static constexpr ChildMode more[] = {{kBudgetChildMode, budget_phase}};
+        return child_main(request_path_, more);
+    }
 
 private:
     std::string request_path_;

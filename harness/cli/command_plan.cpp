@@ -3,10 +3,12 @@
 #include <string>
 
 #include "command.hpp"
+#include "installed_files.hpp"
 #include "pinbench/results/metric_catalog.hpp"
 #include "pinbench/scenario/plan.hpp"
 #include "pinbench/scenario/scenario.hpp"
 #include "pinbench/vocabulary/errors.hpp"
+#include "validators.hpp"
 
 namespace pinbench::cli {
 namespace {
@@ -16,7 +18,10 @@ public:
     explicit PlanCommand(CLI::App& app)
         : Command(app.add_subcommand("plan",
                                      "Expand a scenario file into runs and print them (no GPU is touched)")) {
-        app_->add_option("FILE", scenario_path_, "Scenario file (YAML)")->required();
+        app_->add_option("FILE", scenario_path_,
+                         "Scenario file (YAML), or a packaged one by name (quick, nightly)")
+            ->required()
+            ->transform(PackagedFile(kScenarios, ".yaml"));
     }
 
     int run() override {

@@ -2,6 +2,7 @@
 // current one (docs/results-schema.md).
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "command.hpp"
@@ -36,9 +37,11 @@ std::string read_standard_input(std::uint64_t max_bytes) {
 int upgrade_results(const std::string& in, std::string out) {
     const bool to_stdout = out.empty() || out == "-";
     // A folder (`-o dir/`) gets the input's file name.
+    std::optional<PreparedOutput> output;
     if (!to_stdout) {
-        out = prepare_output(
-            out, in == "-" ? "pinbench-results.json" : utf8_of(path_from_utf8(in).filename()), {in});
+        output.emplace(prepare_output(
+            out, in == "-" ? "pinbench-results.json" : utf8_of(path_from_utf8(in).filename()), {in}));
+        out = output->path();
     }
     ResultsDocument doc;
     if (in == "-") {

@@ -12,6 +12,7 @@
 
 #include "answer.hpp"
 #include "command.hpp"
+#include "installed_files.hpp"
 #include "output_path.hpp"
 #include "pinbench/platform/interrupt.hpp"
 #include "pinbench/platform/subprocess.hpp"
@@ -23,18 +24,14 @@
 #include "pinbench/store/store.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/units.hpp"
+#include "platform/standard_streams.hpp"
 #include "run/plan_runner.hpp"
+#include "run/results_file.hpp"
 #include "store/earlier_times.hpp"
 #include "validators.hpp"
 
 namespace pinbench::cli {
 namespace {
-
-nlohmann::json scenario_record(const ScenarioFile& file) {
-    nlohmann::json scenarios = nlohmann::json::array();
-    for (const auto& s : file.scenarios) scenarios.push_back(to_json(s));
-    return {{"path", file.path}, {"schema_version", file.schema_version}, {"scenarios", scenarios}};
-}
 
 // Applies --only and --repeat-timeout. An --only that matches nothing is bad input.
 Plan select(Plan plan, const std::vector<std::string>& only, double repeat_timeout) {
@@ -75,8 +72,11 @@ public:
         // A replay reproduces its source repeat for repeat unless asked to stop early.
         options.stop_when_agreed = backend_ == "replay" ? stop_early_ : !all_repeats_;
         // Before anything is measured; the resumed file is this run's own, not an input.
-        options.results_path = prepare_output(options.results_path, kDefaultResults,
-                                              {scenario_path_, replay_from_, replay_script_});
+        const PreparedOutput output = prepare_output(options.results_path, kDefaultResults,
+                                                     {scenario_path_, replay_from_, replay_script_});
+        options.results_path = output.path();
+        // A second run with the same -o is refused here, while this one writes (exit 2).
+        const HeldFile results_lock = lock_results_file(options.results_path);
         // Cancelled (SIGINT, SIGTERM, SIGHUP; Windows console events): end the child, write
         // what was finished with `interrupted`, exit 128+N. A second signal ends us at once.
         const StopOnSignals stop;
@@ -94,25 +94,28 @@ public:
             throw InputError("--from and --script belong to --backend replay");
         }
         const ScenarioFile file = load_scenario_file(scenario_path_, unknown_metric_reason);
-        return and_store(
-            run_plan(select(expand(file), only_, repeat_timeout_), scenario_record(file), options),
-            options.results_path);
+        return and_store(run_plan(select(expand(file), only_, repeat_timeout_), to_json(file), options),
+                         options.results_path);
     }
 
 private:
     // What is run and where it goes.
     void add_what_options() {
         app_->add_option("FILE", scenario_path_,
-                         "Scenario file (YAML); optional with --backend replay or --resume");
+                         "Scenario file (YAML), or a packaged one by name (quick, nightly); optional with "
+                         "--backend replay or --resume")
+            ->transform(PackagedFile(kScenarios, ".yaml"));
         app_->add_option("-o,--output", results_path_, "Results file (written atomically after every run)")
             ->capture_default_str();
         app_->add_option("--backend", backend_, "cuda (measure) or replay (transform a real results file)")
             ->check(CLI::IsMember({"cuda", "replay"}))
             ->capture_default_str();
-        app_->add_option("--from", replay_from_, "Replay: the real results file to replay")
-            ->check(ExistingFile());
-        app_->add_option("--script", replay_script_, "Replay: the transformation script (YAML)")
-            ->check(ExistingFile());
+        app_->add_option("--from", replay_from_,
+                         "Replay: the real results file to replay, or the packaged one by name (h200-smoke)")
+            ->transform(PackagedFile(kReplaySources, ".json"));
+        app_->add_option("--script", replay_script_,
+                         "Replay: the transformation script (YAML), or a packaged one by name (relabel-demo)")
+            ->transform(PackagedFile(kReplayScripts, ".yaml"));
         app_->add_option("--only", only_, "Run only the runs whose id matches a glob ('*', '?'); repeatable");
         app_->add_option("--repeat-timeout", repeat_timeout_,
                          "Seconds per repeat, overriding the scenario's timeout_s")
@@ -187,6 +190,9 @@ private:
         options.controls.positive_bytes = parse_size(positive_);
         options.controls.tolerance = static_cast<std::int64_t>(parse_size(tolerance_));
         options.progress = &std::cerr;
+        // On a terminal one line rewritten in place, coloured unless NO_COLOR; else plain lines.
+        options.progress_style = {standard_error_is_terminal(), colour_on_standard_error(),
+                                  standard_error_columns()};
         options.watch.enabled = !no_watch_;
         options.watch.interval = std::chrono::milliseconds(watch_interval_ms_);
         options.watch.retries = disturbance_retries_;

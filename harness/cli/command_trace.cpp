@@ -39,10 +39,10 @@ public:
         options_.timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
         options_.interval = std::chrono::milliseconds(interval_ms_);
         // Before the program runs, not after; never over the program or the injection library.
-        const std::string out =
+        const PreparedOutput out =
             prepare_output(out_, kDefaultTrace,
                            {options_.command.empty() ? "" : options_.command.front(), options_.injection});
-        return trace::trace_main(options_, out, std::cerr);
+        return trace::trace_main(options_, out.path(), std::cerr);
     }
 
 private:

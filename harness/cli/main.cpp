@@ -1,4 +1,4 @@
-// pinbench: measures what pinned host memory costs in GPU memory. See README.md.
+// pinbench: measures what pinned host memory costs in GPU memory. `pinbench --help` (cli/usage.cpp).
 //   pinbench plan FILE            expand a scenario file, touch no GPU
 //   pinbench run FILE -o OUT      run it, each repeat in a fresh process; write results JSON
 //   pinbench run --backend replay --from RESULTS [--script S] -o OUT
@@ -9,6 +9,7 @@
 //   pinbench trace [-o TRACE] -- PROGRAM ARGS   trace a program's host pinning (docs/trace.md)
 // Each subcommand is one file, command_<name>.cpp (command.hpp).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -17,11 +18,13 @@
 #include <vector>
 
 #include "command.hpp"
+#include "pinbench/platform/dynamic_library.hpp"
 #include "pinbench/platform/process_info.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
 #include "platform/standard_streams.hpp"
 #include "scenario/did_you_mean.hpp"
+#include "usage.hpp"
 
 namespace {
 
@@ -35,6 +38,17 @@ std::optional<std::string> unknown_command(CLI::App& app, const std::vector<std:
     std::string path = "pinbench";
     for (std::size_t i = 1; i < arguments.size(); ++i) {
         const std::string& word = arguments[i];
+        if (!word.empty() && word[0] == '-' && at == &app) {
+            // An option before any command: the program's own (--help, -V), else named here,
+            // where CLI11 would say only "A subcommand is required".
+            const std::string name = word.substr(0, word.find('='));
+            const auto known = cli::option_names(app);
+            if (std::find(known.begin(), known.end(), name) != known.end()) return std::nullopt;
+            const std::string near = cli::nearest_option(app, word);
+            return "pinbench: unknown option " + in_quotes(terminal_text(word)) +
+                   (near.empty() ? "" : "; did you mean " + near + "?") +
+                   "\nRun 'pinbench --help' for its options.";
+        }
         if (word.empty() || word[0] == '-') return std::nullopt;
         const std::vector<CLI::App*> subs = at->get_subcommands([](CLI::App*) { return true; });
         if (subs.empty()) return std::nullopt;
@@ -54,22 +68,42 @@ std::optional<std::string> unknown_command(CLI::App& app, const std::vector<std:
     return std::nullopt;
 }
 
-int pinbench_main(const std::vector<std::string>& arguments) {
-    CLI::App app{"pinbench: what pinned (page-locked) host memory costs in GPU memory, per driver release"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", "pinbench " PINBENCH_VERSION);
+// The command that asked for --help: the first screen for the program itself (cli/usage.hpp).
+int print_help(CLI::App& app) {
+    CLI::App* at = &app;
+    for (auto chosen = at->get_subcommands(); !chosen.empty(); chosen = at->get_subcommands())
+        at = chosen.front();
+    std::cout << (at == &app ? cli::first_screen(app) : cli::command_help(*at));
+    return exit_code::ok;
+}
 
+int pinbench_main(const std::vector<std::string>& arguments) {
+    // The program's name is `pinbench` wherever it was started from (CLI11 took argv[0], an
+    // absolute path under pip), in every usage line.
+    CLI::App app{"pinbench " PINBENCH_VERSION
+                 ": what pinned (page-locked) host memory costs in GPU memory, per NVIDIA driver release",
+                 "pinbench"};
+    app.require_subcommand(1);
+    app.set_version_flag("-V,--version", "pinbench " PINBENCH_VERSION);
+
+    // In the order a user needs them: check the machine, measure, then the rest.
     cli::Commands commands;
-    cli::add_metrics_command(app, commands);
-    cli::add_plan_command(app, commands);
+    cli::add_doctor_command(app, commands);
     cli::add_run_command(app, commands, arguments);
+    cli::add_plan_command(app, commands);
+    cli::add_budget_command(app, commands);
+    cli::add_trace_command(app, commands);
     cli::add_store_commands(app, commands);
     cli::add_results_commands(app, commands);
-    cli::add_doctor_command(app, commands);
-    cli::add_trace_command(app, commands);
-    cli::add_budget_command(app, commands);
+    cli::add_metrics_command(app, commands);
+    cli::add_help_command(app, commands);
+    cli::add_completion_command(app, commands);
     cli::add_internal_commands(app, commands);
 
+    if (arguments.size() <= 1) {  // `pinbench` alone: the first screen, as an error (uv, ruff)
+        std::cerr << cli::first_screen(app);
+        return exit_code::bad_input;
+    }
     if (const auto unknown = unknown_command(app, arguments)) {
         std::cerr << *unknown << "\n";
         return exit_code::bad_input;
@@ -79,12 +113,13 @@ int pinbench_main(const std::vector<std::string>& arguments) {
     for (const auto& a : arguments) argv.push_back(a.c_str());
     try {
         app.parse(static_cast<int>(argv.size()), argv.data());
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+    } catch (const CLI::CallForHelp&) {
+        return print_help(app);
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        (void)app.exit(e);
+        // Escaped (an argument may hold escape sequences), with the nearest option.
+        std::cerr << cli::parse_error_text(app, e);
         return exit_code::bad_input;
     }
 
@@ -115,6 +150,9 @@ int pinbench_main(const std::vector<std::string>& arguments) {
 // command printed must have reached standard output: a write that failed (a full
 // device, a closed pipe or descriptor) is one line and the infrastructure exit code, never 0.
 int main(int argc, char** argv) {
+    // First: no library this process loads from now on comes from the program's or the current
+    // folder (docs/windows.md, "Which DLLs pinbench loads"); none but KnownDLLs is imported.
+    (void)load_libraries_from_system_only();
     guard_standard_streams();
     int code = exit_code::infrastructure;
     try {

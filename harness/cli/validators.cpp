@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include "installed_files.hpp"
 #include "pinbench/platform/utf8.hpp"
 #include "pinbench/vocabulary/units.hpp"
 
@@ -52,6 +53,19 @@ ExistingFile::ExistingFile() {
         }
         if (ec || !std::filesystem::exists(status)) return "File does not exist: " + name;
         if (std::filesystem::is_directory(status)) return "File is actually a directory: " + name;
+        return {};
+    };
+}
+
+PackagedFile::PackagedFile(const std::string& folder, const std::string& extension) {
+    name_ = "FILE";
+    func_ = [folder, extension, existing = ExistingFile()](std::string& name) -> std::string {
+        const std::string problem = existing(name);
+        if (problem.empty()) return {};
+        std::string where;
+        const std::string found = find_named_file(name, folder, extension, &where);
+        if (found.empty()) return problem + "; " + where;
+        name = found;
         return {};
     };
 }

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <string>
 
 namespace pinbench::cli {
 
@@ -18,6 +19,14 @@ struct SizeValidator : CLI::Validator {
 // file under C:\Users\José was then "File does not exist".
 struct ExistingFile : CLI::Validator {
     ExistingFile();
+};
+
+// An input file a user may name as a path or, for a file the package ships, by its bare name
+// (`quick`, `quick.yaml`, `h200-smoke`): ExistingFile's rule first; else the packaged file in
+// `folder` (cli/installed_files.hpp), `extension` added where the name has none, and the value
+// becomes its path. Not found: ExistingFile's message and where the packaged ones are.
+struct PackagedFile : CLI::Validator {
+    PackagedFile(const std::string& folder, const std::string& extension);
 };
 
 // Every floating-point option: a finite number from `min` to `max` (above `min` when

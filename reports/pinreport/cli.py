@@ -5,7 +5,7 @@
                     [--scenario-floor NAME=F ...]
   pinreport reserve --store DIR --size 2GiB [--gpus 4] [--driver R] [--replay]
   pinreport aa      NIGHT.json NIGHT.json ... (the same verdict options as compare)
-  pinreport html    --store DIR --current RESULTS [--bench BENCH_JSON ...] [--budget BUDGET] -o report.html
+  pinreport html    [--store DIR] --current RESULTS [--bench BENCH_JSON ...] [--budget BUDGET] -o report.html
                     (the same verdict options as compare)
   pinreport trace   TRACE [--store DIR] [--html trace.html]   (a `pinbench trace` file, docs/trace.md;
                     with the advice section, and advise's evidence options)
@@ -15,6 +15,7 @@
                     (the answer in one screen, answer.py; BUDGET: a `pinbench budget -o` document)
   pinreport budget-compare OLD NEW   (two `pinbench budget` documents, per family: a safe budget
                     that shrank at the driver's limit is a REGRESSION; analysis/budget_compare.py)
+  pinreport completion bash|zsh   (a shell completion script, as `pinbench completion SHELL`)
 
 Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATION; 2 bad input
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
@@ -51,6 +52,7 @@ from pinreport.analysis.stats import (
     DEFAULT_TIME_FLOOR,
     load_libraries,
 )
+from pinreport.arguments import ArgumentParser, add_completion_command, completion_script
 from pinreport.base import signals
 from pinreport.base.atomic_write import output_path
 from pinreport.base.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
@@ -202,15 +204,19 @@ def _missing_store(path: str) -> int | None:
 
 def _load_inputs(args: argparse.Namespace, read) -> tuple[ResultsFile, StoreContents] | int:
     """The current results file and what `read` (store.read_for_compare / read_for_html) takes
-    from the store for it, or the exit code when the current file is bad."""
-    missing = _missing_store(args.store)
-    if missing is not None:
-        return missing
+    from the store for it (none without --store: `summary` and `html` judge one file alone), or
+    the exit code when the current file is bad."""
+    if args.store is not None:
+        missing = _missing_store(args.store)
+        if missing is not None:
+            return missing
     try:
         current = load_results(args.current)
     except BadInputError as e:
         err(f"error: {e}")
         return EXIT_BAD_INPUT
+    if args.store is None:
+        return current, StoreContents(root="")
     # scipy's import (about a second) while worker processes check the store's files.
     return current, read(args.store, current, meanwhile=load_libraries)
 
@@ -227,48 +233,51 @@ def _load_budget(path: str | None) -> BudgetDocument | None | int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule"
-    )
+    p = ArgumentParser(prog="pinreport", description="pinbench analysis: baselines, verdicts, the reservation rule")
     # The version of pinbench too: CMakeLists.txt reads it from pinreport/__init__.py.
-    p.add_argument("--version", action="version", version=f"pinreport {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"pinreport {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="verdicts of a results file against the baseline store")
-    c.add_argument("--store", required=True, help="baseline store directory")
-    c.add_argument("--current", required=True, help="results file to judge")
-    c.add_argument("--junit", help="also write the verdicts as JUnit XML here")
+    c.add_argument("--store", required=True, complete="folder", help="baseline store directory")
+    c.add_argument("--current", required=True, complete="file", help="results file to judge")
+    c.add_argument("--junit", complete="file", help="also write the verdicts as JUnit XML here")
     _add_verdict_options(c)
     h = sub.add_parser("html", help="one self-contained HTML page: verdict, controls, charts, claims")
-    h.add_argument("--store", required=True, help="baseline store directory")
-    h.add_argument("--current", required=True, help="results file to report on")
-    h.add_argument("--bench", action="append", default=[], help="Google Benchmark JSON file (repeatable)")
-    h.add_argument("-o", "--output", required=True, help="HTML file to write")
-    h.add_argument("--budget", help="a `pinbench budget -o` document: its line on the first screen")
+    h.add_argument("--store", complete="folder", help="baseline store directory (without it: the results file alone)")
+    h.add_argument("--current", required=True, complete="file", help="results file to report on")
+    h.add_argument(
+        "--bench", action="append", default=[], complete="file", help="Google Benchmark JSON file (repeatable)"
+    )
+    h.add_argument("-o", "--output", required=True, complete="file", help="HTML file to write")
+    h.add_argument("--budget", complete="file", help="a `pinbench budget -o` document: its line on the first screen")
     _add_verdict_options(h)
     r = sub.add_parser("reserve", help="VRAM to reserve for pinned memory, from the cost fits")
-    r.add_argument("--store", required=True, help="baseline store directory")
+    r.add_argument("--store", required=True, complete="folder", help="baseline store directory")
     r.add_argument("--size", required=True, help="pinned size, e.g. 2GiB")
     r.add_argument("--gpus", type=int, default=1, help=f"GPUs that use the pinned buffer (1 to {MAX_GPUS})")
     r.add_argument("--driver", help="driver release (default: the highest stored per machine)")
     r.add_argument("--replay", action="store_true", help="fit the replay namespace (labelled REPLAYED)")
     r.add_argument("--confidence", type=_fraction, default=DEFAULT_CONFIDENCE, help="prediction bound level")
     t = sub.add_parser("trace", help="a pinbench trace against the store's cost fit for its driver and GPU")
-    t.add_argument("trace", help="trace file written by `pinbench trace`")
-    t.add_argument("--html", help="also write one self-contained HTML page here")
+    t.add_argument("trace", complete="file", help="trace file written by `pinbench trace`")
+    t.add_argument("--html", complete="file", help="also write one self-contained HTML page here")
     add_evidence_options(t)
     add_advise_parser(sub)
     s = sub.add_parser("summary", help="the answer in one screen: cost per pinned GiB, rule, reserve, changes")
-    s.add_argument("current", help="results file")
-    s.add_argument("--store", help="baseline store directory (what changed since the previous release)")
-    s.add_argument("--markdown", help="also write the summary as Markdown here")
-    s.add_argument("--budget", help="a `pinbench budget -o` document: the safe budget in one line")
+    s.add_argument("current", complete="file", help="results file")
+    s.add_argument(
+        "--store", complete="folder", help="baseline store directory (what changed since the previous release)"
+    )
+    s.add_argument("--markdown", complete="file", help="also write the summary as Markdown here")
+    s.add_argument("--budget", complete="file", help="a `pinbench budget -o` document: the safe budget in one line")
     _add_verdict_options(s)
     b = sub.add_parser("budget-compare", help="two `pinbench budget` documents: a shrunk safe budget is a REGRESSION")
-    b.add_argument("old", help="the budget document of the earlier driver release")
-    b.add_argument("new", help="the budget document to judge")
+    b.add_argument("old", complete="file", help="the budget document of the earlier driver release")
+    b.add_argument("new", complete="file", help="the budget document to judge")
     a = sub.add_parser("aa", help="A/A check on real nights of one release: false alarms, judged metrics, detection")
-    a.add_argument("nights", nargs="+", help="results files of one machine and release, one per night")
+    a.add_argument("nights", nargs="+", complete="file", help="results files of one machine and release, one per night")
     _add_verdict_options(a)
+    add_completion_command(sub)
     return p
 
 
@@ -319,12 +328,14 @@ def _run_html(args: argparse.Namespace) -> int:
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
-    context = page_context(run_pipeline(current, store, args.bench, options, budget=budget))
+    context = page_context(
+        run_pipeline(current, store, args.bench, options, budget=budget, stored=args.store is not None)
+    )
     write_html(context, args.output)
     for problem in context["bad_input"]:
         err(f"error: {problem}")
     out(f"{args.output}: {context['verdict']}{' (REPLAYED DATA)' if context['replayed'] else ''}\n")
-    return with_bad_input(context["exit_code"], bool(context["bad_input"]))
+    return context["exit_code"]  # with the bad inputs named: the code the page's banner shows
 
 
 def _run_reserve(args: argparse.Namespace) -> int:
@@ -356,18 +367,10 @@ def _run_summary(args: argparse.Namespace) -> int:
     budget = _load_budget(args.budget)
     if isinstance(budget, int):
         return budget
-    if args.store is not None:
-        inputs = _load_inputs(args, read_for_compare)
-        if isinstance(inputs, int):
-            return inputs
-        current, store = inputs
-    else:
-        try:
-            current = load_results(args.current)
-        except BadInputError as e:
-            err(f"error: {e}")
-            return EXIT_BAD_INPUT
-        store = StoreContents(root="")
+    inputs = _load_inputs(args, read_for_compare)
+    if isinstance(inputs, int):
+        return inputs
+    current, store = inputs
     report = summary_report(current, store, options, budget=budget, stored=args.store is not None)
     out(format_summary(report.answer))
     for problem in report.compared.bad_input:
@@ -459,6 +462,9 @@ def _run(args: argparse.Namespace) -> int:
             return _run_summary(args)
         if args.command == "budget-compare":
             return _run_budget_compare(args)
+        if args.command == "completion":
+            out(completion_script(_parser(), args.shell))
+            return EXIT_OK
         return _run_reserve(args)
     except (UsageError, OutputRefusedError) as e:
         err(f"error: {e}")

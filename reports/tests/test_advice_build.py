@@ -3,11 +3,15 @@ site, a disturbed trace (no advice on the disturbed figure), replayed stores (la
 (the trace's own figures, what a store adds), a peak too short to sample (costed from the fit),
 two GPUs, and the exit codes."""
 
+import json
+
 import pytest
 from advice_data import (
+    GIB,
     H100_BUDGET,
     MIB,
     STAGING,
+    TRACES,
     TRANSFER,
     h200_runs,
     h200x2_environment,
@@ -20,7 +24,7 @@ from advice_data import (
 from pinreport.advice.build import build_advice
 from pinreport.advice.evidence import RUN_STORE, load_benches
 from pinreport.advice.options import OVER_ALLOCATION, STAGING_RING
-from pinreport.advice.verdict import CHANGE, NOTHING, UNKNOWN
+from pinreport.advice.verdict import BY_BUDGET, CHANGE, NOTHING, UNKNOWN
 from pinreport.readers.budget import load_budget
 
 BENCHES = load_benches([str(TRANSFER), str(STAGING)])
@@ -124,3 +128,39 @@ def test_a_replayed_benchmark_file_labels_the_advice_and_its_option(tmp_path):
     assert a.replayed and any(str(replayed) in n and "replay backend" in n for n in a.notes)
     page = next(o for o in a.program.options if o.name == "pageable")
     assert page.evidence[0].replayed
+
+
+def scaled_budget(tmp_path, trace_name: str, safe: int):
+    """The committed H100 budget document as this trace's machine's (its environment record), its
+    safe budget scaled to `safe` bytes, written and read back through the strict reader."""
+    doc = json.loads(H100_BUDGET.read_text())
+    doc["environment"] = json.loads((TRACES / trace_name).read_text())["environment"]
+    doc["safe_budget"]["bytes"] = safe
+    for f in doc["families"]:
+        f["safe_budget"] = safe
+    path = tmp_path / "budget-scaled.json"
+    path.write_text(json.dumps(doc))
+    return load_budget(path)
+
+
+# The pinned DataLoader on the H200 holds 5 GiB at its peak: its VRAM says nothing is worth
+# changing (0.007% of the GPU), yet above a safe pin budget of 3.125 GiB (160%) it must change; the
+# options that bring it under are ranked, the free one first (pinning only what the batches need
+# leaves 2.93 GiB).
+def test_a_program_above_the_safe_pin_budget_must_change_whatever_its_vram(tmp_path):
+    budget = scaled_budget(tmp_path, "trace-dataloader-w4.json", 3 * GIB + 128 * MIB)
+    a = build_advice(trace("trace-dataloader-w4.json"), h200_runs(), BENCHES, budget, store_given=True)
+    v = a.program.verdict
+    assert v.kind == CHANGE and a.exit_code == 1
+    assert v.words.startswith(
+        "change: it holds 5.00 GiB pinned, 160% of the safe pin budget 3.12 GiB ("
+        + str(tmp_path / "budget-scaled.json")
+    ), v.words
+    assert v.best.name == OVER_ALLOCATION and "2.93 GiB pinned, under the budget, for 0% of copy speed" in v.words
+    assert [o.name for o in v.ranked] == [OVER_ALLOCATION, STAGING_RING, "register_window", "pageable"]
+    assert v.ranked_by == BY_BUDGET
+    # Below what pinning only the needed bytes leaves, the ring is the cheapest way under it.
+    tight = scaled_budget(tmp_path, "trace-dataloader-w4.json", 2 * GIB)
+    b = build_advice(trace("trace-dataloader-w4.json"), h200_runs(), BENCHES, tight, store_given=True)
+    assert b.program.verdict.best.name == STAGING_RING
+    assert [o.name for o in b.program.verdict.ranked] == [STAGING_RING, "register_window", "pageable"]

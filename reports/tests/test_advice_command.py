@@ -69,7 +69,7 @@ def test_advise_works_without_a_store(capsys):
     code = main(["advise", W4, *BENCH])
     text = capsys.readouterr().out
     assert code == 0
-    assert "store missing: no --store" in text and "pinbench run scenarios/nightly.yaml --store STORE" in text
+    assert "store missing: no --store" in text and "pinbench run nightly --store STORE" in text
     assert "scaled from the trace's own observed cost" in text
 
 
@@ -145,3 +145,24 @@ def test_the_gpu_script_runs_end_to_end_against_the_test_double(store, tmp_path)
     assert [p["program"] for p in comparison["programs"]] == ["train_loop", "staging_loop"]
     assert comparison["programs"][1]["options"][3]["bytes_measured"] == 9 * 2**20
     assert "| pageable (pageable) |" in (out / "comparison.md").read_text()
+
+
+# A budget document of the trace's machine whose safe budget is below what the program holds: the
+# verdict is "change", naming the budget, whatever the VRAM (exit 1).
+def test_advise_above_the_safe_pin_budget_exits_1_naming_it(store, tmp_path, capsys):
+    doc = json.loads(H100_BUDGET.read_text())
+    doc["environment"] = json.loads((TRACES / "trace-dataloader-w4.json").read_text())["environment"]
+    doc["safe_budget"]["bytes"] = 3 * 1024**3
+    for f in doc["families"]:
+        f["safe_budget"] = 3 * 1024**3
+    budget = tmp_path / "budget.json"
+    budget.write_text(json.dumps(doc))
+    code = main(["advise", W4, "--store", store, *BENCH, "--budget", str(budget)])
+    text = capsys.readouterr().out
+    assert code == 1, text
+    assert f"verdict: change: it holds 5.00 GiB pinned, 167% of the safe pin budget 3.00 GiB ({budget})" in text
+    assert "ranked (bringing it under the safe pin budget, least copy speed lost first): over_allocation," in text
+    assert main(["advise", W4, "--store", store, *BENCH, "--budget", str(budget), "--json"]) == 1
+    verdict = json.loads(capsys.readouterr().out)["program"]["verdict"]
+    assert verdict["kind"] == "change" and verdict["best"] == "over_allocation"
+    assert verdict["ranked_by"] == "bringing it under the safe pin budget, least copy speed lost first"

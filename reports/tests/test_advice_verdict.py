@@ -1,12 +1,13 @@
-"""advice/verdict.py: the threshold (noise, small against the GPU's memory) and the ranking by
-VRAM saved per percent of copy speed lost, on hand-made costs and options."""
+"""advice/verdict.py: the threshold (noise, small against the GPU's memory), the ranking by VRAM
+saved per percent of copy speed lost, and the safe pin budget (a change by itself when exceeded),
+on hand-made costs and options."""
 
 import math
 
 from pinreport.advice.cost import Cost, Observed
 from pinreport.advice.evidence import RUN_STORE, Missing
 from pinreport.advice.options import Option
-from pinreport.advice.verdict import CHANGE, NOTHING, UNKNOWN, judge, rank, score
+from pinreport.advice.verdict import BY_BUDGET, BY_TRADE, CHANGE, NOTHING, UNKNOWN, PinBudget, judge, rank, score
 
 MIB = 1024 * 1024
 GIB = 1024 * MIB
@@ -85,3 +86,42 @@ def test_no_figure_at_all_is_unknown_and_names_the_store_first():
 def test_the_observed_cost_is_weighed_where_there_is_no_fit():
     v = judge(cost(observed=10 * MIB), [], 140 * GIB, STEP)
     assert v.kind == NOTHING and "the trace's observed cost" in v.words
+
+
+def held_cost(held):
+    c = cost(bound=3 * MIB)  # within noise: VRAM alone says nothing is worth changing
+    return Cost(c.scope, held, {"host_alloc": held}, c.blocks, c.apis, 1, c.predicted, c.bound, c.observed, None, ())
+
+
+def saving(name, saved, speed, missing=()):
+    return Option(name, "program", f"do {name}", True, 0, saved, MIB, 0.0, 0.0, "store fit", speed, "", (), missing)
+
+
+def test_holding_more_than_the_safe_budget_is_a_change_by_itself_and_names_the_budget():
+    options = [
+        saving("over_allocation", 1 * GIB, 1.0),  # 4 GiB - 1 GiB: still above 2.5 GiB
+        saving("pageable", 4 * GIB, 0.12),
+        saving("staging_ring", 3 * GIB + 960 * MIB, 0.85),
+    ]
+    v = judge(held_cost(4 * GIB), options, 80 * GIB, STEP, budget=PinBudget(2 * GIB + 512 * MIB, "budget.json"))
+    assert v.kind == CHANGE and v.best.name == "staging_ring"
+    assert v.words == (
+        "change: it holds 4.00 GiB pinned, 160% of the safe pin budget 2.50 GiB (budget.json);"
+        " do staging_ring: 64.00 MiB pinned, under the budget, for 15% of copy speed"
+    )
+    assert [o.name for o in v.ranked] == ["staging_ring", "pageable"], "over_allocation leaves it above"
+    assert v.ranked_by == BY_BUDGET
+
+
+def test_under_the_budget_the_vram_decides_as_before():
+    v = judge(held_cost(2 * GIB), [saving("pageable", 2 * GIB, 0.12)], 80 * GIB, STEP, budget=PinBudget(3 * GIB, "b"))
+    assert v.kind == NOTHING and v.ranked_by == BY_TRADE
+
+
+def test_over_the_budget_without_a_measured_option_names_what_to_run():
+    speed = Missing("pageable copy speed", "no rows", "run the transfer benchmark")
+    v = judge(held_cost(4 * GIB), [saving("pageable", 4 * GIB, None, (speed,))], None, STEP, budget=PinBudget(GIB, "b"))
+    assert v.kind == CHANGE and v.best is None
+    assert v.words.endswith("pageable would bring it under, without a measured speed: run the transfer benchmark")
+    v = judge(held_cost(4 * GIB), [saving("over_allocation", GIB, 1.0)], None, STEP, budget=PinBudget(GIB, "b"))
+    assert v.kind == CHANGE and v.words.endswith("no option brings it under the budget") and not v.ranked

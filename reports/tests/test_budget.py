@@ -16,9 +16,9 @@ MIB = 1 << 20
 
 
 def _cpp_budget_constant(name: str) -> str:
-    text = (REPO_ROOT / "harness/src/run/budget.hpp").read_text()
+    text = (REPO_ROOT / "harness/src/budget/budget.hpp").read_text()
     m = re.search(rf"inline constexpr [^=]*\b{name}\s*=\s*([^;]+);", text)
-    assert m, f"{name} not found in harness/src/run/budget.hpp"
+    assert m, f"{name} not found in harness/src/budget/budget.hpp"
     return m.group(1).strip().strip('"')
 
 
@@ -27,7 +27,10 @@ def test_name_and_version_equal_the_cpp_writers():
     assert int(_cpp_budget_constant("kBudgetVersion")) == schema.BUDGET_SCHEMA_VERSION
     documented = json.loads((REPO_ROOT / "docs/budget.schema.json").read_text())
     assert documented["properties"]["schema"]["const"] == schema.BUDGET_SCHEMA_NAME
-    assert documented["properties"]["version"]["const"] == schema.BUDGET_SCHEMA_VERSION
+    # Every version this pinreport reads, the harness's the newest.
+    assert documented["properties"]["version"]["enum"] == list(
+        range(schema.BUDGET_SCHEMA_OLDEST_VERSION, schema.BUDGET_SCHEMA_VERSION + 1)
+    )
 
 
 def test_bundled_schema_is_the_documented_one():
@@ -52,7 +55,7 @@ def test_reads_what_the_harness_wrote():
 @pytest.mark.parametrize(
     "change, says",
     [
-        (lambda d: d.update(version=2), "budget version 2 is not understood"),
+        (lambda d: d.update(version=3), "budget version 3 is not understood (this pinreport reads versions 1 to 2)"),
         (lambda d: d.update(version=True), "budget version True is not understood"),
         (lambda d: d.update(schema="pinbench.results"), "not a pinbench budget"),
         (lambda d: d["families"][0].update(failure="maybe"), "families[0].failure"),
@@ -99,9 +102,9 @@ def test_reads_a_held_only_document_the_harness_wrote():
 
 
 def test_not_measured_is_the_cpp_writers_word():
-    text = (REPO_ROOT / "harness/src/run/budget_child.hpp").read_text()
+    text = (REPO_ROOT / "harness/src/budget/budget_child.hpp").read_text()
     m = re.search(r'inline constexpr const char\* not_measured = "([^"]+)";', text)
-    assert m, "budget_stop::not_measured not found in harness/src/run/budget_child.hpp"
+    assert m, "budget_stop::not_measured not found in harness/src/budget/budget_child.hpp"
     assert m.group(1) == NOT_MEASURED == "not_measured"
 
 
@@ -164,3 +167,55 @@ def test_a_held_only_document_without_the_option_is_refused(tmp_path):
     full = json.loads(FIXTURE.read_text())
     assert "held_only" not in full["options"]  # written before the option: still read as a full run
     assert not load_budget(FIXTURE).held_only
+
+
+# Version 2, written by the harness against the test double inside a fake container (cgroup v2,
+# 640 MiB, 100 MiB used beside it, 400 MiB kept free): the limit that bounded it is read.
+CONTAINER = REPO_ROOT / "reports/tests/fixtures/budget/double-container.json"
+
+
+def test_reads_the_limit_that_bounded_a_version_2_document():
+    b = load_budget(CONTAINER)
+    assert b.version == 2 == schema.BUDGET_SCHEMA_VERSION
+    words = "the container's limit, 640 MiB, 100 MiB in use (cgroup v2 /, memory.max)"
+    assert b.bounding == words
+    assert b.oom_kills == 0
+    for f in b.families:
+        assert f.stopped_by == "memory_limit" and not f.limit_found
+        assert f.held_at_once == 136 * MIB and f.safe_budget == 104 * MIB
+        assert f.bounded_by.startswith("the container's limit, 640 MiB, ")
+
+
+def test_a_version_1_document_still_reads_without_limits():
+    b = load_budget(FIXTURE)
+    assert b.version == 1
+    assert b.bounding is None and b.oom_kills == 0
+    assert all(f.bounded_by is None for f in b.families)
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (lambda d: d.pop("limits"), "'limits' is a required property"),
+        (lambda d: d["limits"]["read"][0].update(kind="swap"), "limits.read[0].kind"),
+        (lambda d: d["limits"]["read"][0].update(room=-1), "limits.read[0].room"),
+        (lambda d: d["families"][0]["held_at_once"].update(stopped_by="oom"), "families[0].held_at_once.stopped_by"),
+        (lambda d: d["limits"].update(oom_events=[{"where": "/", "oom": 1}]), "'oom_kill' is a required property"),
+    ],
+)
+def test_a_bad_version_2_document_is_named(tmp_path, change, says):
+    doc = json.loads(CONTAINER.read_text())
+    change(doc)
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BadInputError) as e:
+        load_budget(path)
+    assert says in str(e.value)
+
+
+def test_the_oom_killers_kills_are_counted(tmp_path):
+    doc = json.loads(CONTAINER.read_text())
+    doc["limits"]["oom_events"] = [{"where": "/", "oom": 2, "oom_kill": 1}, {"where": "/a", "oom": 0, "oom_kill": 2}]
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    assert load_budget(path).oom_kills == 3

@@ -218,3 +218,42 @@ def test_console_script_entry_point(store):
     )
     assert proc.returncode == 1, proc.stderr
     assert "REGRESSION" in proc.stdout
+
+
+@pytest.mark.parametrize("broken", ["store.json", "night"])
+def test_html_of_an_error_exit_never_says_pass(store, capsys, tmp_path, broken):
+    """Issue 58, defect 1: an unreadable store.json, or one unreadable night, printed
+    `h.html: PASS` and wrote a page whose banner said PASS beside exit 2."""
+    if broken == "store.json":
+        (store / "store.json").write_text("garbage\n")
+    else:
+        bad = next(store.rglob("*.json.gz"))
+        shutil.copy(FIXTURES / "bad-truncated.json", bad.parent / "20250502T000000Z-0123456789ab.json")
+    page = tmp_path / "h.html"
+    current = FIXTURES / "baseline-572.16.json"  # passes against a readable store (test_a_a_exits_0)
+    code, out, err = _run(capsys, "html", "--store", store, "--current", current, "-o", page)
+    assert code == 2, (out, err)
+    assert "PASS" not in out
+    assert out.strip() == f"{page}: BAD INPUT"
+    assert "error: " in err
+    html = page.read_text()
+    assert 'id="verdict">BAD INPUT' in html
+    assert 'id="verdict">PASS' not in html
+    assert "exit code 2" in html
+
+
+def test_html_of_one_results_file_needs_no_store(capsys, tmp_path):
+    """Issue 58: `pinreport html` asked for --store even for one results file; `summary` did not."""
+    page = tmp_path / "one.html"
+    current = FIXTURES / "baseline-572.16.json"
+    code, out, err = _run(capsys, "html", "--current", current, "-o", page)
+    assert code == 0, (out, err)
+    assert out.strip() == f"{page}: PASS"
+    assert 'id="verdict">PASS' in page.read_text()
+
+
+def test_an_empty_store_is_refused(capsys, tmp_path):
+    current = write_json(tmp_path / "c.json", results_doc([run_doc()]))
+    code, out, err = _run(capsys, "summary", current, "--store", "")
+    assert (code, out) == (2, "")
+    assert err == "error: --store is empty (give the baseline store directory)\n"

@@ -4,7 +4,7 @@ results file, a trace or a store entry holds, a reader gives a value or a named 
 with a documented exit code (0 to 3), never 4 (a bug) and never a traceback.
 
 Bounded for CI by the `ci` profile (conftest.py); PINREPORT_FUZZ=nightly runs far more examples.
-What these found while being written is listed in docs/notes.md ("Fuzzing pinreport")."""
+What these found while being written is listed in results/ci-checks/README.md ("Fuzzing pinreport")."""
 
 import functools
 import gzip

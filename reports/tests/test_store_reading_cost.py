@@ -1,6 +1,7 @@
 """What keeps a year of stored nights cheap to read (docs/store.md, "What a stored file's name
-vouches for"; docs/notes.md has the measured figures): the writer's checks are not run again on
-bytes whose name vouches for them, and `compare` keeps no repeat data of a baseline night."""
+vouches for"; results/store-scale/README.md has the measured figures): the writer's checks are not
+run again on bytes whose name vouches for them, and `compare` keeps no repeat data of a baseline
+night."""
 
 import gc
 

@@ -94,6 +94,17 @@ void check_output_path(const std::string& path) {
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
         refuse_output(path, "the folder '" + dir + "': " + errno_text(errno));
     }
+    // The permission bits do not say it all (root, /proc, a read-only mount, ACLs): the
+    // temporary file the write makes is made and removed once now, before anything is measured.
+    const std::string probe = path + ".tmp." + std::to_string(::getpid()) + "." + random_hex();
+    const UniqueFd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (!fd.valid()) {
+        const int error = errno;
+        if (refused(error))
+            refuse_output(path, "cannot create a file in '" + dir + "': " + errno_text(error));
+        fail_write(path, "create " + probe, error);
+    }
+    ::unlink(probe.c_str());
 }
 
 void write_file_atomically(const std::string& path, const std::string& contents) {

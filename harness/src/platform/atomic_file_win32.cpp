@@ -162,6 +162,20 @@ void check_output_path(const std::string& path) {
         refuse_output(path, "the folder '" + dir + "': " + win32::error_text(::GetLastError()));
     }
     if ((attributes & FILE_ATTRIBUTE_DIRECTORY) == 0) refuse_output(path, "'" + dir + "' is not a folder");
+    // The attributes do not say whether a file may be made there (a read-only folder's ACL, a
+    // write-protected medium): the temporary file the write makes is made and removed once now,
+    // before anything is measured.
+    const std::string probe = path + ".tmp." + std::to_string(::GetCurrentProcessId()) + "." + random_hex();
+    const UniqueHandle created(::CreateFileW(win32::widen(probe).c_str(), GENERIC_WRITE, 0, nullptr,
+                                             CREATE_NEW, FILE_ATTRIBUTE_TEMPORARY | FILE_FLAG_DELETE_ON_CLOSE,
+                                             nullptr));
+    if (!created.valid()) {
+        const DWORD error = ::GetLastError();
+        if (refused(error)) {
+            refuse_output(path, "cannot create a file in '" + dir + "': " + win32::error_text(error));
+        }
+        fail_write(path, "create " + probe, error);
+    }
 }
 
 void write_file_atomically(const std::string& path, const std::string& contents) {

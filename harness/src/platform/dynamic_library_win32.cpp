@@ -7,6 +7,7 @@
 #include <windows.h>
 
 #include "platform/handles_win32.hpp"
+#include "platform/program_search.hpp"
 
 namespace pinbench {
 namespace {
@@ -23,17 +24,6 @@ private:
     DWORD old_ = 0;
 };
 
-// "C:\..." or "C:/..." (a drive and a root) or "\\server\share\..." (UNC, \\?\ included).
-bool is_absolute(const std::wstring& path) {
-    const auto separator = [](wchar_t c) { return c == L'\\' || c == L'/'; };
-    if (path.size() >= 3 && path[1] == L':' && separator(path[2])) return true;
-    return path.size() >= 2 && separator(path[0]) && separator(path[1]);
-}
-
-// A name with a folder in it that is not absolute ("sub\x.dll", "C:x.dll", "\x.dll"): the
-// loader would resolve it against the current folder or drive.
-bool names_a_folder(const std::wstring& name) { return name.find_first_of(L"\\/:") != std::wstring::npos; }
-
 // The one load this file makes: a bare name from System32 only; an absolute path as given, its
 // dependencies from its folder and System32. Anything else is refused with why.
 HMODULE load(const std::string& name, std::string& why) {
@@ -44,13 +34,16 @@ HMODULE load(const std::string& name, std::string& why) {
         why = name + ": " + e.what();
         return nullptr;
     }
-    if (is_absolute(wide)) {
+    // "C:\..." or "C:/..." (a drive and a root) or "\\server\share\..." (UNC, \\?\ included).
+    if (is_absolute_folder(name, PathStyle::windows)) {
         HMODULE module = ::LoadLibraryExW(wide.c_str(), nullptr,
                                           LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
         if (module == nullptr) why = name + ": " + win32::error_text(::GetLastError());
         return module;
     }
-    if (names_a_folder(wide)) {
+    // A name with a folder in it that is not absolute ("sub\x.dll", "C:x.dll", "\x.dll"): the
+    // loader would resolve it against the current folder or drive.
+    if (names_a_folder(name, PathStyle::windows)) {
         why = name +
               ": not loaded: a library is loaded from System32 by name or from an absolute path, "
               "never relative to the current folder";
@@ -83,6 +76,10 @@ std::string module_file(HMODULE module, const std::string& fallback) {
 
 }  // namespace
 
+bool load_libraries_from_system_only() {
+    return ::SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_SYSTEM32) != FALSE;
+}
+
 std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::string>& names,
                                                      std::string* why) {
     QuietLoaderErrors quiet;
@@ -101,14 +98,7 @@ std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::vector<std::stri
 
 std::unique_ptr<DynamicLibrary> DynamicLibrary::open_system(const std::string& name, std::string* why) {
     QuietLoaderErrors quiet;
-    std::wstring wide;
-    try {
-        wide = win32::widen(name);
-    } catch (const SystemError& e) {
-        if (why != nullptr) *why = name + ": " + e.what();
-        return nullptr;
-    }
-    if (names_a_folder(wide)) {
+    if (names_a_folder(name, PathStyle::windows)) {
         if (why != nullptr) *why = name + ": a system library is named without a folder";
         return nullptr;
     }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "pinbench/platform/dynamic_library.hpp"
 #include "platform/handles_win32.hpp"
 
 namespace pinbench {
@@ -31,12 +32,23 @@ std::string process_name(std::uint32_t pid) {
     return out;
 }
 
+// CommandLineToArgvW from System32's shell32.dll, loaded at run time: imported, shell32's own
+// imports that are not KnownDLLs everywhere (shcore.dll under Wine) would be looked for in the
+// program's folder before main runs (docs/windows.md, "Which DLLs pinbench loads").
 std::vector<std::string> program_arguments(int /*argc*/, char** /*argv*/) {
     struct LocalFreeDeleter {
         void operator()(wchar_t** p) const { ::LocalFree(static_cast<HLOCAL>(p)); }
     };
+    std::string why;
+    const auto shell32 = DynamicLibrary::open_system("shell32.dll", &why);
+    if (!shell32) throw SystemError("cannot read the command line: " + why);
+    const auto split =
+        reinterpret_cast<decltype(&::CommandLineToArgvW)>(shell32->symbol("CommandLineToArgvW"));
+    if (split == nullptr) {
+        throw SystemError("cannot read the command line: shell32.dll has no CommandLineToArgvW");
+    }
     int n = 0;
-    const std::unique_ptr<wchar_t*, LocalFreeDeleter> wide(::CommandLineToArgvW(::GetCommandLineW(), &n));
+    const std::unique_ptr<wchar_t*, LocalFreeDeleter> wide(split(::GetCommandLineW(), &n));
     if (!wide) throw SystemError("CommandLineToArgvW: " + win32::error_text(::GetLastError()));
     std::vector<std::string> arguments;
     arguments.reserve(static_cast<std::size_t>(n));

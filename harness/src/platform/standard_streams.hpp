@@ -20,4 +20,15 @@ void guard_standard_streams();
 // Flushes standard output; "" when everything written so far reached it, else why not.
 std::string standard_output_error();
 
+// Standard error is a terminal (a console on Windows): progress rewrites one line there.
+bool standard_error_is_terminal();
+
+// The width of standard error's terminal in columns; 0 when unknown (not a terminal).
+int standard_error_columns();
+
+// ANSI colour may be written to standard error: it is a terminal, NO_COLOR is unset or empty
+// (no-color.org), and on Windows the console takes escape sequences (its virtual-terminal mode,
+// Windows 10 and later, is turned on here).
+bool colour_on_standard_error();
+
 }  // namespace pinbench

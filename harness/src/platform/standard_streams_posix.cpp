@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <iostream>
 #include <streambuf>
 
+#include "pinbench/platform/utf8.hpp"
 #include "platform/fd_posix.hpp"
 
 namespace pinbench {
@@ -95,6 +97,19 @@ std::string standard_output_error() {
     const int error = checked_output().error();
     if (error == 0 && std::cout.good()) return {};
     return error != 0 ? posix::errno_text(error) : std::string("a write failed");
+}
+
+bool standard_error_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+int standard_error_columns() {
+    winsize size{};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 0;
+    return size.ws_col;
+}
+
+bool colour_on_standard_error() {
+    const auto no_colour = environment_variable("NO_COLOR");
+    return standard_error_is_terminal() && (!no_colour || no_colour->empty());
 }
 
 }  // namespace pinbench

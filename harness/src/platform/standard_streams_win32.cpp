@@ -8,6 +8,8 @@
 #include <cstring>
 #include <iostream>
 
+#include "pinbench/platform/utf8.hpp"
+
 namespace pinbench {
 namespace {
 
@@ -50,6 +52,25 @@ std::string standard_output_error() {
     const int error = errno;
     if (flushed && !std::ferror(stdout) && std::cout.good()) return {};
     return error != 0 ? std::string(std::strerror(error)) : std::string("an earlier write failed");
+}
+
+bool standard_error_is_terminal() { return is_console(STD_ERROR_HANDLE); }
+
+int standard_error_columns() {
+    CONSOLE_SCREEN_BUFFER_INFO info{};
+    if (!::GetConsoleScreenBufferInfo(::GetStdHandle(STD_ERROR_HANDLE), &info)) return 0;
+    return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
+bool colour_on_standard_error() {
+    const auto no_colour = environment_variable("NO_COLOR");
+    if (!standard_error_is_terminal() || (no_colour && !no_colour->empty())) return false;
+    const HANDLE handle = ::GetStdHandle(STD_ERROR_HANDLE);
+    DWORD mode = 0;
+    if (!::GetConsoleMode(handle, &mode)) return false;
+    // Windows 10 and later; an older console refuses it and shows no colour.
+    return (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0 ||
+           ::SetConsoleMode(handle, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
 }
 
 }  // namespace pinbench

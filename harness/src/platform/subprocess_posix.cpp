@@ -1,4 +1,5 @@
-// Subprocess on POSIX: posix_spawnp into a process group of its own, one pipe for stdin and one
+// Subprocess on POSIX: posix_spawn of the program find_program names (platform/program_search.hpp:
+// never one in the current folder) into a process group of its own, one pipe for stdin and one
 // for stdout+stderr, and poll() so the child never blocks on a full pipe while we wait.
 #include "pinbench/platform/subprocess.hpp"
 
@@ -7,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,8 +26,10 @@
 #include <system_error>
 
 #include "pinbench/platform/interrupt.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "platform/fd_posix.hpp"
+#include "platform/program_search.hpp"
 
 extern char** environ;  // NOLINT: the POSIX interface to the process environment
 
@@ -55,6 +59,11 @@ int ms_until(Clock::time_point deadline) {
     if (left <= Clock::duration::zero()) return 0;
     const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
     return static_cast<int>(std::min<long long>(ms, INT_MAX));
+}
+
+bool is_program(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
 void append_tail(std::string& tail, const char* data, std::size_t n) {
@@ -274,6 +283,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
                        const SubprocessOptions& options)
     : impl_(std::make_unique<Impl>()) {
     if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
+    const std::string program = find_program(argv[0]);
     std::vector<std::string> args = argv;
     std::vector<std::string> environment = child_environment(env);
     std::vector<char*> arg_ptrs = pointers(args);
@@ -309,7 +319,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     impl_->started = Clock::now();
     pid_t pid = -1;
     const int rc =
-        ::posix_spawnp(&pid, args[0].c_str(), actions.get(), attr.get(), arg_ptrs.data(), env_ptrs.data());
+        ::posix_spawn(&pid, program.c_str(), actions.get(), attr.get(), arg_ptrs.data(), env_ptrs.data());
     if (rc != 0) throw SystemError("cannot start '" + argv[0] + "': " + errno_text(rc));
     impl_->pid = pid;
 
@@ -439,6 +449,13 @@ void Subprocess::write_line(const std::string& line) {
 
 std::uint32_t Subprocess::pid() const { return static_cast<std::uint32_t>(impl_->pid); }
 
+std::string find_program(const std::string& name) {
+    const std::string path = environment_variable("PATH").value_or("/usr/bin:/bin");
+    if (auto found = resolve_program(name, path, PathStyle::posix, is_program)) return *found;
+    throw SystemError("cannot start '" + name +
+                      "': not found in PATH's absolute folders (the current folder is never searched)");
+}
+
 std::string current_executable_path() {
     std::error_code ec;
     const auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -446,29 +463,9 @@ std::string current_executable_path() {
     return path.string();
 }
 
-namespace {
-
-// argv[0] as execvp would find it: a path when it has a slash, else the first executable of
-// that name along $PATH.
-bool executable_exists(const std::string& name) {
-    if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0;
-    const char* path = std::getenv("PATH");
-    std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-        const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-        if (::access((dir + "/" + name).c_str(), X_OK) == 0) return true;
-        start = end + 1;
-    }
-    return false;
-}
-
-}  // namespace
-
 std::vector<std::string> tied_command(const std::vector<std::string>& argv) {
     if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
-    if (!executable_exists(argv[0])) {
+    if (!is_program(find_program(argv[0]))) {  // find_program throws, naming where it looked
         throw SystemError("cannot start '" + argv[0] +
                           "': no such executable (not found, or not executable)");
     }
@@ -493,6 +490,13 @@ int exec_tied(std::uint32_t parent_pid, const std::vector<std::string>& argv) {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
     if (parent_pid != 0 && ::getppid() != static_cast<pid_t>(parent_pid)) return 1;  // it is gone already
+    std::string program;
+    try {
+        program = find_program(argv[0]);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "pinbench: %s\n", e.what());
+        return 127;
+    }
     const pid_t child = ::fork();
     if (child < 0) {
         std::fprintf(stderr, "pinbench: fork: %s\n", std::strerror(errno));
@@ -502,7 +506,7 @@ int exec_tied(std::uint32_t parent_pid, const std::vector<std::string>& argv) {
         ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
         std::vector<std::string> args = argv;
         std::vector<char*> ptrs = pointers(args);
-        ::execvp(ptrs[0], ptrs.data());
+        ::execv(program.c_str(), ptrs.data());
         std::fprintf(stderr, "pinbench: cannot start '%s': %s\n", argv[0].c_str(), std::strerror(errno));
         ::_exit(127);
     }

@@ -1,4 +1,6 @@
-// Subprocess on Windows: CreateProcessW with inherited pipe handles, the child in a job object
+// Subprocess on Windows: CreateProcessW of the program find_program names (platform/
+// program_search.hpp: never one in the current folder, which CreateProcessW would search first
+// for a bare name) with inherited pipe handles, the child in a job object
 // that kills its whole tree when closed or terminated, and a reader thread draining stdout so
 // the child never blocks on a full pipe.
 #include "pinbench/platform/subprocess.hpp"
@@ -13,8 +15,10 @@
 #include <mutex>
 
 #include "pinbench/platform/interrupt.hpp"
+#include "pinbench/platform/utf8.hpp"
 #include "pinbench/vocabulary/errors.hpp"
 #include "platform/handles_win32.hpp"
+#include "platform/program_search.hpp"
 #include "platform/windows_command_line.hpp"
 
 namespace pinbench {
@@ -235,6 +239,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     : impl_(std::make_unique<Impl>()) {
     if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
     Impl& p = *impl_;
+    const std::wstring program = win32::widen(find_program(argv[0]));
     std::wstring command_line = win32::widen(join_windows_command_line(argv));
     std::wstring environment = environment_block(env);
 
@@ -302,14 +307,21 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::map<std:
     BOOL started = FALSE;
     for (int attempt = 0; attempt < 4; ++attempt) {
         if (attempt > 0) ::Sleep(50);
-        started =
-            ::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, flags, environment.data(),
-                             directory.empty() ? nullptr : directory.c_str(), &startup.StartupInfo, &info);
+        started = ::CreateProcessW(program.c_str(), command_line.data(), nullptr, nullptr, TRUE, flags,
+                                   environment.data(), directory.empty() ? nullptr : directory.c_str(),
+                                   &startup.StartupInfo, &info);
         if (started || ::GetLastError() != ERROR_INTERNAL_ERROR) break;
     }
     if (!started) {
         const DWORD error = ::GetLastError();
-        throw SystemError("cannot start '" + argv[0] + "': " + win32::error_text(error));
+        std::string why = win32::error_text(error);
+        // Windows (and Wine) start no program from a path of MAX_PATH or more, long path support or not.
+        if (program.size() >= MAX_PATH) {
+            why += "; its path has " + std::to_string(program.size()) +
+                   " characters, and Windows starts no program from a path of 260 or more: move it to a "
+                   "shorter folder (docs/windows.md, \"Long paths\")";
+        }
+        throw SystemError("cannot start '" + argv[0] + "': " + why);
     }
     p.process.reset(info.hProcess);
     const UniqueHandle thread(info.hThread);
@@ -442,6 +454,29 @@ void Subprocess::write_line(const std::string& line) {
 
 std::uint32_t Subprocess::pid() const { return impl_->pid; }
 
+namespace {
+
+// A file (not a folder) there; whether Windows can run it is CreateProcessW's to say.
+bool is_program(const std::string& path) {
+    std::wstring wide;
+    try {
+        wide = win32::widen(path);
+    } catch (const SystemError&) {
+        return false;
+    }
+    const DWORD attributes = ::GetFileAttributesW(wide.c_str());
+    return attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) == 0;
+}
+
+}  // namespace
+
+std::string find_program(const std::string& name) {
+    const std::string path = environment_variable("PATH").value_or("");
+    if (auto found = resolve_program(name, path, PathStyle::windows, is_program)) return *found;
+    throw SystemError("cannot start '" + name +
+                      "': not found in PATH's absolute folders (the current folder is never searched)");
+}
+
 std::string current_executable_path() {
     std::wstring path(MAX_PATH, L'\0');
     for (;;) {
@@ -466,7 +501,13 @@ void crash_this_process() {
 }
 
 // The job object ends the child with us (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE): nothing to add.
-std::vector<std::string> tied_command(const std::vector<std::string>& argv) { return argv; }
+std::vector<std::string> tied_command(const std::vector<std::string>& argv) {
+    if (argv.empty()) throw SystemError("cannot start a process: empty argument list");
+    if (!is_program(find_program(argv[0]))) {  // find_program throws, naming where it looked
+        throw SystemError("cannot start '" + argv[0] + "': no such program");
+    }
+    return argv;
+}
 
 int exec_tied(std::uint32_t, const std::vector<std::string>&) {
     std::fprintf(stderr, "pinbench: __exec is not used on Windows\n");

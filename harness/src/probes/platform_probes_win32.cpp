@@ -1,6 +1,11 @@
 // Windows probes: DXGI QueryVideoMemoryInfo (the WDDM budget and usage of this process on one
 // adapter), PDH "GPU Process Memory" / "GPU Adapter Memory" counters (what Task Manager shows),
 // the adapters DXGI and DXCore list, and the OS part of the environment record.
+// dxgi.dll, pdh.dll and dxcore.dll are not KnownDLLs: imported, Windows would look for them in
+// the program's folder first, where a planted copy would run inside pinbench (a download
+// folder). So none is imported: each is loaded at run time from System32 only
+// (DynamicLibrary::open_system), its functions looked up by name (docs/windows.md, "Which DLLs
+// pinbench loads").
 #include "pinbench/probes/platform_probes.hpp"
 
 #include <windows.h>
@@ -35,8 +40,81 @@ using Text = Maybe<std::string>;
 
 std::string hresult_text(HRESULT hr) { return win32::error_text(static_cast<DWORD>(hr)); }
 
+// --- The system DLLs, loaded at run time ---------------------------------------------------
+
+// The PDH functions the probe calls, from System32's pdh.dll; `why` when it did not load.
+struct PdhApi {
+    std::unique_ptr<DynamicLibrary> library;
+    std::string why;
+    decltype(&::PdhOpenQueryW) open_query = nullptr;
+    decltype(&::PdhCloseQuery) close_query = nullptr;
+    decltype(&::PdhAddEnglishCounterW) add_english_counter = nullptr;
+    decltype(&::PdhCollectQueryData) collect_query_data = nullptr;
+    decltype(&::PdhGetFormattedCounterArrayW) get_formatted_counter_array = nullptr;
+};
+
+template <typename Fn>
+bool look_up(const DynamicLibrary& library, const char* name, Fn& out, std::string& why) {
+    out = reinterpret_cast<Fn>(library.symbol(name));
+    if (out == nullptr && why.empty()) why = library.loaded_name() + " has no " + name;
+    return out != nullptr;
+}
+
+PdhApi load_pdh() {
+    PdhApi api;
+    api.library = DynamicLibrary::open_system("pdh.dll", &api.why);
+    if (!api.library) return api;
+    const DynamicLibrary& l = *api.library;
+    const bool all = look_up(l, "PdhOpenQueryW", api.open_query, api.why) &&
+                     look_up(l, "PdhCloseQuery", api.close_query, api.why) &&
+                     look_up(l, "PdhAddEnglishCounterW", api.add_english_counter, api.why) &&
+                     look_up(l, "PdhCollectQueryData", api.collect_query_data, api.why) &&
+                     look_up(l, "PdhGetFormattedCounterArrayW", api.get_formatted_counter_array, api.why);
+    if (!all) api.library.reset();
+    return api;
+}
+
+// Loaded once, on first use, and never changed after.
+const PdhApi& pdh() {
+    static const PdhApi api = load_pdh();
+    return api;
+}
+
+using CreateDxgiFactory1 = HRESULT(WINAPI*)(REFIID, void**);
+
+struct DxgiApi {
+    std::unique_ptr<DynamicLibrary> library;
+    std::string why;
+    CreateDxgiFactory1 create_factory1 = nullptr;
+};
+
+const DxgiApi& dxgi() {
+    static const DxgiApi api = [] {
+        DxgiApi a;
+        a.library = DynamicLibrary::open_system("dxgi.dll", &a.why);
+        if (a.library && !look_up(*a.library, "CreateDXGIFactory1", a.create_factory1, a.why)) {
+            a.library.reset();
+        }
+        return a;
+    }();
+    return api;
+}
+
+// CreateDXGIFactory1 from System32's dxgi.dll, or why there is none.
+HRESULT create_dxgi_factory(ComPtr<IDXGIFactory1>& factory, std::string& why) {
+    if (dxgi().library == nullptr) {
+        why = "dxgi.dll not loaded: " + dxgi().why;
+        return E_NOTIMPL;
+    }
+    const HRESULT hr =
+        dxgi().create_factory1(__uuidof(IDXGIFactory1), reinterpret_cast<void**>(factory.GetAddressOf()));
+    if (FAILED(hr)) why = "CreateDXGIFactory1 failed: " + hresult_text(hr);
+    return hr;
+}
+
 std::string pdh_text(PDH_STATUS status) {
-    return win32::error_text(static_cast<DWORD>(status), ::GetModuleHandleW(L"pdh.dll"));
+    const HMODULE module = ::GetModuleHandleW(L"pdh.dll");  // the one pdh() loaded, for its messages
+    return win32::error_text(static_cast<DWORD>(status), module);
 }
 
 // --- LUIDs ---------------------------------------------------------------------------------
@@ -102,12 +180,8 @@ public:
             return;
         }
         ComPtr<IDXGIFactory1> factory;
-        HRESULT hr =
-            ::CreateDXGIFactory1(__uuidof(IDXGIFactory1), reinterpret_cast<void**>(factory.GetAddressOf()));
-        if (FAILED(hr)) {
-            why_ = "CreateDXGIFactory1 failed: " + hresult_text(hr);
-            return;
-        }
+        HRESULT hr = create_dxgi_factory(factory, why_);
+        if (FAILED(hr)) return;
         for (UINT i = 0;; ++i) {
             ComPtr<IDXGIAdapter1> adapter;
             hr = factory->EnumAdapters1(i, adapter.GetAddressOf());
@@ -170,11 +244,11 @@ class PdhQuery {
 public:
     PdhQuery() = default;
     ~PdhQuery() {
-        if (query_ != nullptr) ::PdhCloseQuery(query_);
+        if (query_ != nullptr) pdh().close_query(query_);
     }
     PdhQuery(const PdhQuery&) = delete;
     PdhQuery& operator=(const PdhQuery&) = delete;
-    PDH_STATUS open() { return ::PdhOpenQueryW(nullptr, 0, &query_); }
+    PDH_STATUS open() { return pdh().open_query(nullptr, 0, &query_); }  // pdh() is loaded
     PDH_HQUERY get() const { return query_; }
 
 private:
@@ -206,6 +280,10 @@ public:
         }
         luid_tag_ = lowercase("luid_" + luid_text(to_luid(*luid)));
         pid_tag_ = "pid_" + std::to_string(pid) + "_";
+        if (pdh().library == nullptr) {
+            why_ = "pdh.dll not loaded: " + pdh().why;
+            return;
+        }
         const PDH_STATUS status = query_.open();
         if (status != ERROR_SUCCESS) {
             why_ = "PdhOpenQueryW failed: " + pdh_text(status);
@@ -213,7 +291,7 @@ public:
         }
         for (const auto& spec : kPdhCounters) {
             Counter c{spec, nullptr, {}};
-            const PDH_STATUS added = ::PdhAddEnglishCounterW(query_.get(), spec.path, 0, &c.handle);
+            const PDH_STATUS added = pdh().add_english_counter(query_.get(), spec.path, 0, &c.handle);
             if (added != ERROR_SUCCESS) {
                 c.handle = nullptr;
                 c.why = "PdhAddEnglishCounterW(" + win32::narrow(spec.path) + ") failed: " + pdh_text(added) +
@@ -244,7 +322,7 @@ public:
             return;
         }
         // Memory counters are raw values: one collection gives current figures.
-        const PDH_STATUS status = ::PdhCollectQueryData(query_.get());
+        const PDH_STATUS status = pdh().collect_query_data(query_.get());
         if (status != ERROR_SUCCESS) {
             const std::string why = "PdhCollectQueryData failed: " + pdh_text(status);
             for (const auto& c : counters_) {
@@ -268,11 +346,12 @@ private:
         std::vector<PDH_FMT_COUNTERVALUE_ITEM_W> items;
         DWORD bytes = 0;
         DWORD count = 0;
-        PDH_STATUS status = ::PdhGetFormattedCounterArrayW(c.handle, PDH_FMT_LARGE, &bytes, &count, nullptr);
+        const auto get_array = pdh().get_formatted_counter_array;
+        PDH_STATUS status = get_array(c.handle, PDH_FMT_LARGE, &bytes, &count, nullptr);
         for (int attempt = 0; status == static_cast<PDH_STATUS>(PDH_MORE_DATA) && attempt < 4; ++attempt) {
             items.resize(bytes / sizeof(PDH_FMT_COUNTERVALUE_ITEM_W) + 1);
             bytes = static_cast<DWORD>(items.size() * sizeof(PDH_FMT_COUNTERVALUE_ITEM_W));
-            status = ::PdhGetFormattedCounterArrayW(c.handle, PDH_FMT_LARGE, &bytes, &count, items.data());
+            status = get_array(c.handle, PDH_FMT_LARGE, &bytes, &count, items.data());
         }
         if (status != ERROR_SUCCESS) {
             return Reading::not_available("PdhGetFormattedCounterArrayW failed: " + pdh_text(status));
@@ -319,10 +398,10 @@ nlohmann::json source_unavailable(const char* source, std::string why) {
 
 void append_dxgi_adapters(nlohmann::json& list) {
     ComPtr<IDXGIFactory1> factory;
-    HRESULT hr =
-        ::CreateDXGIFactory1(__uuidof(IDXGIFactory1), reinterpret_cast<void**>(factory.GetAddressOf()));
+    std::string why;
+    HRESULT hr = create_dxgi_factory(factory, why);
     if (FAILED(hr)) {
-        list.push_back(source_unavailable("dxgi", "CreateDXGIFactory1 failed: " + hresult_text(hr)));
+        list.push_back(source_unavailable("dxgi", why));
         return;
     }
     for (UINT i = 0;; ++i) {
@@ -371,7 +450,7 @@ void append_dxcore_adapters(nlohmann::json& list) {
     // Loaded at run time: dxcore.dll exists only from Windows 10 2004 on, and linking it would
     // stop the whole program from starting on older systems.
     std::string why;
-    const auto library = DynamicLibrary::open({"dxcore.dll"}, &why);
+    const auto library = DynamicLibrary::open_system("dxcore.dll", &why);
     if (!library) {
         list.push_back(source_unavailable("dxcore", "dxcore.dll not loadable: " + why));
         return;

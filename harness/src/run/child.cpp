@@ -18,7 +18,6 @@
 #include "pinbench/results/results.hpp"
 #include "pinbench/scenario/plan.hpp"
 #include "pinbench/vocabulary/errors.hpp"
-#include "run/budget_child.hpp"
 #include "run/environment.hpp"
 #include "run/measuring_devices.hpp"
 #include "run/measuring_probes.hpp"
@@ -134,7 +133,7 @@ nlohmann::json make_response(const nlohmann::json& request, const Outcome& outco
 
 }  // namespace
 
-int child_main(const std::string& request_path) {
+int child_main(const std::string& request_path, std::span<const ChildMode> more_modes) {
     const auto main_at = SteadyClock::now();
     nlohmann::json request;
     try {
@@ -173,8 +172,10 @@ int child_main(const std::string& request_path) {
                 outcome = run_positive(request, nvml.get(), mode == child_mode::positive_device);
             } else if (mode == child_mode::hold_device) {
                 outcome = run_hold(request, nvml.get());
-            } else if (mode == child_mode::budget) {
-                outcome.data = budget_phase(request, nvml.get());
+            } else if (const auto more = std::find_if(more_modes.begin(), more_modes.end(),
+                                                      [&](const ChildMode& m) { return m.name == mode; });
+                       more != more_modes.end()) {
+                outcome.data = more->serve(request, nvml.get());
             } else {
                 std::cerr << "pinbench __child: unknown mode '" << mode << "'\n";
                 return exit_code::bad_input;

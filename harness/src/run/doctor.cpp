@@ -69,6 +69,15 @@ void print_control(const std::string& name, const nlohmann::json& c, std::ostrea
 
 }  // namespace
 
+const char* const no_device_next_step =
+    "Check the NVIDIA driver: does nvidia-smi list the GPU? Without a GPU, try the pipeline on "
+    "committed results: pinbench run --backend replay --from h200-smoke --script relabel-demo "
+    "(docs/replay.md)";
+
+const char* const failed_control_next_step =
+    "a probe that misses a known allocation cannot be trusted here. Run it again when the GPU is idle "
+    "(docs/disturbance.md); if it fails again, attach pinbench doctor --bundle doctor.json to a report";
+
 std::vector<std::string> wsl_notes(const nlohmann::json& environment) {
     const std::optional<int> wsl = wsl_version_of(environment);
     if (!wsl) return {};
@@ -107,20 +116,21 @@ nlohmann::json luid_check(const nlohmann::json& environment, const nlohmann::jso
             {"error", "no DXGI/DXCore adapter has the CUDA device's LUID " + luid}};
 }
 
-int run_doctor(const DoctorOptions& options, std::ostream& out) {
+int run_doctor(const DoctorOptions& options, std::ostream& out, std::ostream& err) {
     ChildLauncher launcher(options.executable);
     nlohmann::json bundle;
     bundle["schema"] = "pinbench.doctor";
     bundle["schema_version"] = 1;
     bundle["created_at"] = utc_now();
+    const auto stopped = [&](int sig) {
+        err << "pinbench doctor: stopped by " << stop_signal_name(sig) << "; no verdict\n";
+        return exit_code_for_signal(sig);
+    };
     auto env =
         launcher.run({{"mode", child_mode::environment}, {"gpus", 8}}, std::chrono::milliseconds(60000));
-    if (const int sig = stop_signal(); sig != 0) {
-        out << "pinbench doctor: stopped by " << stop_signal_name(sig) << "; no verdict\n";
-        return exit_code_for_signal(sig);
-    }
+    if (const int sig = stop_signal(); sig != 0) return stopped(sig);
     if (!env.response) {
-        out << "pinbench doctor: the environment child failed: " << terminal_text(env.problem) << "\n"
+        err << "pinbench doctor: the environment child failed: " << terminal_text(env.problem) << "\n"
             << terminal_text(env.outcome.output) << "\n";
         return exit_code::infrastructure;
     }
@@ -128,8 +138,11 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
     print_environment(bundle["environment"], out);
     for (const std::string& note : wsl_notes(bundle["environment"])) out << terminal_text(note) << "\n";
     int code = exit_code::ok;
+    std::string verdict;  // the last line: PASS, or what failed and the next step (standard error)
     if (cuda_device_count_of(bundle["environment"]).value_or(0) == 0) {
-        out << "no CUDA device: " << terminal_text(cuda_device_count_why_of(bundle["environment"])) << "\n";
+        verdict = "pinbench doctor: no CUDA device (" +
+                  terminal_text(cuda_device_count_why_of(bundle["environment"])) +
+                  "). Nothing can be measured here. " + no_device_next_step;
         code = exit_code::infrastructure;
     } else {
         std::string why;
@@ -146,16 +159,13 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
             }
             const std::string left = leftovers_on_gpu(*nvml, bundle["environment"]);
             if (!left.empty() && !options.allow_busy_gpu) {
-                out << "FAIL: " << terminal_text(left) << leftover_advice << "\n";
+                err << "FAIL: " << terminal_text(left) << leftover_advice << "\n";
                 return exit_code::infrastructure;
             }
         }
         bundle["controls"] =
             run_controls(launcher, nvml.get(), options.controls, bundle["environment"], WatchOptions{});
-        if (const int sig = stop_signal(); sig != 0) {
-            out << "pinbench doctor: stopped by " << stop_signal_name(sig) << "; no verdict\n";
-            return exit_code_for_signal(sig);
-        }
+        if (const int sig = stop_signal(); sig != 0) return stopped(sig);
         bundle["os_adapters"] = list_os_adapters();
         bundle["controls"]["luid"] = luid_check(bundle["environment"], bundle["os_adapters"]);
         out << "controls (positive control size " << format_bytes(options.controls.positive_bytes)
@@ -164,15 +174,23 @@ int run_doctor(const DoctorOptions& options, std::ostream& out) {
         for (const auto& [name, c] : bundle["controls"].items()) print_control(name, c, out);
         std::string failures;
         if (!controls_passed(bundle["controls"], &failures)) {
-            out << "FAIL: " << terminal_text(failures) << "\n";
+            verdict = "FAIL: " + terminal_text(failures) + "; " + failed_control_next_step;
             code = exit_code::infrastructure;
-        } else {
-            out << "PASS: every control passed\n";
         }
     }
     bundle["exit_code"] = code;
-    write_file_atomically(options.bundle_path, bundle.dump(1) + "\n");
-    out << "bundle: " << terminal_text(options.bundle_path) << "\n";
+    // The bundle before the verdict: a bundle that cannot be written ends the command (exit 3)
+    // before any PASS is printed (its path was checked before the controls ran).
+    if (!options.bundle_path.empty()) {
+        write_file_atomically(options.bundle_path, bundle.dump(1) + "\n");
+        out << "bundle: " << terminal_text(options.bundle_path) << "\n";
+    }
+    if (code == exit_code::ok) {
+        out << "PASS: every control passed\n";
+    } else {
+        out.flush();
+        err << verdict << "\n";
+    }
     return code;
 }
 

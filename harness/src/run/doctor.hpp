@@ -12,14 +12,20 @@ namespace pinbench {
 
 struct DoctorOptions {
     std::string executable;
-    std::string bundle_path = "pinbench-doctor.json";
+    std::string bundle_path;  // empty: no bundle (`pinbench doctor --bundle FILE` asks for one)
     ControlOptions controls;
     bool allow_busy_gpu = false;  // run beside a leftover pinbench process
 };
 
-// Prints to `out`; returns 0 when every control passed, exit_code::infrastructure otherwise
-// (a failed control, no GPU, a LUID mismatch).
-int run_doctor(const DoctorOptions& options, std::ostream& out);
+// Prints the environment and the controls to `out`, then PASS there, or what failed with the next
+// step to `err`; writes the bundle, when asked, before that last line. Returns 0 when every
+// control passed, exit_code::infrastructure otherwise (a failed control, no GPU, a LUID mismatch).
+int run_doctor(const DoctorOptions& options, std::ostream& out, std::ostream& err);
+
+// The next step after `pinbench doctor` or `pinbench run` found no CUDA device, and after a
+// failed control: what to check and what to try.
+extern const char* const no_device_next_step;
+extern const char* const failed_control_next_step;
 
 // Under WSL2: what is measured there and which probes it lacks (docs/wsl2.md), as lines for the
 // doctor's output; empty elsewhere.

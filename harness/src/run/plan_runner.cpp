@@ -215,14 +215,13 @@ int run_plan(const Plan& plan, const nlohmann::json& scenario, const RunOptions&
     ResultsDocument doc = start_results(scenario, options);
     if (options.resume != nullptr) continue_measurement(doc, *options.resume, options.resume_path);
     ChildLauncher launcher(options.executable);
-    Progress progress(options.progress, 0);
-    RunSetup setup = options.replay_source.empty()
-                         ? set_up_measurement(doc, plan, launcher, options, progress)
-                         : set_up_replay(doc, options, progress);
+    Progress progress(options.progress, 0, options.progress_style);
+    RunSetup setup = options.replay_source.empty() ? set_up_measurement(doc, launcher, options, progress)
+                                                   : set_up_replay(doc, options, progress);
     if (setup.exit_code) return *setup.exit_code;
     const bool controls_ok = controls_ok_noted(doc.controls, progress);
 
-    progress = Progress(options.progress, total_repeats(plan));
+    progress.restart(total_repeats(plan));
     progress.set_eta(eta_model(plan, options, doc.environment, progress));
     WatchSummary watch(options.watch);
     RepeatRunner repeats(

@@ -12,7 +12,7 @@ namespace pinbench {
 
 inline constexpr const char* child_protocol = "pinbench.child/1";
 
-// Modes of the child process.
+// Modes of the child process (a stage above the runner adds its own: run/child.hpp's ChildMode).
 namespace child_mode {
 inline constexpr const char* environment = "environment";          // collect the environment record
 inline constexpr const char* measure = "measure";                  // one repeat of a planned run, by kind
@@ -21,7 +21,6 @@ inline constexpr const char* positive_device = "positive_device";  // cudaMalloc
 inline constexpr const char* positive_host = "positive_host";      // pin S bytes (DXGI NON_LOCAL)
 inline constexpr const char* hold_device = "hold_device";          // cross-check: allocate S, hold until told
 inline constexpr const char* replay = "replay";                    // re-emit a recorded repeat
-inline constexpr const char* budget = "budget";                    // one phase of `pinbench budget`
 }  // namespace child_mode
 
 // A fresh random token (hex) for one request.

@@ -1,7 +1,10 @@
 #include "run/results_file.hpp"
 
 #include "pinbench/platform/atomic_file.hpp"
+#include "pinbench/probes/platform_probes.hpp"
 #include "pinbench/results/run_metrics.hpp"
+#include "pinbench/vocabulary/errors.hpp"
+#include "pinbench/vocabulary/terminal_text.hpp"
 #include "run/protocol.hpp"
 #include "run/timestamp.hpp"
 
@@ -40,6 +43,18 @@ ResultsDocument start_results(const nlohmann::json& scenario, const RunOptions& 
     doc.measurement_id = make_nonce();
     doc.scenario = scenario;
     return doc;
+}
+
+HeldFile lock_results_file(const std::string& path) {
+    const std::string lock = path + ".lock";
+    const std::string mine =
+        "pinbench run, pid " + std::to_string(current_process_id()) + ", since " + utc_now() + "\n";
+    std::string holder;
+    if (auto held = HeldFile::take(lock, mine, holder)) return std::move(*held);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r')) holder.pop_back();
+    throw InputError("pinbench run: '" + path + "' is being written by another " +
+                     (holder.empty() ? std::string("pinbench run") : terminal_text(holder)) + " (it holds '" +
+                     lock + "'); wait for it to end, or write to another -o. Nothing was measured");
 }
 
 void save_results(ResultsDocument& doc, const std::string& path) {

@@ -11,6 +11,7 @@
 #include "pinbench/results/results.hpp"
 #include "results/repeat_times.hpp"
 #include "run/controls.hpp"
+#include "run/progress.hpp"
 #include "run/watched_attempt.hpp"
 
 namespace pinbench {
@@ -37,6 +38,7 @@ struct RunOptions {
     const ResultsDocument* resume = nullptr;  // --resume: the partial file being continued
     std::string resume_path;
     std::ostream* progress = nullptr;  // stderr in the CLI
+    ProgressStyle progress_style;      // a terminal's: one line rewritten in place (run/progress.hpp)
 };
 
 }  // namespace pinbench

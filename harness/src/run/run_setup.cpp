@@ -8,6 +8,7 @@
 #include "pinbench/vocabulary/errors.hpp"
 #include "run/controls.hpp"
 #include "run/device_watch.hpp"
+#include "run/doctor.hpp"
 #include "run/protocol.hpp"
 #include "run/replay_child.hpp"
 #include "run/results_file.hpp"
@@ -31,39 +32,23 @@ nlohmann::json environment_from_child(ChildLauncher& launcher, Progress& progres
     return env.response->at("data");
 }
 
-// Nothing to measure: every planned run ends failed, and says why.
-void fail_every_run(ResultsDocument& doc, const Plan& plan, const std::string& results_path,
-                    Progress& progress) {
-    const std::string why = cuda_device_count_why_of(doc.environment);
-    progress.note(
-        "pinbench: no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
-        "); nothing to measure. The replay backend needs no GPU: README.md, \"The replay backend\"");
-    doc.finished_at = utc_now();
-    doc.controls = {{"skipped", "no CUDA device"}};
-    for (const auto& run : plan.runs) {
-        RunRecord rec;
-        rec.run = run;
-        rec.status = Status::failed;
-        rec.reason = "no CUDA device";
-        doc.runs.push_back(rec);
-    }
-    save_results(doc, results_path);
-}
-
 }  // namespace
 
-RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLauncher& launcher,
-                            const RunOptions& options, Progress& progress) {
+RunSetup set_up_measurement(ResultsDocument& doc, ChildLauncher& launcher, const RunOptions& options,
+                            Progress& progress) {
     RunSetup setup;
     std::string nvml_why;
     setup.nvml = Nvml::open(&nvml_why);
-    progress.note("collecting the environment and running the controls...");
+    progress.status("collecting the environment...");
     doc.environment = environment_from_child(launcher, progress);
     if (cuda_device_count_of(doc.environment).value_or(0) == 0 && stop_signal() == 0) {
-        fail_every_run(doc, plan, options.results_path, progress);
-        setup.exit_code = exit_code::infrastructure;
-        return setup;
+        // Nothing can be measured: one line, no results file, no answer (a file of runs that
+        // all failed for want of a GPU answered nothing and said it at length).
+        const std::string why = cuda_device_count_why_of(doc.environment);
+        throw NoDeviceError("no CUDA device here (" + (why.empty() ? std::string("no response") : why) +
+                            "). Nothing was measured; no results file was written. " + no_device_next_step);
     }
+    progress.note("running the controls...");
     if (setup.nvml) {
         // Leftovers of an earlier pinbench (a cancelled nightly) would measure with us.
         const std::string left = leftovers_on_gpu(*setup.nvml, doc.environment);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "pinbench/cuda/nvml.hpp"
@@ -26,11 +27,18 @@ struct RunSetup {
     std::map<std::string, Stopping> source_stops;  // replay: the source's runs that stopped early
 };
 
+// Nothing can be measured here: no CUDA device (what() says why and the next step). pinbench
+// exits 3 with that one line, and no results file is written.
+class NoDeviceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Measuring: the environment from a child, then (where there is a CUDA device and no leftover
-// pinbench on it) the controls, into doc.environment and doc.controls. Where there is no CUDA
-// device every planned run fails and the file is written.
-RunSetup set_up_measurement(ResultsDocument& doc, const Plan& plan, ChildLauncher& launcher,
-                            const RunOptions& options, Progress& progress);
+// pinbench on it) the controls, into doc.environment and doc.controls. Throws NoDeviceError
+// where there is no CUDA device.
+RunSetup set_up_measurement(ResultsDocument& doc, ChildLauncher& launcher, const RunOptions& options,
+                            Progress& progress);
 
 // Replaying: the source's environment (relabelled by the script) and controls, doc.replay, and
 // the source's runs that stopped early (read from the one load of the source).

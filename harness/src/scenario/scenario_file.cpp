@@ -314,4 +314,10 @@ nlohmann::json to_json(const Scenario& s) {
     };
 }
 
+nlohmann::json to_json(const ScenarioFile& file) {
+    nlohmann::json scenarios = nlohmann::json::array();
+    for (const auto& s : file.scenarios) scenarios.push_back(to_json(s));
+    return {{"path", file.path}, {"schema_version", file.schema_version}, {"scenarios", scenarios}};
+}
+
 }  // namespace pinbench

@@ -107,8 +107,8 @@ nlohmann::json run_trace(const TraceOptions& options, const Nvml* nvml, const st
     g.injection = options.injection.empty() ? default_injection_library() : options.injection;
     if (g.injection.empty()) {
         g.injection_why =
-            "this pinbench has no injection library (it was built without the CUPTI headers: "
-            "ci/setup-debian.sh fetches them, docs/trace.md)";
+            "this pinbench has no injection library (it was built without the CUPTI headers: docs/trace.md "
+            "says how they are found)";
     } else if (std::error_code ignored; !std::filesystem::exists(path_from_utf8(g.injection), ignored)) {
         g.injection_why = g.injection + " does not exist";
         g.injection.clear();

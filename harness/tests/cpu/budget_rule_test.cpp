@@ -1,10 +1,10 @@
-// The arithmetic of `pinbench budget` (run/budget_rule.hpp) against hand-computed values.
+// The arithmetic of `pinbench budget` (budget/budget_rule.hpp) against hand-computed values.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "run/budget_rule.hpp"
+#include "budget/budget_rule.hpp"
 
 namespace pinbench {
 namespace {
@@ -31,9 +31,29 @@ TEST(BudgetRule, TheSharedRoomBoundsIt) {
 }
 
 TEST(BudgetRule, KeepFreeIsTheLargerOfFourGibAndATenth) {
-    EXPECT_EQ(default_keep_free(0), 4 * GiB);
     EXPECT_EQ(default_keep_free(16 * GiB), 4 * GiB);
     EXPECT_EQ(default_keep_free(100 * GiB), 10 * GiB);
+    EXPECT_EQ(default_keep_free(120 * GiB), 12 * GiB) << "the lent H100's host: as before groups were read";
+}
+
+// A room under 16 GiB (a container's): 4 GiB would be most of it, so the floor is a quarter of it.
+TEST(BudgetRule, KeepFreeOfASmallRoomIsAQuarterOfIt) {
+    EXPECT_EQ(default_keep_free(0), 0u);
+    EXPECT_EQ(default_keep_free(8 * GiB), 2 * GiB);
+    EXPECT_EQ(default_keep_free(4 * GiB + 800 * MiB), 1 * GiB + 200 * MiB);  // 6 GiB less 1.2 GiB in use
+    EXPECT_EQ(default_keep_free(1 * GiB), 256 * MiB);
+}
+
+// Above the OS's limit for graphics: the larger of RAM/2 and the DXGI non-local budget, plus 25%,
+// in whole chunks.
+TEST(BudgetRule, WindowsDefaultCapIsAboveTheOsLimit) {
+    EXPECT_EQ(windows_default_cap(64 * GiB, std::nullopt, 256 * MiB), 40 * GiB);
+    EXPECT_EQ(windows_default_cap(64 * GiB, 31 * GiB, 256 * MiB), 40 * GiB) << "RAM/2 is larger";
+    EXPECT_EQ(windows_default_cap(64 * GiB, 40 * GiB, 256 * MiB), 50 * GiB) << "DXGI's is larger";
+    EXPECT_EQ(windows_default_cap(10 * GiB, std::nullopt, 1 * GiB), 7 * GiB) << "6.25 GiB up to whole chunks";
+    EXPECT_EQ(windows_default_cap(128 * MiB, std::nullopt, 256 * MiB), 256 * MiB) << "at least one chunk";
+    EXPECT_EQ(windows_default_cap(std::uint64_t{1} << 62, std::nullopt, 256 * MiB), std::uint64_t{64} << 40)
+        << "never above --cap's own bound";
 }
 
 TEST(BudgetRule, WindowsGraphicsLimitIsHalfOfRamAtLeast64MB) {
@@ -56,13 +76,27 @@ TEST(BudgetRule, VramCostIsReadAtTheChunkThatReachesTheBudget) {
 TEST(BudgetRule, OnlyTheDriverFindsTheLimit) {
     EXPECT_TRUE(stopped_by_driver("driver"));
     EXPECT_TRUE(stopped_by_driver("silent_fallback"));
-    for (const char* other : {"cap", "time_limit", "host_available", "not_measured", ""})
+    for (const char* other : {"cap", "time_limit", "host_available", "memory_limit", "address_space",
+                              "oom_event", "not_measured", ""})
         EXPECT_FALSE(stopped_by_driver(other));
     EXPECT_EQ(stop_words("cap", 16 * GiB, 0, ""), "capped at 16 GiB, the real limit is higher");
     EXPECT_EQ(stop_words("driver", 88 * MiB, 96 * MiB, "cuMemHostAlloc failed: X"),
               "a pin failed at 96 MiB: cuMemHostAlloc failed: X");
     EXPECT_EQ(stop_words("not_measured", 0, 0, ""),
               "not measured (--held-only; pinbench budget without it measures it)");
+}
+
+// A limit of the process bounded the search: the child's words for the limit, then where.
+TEST(BudgetRule, ALimitThatStoppedTheSearchIsNamed) {
+    const std::string limit =
+        "the container's limit, 6 GiB, 1.2 GiB in use (cgroup v2 /, memory.max), less 1.2 GiB kept free";
+    EXPECT_EQ(stop_words("memory_limit", 3 * GiB + 512 * MiB, 0, limit), limit + ": stopped at 3.5 GiB");
+    EXPECT_EQ(stop_words("address_space", 1 * GiB, 0, "the address-space limit, ..."),
+              "the address-space limit, ...: stopped at 1 GiB");
+    EXPECT_EQ(stop_words("host_available", 2 * GiB, 0, ""),
+              "available host memory minus --keep-free stopped it at 2 GiB, the real limit is higher");
+    EXPECT_EQ(stop_words("oom_event", 2 * GiB, 0, "the OOM counters of cgroup /x moved"),
+              "the OOM counters of cgroup /x moved, at 2 GiB");
 }
 
 // A neighbour that moved device memory while the held phase measured: no VRAM figure, the

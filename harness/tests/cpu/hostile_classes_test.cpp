@@ -425,8 +425,8 @@ TEST(HostileTerminal, NoCommandPrintsControlCharactersFromItsInput) {
 
 TEST(HostileWords, AnUnknownCommandIsNamedWithTheNearestOne) {
     expect_refused(run_cli({"foo"}),
-                   "pinbench: unknown command 'foo' (commands: metrics, plan, run, store, "
-                   "results, doctor, trace, budget)");
+                   "pinbench: unknown command 'foo' (commands: doctor, run, plan, budget, trace, store, "
+                   "results, metrics, help, completion)");
     expect_refused(run_cli({"rnu"}), "pinbench: unknown command 'rnu'; did you mean 'run'?");
     expect_refused(run_cli({"store", "lsit", "--store", "x"}),
                    "pinbench store: unknown command 'lsit'; did you mean 'list'?");

@@ -103,7 +103,7 @@ TEST(HostileOutput, AFifoAtAnOutputPathIsRefusedAndKept) {
 }
 
 // A symbolic link at an output path is replaced by the new file; its target is not written
-// (README.md, "Files pinbench reads and writes").
+// (docs/cli.md, "Files pinbench reads and writes").
 TEST(HostileOutput, ASymbolicLinkIsReplacedAndItsTargetLeftAlone) {
     TempDir dir("pinbench_hostile");
     const std::string target = dir.file("target.json");
@@ -263,8 +263,8 @@ TEST(HostileInputSize, DevicesAndFifosAreNotRead) {
 #endif
 
 // The limits are stated where users read them, as the code defines them.
-TEST(HostileInputSize, ReadmeStatesTheInputLimits) {
-    const std::string readme = slurp(std::string(PINBENCH_SOURCE_DIR) + "/README.md");
+TEST(HostileInputSize, TheDocsStateTheInputLimits) {
+    const std::string readme = slurp(std::string(PINBENCH_SOURCE_DIR) + "/docs/cli.md");
     for (const std::uint64_t limit : {input_limit::text, input_limit::data}) {
         EXPECT_NE(readme.find("`" + size_label(limit) + "`"), std::string::npos) << size_label(limit);
     }

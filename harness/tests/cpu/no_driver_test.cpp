@@ -72,7 +72,10 @@ TEST(NoDriver, DoctorCollectsTheEnvironmentAndSaysWhyNothingIsMeasured) {
     fs::remove(bundle);
     const auto out = run_cli({"doctor", "--bundle", bundle.string()});
     EXPECT_EQ(out.exit_code, 3) << out.output;
-    EXPECT_NE(out.output.find(std::string("no CUDA device: ") + kNoDriver), std::string::npos) << out.output;
+    EXPECT_NE(out.output.find(std::string("pinbench doctor: no CUDA device (") + kNoDriver),
+              std::string::npos)
+        << out.output;
+    EXPECT_NE(out.output.find("--backend replay"), std::string::npos) << "the next step\n" << out.output;
     ASSERT_TRUE(fs::exists(bundle)) << out.output;
     const auto doc = nlohmann::json::parse(read_file(bundle.string()));
     const auto& env = doc.at("environment");

@@ -124,6 +124,27 @@ TEST_F(OutputPath, TraceNeverWritesOverTheProgramItRuns) {
     EXPECT_EQ(read_file(program), before);
 }
 
+// A command that ends without writing its output removes the folders it made for it, and only
+// those: `run -o out/x.json` refused (here: a bad replay source) left an empty `out/`.
+TEST_F(OutputPath, ARunThatWritesNothingLeavesNoFolderItMade) {
+    const std::string bad = file("bad.json");
+    write_file_atomically(bad, "{\"schema_version\": 5}\n");
+    fs::create_directories(file("kept"));
+    for (const std::string& out :
+         {file("made") + sep() + "deeper" + sep() + "x.json", file("made") + sep() + "deeper" + sep(),
+          file("kept") + sep() + "x.json"}) {
+        const auto r = run_cli(replay_to(bad, out));
+        EXPECT_EQ(r.exit_code, 2) << out << "\n" << r.output;
+        EXPECT_FALSE(fs::exists(file("made"))) << out;
+    }
+    EXPECT_TRUE(fs::is_directory(file("kept"))) << "a folder it did not make stays";
+    // Written: the folders stay.
+    const std::string out = file("made") + sep() + "deeper" + sep() + "x.json";
+    const auto r = run_cli(replay_to(source_results(), out));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(fs::is_regular_file(out)) << r.output;
+}
+
 TEST_F(OutputPath, DoctorCreatesTheBundlesFolder) {
     const std::string folder = file("bundle") + sep() + "here" + sep();
     const auto r = run_cli({"doctor", "--bundle", folder, "--control-size", "16MiB"});

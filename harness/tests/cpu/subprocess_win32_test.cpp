@@ -193,6 +193,78 @@ TEST(SubprocessWin32, AProgramThatDoesNotExistThrowsSystemError) {
     EXPECT_THROW(Subprocess(test_child("exit", {"0"}), {{"BAD=NAME", "x"}}), SystemError);
 }
 
+// PATH for one test (the wide environment, which Subprocess's search reads), then put back.
+class PathVariable {
+public:
+    explicit PathVariable(const std::wstring& value) {
+        std::wstring old(32768, L'\0');
+        const DWORD n = ::GetEnvironmentVariableW(L"PATH", old.data(), static_cast<DWORD>(old.size()));
+        had_ = n > 0;
+        old.resize(n);
+        old_ = old;
+        ::SetEnvironmentVariableW(L"PATH", value.c_str());
+    }
+    ~PathVariable() { ::SetEnvironmentVariableW(L"PATH", had_ ? old_.c_str() : nullptr); }
+    PathVariable(const PathVariable&) = delete;
+    PathVariable& operator=(const PathVariable&) = delete;
+
+private:
+    std::wstring old_;
+    bool had_ = false;
+};
+
+// Issue 54, item 2: CreateProcessW(nullptr, "pinreport ...") looked in the current folder first,
+// so a pinreport.exe planted there ran. A bare name is looked for in PATH's absolute folders only.
+TEST(SubprocessWin32, AProgramPlantedInTheCurrentFolderNeverRunsByItsBareName) {
+    namespace fs = std::filesystem;
+    const fs::path dir =
+        fs::temp_directory_path() / ("pinbench-planted-" + std::to_string(::GetCurrentProcessId()));
+    fs::create_directories(dir);
+    fs::copy_file(testing_support::test_child_path(), dir / "pinbench-planted-child.exe",
+                  fs::copy_options::overwrite_existing);
+    const fs::path old_cwd = fs::current_path();
+    fs::current_path(dir);
+    for (const std::wstring path : {L".", L"", L"C:\\windows\\system32;;.", L".\\"}) {
+        const PathVariable set(path);
+        EXPECT_THROW(Subprocess({"pinbench-planted-child", "exit", "0"}, {}), SystemError);
+        EXPECT_THROW(Subprocess({"pinbench-planted-child.exe", "exit", "0"}, {}), SystemError);
+        EXPECT_THROW(tied_command({"pinbench-planted-child"}), SystemError);
+    }
+    {  // named with its folder, it is the user's choice
+        Subprocess named({".\\pinbench-planted-child.exe", "exit", "5"}, {});
+        EXPECT_EQ(named.wait(20s).exit_code, 5);
+    }
+    fs::current_path(old_cwd);
+    {  // in an absolute PATH folder, a bare name finds it, .exe appended
+        const PathVariable set(dir.wstring());
+        Subprocess found({"pinbench-planted-child", "exit", "6"}, {});
+        EXPECT_EQ(found.wait(20s).exit_code, 6);
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+}
+
+// A program in a folder too deep to start from: the error says why and what to do.
+TEST(SubprocessWin32, AProgramInAFolderTooDeepToStartSaysSo) {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("pinbench-deep-" + std::to_string(::GetCurrentProcessId()));
+    const fs::path top = dir;
+    while (dir.native().size() < 270) dir /= std::wstring(40, L'd');
+    fs::create_directories(dir);
+    const fs::path program = dir / "child.exe";
+    fs::copy_file(testing_support::test_child_path(), program);
+    try {
+        Subprocess p({program.string(), "exit", "3"}, {});
+        EXPECT_EQ(p.wait(20s).exit_code, 3);  // where Windows starts it after all
+    } catch (const SystemError& e) {
+        EXPECT_NE(std::string(e.what()).find("Windows starts no program from a path of 260 or more"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::error_code ec;
+    fs::remove_all(top, ec);
+}
+
 TEST(CurrentExecutablePathWin32, NamesThisTestBinary) {
     const std::filesystem::path path = current_executable_path();
     EXPECT_TRUE(path.is_absolute()) << path;

@@ -22,6 +22,8 @@
 //   shm-check NAME BYTES V map the block, check every byte is V, write V+1, print "ok" or what differed
 //   hold-open PATH MS      open PATH for reading the way Python's open() does (no delete
 //                          sharing), print "open", keep it open MS, close, print "closed"
+//   memory-limits PATH     write what platform/memory_limits.hpp reads here to PATH: "in_job N",
+//                          then a line per limit "KIND SCOPE LIMIT USED", then "note TEXT" lines
 //   read-loop PATH MS A B  read PATH with read_file for MS; print "reads N mixed M" (a read that
 //                          is neither the contents of file A nor of file B is mixed)
 #include <fcntl.h>
@@ -42,6 +44,7 @@
 #include "pinbench/platform/subprocess.hpp"
 #include "pinbench/platform/utf8.hpp"
 #include "pinbench/store/store.hpp"
+#include "platform/memory_limits.hpp"
 #include "store/store_lock.hpp"
 
 namespace {
@@ -210,6 +213,17 @@ int run(int argc, char** argv) {
         ::Sleep(static_cast<DWORD>(std::stoul(arg(2))));
         ::CloseHandle(file);
         say("closed");
+        return 0;
+    }
+    if (mode == "memory-limits") {
+        const pinbench::MemoryLimits m = pinbench::read_memory_limits();
+        std::string text = "in_job " + std::to_string(m.in_job ? 1 : 0) + "\n";
+        for (const pinbench::MemoryLimit& l : m.limits) {
+            text += l.kind + (l.scope == pinbench::LimitScope::shared ? " shared " : " process ") +
+                    std::to_string(l.limit) + " " + std::to_string(l.used) + "\n";
+        }
+        for (const std::string& note : m.notes) text += "note " + note + "\n";
+        pinbench::write_file_atomically(arg(1), text);
         return 0;
     }
     if (mode == "read-loop") {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "budget/budget.hpp"
 #include "pinbench/platform/subprocess.hpp"
 #include "temp_dir.hpp"
 #include "test_paths.hpp"
@@ -24,7 +26,7 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20, GiB = std::uint64_t{1} << 30;
 
 constexpr const char* skip_reason = PINBENCH_DOUBLE_END_TO_END_SKIP;
 
@@ -57,7 +59,10 @@ protected:
     };
 
     // `pinbench budget` with `args` against the double scripted by `script`; the document it wrote.
-    Outcome budget(const std::string& script, std::vector<std::string> args) {
+    // `env`: more environment (a fake memory root); `shell`: a shell line run before pinbench in
+    // the same process (`ulimit -v N`: a limit pinbench cannot see coming).
+    Outcome budget(const std::string& script, std::vector<std::string> args,
+                   std::map<std::string, std::string> env = {}, const std::string& shell = "") {
         const std::string conf = dir_.file("double-" + std::to_string(n_) + ".conf");
         const std::string out = dir_.file("budget-" + std::to_string(n_++) + ".json");
         std::ofstream(conf) << script;
@@ -65,7 +70,10 @@ protected:
         std::string libs = std::string(PINBENCH_DRIVER_DOUBLE_DIR) + "/current";
         if (old != nullptr && *old != '\0') libs += std::string(":") + old;
         args.insert(args.begin(), {PINBENCH_EXE, "budget", "-o", out, "--chunk", "8MiB"});
-        Subprocess p(args, {{"LD_LIBRARY_PATH", libs}, {"PINBENCH_DRIVER_DOUBLE", conf}});
+        if (!shell.empty()) args.insert(args.begin(), {"/bin/sh", "-c", shell + " && exec \"$0\" \"$@\""});
+        env["LD_LIBRARY_PATH"] = libs;
+        env["PINBENCH_DRIVER_DOUBLE"] = conf;
+        Subprocess p(args, env);
         Outcome o;
         o.process = p.wait(50s);
         std::ifstream in(out);
@@ -92,7 +100,7 @@ TEST_F(DoubleBudget, TheDriversLimitGivesTheBudgetAndItsVramCost) {
     const Outcome o = budget(priced("pin_limit = 90MiB\n"), {"--cap", "100MiB"});
     ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
     EXPECT_EQ(o.doc["schema"], "pinbench.budget");
-    EXPECT_EQ(o.doc["version"], 1);
+    EXPECT_EQ(o.doc["version"], kBudgetVersion);
     EXPECT_EQ(o.doc["complete"], true);
     for (const auto& [name, per_gib] : std::map<std::string, std::uint64_t>{
              {"cudaMallocHost", malloc_host_per_gib}, {"cudaHostRegister", register_per_gib}}) {
@@ -407,6 +415,7 @@ TEST_F(DoubleBudget, HeldOnlyStartsNoSinglePhaseChild) {
             << o.family("cudaHostRegister").dump();
     }
     const Outcome full = budget(priced("pin_limit = 90MiB\nfail_call.cuInit = 4\n"), {"--cap", "100MiB"});
+    ASSERT_EQ(full.process.exit_code, 0) << full.process.output;
     EXPECT_EQ(full.family("cudaMallocHost")["status"], "ok");
     EXPECT_EQ(full.family("cudaHostRegister")["status"], "waived") << "the full run starts a fourth";
 }
@@ -436,6 +445,212 @@ TEST_F(DoubleBudget, ASignalEndsTheChildAndLeavesAnIncompleteDocument) {
     EXPECT_EQ(doc["complete"], false);
     EXPECT_EQ(doc["interrupted"]["signal"], "SIGTERM");
     EXPECT_TRUE(has(o.output, "interrupted (SIGTERM)")) << o.output;
+}
+
+// A fake root (docs/test-double.md, PINBENCH_MEMORY_ROOT) with a 64 GiB host, 60 GiB available,
+// and the files of one cgroup tree; the double charges each pin to the groups of `charged`.
+class FakeTree {
+public:
+    explicit FakeTree(const testing_support::TempDir& dir, const std::string& name) : root_(dir.file(name)) {
+        put("proc/meminfo", "MemTotal: 67108864 kB\nMemAvailable: 62914560 kB\n");
+    }
+    void put(const std::string& path, const std::string& text) const {
+        const std::filesystem::path p = std::filesystem::path(root_) / path;
+        std::filesystem::create_directories(p.parent_path());
+        std::ofstream(p) << text;
+    }
+    std::string get(const std::string& path) const {
+        std::ifstream in(std::filesystem::path(root_) / path);
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+    std::string path(const std::string& p) const { return (std::filesystem::path(root_) / p).string(); }
+    std::map<std::string, std::string> env() const { return {{"PINBENCH_MEMORY_ROOT", root_}}; }
+    // A v2 group's files: its limit, what the rest of the group uses, no OOM yet.
+    void v2_group(const std::string& folder, std::uint64_t max, std::uint64_t current) const {
+        put(folder + "/memory.max", std::to_string(max) + "\n");
+        put(folder + "/memory.high", "max\n");
+        put(folder + "/memory.current", std::to_string(current) + "\n");
+        put(folder + "/memory.stat", "anon 0\nfile 0\ninactive_file 0\n");
+        put(folder + "/memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n");
+    }
+    std::uint64_t number(const std::string& file) const { return std::stoull(get(file)); }
+
+private:
+    std::string root_;
+};
+
+const char* kV2Mount = "30 25 0:26 / /sys/fs/cgroup rw,nosuid,nodev - cgroup2 cgroup2 rw,nsdelegate\n";
+
+// Every pin the document records was no larger than what the limits allowed when it was asked
+// ("allowed"), and each had that figure.
+void expect_pins_within_allowed(const json& family) {
+    for (const auto& [phase, record] : family["phases"].items()) {
+        const json& data = record["data"];
+        for (const char* list : {"chunks", "tried"}) {
+            for (const json& pin : data.value(list, json::array())) {
+                ASSERT_TRUE(pin.contains("allowed")) << phase << " " << pin.dump();
+                EXPECT_LE(pin["bytes"].get<std::uint64_t>(), pin["allowed"].get<std::uint64_t>())
+                    << phase << " " << pin.dump();
+            }
+        }
+    }
+}
+
+// A container's cgroup v2 group (its namespace's root, as Docker and Podman make it) of 640 MiB,
+// 100 MiB of it used by a neighbour; the double charges every pin to it and is the OOM killer
+// above its limit (as the H200 saw: "child crashed (signal 9)" under pinbench 0.x). The search
+// stays 64 MiB (--keep-free) below the group's limit, names the limit, wakes no OOM killer.
+TEST_F(DoubleBudget, InsideAContainerTheRequestsStayUnderTheGroupsRoomLessTheMargin) {
+    const FakeTree tree(dir_, "container");
+    tree.put("proc/self/cgroup", "0::/\n");
+    tree.put("proc/self/mountinfo", kV2Mount);
+    tree.v2_group("sys/fs/cgroup", 640 * MiB, 100 * MiB);
+    const std::string script = priced("memory_cgroup = " + tree.path("sys/fs/cgroup") + "\n");
+    const Outcome o = budget(script, {"--cap", "1GiB", "--keep-free", "64MiB"}, tree.env());
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    EXPECT_EQ(o.doc["version"], kBudgetVersion);
+    EXPECT_EQ(tree.get("sys/fs/cgroup/memory.events"),
+              "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n")
+        << "the OOM killer never woke";
+    EXPECT_LE(tree.number("sys/fs/cgroup/memory.peak"), 640 * MiB - 64 * MiB)
+        << "the group never came nearer";
+    EXPECT_EQ(tree.number("sys/fs/cgroup/memory.current"), 100 * MiB) << "everything pinned was given back";
+    const std::string words = "the container's limit, 640 MiB, 100 MiB in use (cgroup v2 /, memory.max)";
+    EXPECT_EQ(o.doc["limits"]["bounding"]["words"], words);
+    EXPECT_EQ(o.doc["limits"]["bounding"]["allowed"], 476 * MiB);
+    EXPECT_TRUE(has(o.process.output, "bounded by " + words)) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        expect_pins_within_allowed(f);
+        EXPECT_EQ(f["held_at_once"]["bytes"], 472 * MiB) << "476 MiB in whole 8 MiB chunks";
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "memory_limit");
+        EXPECT_EQ(
+            f["held_at_once"]["words"],
+            "the container's limit, 640 MiB, 572 MiB in use (cgroup v2 /, memory.max), less 64 MiB kept "
+            "free: stopped at 472 MiB");
+        EXPECT_EQ(f["bounded_by"]["kind"], "cgroup_v2");
+        EXPECT_EQ(f["bounded_by"]["name"], "the container's limit");
+        EXPECT_EQ(f["largest_single"]["bytes"], 472 * MiB);
+        EXPECT_EQ(f["largest_single"]["stopped_by"], "memory_limit");
+        EXPECT_EQ(f["limit_found"], false);
+        EXPECT_EQ(f["failure"], "not_seen");
+        EXPECT_EQ(f["safe_budget"], 376 * MiB);
+    }
+    // The default margin: a quarter of the 540 MiB room at the start (4 GiB would be all of it).
+    tree.put("sys/fs/cgroup/memory.peak", "0\n");
+    const Outcome d = budget(script, {"--cap", "1GiB", "--held-only"}, tree.env());
+    ASSERT_EQ(d.process.exit_code, 0) << d.process.output;
+    EXPECT_EQ(d.doc["options"]["keep_free"], 135 * MiB);
+    EXPECT_EQ(d.family("cudaMallocHost")["held_at_once"]["bytes"], 400 * MiB);
+    EXPECT_LE(tree.number("sys/fs/cgroup/memory.peak"), 640 * MiB - 135 * MiB);
+    EXPECT_TRUE(has(tree.get("sys/fs/cgroup/memory.events"), "oom_kill 0\n"));
+}
+
+// Slurm's cgroup v1 tree: the job's group (1 GiB) under the user's (600 MiB, 200 MiB used by
+// another job), both charged by every pin. The user's group, above, is the smaller room and bounds
+// the search; both are in the document.
+TEST_F(DoubleBudget, ALimitAboveThisProcesssGroupBoundsItInCgroupV1) {
+    const FakeTree tree(dir_, "slurm");
+    tree.put("proc/self/cgroup", "7:memory:/slurm/uid_1000/job_42\n3:cpu,cpuacct:/slurm/uid_1000/job_42\n");
+    tree.put("proc/self/mountinfo",
+             "33 25 0:29 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory\n");
+    const std::string user = "sys/fs/cgroup/memory/slurm/uid_1000", job = user + "/job_42";
+    tree.put(user + "/memory.limit_in_bytes", std::to_string(600 * MiB));
+    tree.put(user + "/memory.usage_in_bytes", std::to_string(200 * MiB));
+    tree.put(job + "/memory.limit_in_bytes", std::to_string(1 * GiB));
+    tree.put(job + "/memory.usage_in_bytes", "0");
+    for (const std::string& g : {user, job})
+        tree.put(g + "/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+    tree.put("sys/fs/cgroup/memory/slurm/memory.limit_in_bytes", "9223372036854771712");
+    const Outcome o = budget(priced("memory_cgroup = " + tree.path(job) + "," + tree.path(user) + "\n"),
+                             {"--cap", "1GiB", "--keep-free", "64MiB", "--held-only"}, tree.env());
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    ASSERT_EQ(o.doc["limits"]["read"].size(), 3u) << o.doc["limits"].dump();
+    EXPECT_EQ(
+        o.doc["limits"]["read"][1]["words"],
+        "the Slurm job's limit, 1 GiB, 0 B in use (cgroup v1 /slurm/uid_1000/job_42, memory.limit_in_bytes)");
+    EXPECT_EQ(o.doc["limits"]["read"][2]["where"], "/slurm/uid_1000");
+    EXPECT_EQ(o.doc["limits"]["bounding"]["index"], 2);
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        expect_pins_within_allowed(f);
+        EXPECT_EQ(f["held_at_once"]["bytes"], 336 * MiB) << "600 - 200 - 64 MiB";
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "memory_limit");
+        EXPECT_EQ(f["bounded_by"]["where"], "/slurm/uid_1000");
+    }
+    EXPECT_LE(tree.number(user + "/memory.max_usage_in_bytes"), 600 * MiB - 64 * MiB);
+    EXPECT_TRUE(has(tree.get(user + "/memory.oom_control"), "oom_kill 0\n"));
+}
+
+// A neighbour of the group grows by 500 MiB while the first held phase pins (the double grows it
+// just before the 10th pinning call): the group's limit is passed, its OOM killer ends the child.
+// The budget says so, never as a driver's limit, and exits 3; the next family's search sees the
+// room gone and asks for nothing.
+TEST_F(DoubleBudget, AnOomKillIsReportedAsTheGroupsNeverAsTheDrivers) {
+    const FakeTree tree(dir_, "oom");
+    tree.put("proc/self/cgroup", "0::/job\n");
+    tree.put("proc/self/mountinfo", kV2Mount);
+    tree.v2_group("sys/fs/cgroup/job", 640 * MiB, 100 * MiB);
+    const std::string script = priced("memory_cgroup = " + tree.path("sys/fs/cgroup/job") +
+                                      "\nneighbour_grows = 500MiB\nneighbour_grows_at = 10\n");
+    const Outcome o = budget(script, {"--cap", "1GiB", "--keep-free", "64MiB", "--held-only"}, tree.env());
+    EXPECT_EQ(o.process.exit_code, 3) << o.process.output;
+    const json& killed = o.family("cudaMallocHost");
+    EXPECT_EQ(killed["status"], "failed");
+    EXPECT_EQ(
+        killed["error"],
+        "killed by the OOM killer of cgroup /job at 80 MiB (holding 72 MiB, asking for 8 MiB more): the "
+        "group's memory ran out, not the driver's pins");
+    EXPECT_EQ(killed["phases"]["held"]["oom_events"],
+              json::parse(R"([{"where": "/job", "oom": 1, "oom_kill": 1}])"));
+    EXPECT_FALSE(killed["phases"]["held"].contains("disturbed")) << "the killed child's own device memory";
+    const json& next = o.family("cudaHostRegister");
+    EXPECT_EQ(next["held_at_once"]["stopped_by"], "memory_limit");
+    EXPECT_EQ(next["held_at_once"]["bytes"], 0);
+    EXPECT_EQ(o.doc["limits"]["oom_events"], json::parse(R"([{"where": "/job", "oom": 1, "oom_kill": 1}])"));
+    EXPECT_TRUE(has(o.process.output, "OOM KILLER: in cgroup /job")) << o.process.output;
+    EXPECT_FALSE(has(o.process.output, "child crashed")) << o.process.output;
+}
+
+// RLIMIT_AS set before pinbench starts (ulimit -v, as prlimit --as): each request stays under the
+// child's own address-space room less the driver's slack, and the limit is named; no pin fails.
+TEST_F(DoubleBudget, AnAddressSpaceLimitBoundsTheRequestsAndIsNamed) {
+    const Outcome o = budget(priced(""), {"--cap", "4GiB", "--held-only"}, {}, "ulimit -v 1228800");
+    ASSERT_EQ(o.process.exit_code, 0) << o.process.output;
+    for (const char* name : {"cudaMallocHost", "cudaHostRegister"}) {
+        SCOPED_TRACE(name);
+        const json& f = o.family(name);
+        ASSERT_EQ(f["status"], "ok") << f.dump();
+        expect_pins_within_allowed(f);
+        EXPECT_EQ(f["held_at_once"]["stopped_by"], "address_space");
+        EXPECT_EQ(f["bounded_by"]["kind"], "rlimit_as");
+        EXPECT_EQ(f["failure"], "not_seen") << "no call ran into the limit";
+        EXPECT_GE(f["held_at_once"]["bytes"].get<std::uint64_t>(), 512 * MiB);
+        EXPECT_LT(f["held_at_once"]["bytes"].get<std::uint64_t>(), 1200 * MiB - 64 * MiB);
+        EXPECT_TRUE(
+            has(f["held_at_once"]["words"].get<std::string>(), "the address-space limit, 1.172 GiB, "))
+            << f["held_at_once"].dump();
+    }
+}
+
+// cuInit runs out of memory under an address-space limit (as CUDA 13 does under prlimit --as
+// 12 GiB on the H200): the family's error names the limit, never "no GPU".
+TEST_F(DoubleBudget, CudaThatCannotStartUnderTheLimitIsNamedNotNoGpu) {
+    const Outcome o =
+        budget(priced("fail_call.cuInit = 2\n"), {"--cap", "64MiB", "--held-only"}, {}, "ulimit -v 1228800");
+    EXPECT_EQ(o.process.exit_code, 3) << o.process.output;
+    const json& f = o.family("cudaMallocHost");
+    EXPECT_EQ(f["status"], "failed") << f.dump();
+    const std::string error = f.value("error", "");
+    EXPECT_EQ(error.rfind("CUDA could not start under the address-space limit, 1.172 GiB, ", 0), 0u) << error;
+    EXPECT_TRUE(has(error, "cuInit failed: CUDA_ERROR_OUT_OF_MEMORY")) << error;
+    EXPECT_FALSE(has(o.process.output, "this machine has 0")) << o.process.output;
 }
 
 TEST_F(DoubleBudget, BadOptionsAreRefusedBeforeAnythingIsPinned) {

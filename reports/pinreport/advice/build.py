@@ -17,7 +17,7 @@ from pinreport.advice.cost import (
 )
 from pinreport.advice.evidence import RUN_STORE, Benches, Machine, Missing, Source, StoredRun, budget_for
 from pinreport.advice.options import Context, Option, all_options
-from pinreport.advice.verdict import CHANGE, SMALL_SHARE, UNKNOWN, Verdict, judge
+from pinreport.advice.verdict import CHANGE, SMALL_SHARE, UNKNOWN, PinBudget, Verdict, judge
 from pinreport.readers.budget import BudgetDocument
 from pinreport.readers.trace import TraceFile
 
@@ -56,11 +56,11 @@ class Advice:
 
 
 def _scope(
-    name: str, holdings, ctx: Context, observed: Observed | None, safe: int | None, memory, step, small
+    name: str, holdings, ctx: Context, observed: Observed | None, budget: PinBudget | None, memory, step, small
 ) -> ScopeAdvice:
-    cost = scope_cost(name, holdings, ctx.fits, ctx.gpus, observed, safe)
+    cost = scope_cost(name, holdings, ctx.fits, ctx.gpus, observed, budget.safe if budget else None)
     options = all_options(ctx, cost)
-    return ScopeAdvice(cost, tuple(options), judge(cost, options, memory, step, small))
+    return ScopeAdvice(cost, tuple(options), judge(cost, options, memory, step, small, budget))
 
 
 def build_advice(
@@ -113,11 +113,12 @@ def build_advice(
     if state != "on":
         notes.append(f"tracing was {state}: the calls may be incomplete, so may the bytes held")
     got = budget_for(budget, machine)
-    budget_source, safe = None, None
+    budget_source, pin_budget = None, None
     if isinstance(got, Missing):
         missing.append(got)
     else:
-        budget_source, safe = got[1], got[0].safe_budget
+        budget_source = got[1]
+        pin_budget = PinBudget(got[0].safe_budget, got[1].path) if got[0].safe_budget is not None else None
     trace_source = Source("trace", trace.path, "calls and notes", machine.words())
     held = trace.pinned.peak_bytes
     ctx = Context(
@@ -138,9 +139,11 @@ def build_advice(
     memory = gpu_memory(trace)
     step = resolution(trace, fits)
     by_site = held_at_peak(trace)
-    program = _scope("program", [h for hs in by_site.values() for h in hs], ctx, observed, safe, memory, step, small)
+    program = _scope(
+        "program", [h for hs in by_site.values() for h in hs], ctx, observed, pin_budget, memory, step, small
+    )
     sites = tuple(
-        _scope(site, hs, ctx, None, safe, memory, step, small)
+        _scope(site, hs, ctx, None, pin_budget, memory, step, small)
         for site, hs in sorted(by_site.items(), key=lambda kv: -sum(h.bytes for h in kv[1]))
     )
     return Advice(

@@ -31,12 +31,18 @@ def _share(text: str) -> float:
 
 def add_evidence_options(p: argparse.ArgumentParser) -> None:
     """What the advice rests on; `advise` and `trace` take the same."""
-    p.add_argument("--store", help="baseline store directory (optional: the fits, the register-window runs)")
+    p.add_argument(
+        "--store", complete="folder", help="baseline store directory (optional: the fits, the register-window runs)"
+    )
     p.add_argument("--replay", action="store_true", help="use the store's replay namespace (labelled REPLAYED)")
     p.add_argument(
-        "--bench", action="append", default=[], help="transfer_bench / staging_bench JSON of this machine (repeatable)"
+        "--bench",
+        action="append",
+        default=[],
+        complete="file",
+        help="transfer_bench / staging_bench JSON of this machine (repeatable)",
     )
-    p.add_argument("--budget", help="a `pinbench budget -o` document of this machine")
+    p.add_argument("--budget", complete="file", help="a `pinbench budget -o` document of this machine")
     p.add_argument("--ring", default="64MiB", help="the staging ring to cost (default 64MiB: K 2 x C 32 MiB)")
     p.add_argument("--direction", choices=("h2d", "d2h"), default="h2d", help="the copies' direction (default h2d)")
     p.add_argument(
@@ -49,7 +55,7 @@ def add_evidence_options(p: argparse.ArgumentParser) -> None:
 
 def add_parser(sub) -> None:
     a = sub.add_parser("advise", help="what to change in a traced program: what it saves, what it costs in speed")
-    a.add_argument("trace", help="trace file written by `pinbench trace`")
+    a.add_argument("trace", complete="file", help="trace file written by `pinbench trace`")
     add_evidence_options(a)
     a.add_argument("--json", action="store_true", help="print the advice as JSON (docs/advise.md)")
 

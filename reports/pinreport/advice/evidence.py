@@ -19,15 +19,17 @@ from pinreport.readers.results import ResultsFile
 from pinreport.readers.runs import Run
 
 # What to run to get each piece of evidence (benchmarks/README.md, docs/store.md, docs/budget.md).
+# The benchmark programs come with a build of pinbench's source with nvcc, not with a package:
+# named by program, with the page that says where they come from (docs/advise.md).
 RUN_TRANSFER = (
-    "build/<preset>/benchmarks/transfer_bench --benchmark_out=transfer_bench.json --benchmark_out_format=json"
-    " on this machine, then --bench transfer_bench.json"
+    "transfer_bench --benchmark_out=transfer_bench.json --benchmark_out_format=json on this machine"
+    " (a benchmark program of a pinbench source build: docs/advise.md), then --bench transfer_bench.json"
 )
 RUN_STAGING = (
-    "build/<preset>/benchmarks/staging_bench --benchmark_out=staging_bench.json --benchmark_out_format=json"
-    " on this machine, then --bench staging_bench.json"
+    "staging_bench --benchmark_out=staging_bench.json --benchmark_out_format=json on this machine"
+    " (a benchmark program of a pinbench source build: docs/advise.md), then --bench staging_bench.json"
 )
-RUN_STORE = "pinbench run scenarios/nightly.yaml --store STORE on this machine, then --store STORE"
+RUN_STORE = "pinbench run nightly --store STORE on this machine, then --store STORE"
 RUN_BUDGET = "pinbench budget -o budget.json on this machine, then --budget budget.json"
 
 

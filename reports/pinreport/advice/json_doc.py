@@ -59,6 +59,7 @@ def scope_json(s: ScopeAdvice) -> dict[str, Any]:
             "threshold": s.verdict.threshold,
             "best": s.verdict.best.name if s.verdict.best else None,
             "ranked": [o.name for o in s.verdict.ranked],
+            "ranked_by": s.verdict.ranked_by,
         },
         "options": [option_json(o) for o in s.options],
     }

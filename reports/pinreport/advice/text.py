@@ -64,9 +64,7 @@ def scope_lines(s: ScopeAdvice, gpus: int, title: str) -> list[str]:
         )
     lines.append(f"  threshold: {s.verdict.threshold}")
     if len(s.verdict.ranked) > 1:
-        lines.append(
-            "  ranked (VRAM saved per percent of copy speed lost): " + ", ".join(o.name for o in s.verdict.ranked)
-        )
+        lines.append(f"  ranked ({s.verdict.ranked_by}): " + ", ".join(o.name for o in s.verdict.ranked))
     lines.append("  options:")
     for o in s.options:
         lines.extend(option_lines(o))

@@ -63,7 +63,7 @@ DEFAULT_FLOOR = 0.0  # bytes: one granule with every sample separated is a chang
 # never bytes: on real H200 nights of one driver, time medians moved by up to 1.83x between
 # quiet starts (false alarms at a 50% floor, none at 75% or 100%). So a time must double or
 # halve to be a change; the nights and numbers are in reports/README.md ("A/A: measured") and
-# docs/notes.md.
+# results/h200-aa-fresh/NOTES.md.
 DEFAULT_TIME_FLOOR = 1.0
 # Samples each side needs at least (module docstring, "Enough samples"); alpha decides the rest.
 DEFAULT_MIN_REPEATS = 3

@@ -8,9 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from pinreport.base.input_file import RESULTS_LIMIT
-from pinreport.base.schema import BUDGET_SCHEMA_NAME, BUDGET_SCHEMA_VERSION, budget_json_schema_text, schema_of
+from pinreport.base.schema import (
+    BUDGET_SCHEMA_NAME,
+    BUDGET_SCHEMA_OLDEST_VERSION,
+    BUDGET_SCHEMA_VERSION,
+    budget_json_schema_text,
+    schema_of,
+)
 from pinreport.readers.documents import read_versioned_document
 from pinreport.readers.environment import Environment
+
+# Every version this pinreport reads: the oldest to the harness's (docs/budget.schema.json).
+BUDGET_VERSIONS = tuple(range(BUDGET_SCHEMA_OLDEST_VERSION, BUDGET_SCHEMA_VERSION + 1))
+
 
 # largest_single.stopped_by of a search that did not run (--held-only), read from the schema's
 # $defs.not_measured (test_budget.py checks it equals budget_child.hpp's budget_stop::not_measured).
@@ -34,6 +44,10 @@ class FamilyBudget:
     stopped_words: str | None  # the harness's words for it ("capped at 16 GiB, the real limit is higher")
     chunk: int | None  # the held phase's chunk: the step a budget moves in
     pin_s_per_gib: float | None
+    # Version 2: the limit of the process that ended the held search (the host's memory, a
+    # cgroup, the address space), in the harness's words; None where the driver, the cap or the
+    # time ended it, or in a version 1 document.
+    bounded_by: str | None = None
 
     @staticmethod
     def from_json(f: dict[str, Any]) -> "FamilyBudget":
@@ -54,18 +68,25 @@ class FamilyBudget:
             stopped_words=f["held_at_once"]["words"] if ok else None,
             chunk=f["held_at_once"].get("chunk") if ok else None,
             pin_s_per_gib=f.get("pin_s_per_gib"),
+            bounded_by=f["bounded_by"]["words"] if "bounded_by" in f else None,
         )
 
 
 @dataclass(frozen=True)
 class BudgetDocument:
     path: str
+    version: int  # the document's version (BUDGET_VERSIONS)
     complete: bool
     held_only: bool  # --held-only: the held phases alone (the safe budget); no largest single pin
     safe_budget: int | None
     families: tuple[FamilyBudget, ...]
     environment: Environment  # the environment record, read once
     machine: str  # the first GPU's name, "driver R", the platform (the environment record)
+    # Version 2: the limit that bounded every request at the start, in words (None: none read, or
+    # a version 1 document), and how many processes the OOM killer of a group of this process
+    # killed while the budget ran.
+    bounding: str | None = None
+    oom_kills: int = 0
 
 
 def load_budget(path: str | Path) -> BudgetDocument:
@@ -74,21 +95,26 @@ def load_budget(path: str | Path) -> BudgetDocument:
         path,
         RESULTS_LIMIT,
         BUDGET_SCHEMA_NAME,
-        (BUDGET_SCHEMA_VERSION,),
-        BUDGET_SCHEMA_VERSION,
+        BUDGET_VERSIONS,
+        f"versions {BUDGET_SCHEMA_OLDEST_VERSION} to {BUDGET_SCHEMA_VERSION}",
         "budget",
         schema_of("budget"),
     )
     best = doc["safe_budget"]
+    limits = doc.get("limits") or {}
+    bounding = limits.get("bounding")
     env = Environment.from_json(doc.get("environment", {}))
     return BudgetDocument(
         path=p,
+        version=doc["version"],
         complete=doc["complete"],
         held_only=doc["options"].get("held_only", False),
         safe_budget=best["bytes"] if best is not None else None,
         families=tuple(FamilyBudget.from_json(f) for f in doc["families"]),
         environment=env,
         machine=_machine(env),
+        bounding=bounding["words"] if bounding else None,
+        oom_kills=sum(max(e["oom_kill"], 0) for e in limits.get("oom_events", [])),
     )
 
 

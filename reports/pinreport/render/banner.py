@@ -4,14 +4,18 @@ from pinreport.pipeline.values import CompareReport, ResultsFile
 
 PASS, REGRESSION, RULE_VIOLATION, INFRASTRUCTURE = "PASS", "REGRESSION", "RULE VIOLATION", "INFRASTRUCTURE FAILURE"
 DISTURBED = "DISTURBED"  # another process moved device memory: no verdict on those runs
+BAD_INPUT = "BAD INPUT"  # a file named as unreadable (the store, a night, a --bench file): exit 2
 
 
-def overall_verdict(report: CompareReport) -> tuple[str, list[str]]:
+def overall_verdict(report: CompareReport, bad_input: bool = False) -> tuple[str, list[str]]:
     """The banner: the most severe outcome first (an infrastructure failure makes the rest
-    suspect), and every other outcome that applies beside it."""
+    suspect), and every other outcome that applies beside it. PASS only when nothing else
+    applies: a page of an error exit (a bad input among them) never says PASS."""
     found = []
     if report.infrastructure:
         found.append(INFRASTRUCTURE)
+    if bad_input:
+        found.append(BAD_INPUT)
     if report.disturbed:
         found.append(DISTURBED)
     if report.violations:

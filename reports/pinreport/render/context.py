@@ -8,6 +8,7 @@ It computes no verdict, fit or claim of its own.
 
 from typing import TypedDict
 
+from pinreport.base.exit_codes import with_bad_input
 from pinreport.pipeline.report import PageReport
 from pinreport.pipeline.values import ClaimRow
 from pinreport.render.answer_section import AnswerSection, answer_section
@@ -71,7 +72,8 @@ class PageContext(TypedDict):
 def page_context(r: PageReport) -> PageContext:
     """Everything the template shows, laid out from the page's Report."""
     current, report, bench, key = r.current, r.compared, r.bench, r.key
-    verdict, also = overall_verdict(report)
+    bad = [str(p) for p in report.bad_input] + r.bench.problems
+    verdict, also = overall_verdict(report, bad_input=bool(bad))
     baseline = r.baseline
     env_rows = environment_rows(current, [e.results for e in baseline.entries] if baseline else [])
     controls, granules = control_rows(current.controls)
@@ -81,7 +83,6 @@ def page_context(r: PageReport) -> PageContext:
         replay_sources.append(f"{current.path} (replay of {current.replay_source or '?'})")
     if bench.replayed:
         replay_sources.append("benchmark files")
-    bad = [str(p) for p in report.bad_input] + bench.problems
     return {
         "title": f"pinbench report: {key.describe_group()}",
         "verdict": verdict,
@@ -120,5 +121,5 @@ def page_context(r: PageReport) -> PageContext:
         "not_measured": not_measured(r.kinds_not_measured),
         "claims": list(r.claims),
         "further_claims": list(r.further_claims),
-        "exit_code": r.exit_code,
+        "exit_code": with_bad_input(r.exit_code, bool(bad)),  # the command's, which the banner shows
     }

@@ -1,5 +1,5 @@
 """How the fresh-start night differs from the other three, per time metric family (the figures
-in this folder's README, reports/README.md "A/A: measured" and docs/notes.md):
+in this folder's README and NOTES.md, and reports/README.md "A/A: measured"):
 
     python3 results/h200-aa-fresh/scripts/compare_nights.py
 

@@ -8,6 +8,13 @@
 
 namespace pinbench {
 
+// Windows: every later library load of this process searches System32 only
+// (SetDefaultDllDirectories(LOAD_LIBRARY_SEARCH_SYSTEM32)): ours, and those Windows' own DLLs
+// make by bare name, never the program's or the current folder or PATH. The first thing main()
+// does (docs/windows.md, "Which DLLs pinbench loads"); false when Windows refused it. POSIX:
+// nothing to do, true.
+bool load_libraries_from_system_only();
+
 class DynamicLibrary {
 public:
     // Tries each name in turn; nullptr with *why listing every failure when none loads.

@@ -68,5 +68,8 @@ ScenarioFile parse_scenario_text(const std::string& text, const std::string& pat
                                  MetricNameCheck check_metric);
 
 nlohmann::json to_json(const Scenario& s);
+// The file as a results file records it (its `scenario`: path, schema version, scenarios), and
+// as `run --resume` compares it with the partial file's.
+nlohmann::json to_json(const ScenarioFile& file);
 
 }  // namespace pinbench

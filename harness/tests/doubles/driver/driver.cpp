@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "api_callbacks.hpp"
+#include "memory_cgroup.hpp"
 
 namespace pinbench::driver_double {
 
@@ -11,8 +12,14 @@ Driver::Driver() : script(load_script()), state(script) {
     for (int d = 0; d < max_devices; ++d) contexts[d].device = d;
 }
 
-// The driver frees a process's memory when it exits; so does the double.
-Driver::~Driver() { state.leave(); }
+// The driver frees a process's memory when it exits; so does the double (and the kernel gives the
+// group back what the process pinned).
+Driver::~Driver() {
+    if (!script.memory_cgroup.empty()) {
+        if (const std::uint64_t host = host_bytes(); host > 0) cgroup_uncharge(script.memory_cgroup, host);
+    }
+    state.leave();
+}
 
 CUresult Driver::scripted(const char* entry, std::uint64_t bytes) {
     const auto it = script.failures.find(entry);
@@ -23,6 +30,15 @@ CUresult Driver::scripted(const char* entry, std::uint64_t bytes) {
         if (state.count_call(*index) == *f.nth_call) return static_cast<CUresult>(f.error);
     }
     return CUDA_SUCCESS;
+}
+
+std::uint64_t Driver::host_bytes() const {
+    std::uint64_t total = 0;
+    for (const auto& [start, range] : ranges) {
+        if (range.kind == RangeKind::pinned_host || range.kind == RangeKind::registered_host)
+            total += range.bytes;
+    }
+    return total;
 }
 
 std::uint64_t Driver::pinned_bytes() const {
@@ -54,6 +70,18 @@ CUresult Driver::scripted_pin(const char* entry, std::uint64_t bytes, bool* pinn
     }
     if (const auto it = script.fallback_above.find(entry); it != script.fallback_above.end()) {
         *pinned = held + bytes <= it->second;
+    }
+    if (!script.memory_cgroup.empty()) {
+        if (script.neighbour_grows > 0 &&
+            state.count_call(Script::pin_call_counter) == script.neighbour_grows_at) {
+            cgroup_grow(script.memory_cgroup, script.neighbour_grows);
+        }
+        std::uint64_t holds = 0;
+        {
+            const std::lock_guard lock(mutex);
+            holds = host_bytes();
+        }
+        cgroup_charge(script.memory_cgroup, bytes, holds);  // above the group's limit: killed here
     }
     return CUDA_SUCCESS;
 }
@@ -109,6 +137,10 @@ std::optional<Range> Driver::remove_range(std::uintptr_t p, RangeKind kind) {
         ranges.erase(it);
     }
     state.release(out->device, out->charged);
+    if (!script.memory_cgroup.empty() &&
+        (kind == RangeKind::pinned_host || kind == RangeKind::registered_host)) {
+        cgroup_uncharge(script.memory_cgroup, out->bytes);
+    }
     return out;
 }
 

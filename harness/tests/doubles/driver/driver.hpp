@@ -82,6 +82,9 @@ struct Driver {
     CUresult scripted_pin(const char* entry, std::uint64_t bytes, bool* pinned);
     // Host bytes this process holds pinned (ranges of the pinned and registered kinds, pinned).
     std::uint64_t pinned_bytes() const;
+    // Host bytes of every pinning call this process holds, a silent fallback's too (each was
+    // charged to the script's memory_cgroup). The caller holds `mutex`.
+    std::uint64_t host_bytes() const;
     bool poisoned = false;  // a pinning call failed under poison_after_failure
     // CUDA_INJECTION64_PATH, loaded and initialised at the first cuInit only (load_injection).
     CUresult inject();

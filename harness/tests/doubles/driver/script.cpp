@@ -120,6 +120,13 @@ void apply(Script& s, const std::string& key, const std::string& value) {
             throw std::invalid_argument("nvml_process_memory is available or not_available");
         }
         s.nvml_process_memory_not_available = value == "not_available";
+    } else if (key == "memory_cgroup") {
+        s.memory_cgroup = value;
+    } else if (key == "neighbour_grows") {
+        s.neighbour_grows = size_of(value);
+    } else if (key == "neighbour_grows_at") {
+        s.neighbour_grows_at = std::stoull(value);
+        if (s.neighbour_grows_at == 0) throw std::invalid_argument("neighbour_grows_at counts from 1");
     } else if (key == "state") {
         s.state_path = value;
     } else {

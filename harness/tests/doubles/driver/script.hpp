@@ -55,6 +55,12 @@ struct Script {
     bool poison_after_failure = false;
     std::map<std::string, std::uint64_t> fallback_above;  // keyed by entry point
     int pin_delay_ms = 0;                                 // each pinning call sleeps this long
+    // A fake cgroup folder every pinning call is charged to (memory_cgroup.hpp), and a neighbour
+    // of the group that grows by neighbour_grows bytes just before the neighbour_grows_at-th
+    // pinning call (counted over every process of the test).
+    std::string memory_cgroup;
+    std::uint64_t neighbour_grows = 0;
+    std::uint64_t neighbour_grows_at = 0;
     bool nvml_process_memory_not_available = false;
     std::string state_path;  // the device state shared by every process of the test
 
@@ -62,6 +68,8 @@ struct Script {
     PinCost pin_cost(const std::string& api, unsigned flags) const;
     // Index of the entry point among the failures (for the shared call counters).
     std::optional<std::size_t> counted_index(const std::string& entry) const;
+    // The shared counter of the pinning calls neighbour_grows_at counts (after the failures').
+    static constexpr std::size_t pin_call_counter = 31;
 };
 
 // The script PINBENCH_DRIVER_DOUBLE names; a malformed file stops the process with FILE:LINE and

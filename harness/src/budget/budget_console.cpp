@@ -1,9 +1,11 @@
-#include "run/budget_console.hpp"
+#include "budget/budget_console.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
+#include "budget/budget_child.hpp"
+#include "budget/budget_limits.hpp"
 #include "pinbench/results/environment_record.hpp"
 #include "pinbench/vocabulary/terminal_text.hpp"
 #include "pinbench/vocabulary/units.hpp"
@@ -30,13 +32,59 @@ std::string failure_words(const std::string& verdict) {
     return "no call failed";
 }
 
+// The limits of this process (version 2 documents): the one that bounds every request, the
+// others, what could not be read, the cap's basis, and what the OOM killer did meanwhile.
+void print_limits(const json& doc, std::ostream& out) {
+    if (!doc.contains("limits")) return;
+    const json& limits = doc["limits"];
+    const json& bounding = limits["bounding"];
+    if (bounding.is_object()) {
+        const json& l = limits["read"][bounding["index"].get<std::size_t>()];
+        out << "  bounded by " << terminal_text(l["words"].get<std::string>()) << ": at most "
+            << bytes_or(bounding["allowed"]) << " may be asked for at the start (its room less "
+            << bytes_or(l["margin"])
+            << (l["scope"] == "shared" ? " kept free" : " for the driver's own mappings") << ")\n";
+    }
+    for (std::size_t i = 0; i < limits["read"].size(); ++i) {
+        if (bounding.is_object() && bounding["index"].get<std::size_t>() == i) continue;
+        const json& l = limits["read"][i];
+        if (l["kind"] == "host") continue;  // the host line above
+        out << "  also: " << terminal_text(l["words"].get<std::string>()) << "\n";
+    }
+    for (const json& note : limits["notes"]) {
+        out << "  limits: " << terminal_text(note.get<std::string>()) << "\n";
+    }
+    if (const json& o = doc["options"]; o.contains("cap_basis") && o["cap_basis"] != "--cap") {
+        out << "  cap " << bytes_or(o["cap"]) << ": " << terminal_text(o["cap_basis"].get<std::string>())
+            << "\n";
+    }
+}
+
+void print_oom_events(const json& doc, std::ostream& out) {
+    if (!doc.contains("limits")) return;
+    for (const json& m : doc["limits"].value("oom_events", json::array())) {
+        out << "OOM KILLER: in cgroup " << terminal_text(m["where"].get<std::string>()) << " it counted "
+            << m["oom"].get<std::int64_t>() << " oom and " << m["oom_kill"].get<std::int64_t>()
+            << " oom_kill events while the budget ran (memory.events)\n";
+    }
+}
+
 }  // namespace
 
 void print_budget(const json& doc, std::ostream& out) {
     const json& env = doc.value("environment", json::object());
     const std::string device = device_name_of(env, 0), release = driver_release_of(env);
-    out << "pin budget: " << (device.empty() ? "unknown GPU" : device) << ", driver "
-        << (release.empty() ? "unknown" : release) << ", " << driver_model_of(env, 0);
+    // Where CUDA could not start under a limit of this process, the GPU is not unknown: CUDA
+    // could not see it (each family's line below says which limit).
+    bool cuda_blocked = false;
+    for (const json& f : doc["families"]) {
+        cuda_blocked = cuda_blocked || f.value("error", "").rfind(kCudaBlockedWords, 0) == 0;
+    }
+    out << "pin budget: "
+        << (!device.empty() ? device
+            : cuda_blocked  ? "GPU not seen (CUDA could not start, below)"
+                            : "unknown GPU")
+        << ", driver " << (release.empty() ? "unknown" : release) << ", " << driver_model_of(env, 0);
     if (doc["host"].contains("wsl")) out << " under WSL" << doc["host"]["wsl"].get<int>();
     out << "\n";
     const json& host = doc["host"];
@@ -47,6 +95,7 @@ void print_budget(const json& doc, std::ostream& out) {
             << bytes_or(host["windows_graphics_limit"]);
     }
     out << "\n";
+    print_limits(doc, out);
     for (const json& f : doc["families"]) {
         out << f["family"].get<std::string>() << ":";
         if (f["status"] != "ok") {
@@ -54,22 +103,25 @@ void print_budget(const json& doc, std::ostream& out) {
             continue;
         }
         const json& held = f["held_at_once"];
+        const std::string stop = held.value("stopped_by", "");
+        const bool by_limit = stop == budget_stop::memory_limit || stop == budget_stop::address_space;
         out << " safe budget " << bytes_or(f["safe_budget"])
             << (f["limit_found"].get<bool>() ? ""
-                                             : " (at least: the search did not reach the driver's limit)")
+                : by_limit ? " (a limit of this process bounds it, below: the driver's limit was not reached)"
+                           : " (at least: the search did not reach the driver's limit)")
             << ", VRAM it costs " << bytes_or(f["vram_cost_at_budget"]) << "\n";
         if (f.contains("vram_disturbed")) {
             out << "  VRAM: not measured cleanly, another process moved device memory meanwhile: "
                 << terminal_text(f["vram_disturbed"].front().get<std::string>()) << "\n";
         }
         out << "  held at once " << bytes_or(held["bytes"]) << " in " << bytes_or(held["chunk"])
-            << " chunks: " << held["words"].get<std::string>() << "\n";
+            << " chunks: " << terminal_text(held["words"].get<std::string>()) << "\n";
         const json& single = f["largest_single"];
         if (single["bytes"].is_number()) {
             out << "  largest single pin " << bytes_or(single["bytes"]) << ": "
-                << single["words"].get<std::string>() << "\n";
+                << terminal_text(single["words"].get<std::string>()) << "\n";
         } else {  // not measured (--held-only): the words say so and how to measure it
-            out << "  largest single pin: " << single["words"].get<std::string>() << "\n";
+            out << "  largest single pin: " << terminal_text(single["words"].get<std::string>()) << "\n";
         }
         out << "  a failure: " << failure_words(f["failure"].get<std::string>()) << "\n";
         if (f["silent_fallback"].get<bool>()) {
@@ -100,6 +152,7 @@ void print_budget(const json& doc, std::ostream& out) {
     } else {
         out << "safe budget: not measured\n";
     }
+    print_oom_events(doc, out);
     if (doc.contains("interrupted")) {
         out << "interrupted (" << doc["interrupted"]["signal"].get<std::string>()
             << "): the budget is incomplete\n";

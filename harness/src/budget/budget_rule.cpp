@@ -1,15 +1,15 @@
-#include "run/budget_rule.hpp"
+#include "budget/budget_rule.hpp"
 
 #include <algorithm>
 
+#include "budget/budget_child.hpp"
 #include "pinbench/vocabulary/units.hpp"
-#include "run/budget_child.hpp"
 
 namespace pinbench {
 
-std::uint64_t default_keep_free(std::uint64_t available) {
-    return std::max(kKeepFreeFloor,
-                    static_cast<std::uint64_t>(static_cast<double>(available) * kKeepFreeShare));
+std::uint64_t default_keep_free(std::uint64_t room) {
+    const auto share = [room](double s) { return static_cast<std::uint64_t>(static_cast<double>(room) * s); };
+    return std::max(std::min(kKeepFreeFloor, share(kKeepFreeFloorShare)), share(kKeepFreeShare));
 }
 
 std::uint64_t safe_budget(std::uint64_t held, std::uint64_t chunk, std::optional<std::uint64_t> room) {
@@ -47,6 +47,17 @@ std::optional<std::int64_t> vram_cost_at(const nlohmann::json& held_phase, std::
 std::uint64_t windows_graphics_limit(std::uint64_t ram_total) {
     constexpr std::uint64_t floor = 64ull * 1000 * 1000;  // "64MB"
     return std::max(ram_total / 2, floor);
+}
+
+std::uint64_t windows_default_cap(std::uint64_t ram_total, std::optional<std::uint64_t> nonlocal_budget,
+                                  std::uint64_t chunk) {
+    constexpr std::uint64_t largest = std::uint64_t{64} << 40;  // --cap's own bound
+    if (chunk == 0) return 0;
+    const std::uint64_t os = std::max(windows_graphics_limit(ram_total), nonlocal_budget.value_or(0));
+    const auto wanted = static_cast<double>(os) * (1.0 + kWindowsCapMargin);
+    const std::uint64_t cap =
+        wanted >= static_cast<double>(largest) ? largest : static_cast<std::uint64_t>(wanted);
+    return std::max(chunk, std::min(largest / chunk * chunk, (cap + chunk - 1) / chunk * chunk));
 }
 
 std::optional<std::uint64_t> shared_room(const nlohmann::json& readings) {
@@ -102,8 +113,13 @@ std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uin
     }
     if (stopped_by == budget_stop::host_available) {
         return "available host memory minus --keep-free stopped it at " + format_bytes(at) +
-               ", the real limit is higher";
+               ", the real limit is higher" + (reason.empty() ? "" : " (" + reason + ")");
     }
+    // The reason is the limit's words (budget_limits.hpp): "the container's limit, 6 GiB, ...".
+    if (stopped_by == budget_stop::memory_limit || stopped_by == budget_stop::address_space) {
+        return reason + ": stopped at " + format_bytes(at);
+    }
+    if (stopped_by == budget_stop::oom_event) return reason + ", at " + format_bytes(at);
     if (stopped_by == budget_stop::not_measured) {
         return "not measured (--held-only; pinbench budget without it measures it)";
     }

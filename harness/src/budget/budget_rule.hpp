@@ -11,12 +11,17 @@ namespace pinbench {
 
 // The safe budget keeps this share of what one process held pinned at once (docs/budget.md).
 inline constexpr double kBudgetKeepShare = 0.8;
-// The margin of host memory never asked for, by default: the larger of these.
+// The margin never asked for below the host's available memory and each group's room, by
+// default (budget/budget_limits.hpp): the larger of kKeepFreeShare of the smallest room at the
+// start and kKeepFreeFloor, the floor no more than kKeepFreeFloorShare of that room (so that a
+// 6 GiB container keeps a quarter free, not 4 of its 6 GiB).
 inline constexpr std::uint64_t kKeepFreeFloor = std::uint64_t{4} << 30;
-inline constexpr double kKeepFreeShare = 0.10;  // of the memory available at the start
+inline constexpr double kKeepFreeShare = 0.10;
+inline constexpr double kKeepFreeFloorShare = 0.25;
 
-// max(kKeepFreeFloor, kKeepFreeShare x available).
-std::uint64_t default_keep_free(std::uint64_t available);
+// max(min(kKeepFreeFloor, kKeepFreeFloorShare x room), kKeepFreeShare x room). On a host with
+// 16 GiB or more available and no smaller group, the larger of 4 GiB and 10% of it, as always.
+std::uint64_t default_keep_free(std::uint64_t room);
 
 // kBudgetKeepShare of `held`, in whole chunks; no larger than `shared_room` (DXGI NON_LOCAL
 // budget minus its usage before pinning) where that was read.
@@ -39,11 +44,20 @@ nlohmann::json vram_answer(const nlohmann::json& held_phase, std::uint64_t budge
 // memory": TotalSystemMemoryAvailableForGraphics = MAX(TotalSystemMemory / 2, 64 MB).
 std::uint64_t windows_graphics_limit(std::uint64_t ram_total);
 
+// The default --cap on Windows (docs/budget.md): the larger of the DXGI NON_LOCAL budget (where
+// read) and windows_graphics_limit(ram_total), plus kWindowsCapMargin of it, rounded up to whole
+// chunks (at least one): above the OS's own limit, so the default search finds it.
+inline constexpr double kWindowsCapMargin = 0.25;
+std::uint64_t windows_default_cap(std::uint64_t ram_total, std::optional<std::uint64_t> nonlocal_budget,
+                                  std::uint64_t chunk);
+
 // DXGI NON_LOCAL budget minus usage in `readings` (a probes object), when both were read.
 std::optional<std::uint64_t> shared_room(const nlohmann::json& readings);
 
 // What ended a search, in words: "a pin failed at 3 GiB: cuMemHostAlloc failed: ...",
-// "capped at 16 GiB, the real limit is higher", ...; `at` is what was reached.
+// "capped at 16 GiB, the real limit is higher", "the container's limit, 6 GiB, 1.2 GiB in use
+// (...), less 1.2 GiB kept free stopped it at 3.5 GiB", ...; `at` is what was reached, `reason`
+// the child's (the error, or the limit's words).
 std::string stop_words(const std::string& stopped_by, std::uint64_t at, std::uint64_t failed_at,
                        const std::string& reason);
 
