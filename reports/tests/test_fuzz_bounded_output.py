@@ -117,7 +117,9 @@ def _check(command: str, short: dict, long: dict) -> None:
     code, read, written, peak = _example(command, long)
     more = read - read0
     assert written - written0 <= OUTPUT_PER_BYTE * more + OUTPUT_FIXED, (command, code, more, written - written0)
-    if peak - peak0 > MEMORY_PER_BYTE * more + MEMORY_FIXED:  # measured again once: noise does not repeat
+    for _ in range(2):  # over the bound: measured again, twice at most (a busy machine's peaks vary)
+        if peak - peak0 <= MEMORY_PER_BYTE * more + MEMORY_FIXED:
+            break
         peak = min(peak, _example(command, long)[3])
     assert peak - peak0 <= MEMORY_PER_BYTE * more + MEMORY_FIXED, (command, code, more, peak - peak0)
 

@@ -3,12 +3,12 @@
 - no output alters an input or a store file: whatever output path a command is given (through
   links, `..`, folders not made yet, into the store, onto an input, a device, a FIFO), every
   input and every stored file keeps its bytes and inode, and the exit code is a documented one;
-- every exit code is a documented one (0 to 3), never a traceback;
-- output size and peak memory are bounded per input byte.
+- every exit code is a documented one (0 to 3), never a traceback (also test_fuzz_readers.py);
+- output size and peak memory bounded per input byte: test_fuzz_bounded_output.py.
 
 Bounded for CI by the `ci` profile (conftest.py); PINREPORT_FUZZ=nightly runs far more examples.
-What these found while being written is listed in docs/notes.md ("Fuzzing pinreport's
-invariants")."""
+What these found while being written is listed in docs/fuzzing.md ("pinreport's property
+tests")."""
 
 import contextlib
 import io
