@@ -166,11 +166,15 @@ def test_a_full_device_is_written_in_place_and_fails_with_exit_3(tmp_path, capsy
     assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
 
 
-def test_a_missing_folder_is_refused(tmp_path):
-    """write_file makes no folder (output_path does, for a user's path, before the analysis)."""
-    with pytest.raises(OutputRefusedError, match="cannot create a file in its folder: No such file or directory"):
-        write_file(tmp_path / "no" / "such" / "report.html", b"x")
-    assert not (tmp_path / "no").exists()
+def test_the_missing_folders_are_made_when_the_file_is_written(tmp_path):
+    """write_file makes them (output_path only checks, so a command that writes nothing leaves
+    no folder); a file in the way of one is refused, and kept."""
+    write_file(tmp_path / "no" / "such" / "report.html", b"x")
+    assert (tmp_path / "no" / "such" / "report.html").read_bytes() == b"x"
+    (tmp_path / "file").write_text("keep")
+    with pytest.raises(OutputRefusedError, match="a file of that name is in the way"):
+        write_file(tmp_path / "file" / "sub" / "report.html", b"x")
+    assert (tmp_path / "file").read_text() == "keep"
 
 
 def test_a_symbolic_link_leads_to_the_file_replaced_and_stays(tmp_path):

@@ -74,6 +74,18 @@ def test_a_missing_folder_is_created(tmp_path, capsys, inputs, command):
     assert target.is_file()
 
 
+@pytest.mark.parametrize("command", WRITERS)
+def test_no_folder_is_left_by_a_command_that_writes_nothing(tmp_path, capsys, inputs, command):
+    """docs/cli.md: a missing folder is made when the file is written, so a refused input
+    leaves none behind (before, output_path made it before anything was read)."""
+    which = "trace" if command == "trace" else "current"
+    with open(inputs[which], "w") as f:
+        f.write("{}")
+    code = main(_argv(command, inputs, str(tmp_path / "a" / "b" / "out.file")))
+    assert code == 2, capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
+
+
 @pytest.mark.parametrize("link", ["same name", "hard link", "symbolic link"])
 @pytest.mark.parametrize("command", WRITERS)
 def test_an_input_is_never_the_output(tmp_path, capsys, inputs, command, link):

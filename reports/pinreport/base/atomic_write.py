@@ -17,7 +17,8 @@ history index; the store's nights are the harness's), and the one rule of where 
   names), a target that is one of the command's inputs (a hard link or a symbolic link to one
   too, whatever its name) or lies inside a store the command reads (store.json, a stored
   night). A path ending in a separator (`-o out/`) names a folder: the command's default file
-  name is written inside it. Missing folders are created then, as pinbench creates them.
+  name is written inside it. Missing folders are made when the file is written (write_file),
+  never for a command that ends without writing it.
 - The bytes of a replaced file go to a temporary file in the same folder (`NAME.tmp.PID.RANDOM`),
   which is flushed, fsynced and renamed over the path (os.replace): a reader sees the old file
   or the new one, never a mix, and a full disk or a crash leaves the old file as it was
@@ -131,17 +132,18 @@ def output_path(
     _refuse_inputs(name, target, inputs)
     _refuse_inside_stores(name, target, stores)
     if not target.in_place:
-        folder = target.path.parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            why = (
-                "a file of that name is in the way"
-                if isinstance(e, FileExistsError | NotADirectoryError)
-                else e.strerror
-            )
-            raise OutputRefusedError(name, f"cannot create its folder {str(folder)!r}: {why}") from None
+        _check_writable(name, target.path.parent)
     return given
+
+
+def _check_writable(name: str, folder: Path) -> None:
+    """The nearest existing folder above a file to write takes new entries (the missing folders
+    are made by write_file, when there is something to write)."""
+    for above in (folder, *folder.parents):
+        if _stat(above) is not None:
+            if not os.access(above, os.W_OK | os.X_OK):
+                raise OutputRefusedError(name, f"cannot create a file in {str(above)!r}: permission denied")
+            return
 
 
 def _refuse_inputs(name: str, target: Target, inputs: Iterable[str | Path]) -> None:
@@ -188,6 +190,7 @@ def write_file(path: str | Path, data: bytes) -> None:
         if target.in_place:
             _write_in_place(target.path, data)
         else:
+            _make_folders(name, target.path.parent)
             replace_file(target.path, data)
     except _NoTemporary as e:
         raise OutputRefusedError(name, f"cannot create a file in its folder: {e.strerror}") from None
@@ -196,6 +199,15 @@ def write_file(path: str | Path, data: bytes) -> None:
     except OSError as e:
         kept = "" if target.in_place else ", the previous file is kept"
         raise WriteFailedError(name, f"write failed{kept}: {e.strerror or e}") from None
+
+
+def _make_folders(name: str, folder: Path) -> None:
+    """The missing folders above a file about to be written (never made for nothing)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        why = "a file of that name is in the way" if isinstance(e, FileExistsError | NotADirectoryError) else e.strerror
+        raise OutputRefusedError(name, f"cannot create its folder {str(folder)!r}: {why}") from None
 
 
 class _NoTemporary(OSError):
