@@ -6,8 +6,8 @@
 Reads transfer_bench.json, staging_bench.json and alloc_bench.json from the directory with
 pinreport's loader (reports/pinreport/readers/gbench.py: only the `_median` aggregate of each row; the
 programs report aggregates only). Every number printed is a value from those files or a ratio
-of two of them; nothing is assumed. Standard library only (gbench.py is too), so it runs on
-any machine that has the JSON and this checkout.
+of two of them; nothing is assumed. It needs pinreport's requirements (gbench.py checks each
+file against data/bench.schema.json), as the rest of reports/ does.
 """
 
 from __future__ import annotations

@@ -492,4 +492,19 @@ if ((property_scale > 0 && !skip_build)); then
   fi
 fi
 
+# --- pinreport-properties: its invariants under Hypothesis (docs/fuzzing.md), more examples -----
+# than CI's (PINREPORT_FUZZ=nightly, reports/tests/conftest.py); as the fuzz step, after the night.
+# A counterexample is a bug in pinreport (4); the log, with the failing example, in $out.
+if ((fuzz_seconds > 0 && !skip_build)) && [[ -x $root/.venv/bin/python ]]; then
+  (cd "$root" && PINREPORT_FUZZ=nightly PINBENCH_EXE="$pinbench" .venv/bin/python -m pytest -q -p no:cacheprovider \
+    reports/tests/test_fuzz_*.py) >"$out/pinreport-properties.log" 2>&1
+  rc=$?
+  note "pinreport properties: $(tail -n 1 "$out/pinreport-properties.log")"
+  case $rc in
+    0) record pinreport-properties 0 ;;
+    1) record pinreport-properties 4 ;;
+    *) record pinreport-properties 3 ;;
+  esac
+fi
+
 finish

@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -92,6 +93,13 @@ def pinreport_wheel_parts(work: Path) -> tuple[str, list[tuple[str, bytes]], ema
         metadata = email.parser.Parser().parsestr(zf.read(metadata_name).decode("utf-8"))
         files = [(n, zf.read(n)) for n in names if n.startswith("pinreport/") and not n.endswith("/")]
     return metadata["Version"], files, metadata
+
+
+def entry_points_text() -> str:
+    """pinreport's console scripts as reports/pyproject.toml declares them (read, not retyped):
+    `pinreport` starts at pinreport.start:main, which installs the signal handlers first."""
+    project = tomllib.loads((ROOT / "reports" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return "[console_scripts]\n" + "".join(f"{name} = {target}\n" for name, target in project["scripts"].items())
 
 
 def metadata_text(version: str, pinreport: email.message.Message) -> str:
@@ -153,7 +161,7 @@ def write_wheel(out: Path, version: str, tag: str, programs: list[Path], pinrepo
     wheel_text = "Wheel-Version: 1.0\nGenerator: pinbench ci/wheel.py\nRoot-Is-Purelib: false\n"
     wheel_text += "".join(f"Tag: {t}\n" for t in expand_tag(tag))
     members.append((f"{dist_info}/WHEEL", wheel_text.encode(), 0o644))
-    members.append((f"{dist_info}/entry_points.txt", b"[console_scripts]\npinreport = pinreport.cli:main\n", 0o644))
+    members.append((f"{dist_info}/entry_points.txt", entry_points_text().encode(), 0o644))
     record = [record_line(name, content) for name, content, _ in members] + [f"{dist_info}/RECORD,,"]
     members.append((f"{dist_info}/RECORD", ("\n".join(record) + "\n").encode(), 0o644))
 

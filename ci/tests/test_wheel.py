@@ -95,7 +95,7 @@ def test_the_programs_are_scripts_and_the_rest_is_where_pip_installs_it(built):
     shipped = {n for n in infos if n.startswith("pinreport/") and n.endswith(".py")}
     in_tree = {p.relative_to(ROOT / "reports").as_posix() for p in (ROOT / "reports" / "pinreport").rglob("*.py")}
     assert shipped == in_tree
-    assert entry_points == "[console_scripts]\npinreport = pinreport.cli:main\n"
+    assert entry_points == wheel.entry_points_text() == "[console_scripts]\npinreport = pinreport.start:main\n"
 
 
 def test_pinreports_requirements_are_the_wheels(built):

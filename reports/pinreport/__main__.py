@@ -1,5 +1,5 @@
 import sys
 
-from pinreport.cli import main
+from pinreport.start import main  # the signal handlers before anything else (start.py)
 
 sys.exit(main())

@@ -24,21 +24,23 @@ Exit codes: 0 nothing regressed and the rule holds; 1 a REGRESSION or a VIOLATIO
 (every bad file is named, the rest is still analysed); 3 an infrastructure failure (failed or
 timed-out runs, a failed control, missing probes, an interrupted run); 4 an internal error (a
 bug in pinreport: the traceback goes to stderr, no verdict is given). The highest applies.
-Writing: an output path refused before anything is written (a directory, device, FIFO, socket,
-the same file as an input) is exit 2; a write that fails midway (a full disk, a closed pipe or
+Writing: an output path refused before anything is written (empty, a directory or socket, one
+of the command's inputs or a file inside a store it reads) is exit 2; a device or FIFO (/dev/null,
+/dev/stdout) is written in place; a write that fails midway (a full disk, a closed pipe or
 standard output) is exit 3; each is one line on stderr, never a traceback. An output path ending
 in a separator is a folder, created where missing, and gets the command's default file name
-(atomic_write.output_path). Ctrl-C is exit 130 (128 + SIGINT, as pinbench), one line, no file
-left half written. Every line goes out through streams.py, each untrusted character escaped
+(atomic_write.output_path). A signal is exit 128 + N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP, as
+pinbench), one line, no file left half written, from the program's first line (start.py,
+base/signals.py). Every line goes out through streams.py, each untrusted character escaped
 (text.py).
 """
 
 import argparse
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
 
 from pinreport import __version__
 from pinreport.advice.command import add_evidence_options, run_advise, traced_advice
@@ -55,6 +57,7 @@ from pinreport.analysis.stats import (
     load_libraries,
 )
 from pinreport.arguments import ArgumentParser, add_completion_command, completion_script
+from pinreport.base import signals
 from pinreport.base.atomic_write import output_path
 from pinreport.base.errors import BadInputError, OutputRefusedError, UsageError, WriteFailedError
 from pinreport.base.exit_codes import (
@@ -77,7 +80,13 @@ from pinreport.readers.results import ResultsFile, load_results
 from pinreport.render.context import page_context
 from pinreport.render.page import write_html
 from pinreport.store.files import REAL, REPLAY
-from pinreport.store.reading import StoreContents, read_for_compare, read_for_html, read_newest_releases
+from pinreport.store.reading import (
+    StoreContents,
+    read_for_compare,
+    read_for_html,
+    read_newest_releases,
+    store_root_problem,
+)
 
 MAX_GPUS = 1024  # reserve --gpus: more GPUs than any one host holds is a typo
 
@@ -170,16 +179,30 @@ def _verdict_options(args: argparse.Namespace) -> CompareOptions:
     )
 
 
+# The options that name a file a command reads (one file, or a list of them), and the store.
+_INPUT_OPTIONS = ("current", "trace", "budget", "old", "new")
+_INPUT_LISTS = ("bench", "nights")
+
+
+def _check_output(args: argparse.Namespace, option: str, default_name: str) -> None:
+    """The output path args.<option> names, checked by the one rule (atomic_write.output_path)
+    against every file and store this command reads, before anything is analysed: refused with
+    exit 2 (an empty path too), else the file to write. Not given (None): no file."""
+    given = getattr(args, option)
+    if given is None:
+        return
+    inputs = [getattr(args, n) for n in _INPUT_OPTIONS if isinstance(getattr(args, n, None), str)]
+    inputs += [p for n in _INPUT_LISTS for p in getattr(args, n, None) or []]
+    stores = [args.store] if isinstance(getattr(args, "store", None), str) else []
+    setattr(args, option, str(output_path(given, default_name, inputs, stores)))
+
+
 def _missing_store(path: str) -> int | None:
-    """A --store that is not a directory is a typo, not an empty history: exit 2 before anything
-    is analysed (an existing directory without store.json is named by read_store instead)."""
-    if not path:
-        err("error: --store is empty (give the baseline store directory)")
-        return EXIT_BAD_INPUT
-    if Path(path).is_dir():
+    """Exit 2 (one line) where --store cannot be a store (store.reading.store_root_problem)."""
+    problem = store_root_problem(path)
+    if problem is None:
         return None
-    what = "does not exist" if not Path(path).exists() else "is not a directory"
-    err(f"error: {path}: --store {what} (give the baseline store directory)")
+    err(f"error: {problem}")
     return EXIT_BAD_INPUT
 
 
@@ -313,15 +336,14 @@ def _run_aa(args: argparse.Namespace) -> int:
 
 def _run_compare(args: argparse.Namespace) -> int:
     options = _verdict_options(args)  # bad options are reported before any file is read
-    if args.junit:  # refused before anything is analysed
-        args.junit = str(output_path(args.junit, "verdicts.xml", [args.current]))
+    _check_output(args, "junit", "verdicts.xml")  # refused before anything is analysed
     inputs = _load_inputs(args, read_for_compare)
     if isinstance(inputs, int):
         return inputs
     current, store = inputs
     report = compare_report(current, store, options)
     out(format_compare(report.compared))
-    if args.junit:
+    if args.junit is not None:
         write_junit(report.compared, args.junit)
     return report.exit_code
 
@@ -329,8 +351,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _run_html(args: argparse.Namespace) -> int:
     """Writes the page and exits as `compare` would for the same inputs."""
     options = _verdict_options(args)
-    inputs_named = [args.current, *args.bench, *([args.budget] if args.budget else [])]
-    args.output = str(output_path(args.output, "report.html", inputs_named))  # before the analysis
+    _check_output(args, "output", "report.html")  # before the analysis
     budget = _load_budget(args.budget)
     if isinstance(budget, int):
         return budget
@@ -375,9 +396,7 @@ def _run_summary(args: argparse.Namespace) -> int:
     from pinreport.formats.markdown import write_summary_markdown
 
     options = _verdict_options(args)
-    if args.markdown:  # refused before anything is analysed
-        inputs_named = [args.current, *([args.budget] if args.budget else [])]
-        args.markdown = str(output_path(args.markdown, "summary.md", inputs_named))
+    _check_output(args, "markdown", "summary.md")  # refused before anything is analysed
     budget = _load_budget(args.budget)
     if isinstance(budget, int):
         return budget
@@ -389,7 +408,7 @@ def _run_summary(args: argparse.Namespace) -> int:
     out(format_summary(report.answer))
     for problem in report.compared.bad_input:
         err(f"error: {problem}")
-    if args.markdown:
+    if args.markdown is not None:
         write_summary_markdown(report.answer, args.markdown)  # its path was checked before the analysis
     return report.exit_code
 
@@ -495,9 +514,8 @@ def _run_drivers(args: argparse.Namespace) -> int:
 def _run_trace(args: argparse.Namespace) -> int:
     from pinreport.advice.text import format_advice
 
-    if args.html:  # refused before anything is read
-        args.html = str(output_path(args.html, "trace.html", [args.trace]))
-    if args.store:
+    _check_output(args, "html", "trace.html")  # refused before anything is read
+    if args.store is not None:
         missing = _missing_store(args.store)
         if missing is not None:
             return missing
@@ -507,12 +525,12 @@ def _run_trace(args: argparse.Namespace) -> int:
     if isinstance(got, int):
         return got
     tf, advice, problems, runs = got
-    report = trace_report(tf, (r.results for r in runs), advice, store_given=bool(args.store))
+    report = trace_report(tf, (r.results for r in runs), advice, store_given=args.store is not None)
     out(format_trace(report))
     out(format_advice(advice))
     for problem in problems:
         err(f"error: {problem}")
-    if args.html:
+    if args.html is not None:
         from pinreport.render.trace_page import write_trace_html
 
         write_trace_html(report, args.html)
@@ -530,8 +548,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(EXIT_INFRASTRUCTURE) from None
         raise
     except KeyboardInterrupt:
-        # Ctrl-C: one line, no traceback; a file being written is left as it was (atomic_write.py).
-        err(f"pinreport: interrupted (exit {EXIT_INTERRUPTED}); no output file was written or changed")
+        # Ctrl-C where cli.main runs without pinreport's own handlers (the program installs them
+        # first: start.py, base/signals.py): the same line and code; no file is half written.
+        err(signals.stopped_line(signal.SIGINT))
         code = EXIT_INTERRUPTED
     failed = finish()
     if failed is not None:

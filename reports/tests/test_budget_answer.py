@@ -136,11 +136,13 @@ def test_a_held_only_document_compares_by_its_safe_budget(capsys):
 
 @pytest.mark.parametrize("content", ["not json", '{"schema": "pinbench.results", "version": 1}'])
 def test_a_bad_budget_is_one_line_exit_2(capsys, tmp_path, content):
+    (tmp_path / "store").mkdir()
     bad = tmp_path / "bad.json"
     bad.write_text(content)
     for argv in (
         ["summary", CURRENT, "--budget", bad],
-        ["html", "--store", tmp_path, "--current", CURRENT, "--budget", bad, "-o", tmp_path / "r.html"],
+        # (an output inside the --store folder would be refused first: atomic_write.output_path)
+        ["html", "--store", tmp_path / "store", "--current", CURRENT, "--budget", bad, "-o", tmp_path / "r.html"],
         ["budget-compare", DOUBLE, bad],
     ):
         code, out, err = _run(capsys, *argv)

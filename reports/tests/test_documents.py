@@ -4,16 +4,16 @@ file (and the field) for every refusal."""
 
 import json
 
-import jsonschema
 import pytest
 from pinreport.base.errors import BadInputError
+from pinreport.base.schema import DocumentSchema
 from pinreport.readers.documents import read_versioned_document
 
 SCHEMA = {"type": "object", "required": ["x"], "properties": {"x": {"type": "integer"}}}
 
 
 def _read(path, limit=1 << 20):
-    return read_versioned_document(path, limit, "kind", (1,), 1, "thing", jsonschema.Draft202012Validator(SCHEMA))
+    return read_versioned_document(path, limit, "kind", (1,), 1, "thing", DocumentSchema(SCHEMA))
 
 
 def test_a_valid_document_is_read(tmp_path):

@@ -4,7 +4,8 @@ results file, a trace or a store entry holds, a reader gives a value or a named 
 with a documented exit code (0 to 3), never 4 (a bug) and never a traceback.
 
 Bounded for CI by the `ci` profile (conftest.py); PINREPORT_FUZZ=nightly runs far more examples.
-What these found while being written is listed in results/ci-checks/README.md ("Fuzzing pinreport")."""
+What these found while being written is listed in results/ci-checks/README.md ("Fuzzing
+pinreport") and docs/fuzzing.md ("pinreport's property tests")."""
 
 import functools
 import gzip

@@ -18,7 +18,7 @@ def test_base_name_strips_google_benchmark_suffixes():
 def test_only_median_rows_without_errors(tmp_path):
     rows = [
         {"run_name": "transfer/pinned/h2d/1GiB/repeats:3", "aggregate_name": "mean", "GBps": 1.0},
-        {"run_name": "transfer/pinned/h2d/1GiB/repeats:3", "aggregate_name": "median", "GBps": 2.0},
+        {"run_name": "transfer/pinned/h2d/1GiB/repeats:3", "aggregate_name": "median", "GBps": 2.0, "bytes": 2**30},
         {"run_name": "transfer/pageable/h2d/1GiB/repeats:3", "aggregate_name": "median", "error_occurred": True},
     ]
     path = tmp_path / "b.json"

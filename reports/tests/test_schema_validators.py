@@ -1,4 +1,4 @@
-"""The results schema has two validators (pinreport.readers.validate): jsonschema-rs decides, fast, and
+"""Every schema has two validators (pinreport.base.schema.DocumentSchema): jsonschema-rs decides, fast, and
 jsonschema, the reference implementation, words the error. A document one accepts and the other
 refuses would be read by one reader and not by the other; these tests hold them to the same
 verdict on every small change of real documents: each value replaced by one of every JSON type,
@@ -11,9 +11,8 @@ import jsonschema_rs
 import pytest
 from conftest import REPO_ROOT
 from pinreport.base.errors import BadInputError
-from pinreport.base.schema import results_json_schema_text
+from pinreport.base.schema import json_path, results_json_schema_text, schema_of
 from pinreport.readers import results as load
-from pinreport.readers import validate
 
 SOURCES = [
     # A complete ok run of every status the fixture set holds, and a real disturbed run (H200).
@@ -86,7 +85,8 @@ def _changes(doc):
 @pytest.mark.parametrize("source", SOURCES)
 def test_the_fast_validator_agrees_with_the_reference(source):
     doc = _trimmed(json.loads((REPO_ROOT / source).read_text(encoding="utf-8")))
-    fast, reference = validate.fast_validator(), validate.validator()
+    schema = schema_of("results")
+    fast, reference = schema.passes, schema.reference
     assert fast(doc) and reference.is_valid(doc), "the trimmed document must stay valid"
     changes = list(_changes(doc))
     checked = refused = 0
@@ -97,7 +97,7 @@ def test_the_fast_validator_agrees_with_the_reference(source):
         checked += 1
         refused += not verdict
         if fast(changed) != verdict:
-            disagreements.append(f"{validate.json_path(at)} {how}: jsonschema says {verdict}")
+            disagreements.append(f"{json_path(at)} {how}: jsonschema says {verdict}")
     assert not disagreements, "\n".join(disagreements[:20])
     # The changes reach the schema's rules: many are refused, and many are not.
     assert checked > MAX_CHANGES // 2

@@ -373,21 +373,59 @@ for cid, opts in {
 }.items():
     case(cid, PR, (*CMP, "{base}", *opts), 2)
 case("compare-junit-directory", PR, (*CMP, "{base}", "--junit", "{w}/jdir"), 2, setup=folder("jdir"))
-case("compare-junit-fifo", PR, (*CMP, "{base}", "--junit", "{w}/j.fifo"), 2, setup=fifo("j.fifo"), timeout_s=10)
+# A FIFO or a device is written in place, never replaced (the output-path rule, reports/README.md):
+# a FIFO no program reads is a failed write, as is /dev/full's (exit 3, one line).
 case(
-    "compare-junit-device", PR, (*CMP, "{base}", "--junit", "{w}/full"), 2, setup=char_device("full"), needs=("mknod",)
+    "compare-junit-fifo",
+    PR,
+    (*CMP, "{base}", "--junit", "{w}/j.fifo"),
+    3,
+    setup=fifo("j.fifo"),
+    says="a FIFO that no program reads",
+    timeout_s=10,
+)
+case(
+    "compare-junit-device",
+    PR,
+    (*CMP, "{base}", "--junit", "{w}/full"),
+    3,
+    setup=char_device("full"),
+    says="No space left on device",
+    needs=("mknod",),
 )
 # A missing folder is created (the output-path rule, reports/README.md); one that cannot be (a file
 # stands where it would go) is refused, nothing written.
 case("compare-junit-missing-folder", PR, (*CMP, "{base}", "--junit", "{w}/no/j.xml"), 0, writes=("no", "no/j.xml"))
 case("compare-junit-folder-is-a-file", PR, (*CMP, "{base}", "--junit", "{w}/f/j.xml"), 2, setup=text("f", "x"))
 case("compare-junit-ok", PR, (*CMP, "{base}", "--junit", "{w}/j.xml"), 0, writes=("j.xml",))
+# Issue 57: a file inside the store the command reads, an input through a folder not made yet and
+# an empty path are refused before anything is analysed; /dev/null is written in place.
+case("compare-junit-store-marker", PR, (*CMP, "{base}", "--junit", "{store}/store.json"), 2, says="inside the store")
+case("compare-junit-new-folder-then-input", PR, (*CMP, "{base}", "--junit", "{w}/new/../base.json"), 2)
+case("compare-junit-empty", PR, (*CMP, "{base}", "--junit", ""), 2, says="an empty output path")
+case("compare-junit-dev-null", PR, (*CMP, "{base}", "--junit", "/dev/null"), 0)
+case("compare-store-empty", PR, ("compare", "--store", "", "--current", "{base}"), 2, says="--store is empty")
+case(
+    "compare-store-past-path-max",
+    PR,
+    ("compare", "--store", "a/" * 3000, "--current", "{base}"),
+    2,
+    says="File name too long",
+)
 case("compare-closed-stdout", PR, (*CMP, "{base}"), 3, stdout="closed")
 case("compare-full-stdout", PR, (*CMP, "{base}"), 3, stdout="full", needs=("dev_full",))
 case("compare-epipe", PR, (*CMP, "{base}"), 3, stdout="epipe")
 HTML = ("html", "--store", "{store}", "--current", "{base}")
 case("html-output-directory", PR, (*HTML, "-o", "{w}/out"), 2, setup=folder("out"))
-case("html-output-fifo", PR, (*HTML, "-o", "{w}/out.html"), 2, setup=fifo("out.html"), timeout_s=10)
+case(
+    "html-output-fifo",
+    PR,
+    (*HTML, "-o", "{w}/out.html"),
+    3,
+    setup=fifo("out.html"),
+    says="a FIFO that no program reads",
+    timeout_s=10,
+)
 case("html-output-missing-folder", PR, (*HTML, "-o", "{w}/no/out.html"), 0, writes=("no", "no/out.html"))
 case("html-output-folder-is-a-file", PR, (*HTML, "-o", "{w}/f/out.html"), 2, setup=text("f", "x"))
 case(
@@ -401,13 +439,14 @@ case(
     setup=text("b.json", '{"benchmarks": 5}'),
     writes=("r.html",),
 )
+# A link is followed: the file it leads to is replaced, the link stays.
 case(
     "html-ok-replaces-a-symlinked-report",
     PR,
     (*HTML, "-o", "{w}/link.html"),
     0,
     setup=both(text("real.html", "old"), symlink("link.html", "real.html")),
-    writes=("link.html",),
+    writes=("real.html",),
 )
 
 # pinreport reserve: sizes and counts.

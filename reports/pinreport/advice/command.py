@@ -5,7 +5,6 @@ change is advised, 2 bad input, every bad file named and the rest still used, 3 
 at all; the highest applies)."""
 
 import argparse
-from pathlib import Path
 
 from pinreport.advice.build import Advice, build_advice
 from pinreport.advice.evidence import Benches, StoredRun, load_benches
@@ -17,7 +16,7 @@ from pinreport.base.units import parse_size
 from pinreport.readers.budget import BudgetDocument, load_budget
 from pinreport.readers.trace import TraceFile, load_trace
 from pinreport.store.files import REAL, REPLAY
-from pinreport.store.reading import read_release
+from pinreport.store.reading import read_release, store_root_problem
 
 
 def _share(text: str) -> float:
@@ -63,11 +62,11 @@ def add_parser(sub) -> None:
 
 def store_runs(args: argparse.Namespace, trace: TraceFile) -> tuple[list[StoredRun], list[str]] | int:
     """The store's files of the trace's group and release, or exit 2 when --store is no directory."""
-    if not args.store:
+    if args.store is None:
         return [], []
-    if not Path(args.store).is_dir():
-        what = "does not exist" if not Path(args.store).exists() else "is not a directory"
-        err(f"error: {args.store}: --store {what} (give the baseline store directory)")
+    problem = store_root_problem(args.store)
+    if problem is not None:
+        err(f"error: {problem}")
         return EXIT_BAD_INPUT
     namespace = REPLAY if args.replay else REAL
     store = read_release(args.store, trace.key.group, trace.key.release, namespace)
@@ -95,8 +94,8 @@ def evidence_advice(args: argparse.Namespace, trace: TraceFile) -> tuple[Advice,
         runs,
         benches,
         budget,
-        store_given=bool(args.store),
-        replayed=bool(args.store and args.replay),
+        store_given=args.store is not None,
+        replayed=args.store is not None and args.replay,
         ring_bytes=ring,
         op=args.direction,
         small=args.small,

@@ -21,6 +21,14 @@ class BadInputError(PinreportError):
         # As built, so that a worker process can hand one back (base/worker_pool.py).
         return (type(self), (self.path, self.detail))
 
+    def detached(self) -> "BadInputError":
+        """The same problem as a value to keep (a store's list of bad files): a new error, never
+        raised, so it holds no traceback, whose frames would keep alive what they read (a gzip
+        bomb's decompressed bytes: 256 MiB each, kept for every bomb named). Built as a worker
+        process rebuilds one (__reduce__), so every subclass keeps its own fields."""
+        make, args = self.__reduce__()[:2]
+        return make(*args)
+
 
 class OlderResultsError(BadInputError):
     """A results file of an older schema version than the one pinreport reads (exit code 2): the
@@ -54,7 +62,8 @@ class OutputRefusedError(PinreportError):
     FIFO or socket, a missing or unwritable folder. Whatever is at the path is left as it was."""
 
     def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        shown = path if path else '""'  # an empty path, named as typed
+        super().__init__(f"{shown}: {message}")
         self.path = path
 
 

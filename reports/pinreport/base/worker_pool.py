@@ -10,11 +10,11 @@ MIN_ITEMS_PER_WORKER items a worker costs more to start than it saves, and the w
 import concurrent.futures
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
+from pinreport.base import signals
 from pinreport.base.errors import UsageError
 
 JOBS_VARIABLE = "PINREPORT_JOBS"
@@ -43,12 +43,6 @@ def jobs() -> int:
     return min(int(given), MAX_WORKERS)
 
 
-def _ignore_interrupt() -> None:
-    """In a worker: Ctrl-C reaches the whole process group, and only the parent answers it
-    (cli.py: one line, exit 130), never a traceback per worker."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _context():
     # fork where there is one: a worker starts with pinreport already imported (spawn imports
     # it again, about a second). Nothing here runs threads, so forking is safe.
@@ -69,7 +63,7 @@ def map_in_processes(
     if workers >= 2:
         try:
             with concurrent.futures.ProcessPoolExecutor(
-                max_workers=workers, mp_context=_context(), initializer=_ignore_interrupt
+                max_workers=workers, mp_context=_context(), initializer=signals.in_worker
             ) as pool:
                 # map() hands out every item before it returns: the workers start on them now.
                 results = pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4)))

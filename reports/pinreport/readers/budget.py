@@ -4,11 +4,8 @@ The harness computed every value; this reader derives nothing."""
 
 import json
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
-
-import jsonschema
 
 from pinreport.base.input_file import RESULTS_LIMIT
 from pinreport.base.schema import (
@@ -16,18 +13,13 @@ from pinreport.base.schema import (
     BUDGET_SCHEMA_OLDEST_VERSION,
     BUDGET_SCHEMA_VERSION,
     budget_json_schema_text,
+    schema_of,
 )
 from pinreport.readers.documents import read_versioned_document, versioned_document_from_bytes
 from pinreport.readers.environment import Environment
 
 # Every version this pinreport reads: the oldest to the harness's (docs/budget.schema.json).
 BUDGET_VERSIONS = tuple(range(BUDGET_SCHEMA_OLDEST_VERSION, BUDGET_SCHEMA_VERSION + 1))
-
-
-@cache
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(budget_json_schema_text())
-    return jsonschema.Draft202012Validator(schema)
 
 
 # largest_single.stopped_by of a search that did not run (--held-only), read from the schema's
@@ -120,13 +112,13 @@ _READ_AS = (
 
 def load_budget(path: str | Path) -> BudgetDocument:
     """A budget document from a file: bounded, strict JSON, name, version, schema."""
-    doc = read_versioned_document(path, RESULTS_LIMIT, *_READ_AS, _validator())
+    doc = read_versioned_document(path, RESULTS_LIMIT, *_READ_AS, schema_of("budget"))
     return budget_from_document(doc, str(path))
 
 
 def budget_from_bytes(data: bytes, path: str) -> BudgetDocument:
     """load_budget() of bytes already read (a stored budget, whose bytes the store hashes)."""
-    return budget_from_document(versioned_document_from_bytes(data, path, *_READ_AS, _validator()), path)
+    return budget_from_document(versioned_document_from_bytes(data, path, *_READ_AS, schema_of("budget")), path)
 
 
 def budget_from_document(doc: dict[str, Any], p: str) -> BudgetDocument:

@@ -5,13 +5,10 @@ Schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema.exceptions import best_match
-
 from pinreport.base.errors import BadInputError
 from pinreport.base.input_file import read_bounded
+from pinreport.base.schema import DocumentSchema
 from pinreport.readers.strict_json import parse_json
-from pinreport.readers.validate import json_path
 
 
 def read_versioned_document(
@@ -21,18 +18,19 @@ def read_versioned_document(
     versions: tuple[int, ...],
     shown_versions: object,
     what: str,
-    validator: jsonschema.protocols.Validator,
+    checked_by: DocumentSchema,
 ) -> dict[str, Any]:
     """A pinbench document other than a results file (a trace, a budget), read as results files
     are: bounded (`limit`), strict JSON, its `schema` name and a `version` in `versions`, then
-    `validator`; BadInputError "FILE: FIELD PATH: message" on any problem. `what` names the kind
-    in the messages ("trace", "budget"), `shown_versions` the versions this pinreport reads."""
+    `checked_by` (base/schema.schema_of); BadInputError "FILE: FIELD PATH: message" on any
+    problem. `what` names the kind in the messages ("trace", "budget"), `shown_versions` the
+    versions this pinreport reads."""
     p = str(path)
     try:
         data = read_bounded(path, limit)
     except OSError as e:
         raise BadInputError(p, f"cannot read: {e.strerror or e}") from None
-    return versioned_document_from_bytes(data, p, schema, versions, shown_versions, what, validator)
+    return versioned_document_from_bytes(data, p, schema, versions, shown_versions, what, checked_by)
 
 
 def versioned_document_from_bytes(
@@ -42,7 +40,7 @@ def versioned_document_from_bytes(
     versions: tuple[int, ...],
     shown_versions: object,
     what: str,
-    validator: jsonschema.protocols.Validator,
+    checked_by: DocumentSchema,
 ) -> dict[str, Any]:
     """read_versioned_document() of bytes already read (a stored budget: the store hashes the same
     bytes); `p` names them in the messages."""
@@ -52,8 +50,5 @@ def versioned_document_from_bytes(
     version = doc.get("version")
     if isinstance(version, bool) or version not in versions:
         raise BadInputError(p, f"{what} version {version!r} is not understood (this pinreport reads {shown_versions})")
-    error = best_match(validator.iter_errors(doc))
-    if error is not None:
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-        raise BadInputError(p, f"{json_path(error.absolute_path)}: {message}")
+    checked_by.check(doc, p)
     return doc

@@ -2,10 +2,12 @@
 that the HTML report (bench_rows.py) and benchmarks/summarize.py share.
 
 Only the `median` aggregate of each row is kept (the benchmark programs report aggregates only)
-and rows that recorded an error are left out. pinreport reads each row's name parts and numbers
-typed (BenchFile.rows, BenchRow: a rate that is not a positive number is None, never divided by);
-summarize.py reads the rows as written (BenchFile.medians). Standard library only, so summarize.py
-still runs on any machine that has the JSON.
+and rows that recorded an error are left out. The file is checked against data/bench.schema.json
+first: a median rate row (transfer, staging, staging_baseline) without an error carries a rate
+above 0 and its bytes, or the file is refused, named with the row (NotBenchmarkJson). pinreport
+reads each row's name parts and numbers typed (BenchFile.rows, BenchRow: a rate that is not a
+positive number, in a row the schema does not bound, is None, never divided by);
+summarize.py reads the rows as written (BenchFile.medians).
 """
 
 import json
@@ -13,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pinreport.base.errors import BadInputError
 from pinreport.base.input_file import BENCH_LIMIT, read_bounded
+from pinreport.base.schema import schema_of
 
 
 def _number(value: Any) -> float | None:
@@ -100,13 +104,19 @@ class BenchFile:
 def load_bench(path: str | Path) -> BenchFile:
     """The median rows of `path`; NotBenchmarkJson when it cannot be read as one."""
     try:
-        doc = json.loads(read_bounded(path, BENCH_LIMIT).decode("utf-8"))
+        # NaN and Infinity (Google Benchmark's spread of a constant) read as null.
+        doc = json.loads(read_bounded(path, BENCH_LIMIT).decode("utf-8"), parse_constant=lambda _: None)
         rows = doc["benchmarks"]
+        if not isinstance(rows, list):
+            raise TypeError("benchmarks is not a list")
+        schema_of("bench").check(doc, str(path))
         medians = {
             base_name(str(row.get("run_name") or row.get("name", ""))): row
             for row in rows
             if row.get("aggregate_name") == "median" and not row.get("error_occurred")
         }
+    except BadInputError as e:  # the schema's bounds: a rate row's rate above 0, its bytes
+        raise NotBenchmarkJson(str(e)) from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise NotBenchmarkJson(f"{path}: not a Google Benchmark JSON file ({e})") from None
     return BenchFile(Path(path), doc.get("context") or {}, medians)

@@ -5,17 +5,12 @@ then docs/trace.schema.json; BadInputError "FILE: FIELD PATH: message" on any pr
 later stage (analysis/trace.py, advice/, the trace page) reads these values, never the document.
 """
 
-import json
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from referencing import Registry, Resource
-
 from pinreport.base.input_file import TRACE_LIMIT
-from pinreport.base.schema import results_json_schema_text, trace_json_schema_text
+from pinreport.base.schema import schema_of
 from pinreport.readers.documents import read_versioned_document
 from pinreport.readers.environment import Environment
 from pinreport.readers.store_key import StoreKey
@@ -304,18 +299,10 @@ class TraceFile:
         )
 
 
-@cache
-def _trace_validator() -> jsonschema.Draft202012Validator:
-    """docs/trace.schema.json (its copy in data/), whose environment is the results schema's."""
-    results = json.loads(results_json_schema_text())
-    registry = Registry().with_resource(results["$id"], Resource.from_contents(results))
-    return jsonschema.Draft202012Validator(json.loads(trace_json_schema_text()), registry=registry)
-
-
 def load_trace(path: str | Path) -> TraceFile:
     """Reads and validates a trace as results files are (readers/results.py): bounded (TRACE_LIMIT), strict
     JSON, then the trace schema; BadInputError "FILE: FIELD PATH: message" on any problem."""
     doc = read_versioned_document(
-        path, TRACE_LIMIT, TRACE_SCHEMA, TRACE_VERSIONS, TRACE_VERSIONS, "trace", _trace_validator()
+        path, TRACE_LIMIT, TRACE_SCHEMA, TRACE_VERSIONS, TRACE_VERSIONS, "trace", schema_of("trace")
     )
     return TraceFile.from_json(str(path), doc)

@@ -4,20 +4,12 @@ the schema"). Every rejection is a BadInputError whose message names the file an
 of the first problem, in the style of the C++ reader.
 """
 
-import json
-import re
-from collections.abc import Callable
-from functools import cache
 from typing import Any
 
-import jsonschema
-import jsonschema_rs
-from jsonschema.exceptions import best_match
-
 from pinreport.base.errors import BadInputError
-from pinreport.base.schema import results_json_schema_text
+from pinreport.base.schema import json_path, schema_of
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+__all__ = ["check_results", "check_results_rules", "check_sample_counts", "json_path", "only_globs"]
 
 
 def check_sample_counts(doc: dict[str, Any], path: str) -> None:
@@ -96,55 +88,9 @@ def check_results_rules(doc: dict[str, Any], path: str) -> None:
                 )
 
 
-@cache
-def validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(results_json_schema_text())
-    return jsonschema.Draft202012Validator(schema)
-
-
-@cache
-def fast_validator() -> Callable[[Any], bool]:
-    """Whether a document passes the same schema, by jsonschema-rs (compiled Rust): about 1.3 ms
-    a real nightly file against 50 ms for fastjsonschema's generated Python and 620 ms for
-    jsonschema (results/store-scale/README.md), which matters when `compare` checks a release of nights in full.
-    It knows 2020-12 itself; jsonschema still words the error when a document fails, and a test
-    (test_schema_validators.py) holds the two to the same verdict on many broken documents."""
-    is_valid = jsonschema_rs.validator_for(json.loads(results_json_schema_text())).is_valid
-
-    def passes(doc: Any) -> bool:
-        try:
-            return is_valid(doc)
-        except (
-            ValueError,
-            TypeError,
-            OverflowError,
-        ):  # a value jsonschema-rs cannot convert: refused, jsonschema words it
-            return False
-
-    return passes
-
-
-def json_path(parts) -> str:
-    """["runs", 0, "metrics", "cost.x"] -> 'runs[0].metrics["cost.x"]' (as the C++ reader)."""
-    out = ""
-    for p in parts:
-        if isinstance(p, int):
-            out += f"[{p}]"
-        elif _IDENTIFIER.match(p):
-            out += ("." if out else "") + p
-        else:
-            out += "[" + json.dumps(p) + "]"
-    return out or "(document)"
-
-
 def check_results(doc: dict[str, Any], path: str) -> None:
     """A current-version document against the JSON Schema, then the rules beyond it;
     BadInputError naming the file and the JSON path of the first problem."""
-    if not fast_validator()(doc):
-        error = best_match(validator().iter_errors(doc))
-        if error is None:  # the two validators disagree: still refuse the document
-            raise BadInputError(path, "refused by the results schema (jsonschema-rs), though jsonschema accepts it")
-        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
-        raise BadInputError(path, f"{json_path(error.absolute_path)}: {message}")
+    schema_of("results").check(doc, path)
     check_sample_counts(doc, path)
     check_results_rules(doc, path)

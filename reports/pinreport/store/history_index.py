@@ -225,7 +225,7 @@ class GroupIndex:
             return e
         except BadInputError as e:
             self.rows[rel] = {"stamp": stamp, "problem": e.detail}
-            return e
+            return e.detached()
         except (AttributeError, IndexError, KeyError, TypeError, ValueError):
             if not name_vouches:
                 raise
@@ -316,7 +316,7 @@ class GroupIndex:
         except OSError as e:
             return UnreadableError(str(path), f"cannot read: {e.strerror}")
         except BadInputError as e:
-            return e
+            return e.detached()
         rel = self._rel(path)
         row = self.rows.get(rel)
         named = name_hash(path)

@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import shlex
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,25 @@ class StoreContents:
     @property
     def history(self) -> list[StoreEntry]:
         return self.entries if self.history_entries is None else self.history_entries
+
+
+def store_root_problem(path: str) -> str | None:
+    """Why `path` cannot be the store a command reads, or None: the one check of every command's
+    --store, made before anything is analysed (exit 2, one line). An empty path is refused (it
+    is not the current folder), as is one the system cannot use (longer than PATH_MAX, a loop
+    of links), a missing path and one that is not a directory (a typo, not an empty history).
+    A directory without store.json is named by the reading (_check_marker)."""
+    if path == "":
+        return "--store is empty (give the baseline store directory)"
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return f"{path}: --store does not exist (give the baseline store directory)"
+    except (OSError, ValueError) as e:  # ENAMETOOLONG, ELOOP, EACCES; a NUL byte
+        return f"{path}: cannot use as --store: {getattr(e, 'strerror', None) or e}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path}: --store is not a directory (give the baseline store directory)"
+    return None
 
 
 def older_nights_folded(root: str | Path, problems: list[BadInputError]) -> list[BadInputError]:
@@ -132,7 +152,7 @@ def _read_files(
         try:
             out.append(check_stored_file(root, path, namespace, verify_hash=verify_hashes))
         except BadInputError as e:
-            contents.problems.append(e)
+            contents.problems.append(e.detached())  # not the traceback, nor the bytes it holds
     return out
 
 
