@@ -266,19 +266,22 @@ case(
     setup=OK_SCRIPT,
 )
 case("replay-output-directory", PB, (*REPLAY_RUN, "-o", "{w}/outdir"), 2, setup=both(OK_SCRIPT, folder("outdir")))
+# A FIFO or a device is written in place, never replaced (issue 57): one that no program reads,
+# or /dev/full, is a failed write (3), as in pinreport.
 case(
     "replay-output-fifo",
     PB,
     (*REPLAY_RUN, "-o", "{w}/out.fifo"),
-    2,
+    3,
     setup=both(OK_SCRIPT, fifo("out.fifo")),
+    says="a FIFO that no program reads",
     timeout_s=60,
 )
 case(
     "replay-output-device",
     PB,
     (*REPLAY_RUN, "-o", "{w}/full"),
-    2,
+    3,
     setup=both(OK_SCRIPT, char_device("full")),
     needs=("mknod",),
 )

@@ -141,7 +141,7 @@ private:
         for (const auto& [key, value] : schema.items()) {
             if (!kKeywords.contains(key)) {
                 throw std::logic_error("json_schema: " + where + ": keyword \"" + key +
-                                       "\" is not understood (harness/src/json/json_schema.cpp)");
+                                       "\" is not understood by pinbench's schema checker");
             }
             const std::string here = where + "/" + key;
             if (key == "properties" || key == "$defs") {

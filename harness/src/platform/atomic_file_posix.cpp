@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <random>
+#include <thread>
 
 #include "pinbench/platform/output_target.hpp"
 #include "pinbench/vocabulary/errors.hpp"
@@ -92,12 +94,30 @@ void write_in_place(const std::string& path, int stream, const std::string& cont
         write_all(stream, path, "write", contents);
         return;
     }
-    // No O_CREAT, no O_TRUNC: a device or FIFO is written as it is (a FIFO waits for its reader).
-    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+    // No O_CREAT, no O_TRUNC: a device or FIFO is written as it is. A FIFO that no program reads
+    // would hold the program for ever: it is opened without waiting, given a second for a reader
+    // that is about to open it, then a failed write (exit 3), as pinreport says it
+    // (reports/pinreport/base/atomic_write.py).
+    UniqueFd fd;
+    for (int tries = 0;; ++tries) {
+        fd.reset(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK));
+        if (fd.valid() || errno != ENXIO || tries == 50) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     if (!fd.valid()) {
         const int error = errno;
+        if (error == ENXIO) {
+            throw SystemError("cannot write '" + path +
+                              "': a FIFO that no program reads; nothing was written");
+        }
         if (refused(error)) refuse_output(path, errno_text(error));
         fail_write(path, "open", error);
+    }
+    const int flags = ::fcntl(fd.get(), F_GETFL);
+    if (flags == -1 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) == -1) {
+        fail_write(path, "fcntl", errno);
     }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
