@@ -147,8 +147,9 @@ private:
             if (key == "properties" || key == "$defs") {
                 for (const auto& [name, sub] : value.items()) check_keywords(sub, here + "/" + name);
             } else if (key == "prefixItems" || key == "oneOf" || key == "anyOf" || key == "allOf") {
-                for (std::size_t i = 0; i < value.size(); ++i)
+                for (std::size_t i = 0; i < value.size(); ++i) {
                     check_keywords(value[i], here + "/" + std::to_string(i));
+                }
             } else if (key == "additionalProperties" || key == "propertyNames" || key == "items" ||
                        key == "if" || key == "then" || key == "else") {
                 check_keywords(value, here);
@@ -288,8 +289,9 @@ std::optional<Found> JsonSchemaSet::check_object(const json& schema, const json&
         if (properties != schema.end() && properties->contains(key)) {
             if (auto f = check(properties->at(key), root, member, at)) return f;
         } else if (additional != schema.end()) {
-            if (additional->is_boolean() && !additional->get<bool>())
+            if (additional->is_boolean() && !additional->get<bool>()) {
                 return violation(at, "unexpected field");
+            }
             if (auto f = check(*additional, root, member, at)) return f;
         }
     }
@@ -310,8 +312,9 @@ std::optional<Found> JsonSchemaSet::check_array(const json& schema, const json& 
     std::size_t first = 0;
     if (const auto it = schema.find("prefixItems"); it != schema.end()) {
         for (; first < std::min(n, it->size()); ++first) {
-            if (auto f = check((*it)[first], root, value[first], path + "[" + std::to_string(first) + "]"))
+            if (auto f = check((*it)[first], root, value[first], path + "[" + std::to_string(first) + "]")) {
                 return f;
+            }
         }
     }
     if (const auto it = schema.find("items"); it != schema.end()) {
@@ -499,8 +502,9 @@ const JsonSchema& embedded_schema(std::string_view file_name) {
         return m;
     }();
     const auto it = schemas->find(file_name);
-    if (it == schemas->end())
+    if (it == schemas->end()) {
         throw std::logic_error("json_schema: no embedded schema " + std::string(file_name));
+    }
     return it->second;
 }
 

@@ -47,8 +47,9 @@ void install(struct sigaction* previous) {
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR and their loops look again
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i) {
         ::sigaction(stop_signals[i], &sa, previous != nullptr ? &previous[i] : nullptr);
+    }
 }
 
 struct sigaction previous[3];

@@ -26,8 +26,9 @@ void check_family(const detail::JsonAt& f) {
     f.require_object();
     f.field("family").string();
     const detail::JsonAt status = f.field("status");
-    if (!is_status(status.string()))
+    if (!is_status(status.string())) {
         status.fail("unknown status '" + status.string() + "' (expected ok, waived or failed)");
+    }
 }
 
 void check_safe_budget(const detail::JsonAt& best) {

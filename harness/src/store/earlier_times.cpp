@@ -34,8 +34,9 @@ RepeatTimes repeat_times_from_store(const std::string& dir, const nlohmann::json
         const StoreKey key = store_key_of(environment);
         std::vector<StoredEntry> mine;
         for (auto& e : store.list(true)) {
-            if (e.problem.empty() && e.kind == DocumentKind::results && e.key == key)
+            if (e.problem.empty() && e.kind == DocumentKind::results && e.key == key) {
                 mine.push_back(std::move(e));
+            }
         }
         std::sort(mine.begin(), mine.end(),
                   [](const StoredEntry& a, const StoredEntry& b) { return a.started_at > b.started_at; });

@@ -981,8 +981,9 @@ void walk_namespace(const fs::path& root, const fs::path& dir, bool replay, bool
 }  // namespace
 
 ResultsDocument load_stored_results(const StoredEntry& entry) {
-    if (entry.kind != DocumentKind::results)
+    if (entry.kind != DocumentKind::results) {
         throw InputError(entry.path + ": a budget document, not a results file");
+    }
     return load_stored(entry.path).doc;
 }
 
