@@ -83,7 +83,7 @@ def check_run(out: str, backend: str) -> Callable[[Path, str], list[str]]:
         hint = re.search(r'pinreport not found .*install pinreport from "([^"]+)" \(no download\)', output)
         if not hint or not hint.group(1).endswith("\\wheelhouse") or not (cwd / "wheelhouse").is_dir():
             problems.append(f"the pinreport hint does not name the package's wheelhouse: {hint and hint.group(0)}")
-        elif 'README.md, "pinreport"' not in output:
+        elif 'docs/package-windows.md, "pinreport, offline"' not in output:
             problems.append("the pinreport hint does not name the README's section")
         return problems
 
