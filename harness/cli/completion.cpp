@@ -16,6 +16,13 @@ std::string joined(const std::vector<std::string>& words, const std::string& sep
 
 std::string key(const CompletionNode& node) { return joined(node.path, "/"); }
 
+// The words a node completes to, options aside: its subcommands, then its values.
+std::vector<std::string> word_choices(const CompletionNode& node) {
+    std::vector<std::string> words = node.commands;
+    words.insert(words.end(), node.values.begin(), node.values.end());
+    return words;
+}
+
 // Every "parent/child" key of the tree: the steps the scripts may take.
 std::vector<std::string> steps(const std::vector<CompletionNode>& tree) {
     std::vector<std::string> out;
@@ -46,8 +53,7 @@ std::string bash(const std::vector<CompletionNode>& tree) {
                     "    local words=\"\" options=\"\"\n"
                     "    case \"$at\" in\n";
     for (const auto& node : tree) {
-        std::vector<std::string> words = node.commands;
-        words.insert(words.end(), node.values.begin(), node.values.end());
+        const std::vector<std::string> words = word_choices(node);
         s += "        " + key(node) + ") words=\"" + joined(words, " ") + "\" options=\"" +
              joined(node.options, " ") + "\" ;;\n";
     }
@@ -87,8 +93,7 @@ std::string zsh(const std::vector<CompletionNode>& tree) {
                     "    done\n";
     s += "    case \"$at\" in\n";
     for (const auto& node : tree) {
-        std::vector<std::string> words = node.commands;
-        words.insert(words.end(), node.values.begin(), node.values.end());
+        const std::vector<std::string> words = word_choices(node);
         s += "        (" + key(node) + ") commands=(" + joined(words, " ") + ") opts=(" +
              joined(node.options, " ") + ") ;;\n";
     }
@@ -132,8 +137,7 @@ std::string fish(const std::vector<CompletionNode>& tree) {
                     program + " -e\n";
     for (const auto& node : tree) {
         const std::string when = " -n 'test (" + at + ") = " + key(node) + "'";
-        std::vector<std::string> words = node.commands;
-        words.insert(words.end(), node.values.begin(), node.values.end());
+        const std::vector<std::string> words = word_choices(node);
         if (!words.empty()) {
             s += "complete -c " + program + " -f" + when + " -a '" + joined(words, " ") + "'\n";
         }
@@ -166,8 +170,7 @@ std::string powershell(const std::vector<CompletionNode>& tree) {
                     "    }\n"
                     "    $words = switch ($at) {\n";
     for (const auto& node : tree) {
-        std::vector<std::string> words = node.commands;
-        words.insert(words.end(), node.values.begin(), node.values.end());
+        const std::vector<std::string> words = word_choices(node);
         std::vector<std::string> all = words;
         all.insert(all.end(), node.options.begin(), node.options.end());
         s += "        '" + key(node) + "' { @('" + joined(all, "', '") + "') }\n";
